@@ -1,0 +1,10 @@
+export { ERROR_CODES, type ErrorCode } from './codes.js';
+export {
+  type AllowedRange,
+  formatIssue,
+  HeadroomValidationError,
+  issuesFromZod,
+  parseWith,
+  type Result,
+  type ValidationIssue,
+} from './validation.js';

@@ -1,0 +1,95 @@
+import type { z } from 'zod';
+
+/** The allowed values or range of a field, as data, so every surface can say it the same way. */
+export interface AllowedRange {
+  min?: number;
+  max?: number;
+  values?: readonly string[];
+}
+
+/** One thing wrong with an input: which field, what was given, why it is wrong. */
+export interface ValidationIssue {
+  field: string;
+  value: unknown;
+  message: string;
+  allowed?: AllowedRange;
+}
+
+/** A decision as data: either a value or the issues that prevented it. */
+export type Result<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/** Thrown by library entry points that take already-typed input when that input is still invalid. */
+export class HeadroomValidationError extends Error {
+  readonly code = 'HR_ERR_INVALID_PARAM';
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[], context = 'input') {
+    super(`Invalid ${context}: ${issues.map(formatIssue).join('; ')}`);
+    this.name = 'HeadroomValidationError';
+    this.issues = issues;
+  }
+}
+
+/** Human text for one issue, used by the CLI and by error messages. */
+export function formatIssue(issue: ValidationIssue): string {
+  return issue.field ? `${issue.field}: ${issue.message}` : issue.message;
+}
+
+function pathToField(path: readonly PropertyKey[]): string {
+  let field = '';
+  for (const part of path) {
+    if (typeof part === 'number') field += `[${part}]`;
+    else field += field ? `.${String(part)}` : String(part);
+  }
+  return field;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const part of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[part];
+  }
+  return current;
+}
+
+/**
+ * Turns a zod error into issues that name the field, the value given and the allowed range.
+ * Unknown keys become one issue per key, so that the key itself is the field.
+ */
+export function issuesFromZod(error: z.ZodError, input: unknown): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const zodIssue of error.issues) {
+    if (zodIssue.code === 'unrecognized_keys') {
+      for (const key of zodIssue.keys) {
+        const path = [...zodIssue.path, key];
+        issues.push({
+          field: pathToField(path),
+          value: valueAt(input, path),
+          message: 'unknown parameter',
+        });
+      }
+      continue;
+    }
+    const issue: ValidationIssue = {
+      field: pathToField(zodIssue.path),
+      value: valueAt(input, zodIssue.path),
+      message: zodIssue.message,
+    };
+    if (zodIssue.code === 'too_small' && typeof zodIssue.minimum === 'number') {
+      issue.allowed = { min: zodIssue.minimum };
+    } else if (zodIssue.code === 'too_big' && typeof zodIssue.maximum === 'number') {
+      issue.allowed = { max: zodIssue.maximum };
+    } else if (zodIssue.code === 'invalid_value') {
+      issue.allowed = { values: zodIssue.values.map(String) };
+    }
+    issues.push(issue);
+  }
+  return issues;
+}
+
+/** Parses with a zod schema and returns a Result whose issues name fields, values and ranges. */
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown): Result<T> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, issues: issuesFromZod(parsed.error, input) };
+}

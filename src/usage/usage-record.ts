@@ -1,0 +1,46 @@
+/** Where a usage figure came from. */
+export type UsageSource =
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'gemini'
+  | 'ai-sdk'
+  | 'ollama'
+  | 'llama-cpp'
+  | 'claude-code'
+  | 'codex'
+  | 'gemini-cli'
+  | 'openhands'
+  | 'manual';
+
+/**
+ * One generation's usage, normalized across providers. Prompt tokens include cached prompt tokens
+ * (read and written), so `promptTokens` is the size of the context the model saw.
+ */
+export interface AvailableUsage {
+  available: true;
+  source: UsageSource;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** Prompt tokens served from the provider's cache (Anthropic cache_read, OpenAI cached_tokens, Gemini cachedContentTokenCount). */
+  cachedReadTokens: number;
+  /** Prompt tokens written to the cache (Anthropic cache_creation); 0 where the provider has no such notion. */
+  cachedWriteTokens: number;
+  /** Reasoning/thinking tokens, included in completionTokens where the provider counts them there. */
+  reasoningTokens: number;
+  model?: string;
+  /** ISO 8601 time of the generation, when known. */
+  timestamp?: string;
+}
+
+/** A response that carried no usage: never zeros, never a local guess. */
+export interface UnavailableUsage {
+  available: false;
+  source: UsageSource;
+  reason: string;
+  model?: string;
+  timestamp?: string;
+}
+
+export type UsageRecord = AvailableUsage | UnavailableUsage;
