@@ -56,7 +56,11 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
  * Turns a zod error into issues that name the field, the value given and the allowed range.
  * Unknown keys become one issue per key, so that the key itself is the field.
  */
-export function issuesFromZod(error: z.ZodError, input: unknown): ValidationIssue[] {
+export function issuesFromZod(
+  error: z.ZodError,
+  input: unknown,
+  allowedFor?: (field: string) => AllowedRange | undefined,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const zodIssue of error.issues) {
     if (zodIssue.code === 'unrecognized_keys') {
@@ -75,7 +79,10 @@ export function issuesFromZod(error: z.ZodError, input: unknown): ValidationIssu
       value: valueAt(input, zodIssue.path),
       message: zodIssue.message,
     };
-    if (zodIssue.code === 'too_small' && typeof zodIssue.minimum === 'number') {
+    const known = allowedFor?.(issue.field);
+    if (known) {
+      issue.allowed = known;
+    } else if (zodIssue.code === 'too_small' && typeof zodIssue.minimum === 'number') {
       issue.allowed = { min: zodIssue.minimum };
     } else if (zodIssue.code === 'too_big' && typeof zodIssue.maximum === 'number') {
       issue.allowed = { max: zodIssue.maximum };
@@ -88,8 +95,12 @@ export function issuesFromZod(error: z.ZodError, input: unknown): ValidationIssu
 }
 
 /** Parses with a zod schema and returns a Result whose issues name fields, values and ranges. */
-export function parseWith<T>(schema: z.ZodType<T>, input: unknown): Result<T> {
+export function parseWith<T>(
+  schema: z.ZodType<T>,
+  input: unknown,
+  allowedFor?: (field: string) => AllowedRange | undefined,
+): Result<T> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, issues: issuesFromZod(parsed.error, input) };
+  return { ok: false, issues: issuesFromZod(parsed.error, input, allowedFor) };
 }

@@ -1,0 +1,35 @@
+/**
+ * The two servers the HTTP benchmark compares, run in a child process of their own so that the load
+ * generator does not share their event loop: `bare` (node:http doing the same work: read the body,
+ * JSON.parse, evaluate, JSON.stringify) and `headroom` (the real app, rate limits off).
+ */
+import { createServer } from 'node:http';
+import { evaluatePressure } from '../src/pressure/index.js';
+import { buildApp } from '../src/server/app.js';
+
+const kind = process.argv[2];
+if (kind === 'bare') {
+  const server = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      const report = evaluatePressure(body ? JSON.parse(body) : {}, { now: Date.now() });
+      const text = JSON.stringify(report);
+      response.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+      });
+      response.end(text);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
+  });
+} else {
+  const app = await buildApp({ logLevel: 'warn', rateLimitPerMinute: 0, maxConcurrentPerAgent: 0 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
+}

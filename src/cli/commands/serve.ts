@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { parseWith } from '../../errors/validation.js';
+import {
+  DEFAULT_HOST,
+  DEFAULT_MAX_CONCURRENT_PER_AGENT,
+  DEFAULT_PORT,
+  DEFAULT_RATE_LIMIT_PER_MINUTE,
+  LOG_LEVELS,
+  ServerOptionsSchema,
+} from '../../server/options.js';
+import { startServer } from '../../server/serve.js';
+import { type CliIo, UsageError } from '../io.js';
+import { issuesText } from '../issues-text.js';
+
+/** Environment variables read by `headroom serve`; a flag wins over its variable. */
+export const SERVE_ENVIRONMENT = {
+  host: 'HEADROOM_HOST',
+  port: 'HEADROOM_PORT',
+  rateLimitPerMinute: 'HEADROOM_RATE_LIMIT_PER_MINUTE',
+  maxConcurrentPerAgent: 'HEADROOM_MAX_CONCURRENT_PER_AGENT',
+  logLevel: 'HEADROOM_LOG_LEVEL',
+  dataDir: 'HEADROOM_DATA_DIR',
+} as const;
+
+const INTEGER_TEXT = /^\d+$/;
+
+/** `headroom serve`: the HTTP service with its dashboard. */
+export function registerServeCommand(program: Command, io: CliIo): void {
+  program
+    .command('serve')
+    .description('Start the HTTP service (API at /api/v1, dashboard at /) on the embedded in-memory store')
+    .option('--host <host>', `address to listen on (env ${SERVE_ENVIRONMENT.host})`, undefined)
+    .option(
+      '--port <port>',
+      `port to listen on, 0 for any free port (env ${SERVE_ENVIRONMENT.port}; default ${DEFAULT_PORT})`,
+    )
+    .option(
+      '--rate-limit-per-minute <n>',
+      `requests per minute per client IP on /api/v1, 0 = off (env ${SERVE_ENVIRONMENT.rateLimitPerMinute}; default ${DEFAULT_RATE_LIMIT_PER_MINUTE})`,
+    )
+    .option(
+      '--max-concurrent-per-agent <n>',
+      `evaluations in flight per x-agent-id, 0 = off (env ${SERVE_ENVIRONMENT.maxConcurrentPerAgent}; default ${DEFAULT_MAX_CONCURRENT_PER_AGENT})`,
+    )
+    .option(
+      '--log-level <level>',
+      `${LOG_LEVELS.join('|')} (env ${SERVE_ENVIRONMENT.logLevel}; default info)`,
+    )
+    .option(
+      '--data-dir <dir>',
+      `where archives and artifacts are written (env ${SERVE_ENVIRONMENT.dataDir}; default .headroom)`,
+    )
+    .addHelpText(
+      'after',
+      `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. Stops gracefully on SIGTERM/SIGINT.`,
+    )
+    .action(async (flags: Record<string, string | undefined>) => {
+      const raw: Record<string, unknown> = {};
+      const numeric = new Set(['port', 'rateLimitPerMinute', 'maxConcurrentPerAgent']);
+      for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
+        const text = flags[key] ?? io.env[variable];
+        if (text === undefined || text === '') continue;
+        const source =
+          flags[key] !== undefined ? `--${key.replace(/[A-Z]/g, (l) => `-${l.toLowerCase()}`)}` : variable;
+        if (numeric.has(key)) {
+          if (!INTEGER_TEXT.test(text))
+            throw new UsageError(`${source} must be a whole number ≥ 0; got ${JSON.stringify(text)}`);
+          raw[key] = Number(text);
+        } else {
+          raw[key] = text;
+        }
+      }
+      const options = parseWith(ServerOptionsSchema, raw);
+      if (!options.ok) throw new UsageError(`invalid server options:\n${issuesText(options.issues)}`);
+      const server = await startServer(options.value, { handleSignals: true });
+      io.stdout.write(
+        `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1)\n`,
+      );
+    });
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+import { run } from './program.js';
+
+const code = await run(process.argv.slice(2));
+// `serve` keeps the process alive through its listening socket; every other command ends here.
+if (code !== 0 || !process.argv.slice(2).includes('serve')) process.exitCode = code;

@@ -1,0 +1,63 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { exitOf, spawnCli, startServeProcess } from '../test-helpers/spawn-cli.js';
+
+const exec = promisify(execFile);
+const children: Array<ReturnType<typeof spawnCli>> = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('headroom serve', () => {
+  it('prints its URL, answers the seed sample through curl and jq, and stops cleanly on SIGTERM', async () => {
+    const server = await startServeProcess();
+    children.push(server.child);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The seed's shell integration: curl the endpoint, pick .pressure.level with jq.
+    const query =
+      'memoryUsedPercent=72&tokenBurnRatePerMin=55&contextDriftPercent=68&sessionAgeSeconds=2700' +
+      '&tokenBudgetTotal=100000&tokenBudgetUsed=62000&contextWindowMaxBytes=200000&contextWindowUsedBytes=144000';
+    const { stdout } = await exec('sh', [
+      '-c',
+      `curl -s "${server.url}/api/v1/pressure?${query}" | jq -r '.pressure.level'`,
+    ]);
+    expect(stdout.trim()).toBe('HIGH');
+    const action = await exec('sh', [
+      '-c',
+      `curl -s -X POST -H 'content-type: application/json' -d '{"memoryUsedPercent":72,"tokenBurnRatePerMin":55,"contextDriftPercent":68,"tokenBudgetUsed":62000}' "${server.url}/api/v1/pressure" | jq -r '.pressure.suggestedAction'`,
+    ]);
+    expect(action.stdout.trim()).toBe('compress');
+    server.child.kill('SIGTERM');
+    expect(await exitOf(server.child)).toBe(0);
+  });
+
+  it('reads the rate limit from HEADROOM_RATE_LIMIT_PER_MINUTE, and a flag wins over it', async () => {
+    const fromEnv = await startServeProcess([], { HEADROOM_RATE_LIMIT_PER_MINUTE: '2' });
+    children.push(fromEnv.child);
+    const statuses = [];
+    for (let index = 0; index < 3; index++)
+      statuses.push((await fetch(`${fromEnv.url}/api/v1/pressure`)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    fromEnv.child.kill('SIGTERM');
+    await exitOf(fromEnv.child);
+
+    const fromFlag = await startServeProcess(['--rate-limit-per-minute', '0'], {
+      HEADROOM_RATE_LIMIT_PER_MINUTE: '2',
+    });
+    children.push(fromFlag.child);
+    for (let index = 0; index < 5; index++)
+      expect((await fetch(`${fromFlag.url}/api/v1/pressure`)).status).toBe(200);
+    fromFlag.child.kill('SIGINT');
+    expect(await exitOf(fromFlag.child)).toBe(0);
+  });
+
+  it('exits 2 naming the flag for a bad limit', async () => {
+    const child = spawnCli(['serve', '--max-concurrent-per-agent', 'many']);
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(stderr).toContain('--max-concurrent-per-agent must be a whole number');
+  });
+});

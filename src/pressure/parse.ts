@@ -1,0 +1,27 @@
+import { type AllowedRange, parseWith, type Result } from '../errors/validation.js';
+import { ENUM_PARAMETERS, NUMERIC_PARAMETERS } from './parameters.js';
+import { type ResolvedPressureInput, resolvePressureInput } from './resolve-input.js';
+import { PressureInputSchema, PressureQuerySchema } from './schemas.js';
+
+/** The allowed range of a regulator parameter, for error messages. */
+export function pressureParameterRange(field: string): AllowedRange | undefined {
+  if (field in NUMERIC_PARAMETERS) {
+    const spec = NUMERIC_PARAMETERS[field as keyof typeof NUMERIC_PARAMETERS];
+    return spec.max === undefined ? { min: spec.min } : { min: spec.min, max: spec.max };
+  }
+  if (field in ENUM_PARAMETERS)
+    return { values: ENUM_PARAMETERS[field as keyof typeof ENUM_PARAMETERS].values };
+  return undefined;
+}
+
+/**
+ * Parses untrusted regulator input from a surface: a JSON body (`'body'`), a query string or CLI flags
+ * (`'text'`, where numbers arrive as text). Unknown keys, wrong types, ranges and cross-field rules all
+ * come back as issues naming the field, the value and the allowed range.
+ */
+export function parsePressureInput(raw: unknown, source: 'body' | 'text'): Result<ResolvedPressureInput> {
+  const schema = source === 'body' ? PressureInputSchema : PressureQuerySchema;
+  const parsed = parseWith(schema, raw ?? {}, pressureParameterRange);
+  if (!parsed.ok) return parsed;
+  return resolvePressureInput(parsed.value);
+}

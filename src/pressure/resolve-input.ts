@@ -1,0 +1,153 @@
+import type { Result, ValidationIssue } from '../errors/validation.js';
+import {
+  AGENT_PROFILES,
+  type AgentProfile,
+  ENUM_PARAMETERS,
+  NUMERIC_PARAMETER_NAMES,
+  NUMERIC_PARAMETERS,
+  SYSTEM_MODES,
+  type SystemMode,
+} from './parameters.js';
+import type { PressureInput } from './types.js';
+
+/** All ten inputs present, checked, with memory derived where the seed allows it. */
+export interface ResolvedPressureInput {
+  memoryUsedPercent: number;
+  tokenBurnRatePerMin: number;
+  contextDriftPercent: number;
+  sessionAgeSeconds: number;
+  tokenBudgetTotal: number;
+  tokenBudgetUsed: number;
+  contextWindowMaxBytes: number;
+  contextWindowUsedBytes: number;
+  systemMode: SystemMode;
+  agentProfile: AgentProfile;
+}
+
+function rangeText(min: number, max: number | undefined): string {
+  return max === undefined ? `a number ≥ ${min}` : `a number from ${min} to ${max}`;
+}
+
+/**
+ * Fills defaults, checks types and ranges, and derives `memoryUsedPercent` from the byte figures when it
+ * is absent and either byte figure was given. Hand-written rather than zod because it runs on every
+ * evaluation and must cost nanoseconds; the ranges come from the same table as the zod schemas.
+ */
+export function resolvePressureInput(input: PressureInput): Result<ResolvedPressureInput> {
+  let issues: ValidationIssue[] | undefined;
+  const add = (issue: ValidationIssue) => {
+    issues ??= [];
+    issues.push(issue);
+  };
+  const raw = input as Record<string, unknown>;
+  for (const name of NUMERIC_PARAMETER_NAMES) {
+    const value = raw[name];
+    if (value === undefined) continue;
+    const spec = NUMERIC_PARAMETERS[name];
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      add({
+        field: name,
+        value,
+        message: `must be ${rangeText(spec.min, spec.max)}`,
+        allowed: { min: spec.min, ...(spec.max === undefined ? {} : { max: spec.max }) },
+      });
+    } else if (value < spec.min || (spec.max !== undefined && value > spec.max)) {
+      add({
+        field: name,
+        value,
+        message: `must be ${rangeText(spec.min, spec.max)}, got ${value}`,
+        allowed: { min: spec.min, ...(spec.max === undefined ? {} : { max: spec.max }) },
+      });
+    }
+  }
+  const systemMode = input.systemMode ?? ENUM_PARAMETERS.systemMode.default;
+  if (!SYSTEM_MODES.includes(systemMode)) {
+    add({
+      field: 'systemMode',
+      value: input.systemMode,
+      message: `must be one of ${SYSTEM_MODES.join(', ')}`,
+      allowed: { values: SYSTEM_MODES },
+    });
+  }
+  const agentProfile = input.agentProfile ?? ENUM_PARAMETERS.agentProfile.default;
+  if (!AGENT_PROFILES.includes(agentProfile)) {
+    add({
+      field: 'agentProfile',
+      value: input.agentProfile,
+      message: `must be one of ${AGENT_PROFILES.join(', ')}`,
+      allowed: { values: AGENT_PROFILES },
+    });
+  }
+  if (issues) return { ok: false, issues };
+
+  const tokenBudgetTotal = input.tokenBudgetTotal ?? NUMERIC_PARAMETERS.tokenBudgetTotal.default;
+  const tokenBudgetUsed = input.tokenBudgetUsed ?? NUMERIC_PARAMETERS.tokenBudgetUsed.default;
+  if (tokenBudgetUsed > tokenBudgetTotal) {
+    add(
+      exceeds(
+        'tokenBudgetUsed',
+        tokenBudgetUsed,
+        input.tokenBudgetUsed === undefined,
+        'tokenBudgetTotal',
+        tokenBudgetTotal,
+      ),
+    );
+  }
+  const contextWindowMaxBytes =
+    input.contextWindowMaxBytes ?? NUMERIC_PARAMETERS.contextWindowMaxBytes.default;
+  const contextWindowUsedBytes =
+    input.contextWindowUsedBytes ?? NUMERIC_PARAMETERS.contextWindowUsedBytes.default;
+  if (contextWindowUsedBytes > contextWindowMaxBytes) {
+    add(
+      exceeds(
+        'contextWindowUsedBytes',
+        contextWindowUsedBytes,
+        input.contextWindowUsedBytes === undefined,
+        'contextWindowMaxBytes',
+        contextWindowMaxBytes,
+      ),
+    );
+  }
+  if (issues) return { ok: false, issues };
+
+  let memoryUsedPercent = input.memoryUsedPercent;
+  if (memoryUsedPercent === undefined) {
+    const bytesGiven =
+      input.contextWindowUsedBytes !== undefined || input.contextWindowMaxBytes !== undefined;
+    memoryUsedPercent = bytesGiven
+      ? (contextWindowUsedBytes / contextWindowMaxBytes) * 100
+      : NUMERIC_PARAMETERS.memoryUsedPercent.default;
+  }
+  return {
+    ok: true,
+    value: {
+      memoryUsedPercent,
+      tokenBurnRatePerMin: input.tokenBurnRatePerMin ?? NUMERIC_PARAMETERS.tokenBurnRatePerMin.default,
+      contextDriftPercent: input.contextDriftPercent ?? NUMERIC_PARAMETERS.contextDriftPercent.default,
+      sessionAgeSeconds: input.sessionAgeSeconds ?? NUMERIC_PARAMETERS.sessionAgeSeconds.default,
+      tokenBudgetTotal,
+      tokenBudgetUsed,
+      contextWindowMaxBytes,
+      contextWindowUsedBytes,
+      systemMode,
+      agentProfile,
+    },
+  };
+}
+
+function exceeds(
+  field: string,
+  value: number,
+  defaulted: boolean,
+  limitField: string,
+  limit: number,
+): ValidationIssue {
+  const given = defaulted ? `its default ${value}` : String(value);
+  const hint = defaulted ? `; pass ${field} explicitly` : '';
+  return {
+    field,
+    value,
+    message: `must be ≤ ${limitField} (${limit}), got ${given}${hint}`,
+    allowed: { min: 0, max: limit },
+  };
+}

@@ -1,0 +1,57 @@
+import type { AgentProfile, SystemMode } from './parameters.js';
+
+/** The regulator's input; every field is optional and takes the seed's default when absent. */
+export interface PressureInput {
+  memoryUsedPercent?: number;
+  tokenBurnRatePerMin?: number;
+  contextDriftPercent?: number;
+  sessionAgeSeconds?: number;
+  tokenBudgetTotal?: number;
+  tokenBudgetUsed?: number;
+  contextWindowMaxBytes?: number;
+  contextWindowUsedBytes?: number;
+  systemMode?: SystemMode;
+  agentProfile?: AgentProfile;
+}
+
+export type PressureLevel = 'LOW' | 'MODERATE' | 'HIGH' | 'CRITICAL';
+export type Priority = 'urgent' | 'high' | 'normal' | 'low';
+export type SuggestedAction = 'continue' | 'optimize' | 'compress' | 'terminate';
+export type ThresholdCode =
+  | 'memory_warning'
+  | 'memory_critical'
+  | 'token_budget_10_percent'
+  | 'token_budget_5_percent'
+  | 'elevated_drift'
+  | 'drift_critical'
+  | 'session_too_long'
+  | 'eol_approaching';
+
+export interface PressureRecommendations {
+  shouldCompress: boolean;
+  shouldOptimize: boolean;
+  shouldTerminate: boolean;
+  priority: Priority;
+}
+
+export interface PressureAssessment {
+  level: PressureLevel;
+  sessionViability: number;
+  memoryPressure: number;
+  tokenBurnRate: number;
+  contextDrift: number;
+  estimatedTokensRemaining: number;
+  /** `null` when nothing burns (the budget is not depleting). */
+  estimatedMinutesRemaining: number | null;
+  burnRateAcceleration: number;
+  recommendations: PressureRecommendations;
+  thresholdsExceeded: ThresholdCode[];
+  suggestedAction: SuggestedAction;
+}
+
+/** Exactly the body of a 200 answer from `/api/v1/pressure`. */
+export interface PressureReport {
+  timestamp: string;
+  pressure: PressureAssessment;
+  metadata: { systemMode: SystemMode; agentProfile: AgentProfile };
+}

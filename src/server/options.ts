@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/** Defaults of the service, declared once. Seed 000: 100 requests/minute per IP, 10 concurrent per agent. */
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 100;
+export const DEFAULT_MAX_CONCURRENT_PER_AGENT = 10;
+/** 1 MiB: a pressure request is ~200 bytes; a usage record a few KB. Replay uploads have their own limit. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+export const DEFAULT_REPLAY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Options of `buildApp` / `headroom serve`; unknown keys are rejected. */
+export const ServerOptionsSchema = z.strictObject({
+  host: z.string().min(1).default(DEFAULT_HOST),
+  port: z.number().int().min(0).max(65535).default(DEFAULT_PORT),
+  /** Requests per minute per client IP on /api/v1; 0 turns the limit off. */
+  rateLimitPerMinute: z.number().int().min(0).default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  /** Evaluations in flight per agent (x-agent-id header); 0 turns the limit off. */
+  maxConcurrentPerAgent: z.number().int().min(0).default(DEFAULT_MAX_CONCURRENT_PER_AGENT),
+  bodyLimitBytes: z.number().int().min(1024).default(DEFAULT_BODY_LIMIT_BYTES),
+  replayBodyLimitBytes: z.number().int().min(1024).default(DEFAULT_REPLAY_BODY_LIMIT_BYTES),
+  logLevel: z.enum(LOG_LEVELS).default('info'),
+  /** Folder for archives and artifacts written by compaction; defaults to ./.headroom. */
+  dataDir: z.string().min(1).default('.headroom'),
+  /** Serve the dashboard at `/` when its built files exist. */
+  dashboard: z.boolean().default(true),
+});
+
+export type ServerOptions = z.input<typeof ServerOptionsSchema>;
+export type ResolvedServerOptions = z.output<typeof ServerOptionsSchema>;

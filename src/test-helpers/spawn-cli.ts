@@ -1,0 +1,45 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+
+/** Runs the CLI from source in a child process (node --import tsx), as a user's shell would. */
+export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: 'pipe',
+  });
+}
+
+/** Starts `headroom serve` on a free port and resolves with its URL once it prints it. */
+export async function startServeProcess(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcessWithoutNullStreams; url: string; output: () => string }> {
+  const child = spawnCli(['serve', '--port', '0', '--log-level', 'warn', ...args], env);
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+?) /.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, url, output: () => output };
+}
+
+/** Resolves with the exit code (or signal) of a child. */
+export function exitOf(child: ChildProcessWithoutNullStreams): Promise<number | NodeJS.Signals | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+}
