@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { HeadroomValidationError } from '../errors/validation.js';
 import { registerPressureCommand } from './commands/pressure.js';
+import { registerReplayCommand } from './commands/replay.js';
 import { registerServeCommand } from './commands/serve.js';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, processIo, UsageError } from './io.js';
 import { issuesText } from './issues-text.js';
@@ -24,6 +25,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
     .exitOverride();
   registerPressureCommand(program, io, now);
   registerServeCommand(program, io);
+  registerReplayCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride();
     command.configureOutput({

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ErrorCode } from './codes.js';
 
 /** The allowed values or range of a field, as data, so every surface can say it the same way. */
 export interface AllowedRange {
@@ -20,12 +21,13 @@ export type Result<T> = { ok: true; value: T } | { ok: false; issues: Validation
 
 /** Thrown by library entry points that take already-typed input when that input is still invalid. */
 export class HeadroomValidationError extends Error {
-  readonly code = 'HR_ERR_INVALID_PARAM';
+  readonly code: ErrorCode;
   readonly issues: ValidationIssue[];
-  constructor(issues: ValidationIssue[], context = 'input') {
+  constructor(issues: ValidationIssue[], context = 'input', code: ErrorCode = 'HR_ERR_INVALID_PARAM') {
     super(`Invalid ${context}: ${issues.map(formatIssue).join('; ')}`);
     this.name = 'HeadroomValidationError';
     this.issues = issues;
+    this.code = code;
   }
 }
 

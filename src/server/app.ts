@@ -1,11 +1,14 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { MemorySessionStore } from '../store/memory-session-store.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
 import { sendInvalid, sendProblem } from './problem.js';
 import { registerPressureRoutes } from './routes/pressure.js';
+import { registerReplayRoutes } from './routes/replay.js';
+import { registerSessionRoutes } from './routes/sessions.js';
 
 /** What the app reads from outside, injectable for tests. */
 export interface AppDependencies {
@@ -13,11 +16,17 @@ export interface AppDependencies {
   now?: () => number;
   /** A limiter to share or inspect; built from the options when absent. */
   concurrencyLimiter?: ConcurrencyLimiter;
+  /** The session store; an in-memory one by default. */
+  store?: MemorySessionStore;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     headroomAgent?: string;
+  }
+  interface FastifyContextConfig {
+    /** Set on routes that run an evaluation: they count toward the per-agent concurrency limit. */
+    evaluation?: boolean;
   }
 }
 
@@ -34,6 +43,7 @@ export async function buildApp(
   const settings: ResolvedServerOptions = parsed.value;
   const now = dependencies.now ?? Date.now;
   const limiter = dependencies.concurrencyLimiter ?? new ConcurrencyLimiter(settings.maxConcurrentPerAgent);
+  const store = dependencies.store ?? new MemorySessionStore({ now });
 
   const app = Fastify({
     logger: settings.logLevel === 'silent' ? false : { level: settings.logLevel },
@@ -126,8 +136,10 @@ export async function buildApp(
           }),
         });
       }
-      // One agent, named by x-agent-id, may hold `maxConcurrentPerAgent` evaluations at once.
+      // One agent, named by x-agent-id, may hold `maxConcurrentPerAgent` evaluations at once. Only
+      // evaluations count: an event stream held open for an hour is not one.
       api.addHook('onRequest', async (request, reply) => {
+        if (request.routeOptions.config.evaluation !== true) return;
         const header = request.headers['x-agent-id'];
         const agent = Array.isArray(header) ? header[0] : header;
         if (!agent) return;
@@ -153,6 +165,8 @@ export async function buildApp(
       api.addHook('onRequestAbort', release);
 
       registerPressureRoutes(api, { now });
+      registerSessionRoutes(api, store);
+      registerReplayRoutes(api, settings.replayBodyLimitBytes);
     },
     { prefix: '/api/v1' },
   );

@@ -31,7 +31,9 @@ async function makeApp(options: Parameters<typeof buildApp>[0] = {}, limiter?: C
 }
 
 const query = (input: Record<string, unknown>) =>
-  new URLSearchParams(Object.entries(input).map(([key, value]) => [key, String(value)])).toString();
+  new URLSearchParams(
+    Object.entries(input).map(([key, value]): [string, string] => [key, String(value)]),
+  ).toString();
 
 describe('GET and POST /api/v1/pressure', () => {
   it('answers the seed sample with viability 36, HIGH, compress on GET', async () => {

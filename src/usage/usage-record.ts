@@ -14,6 +14,22 @@ export type UsageSource =
   | 'manual';
 
 /**
+ * One sampling pass inside a single API response. Anthropic's server-side compaction runs a
+ * `compaction` pass (which reads the whole pre-compaction conversation and writes a summary) before
+ * the `message` pass that answers from the compacted context; the response's top-level usage is the
+ * last pass only, and the provider bills the sum of all passes.
+ */
+export interface UsageIteration {
+  /** The provider's name for the pass: 'compaction' or 'message' for Anthropic. */
+  type: string;
+  /** Prompt tokens this pass read, cache read and cache write included. */
+  promptTokens: number;
+  completionTokens: number;
+  cachedReadTokens: number;
+  cachedWriteTokens: number;
+}
+
+/**
  * One generation's usage, normalized across providers. Prompt tokens include cached prompt tokens
  * (read and written), so `promptTokens` is the size of the context the model saw.
  */
@@ -32,6 +48,12 @@ export interface AvailableUsage {
   model?: string;
   /** ISO 8601 time of the generation, when known. */
   timestamp?: string;
+  /**
+   * The sampling passes of a response that ran more than one (Anthropic `usage.iterations`, present
+   * when server-side compaction ran). The fields above describe the final pass, i.e. the context the
+   * answer was produced from; see `serverCompaction` for the figures before and after the compaction.
+   */
+  iterations?: UsageIteration[];
 }
 
 /** A response that carried no usage: never zeros, never a local guess. */

@@ -22,12 +22,12 @@ export const PRESSURE_POST_EXAMPLE = `POST /api/v1/pressure ${JSON.stringify({
 
 /** `GET|POST /api/v1/pressure`: seed 000's regulator, stateless. */
 export function registerPressureRoutes(api: FastifyInstance, context: { now: () => number }): void {
-  api.get('/pressure', async (request, reply) => {
+  api.get('/pressure', { config: { evaluation: true } }, async (request, reply) => {
     const parsed = parsePressureInput(request.query, 'text');
     if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_GET_EXAMPLE);
     return evaluateResolved(parsed.value, { now: context.now() });
   });
-  api.post('/pressure', async (request, reply) => {
+  api.post('/pressure', { config: { evaluation: true } }, async (request, reply) => {
     const parsed = parsePressureInput(request.body ?? {}, 'body');
     if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_POST_EXAMPLE);
     return evaluateResolved(parsed.value, { now: context.now() });

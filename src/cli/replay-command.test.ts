@@ -1,0 +1,94 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { memoryIo } from '../test-helpers/memory-io.js';
+import { TRACES } from '../usage/test-helpers/traces.js';
+import { run } from './program.js';
+
+const trace = (path: string) => fileURLToPath(new URL(path, TRACES));
+const CLAUDE = trace('claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl');
+
+async function cli(args: string[]) {
+  const terminal = memoryIo();
+  const code = await run(args, { io: terminal.io });
+  return { code, stdout: terminal.stdout, stderr: terminal.stderr };
+}
+
+describe('headroom replay', () => {
+  it('prints a timeline with the recorded compaction and a summary, with progress on stderr for a large file', async () => {
+    const { code, stdout, stderr } = await cli(['replay', CLAUDE]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('claude-code session, model claude-opus-4-6, window 167000 tokens');
+    expect(stdout).toContain('recorded compaction (auto)');
+    expect(stdout).toContain('170251 tokens before');
+    expect(stdout).toMatch(/^\s+61 {2}2026-02-12 20:30:31 +36081 +21\.6% {2}healthy/m);
+    expect(stdout).toContain('Summary: 139 calls, 1 recorded compaction');
+    expect(stderr).toContain('replayed 139/139 calls');
+  });
+
+  it('prints the documented JSON with --json', async () => {
+    const { code, stdout } = await cli(['replay', CLAUDE, '--json']);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(Object.keys(result)).toEqual([
+      'format',
+      'model',
+      'contextWindow',
+      'calls',
+      'compactions',
+      'summary',
+    ]);
+    expect(Object.keys(result.calls[0])).toEqual([
+      'index',
+      'timestamp',
+      'promptTokens',
+      'completionTokens',
+      'health',
+      'regulatorLevel',
+      'action',
+      'reasons',
+    ]);
+    expect(result.compactions).toEqual([
+      { timestamp: expect.any(String), trigger: 'auto', preTokens: 170251, beforeCallIndex: 61 },
+    ]);
+    expect(Object.keys(result.summary)).toEqual([
+      'calls',
+      'compactions',
+      'firstCompressCallIndex',
+      'peakPromptTokens',
+    ]);
+  });
+
+  it('takes --format, --model and --context-window', async () => {
+    const small = trace('codex/small-codex-session.jsonl');
+    const { code, stdout } = await cli([
+      'replay',
+      small,
+      '--format',
+      'codex',
+      '--model',
+      'gpt-5',
+      '--context-window',
+      '100000',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      format: 'codex',
+      model: 'gpt-5',
+      contextWindow: 100000,
+      summary: { calls: 19 },
+    });
+  });
+
+  it.each([
+    [['replay', '/no/such/file.jsonl'], 'cannot read /no/such/file.jsonl: ENOENT'],
+    [['replay', CLAUDE, '--format', 'cursor'], '--format must be one of'],
+    [['replay', CLAUDE, '--context-window', 'big'], '--context-window must be a whole number'],
+    [['replay', trace('codex/small-codex-session.jsonl')], 'aide-gpt-5'],
+    [['replay', fileURLToPath(new URL('../../package.json', import.meta.url))], 'not a session log'],
+  ])('exits 2 with a clear message for %j', async (args, message) => {
+    const { code, stderr } = await cli(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+});

@@ -1,0 +1,176 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArchiveStore } from '../store/archive.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { ArchiveSink } from './archive-sink.js';
+import { compactHistory } from './compact-history.js';
+import { countHistoryTokens, type HistoryItem } from './history-item.js';
+
+const counter: TokenCounter = {
+  name: 'o200k_base',
+  estimate: false,
+  count: (text) => countTokens(text, { disallowedSpecial: new Set() }),
+};
+
+let root: string;
+let archive: ArchiveStore;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'headroom-compact-'));
+  archive = new ArchiveStore({ root });
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+/** A session of `turns` turns, each reading a long file: what a coding agent's context fills up with. */
+function session(turns: number): HistoryItem[] {
+  const items: HistoryItem[] = [{ kind: 'system', id: 'sys', text: 'You are a careful coding agent.' }];
+  for (let turn = 1; turn <= turns; turn += 1) {
+    items.push(
+      { kind: 'user', id: `u${turn}`, text: `Step ${turn}: look at src/module${turn}.ts` },
+      {
+        kind: 'tool-call',
+        id: `c${turn}`,
+        callId: `c${turn}`,
+        name: 'read_file',
+        input: { path: `src/module${turn}.ts` },
+      },
+      {
+        kind: 'tool-result',
+        id: `c${turn}:result`,
+        callId: `c${turn}`,
+        content: `export function f${turn}(value: number) {\n  return value * ${turn};\n}\n`.repeat(80),
+      },
+      {
+        kind: 'assistant',
+        id: `a${turn}`,
+        text: `Module ${turn} multiplies by ${turn}.\nDecision: keep f${turn} pure`,
+      },
+    );
+  }
+  return items;
+}
+
+describe('compactHistory', () => {
+  it('keeps the system items and the last turns, replaces the rest by a recap, and reports both sizes', async () => {
+    const history = session(6);
+    const outcome = await compactHistory(history, { counter, sessionId: 'sess', keepTurns: 2, archive });
+    if (!outcome.ok) throw new Error(outcome.reason);
+    expect(outcome.messages.map((item) => item.id)).toEqual([
+      'sys',
+      'recap-1',
+      'u5',
+      'c5',
+      'c5:result',
+      'a5',
+      'u6',
+      'c6',
+      'c6:result',
+      'a6',
+    ]);
+    expect(outcome.before).toEqual({
+      messages: history.length,
+      tokens: countHistoryTokens(history, counter),
+    });
+    expect(outcome.after).toEqual({ messages: 10, tokens: countHistoryTokens(outcome.messages, counter) });
+    expect(outcome.after.tokens).toBeLessThan(outcome.before.tokens);
+    const recap = outcome.messages[1];
+    expect(recap?.kind === 'user' && recap.text).toContain('Decision: keep f1 pure');
+    expect(recap?.kind === 'user' && recap.text).toContain(
+      'Last user request: Step 6: look at src/module6.ts',
+    );
+  });
+
+  it('archives every replaced item whole, byte for byte, as compaction-<n>', async () => {
+    const history = session(4);
+    const outcome = await compactHistory(history, { counter, sessionId: 'sess-arch', keepTurns: 1, archive });
+    if (!outcome.ok) throw new Error(outcome.reason);
+    expect(outcome.compactionId).toBe('compaction-1');
+    expect(outcome.archives).toEqual([join(root, 'sess-arch', 'compaction-1.log')]);
+    const records = await archive.readArchive('sess-arch', 'compaction-1');
+    const replaced = history.slice(1, 13);
+    expect(records.map((record) => JSON.parse(record.content))).toEqual(replaced);
+    expect(records.every((record) => record.field === 'item')).toBe(true);
+  });
+
+  it('refuses a compaction that would not shrink the context, and archives nothing', async () => {
+    let appended = false;
+    const spy: ArchiveSink = {
+      append: async (_s, _t, entries) => {
+        appended = true;
+        return { path: '/x', records: entries.length };
+      },
+    };
+    const tiny: HistoryItem[] = [
+      { kind: 'user', id: 'u1', text: 'hi' },
+      { kind: 'assistant', id: 'a1', text: 'hello' },
+      { kind: 'user', id: 'u2', text: 'bye' },
+    ];
+    const outcome = await compactHistory(tiny, { counter, sessionId: 's', keepTurns: 1, archive: spy });
+    expect(outcome).toMatchObject({ ok: false, code: 'HR_ERR_COMPACTION_REFUSED' });
+    if (outcome.ok) return;
+    expect(outcome.after.tokens).toBeGreaterThanOrEqual(outcome.before.tokens);
+    expect(outcome.before.tokens).toBe(countHistoryTokens(tiny, counter));
+    expect(appended).toBe(false);
+  });
+
+  it('refuses when nothing lies before the kept turns', async () => {
+    const outcome = await compactHistory(session(2), { counter, sessionId: 's', keepTurns: 2 });
+    expect(outcome).toMatchObject({
+      ok: false,
+      code: 'HR_ERR_COMPACTION_REFUSED',
+      reason: expect.stringMatching(/nothing/),
+    });
+  });
+
+  it('uses a summarizer when given one, with the replaced items', async () => {
+    let seen: readonly HistoryItem[] = [];
+    const summarizer = {
+      summarize: async (items: readonly HistoryItem[]) => {
+        seen = items;
+        return 'LLM summary of the first turns.';
+      },
+    };
+    const history = session(3);
+    const outcome = await compactHistory(history, { counter, sessionId: 's', keepTurns: 1, summarizer });
+    expect(seen.map((item) => item.id)).toEqual([
+      'u1',
+      'c1',
+      'c1:result',
+      'a1',
+      'u2',
+      'c2',
+      'c2:result',
+      'a2',
+    ]);
+    expect(outcome.ok && outcome.messages[1]).toEqual({
+      kind: 'user',
+      id: 'recap-1',
+      text: 'LLM summary of the first turns.',
+      recap: true,
+    });
+    expect(outcome.ok && outcome.archives).toEqual([]);
+  });
+
+  it('never cuts between a call and its result', async () => {
+    const history = session(3);
+    // Move turn 2's result after turn 3's request: keeping turn 3 must keep turn 2 as well.
+    const [result2] = history.splice(7, 1);
+    history.splice(9, 0, result2 as HistoryItem);
+    const outcome = await compactHistory(history, { counter, sessionId: 's', keepTurns: 1 });
+    if (!outcome.ok) throw new Error(outcome.reason);
+    expect(outcome.messages.map((item) => item.id).slice(0, 3)).toEqual(['sys', 'recap-1', 'u2']);
+  });
+
+  it('propagates an archive failure', async () => {
+    const failing: ArchiveSink = {
+      append: async () => {
+        throw new Error('EIO');
+      },
+    };
+    await expect(
+      compactHistory(session(4), { counter, sessionId: 's', keepTurns: 1, archive: failing }),
+    ).rejects.toThrow('EIO');
+  });
+});

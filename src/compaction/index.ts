@@ -1,0 +1,141 @@
+export { DEFAULT_ID_PREFIX, type FromMessagesOptions } from './adapter-support.js';
+export {
+  type AnthropicConversation,
+  AnthropicConversationSchema,
+  type AnthropicMessage,
+  AnthropicMessageSchema,
+  fromAnthropicMessages,
+  toAnthropicMessages,
+} from './anthropic-messages.js';
+export {
+  ARCHIVE_ID_PATTERN,
+  ArchiveAddressSchema,
+  type ArchiveAppendResult,
+  type ArchiveEntry,
+  ArchiveIdSchema,
+  type ArchiveSink,
+  archiveLocation,
+  tombstoneText,
+} from './archive-sink.js';
+export {
+  buildRecap,
+  DEFAULT_RECAP_MAX_FILES,
+  DEFAULT_RECAP_MAX_NOTES,
+  DEFAULT_RECAP_MAX_REQUEST_CHARS,
+  RECAP_HEADING,
+  type Recap,
+  type RecapOptions,
+} from './build-recap.js';
+export {
+  type CompactHistoryOptions,
+  type CompactionOutcome,
+  compactHistory,
+  type HistorySize,
+  type Summarizer,
+} from './compact-history.js';
+export {
+  createTriggerState,
+  DEFAULT_MIN_TURNS,
+  DEFAULT_REARM_GROWTH,
+  DEFAULT_SEMANTIC_THRESHOLD,
+  DEFAULT_STALL_REARM_GROWTH,
+  DEFAULT_STALL_REDUCTION,
+  DEFAULT_SURVIVAL_MARGIN,
+  DEFAULT_TOKEN_THRESHOLD,
+  DEFAULT_TPM_LIMIT,
+  evaluateTriggers,
+  recordCompaction,
+  type TriggerConfig,
+  TriggerConfigSchema,
+  type TriggerDecision,
+  type TriggerInput,
+  TriggerInputSchema,
+  type TriggerMode,
+  type TriggerState,
+  TriggerStateSchema,
+} from './evaluate-triggers.js';
+export { type EvictTaskOptions, type EvictTaskResult, evictTask } from './evict-task.js';
+export { DEFAULT_KEEP_TURNS, type FlushOptions, findCut, flush, nextRecapNumber } from './flush.js';
+export {
+  type AssistantItem,
+  AssistantItemSchema,
+  countHistoryTokens,
+  HISTORY_PROVIDERS,
+  type HistoryItem,
+  HistoryItemSchema,
+  type HistoryProvider,
+  HistorySchema,
+  type ItemRole,
+  isSystemItem,
+  isTurnStart,
+  itemRole,
+  itemText,
+  type OpaqueItem,
+  OpaqueItemSchema,
+  type SystemItem,
+  SystemItemSchema,
+  type ToolCallItem,
+  ToolCallItemSchema,
+  type ToolResultItem,
+  ToolResultItemSchema,
+  type UserItem,
+  UserItemSchema,
+} from './history-item.js';
+export {
+  fromModelMessages,
+  type ModelMessage,
+  ModelMessageSchema,
+  toModelMessages,
+} from './model-messages.js';
+export {
+  fromOpenAIMessages,
+  type OpenAIChatMessage,
+  OpenAIChatMessageSchema,
+  toOpenAIMessages,
+} from './openai-messages.js';
+export {
+  buildHistoryIndex,
+  DEFAULT_KEEP_UP_TO_CHARS,
+  type EvictionStep,
+  type HistoryIndex,
+  indexItems,
+  type PlanEvictionOptions,
+  planEviction,
+} from './plan-eviction.js';
+export {
+  type CompleteTask,
+  CompleteTaskSchema,
+  completeTask,
+  createTaskList,
+  MIN_SUMMARY_LENGTH,
+  type StartTask,
+  StartTaskSchema,
+  startTask,
+  TaskIdSchema,
+  type TaskList,
+  type TaskRecord,
+  TaskRecordSchema,
+  TaskStatusSchema,
+  tagToolItems,
+} from './task-list.js';
+export {
+  DEFAULT_LOW_THINKING_BELOW,
+  HIGH_THINKING_BUDGET,
+  LOW_THINKING_BUDGET,
+  THINKING_PROVIDERS,
+  type ThinkingBudget,
+  type ThinkingBudgetInput,
+  ThinkingBudgetInputSchema,
+  type ThinkingProvider,
+  thinkingBudget,
+} from './thinking-budget.js';
+export {
+  DEFAULT_TPM_MAX_EVENTS,
+  type TokenEvent,
+  TokenEventSchema,
+  TPM_WINDOW_MS,
+  TpmWindow,
+  type TpmWindowOptions,
+  TpmWindowOptionsSchema,
+  tokensInWindow,
+} from './tpm-window.js';

@@ -1,0 +1,78 @@
+export {
+  type BudgetLimits,
+  type BudgetLimitsInput,
+  BudgetLimitsSchema,
+  DEFAULT_BUDGET_LIMITS,
+  DEFAULT_MAX_ARTIFACT_INDEX_ENTRIES,
+  DEFAULT_MAX_HOT_STATE_TOKENS,
+  DEFAULT_MAX_INLINE_ARTIFACT_CHARS,
+  DEFAULT_MAX_PROMPT_TOKENS,
+  DEFAULT_MAX_RAG_CHUNKS,
+  resolveBudgetLimits,
+} from './budget-limits.js';
+export { type CappedHotState, capHotState } from './cap-hot-state.js';
+export {
+  type BudgetDecision,
+  type CompressionChange,
+  compressHotState,
+  type EnforceBudgetOptions,
+  EnforceBudgetOptionsSchema,
+  type ExtractedReference,
+  enforceBudget,
+} from './enforce-budget.js';
+export {
+  ARTIFACT_TYPES,
+  type ArtifactIndexEntry,
+  ArtifactIndexEntrySchema,
+  type ArtifactType,
+  buildHotState,
+  DEFAULT_RISK_LEVEL,
+  formatHotStateJson,
+  HOT_STATE_LIST_FIELDS,
+  type HotState,
+  type HotStateListField,
+  HotStateSchema,
+  minimalHotState,
+  parseHotState,
+  RISK_LEVELS,
+  type RiskLevel,
+} from './hot-state.js';
+export {
+  type PromptMetrics,
+  type PromptMetricsOptions,
+  PromptMetricsOptionsSchema,
+  type PromptRegression,
+  promptMetrics,
+  promptRegressions,
+  REGRESSION_ARTIFACT_INDEX_ENTRIES,
+  REGRESSION_HOT_STATE_TOKENS,
+  REGRESSION_PROMPT_TOKENS,
+} from './prompt-metrics.js';
+export { type ArtifactSink, ReferenceIdMismatchError, storeReferences } from './store-references.js';
+export {
+  BUDGET_VIOLATION_CODES,
+  type BudgetCheck,
+  type BudgetCheckOptions,
+  BudgetCheckOptionsSchema,
+  type BudgetMeasurements,
+  type BudgetViolation,
+  type BudgetViolationCode,
+  type PromptParts,
+  PromptPartsSchema,
+  validateBudgets,
+  validateHotStateBudget,
+} from './validate-budgets.js';
+export {
+  type DiffOnlyKind,
+  type DiffOnlyOptions,
+  DiffOnlyOptionsSchema,
+  type DiffOnlyReason,
+  type DiffOnlyResult,
+  isCodeModificationTask,
+  JsonPatchOperationSchema,
+  JsonPatchSchema,
+  LARGE_CODE_BLOCK_CHARS,
+  TASK_TYPES,
+  type TaskType,
+  validateDiffOnly,
+} from './validate-diff-only.js';

@@ -1,0 +1,199 @@
+import data from './data/models.json' with { type: 'json' };
+import { canonicalModelId, snapshotRank, splitModelId } from './model-id.js';
+
+/**
+ * How a look-up found its figures:
+ * - `exact`: the registry lists this id (for a bare id, under its first-party provider);
+ * - `alias`: a snapshot of the same family under the same provider (`-latest`, a dated snapshot, or the reverse);
+ * - `consensus`: the first-party provider lists no window, so the window most providers list is used.
+ */
+export type ModelMatch = 'exact' | 'alias' | 'consensus';
+
+/** A model's listed limits, as the registry gives them (maxima, not an agent's effective window). */
+export interface ModelLimits {
+  /** The registry id the figures come from (`provider/model`), or the bare model id for a consensus. */
+  readonly id: string;
+  readonly provider: string | undefined;
+  readonly model: string;
+  /** Total context window in tokens (prompt and output together, as the provider lists it). */
+  readonly contextLength?: number;
+  /** Maximum prompt tokens, where the provider lists one separately (OpenAI's GPT-5 family: 272,000 of 400,000). */
+  readonly inputLength?: number;
+  readonly maxOutput?: number;
+  readonly match: ModelMatch;
+  /** For a consensus: how many listings gave the chosen window, out of how many listings had a window. */
+  readonly agreement?: { readonly agreeing: number; readonly listings: number };
+}
+
+type MutableLimits = { -readonly [K in keyof ModelLimits]: ModelLimits[K] };
+
+type Row = readonly [
+  provider: string,
+  model: string,
+  context: number | null,
+  input: number | null,
+  output: number | null,
+];
+
+/** Where the built-in table comes from, for `--version`-style reports and docs. */
+export const MODEL_DATA_INFO = Object.freeze({
+  source: data.source,
+  licence: data.licence,
+  generated: data.generated,
+  rows: data.rows.length,
+});
+
+// A bare id is looked up under the provider that makes the model before any reseller's listing.
+const FIRST_PARTY: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^claude-/, 'anthropic'],
+  [/^(?:gpt-|chatgpt-|codex-|o\d|text-embedding-)/, 'openai'],
+  [/^(?:gemini-|gemma-)/, 'google'],
+  [/^grok-/, 'xai'],
+  [/^deepseek-/, 'deepseek'],
+  [/^(?:mistral-|codestral-|devstral-|magistral-|ministral-|pixtral-)/, 'mistral'],
+  [/^kimi-/, 'moonshotai'],
+  [/^glm-/, 'zai'],
+  [/^minimax-/, 'minimax'],
+  [/^command-/, 'cohere'],
+];
+
+/** The provider that makes a model, judged by its bare id, or undefined when the id names no known maker. */
+export function firstPartyProvider(bareModelId: string): string | undefined {
+  const lower = bareModelId.toLowerCase();
+  for (const [pattern, provider] of FIRST_PARTY) if (pattern.test(lower)) return provider;
+  return undefined;
+}
+
+interface Index {
+  byKey: Map<string, Row>;
+  byProviderFamily: Map<string, Row[]>;
+  byBare: Map<string, Row[]>;
+  byBareFamily: Map<string, Row[]>;
+}
+
+let index: Index | undefined;
+
+function push(map: Map<string, Row[]>, key: string, row: Row): void {
+  const list = map.get(key);
+  if (list) list.push(row);
+  else map.set(key, [row]);
+}
+
+// Built on first use, not at import: importing the package should not cost a walk over four thousand rows.
+function getIndex(): Index {
+  if (index) return index;
+  const built: Index = {
+    byKey: new Map(),
+    byProviderFamily: new Map(),
+    byBare: new Map(),
+    byBareFamily: new Map(),
+  };
+  for (const row of data.rows as unknown as Row[]) {
+    const provider = row[0].toLowerCase();
+    const model = row[1].toLowerCase();
+    const bare = model.slice(model.lastIndexOf('/') + 1);
+    built.byKey.set(`${provider}/${model}`, row);
+    push(built.byProviderFamily, `${provider}/${canonicalModelId(model)}`, row);
+    push(built.byBare, bare, row);
+    push(built.byBareFamily, canonicalModelId(bare), row);
+  }
+  for (const rows of built.byProviderFamily.values()) {
+    rows.sort((a, b) => snapshotRank(b[1].toLowerCase()) - snapshotRank(a[1].toLowerCase()));
+  }
+  index = built;
+  return built;
+}
+
+function fromRow(row: Row, match: ModelMatch): ModelLimits {
+  const limits: MutableLimits = { id: `${row[0]}/${row[1]}`, provider: row[0], model: row[1], match };
+  if (row[2] !== null) limits.contextLength = row[2];
+  if (row[3] !== null) limits.inputLength = row[3];
+  if (row[4] !== null) limits.maxOutput = row[4];
+  return Object.freeze(limits);
+}
+
+// The most frequent value; ties go to the smaller figure, so a disputed window errs towards warning early.
+function mostCommon(values: ReadonlyArray<number | null>): { value: number | null; count: number } {
+  const counts = new Map<number | null, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  let best: { value: number | null; count: number } = { value: null, count: 0 };
+  for (const [value, count] of counts) {
+    const smaller = (value ?? Number.POSITIVE_INFINITY) < (best.value ?? Number.POSITIVE_INFINITY);
+    if (count > best.count || (count === best.count && smaller)) best = { value, count };
+  }
+  return best;
+}
+
+function listed(rows: readonly Row[], column: 2 | 3 | 4): number[] {
+  const values: number[] = [];
+  for (const row of rows) if (row[column] !== null) values.push(row[column]);
+  return values;
+}
+
+function consensus(bare: string, rows: readonly Row[]): ModelLimits {
+  const window = mostCommon(rows.map((row) => row[2] ?? row[3]));
+  const agreeing = rows.filter((row) => (row[2] ?? row[3]) === window.value);
+  // A listing that omits a figure does not dispute it: only the listings that give one vote on it.
+  const context = mostCommon(listed(agreeing, 2)).value;
+  const input = mostCommon(listed(agreeing, 3)).value;
+  const output = mostCommon(listed(agreeing, 4)).value;
+  const limits: MutableLimits = {
+    id: bare,
+    provider: undefined,
+    model: bare,
+    match: 'consensus',
+    agreement: Object.freeze({ agreeing: agreeing.length, listings: rows.length }),
+  };
+  if (context !== null) limits.contextLength = context;
+  if (input !== null) limits.inputLength = input;
+  if (output !== null) limits.maxOutput = output;
+  return Object.freeze(limits);
+}
+
+function underProvider(provider: string, model: string): ModelLimits | undefined {
+  const { byKey, byProviderFamily } = getIndex();
+  const exact = byKey.get(`${provider}/${model}`);
+  if (exact) return fromRow(exact, 'exact');
+  const family = byProviderFamily.get(`${provider}/${canonicalModelId(model)}`);
+  return family?.[0] ? fromRow(family[0], 'alias') : undefined;
+}
+
+function lookUp(id: string): ModelLimits | undefined {
+  const { provider, model, bare } = splitModelId(id);
+  if (!bare) return undefined;
+  if (provider) {
+    const found = underProvider(provider, model);
+    if (found) return found;
+  }
+  const maker = firstPartyProvider(bare);
+  if (maker) {
+    const found = underProvider(maker, bare);
+    if (found) return found;
+  }
+  const { byBare, byBareFamily } = getIndex();
+  const rows = byBare.get(bare) ?? byBareFamily.get(canonicalModelId(bare));
+  return rows ? consensus(bare, rows) : undefined;
+}
+
+const MEMO_LIMIT = 1024;
+const memo = new Map<string, ModelLimits | undefined>();
+
+/**
+ * Finds a model's listed limits in the built-in registry (models.dev data).
+ *
+ * Accepts `provider/model` ids, bare ids (looked up under the maker first: anthropic for `claude-*`, openai for
+ * `gpt-*` and `o*`, google for `gemini-*`), dated snapshots and `-latest` ids in either direction, Vertex's
+ * `@date` form, Claude Code's `[1m]` suffix and Gemini's `models/` prefix, case-insensitively. When the maker lists
+ * no window (models.dev gives none for `google/gemini-2.5-pro`), the window most other listings give is used.
+ *
+ * @returns the limits, or undefined when no listing matches.
+ * @example findModel('claude-sonnet-4-20250514')?.contextLength // 200000
+ */
+export function findModel(id: string): ModelLimits | undefined {
+  if (memo.has(id)) return memo.get(id);
+  const found = lookUp(id);
+  // Ids come from provider responses; the bound keeps a stream of odd ids from growing the cache forever.
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(id, found);
+  return found;
+}

@@ -1,0 +1,32 @@
+export { AGENT_WINDOWS, type AgentWindowRule, agentEffectiveWindow } from './agent-windows.js';
+export {
+  findModel,
+  firstPartyProvider,
+  MODEL_DATA_INFO,
+  type ModelLimits,
+  type ModelMatch,
+} from './find-model.js';
+export {
+  type ConfigFormat,
+  emptyConfig,
+  type HeadroomConfig,
+  HeadroomConfigSchema,
+  type ModelConfig,
+  ModelConfigFileSchema,
+  parseConfig,
+  parseConfigText,
+} from './headroom-config.js';
+export { CONFIG_FILE_NAMES, loadConfig } from './load-config.js';
+export { canonicalModelId, normalizeModelId, splitModelId } from './model-id.js';
+export {
+  type AgentName,
+  AgentNameSchema,
+  type ModelProfile,
+  type ModelProfileOverrides,
+  ModelProfileOverridesSchema,
+  ModelProfileSchema,
+  type ProfileSource,
+  ProfileSourceSchema,
+  promptWindow,
+} from './model-profile.js';
+export { configEntryFor, type ResolveProfileOptions, resolveProfile } from './resolve-profile.js';

@@ -1,0 +1,98 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { HeadroomValidationError } from '../errors/validation.js';
+import { loadConfig } from './load-config.js';
+
+let directory: string;
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'headroom-config-'));
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(directory, { recursive: true, force: true });
+});
+
+async function expectValidationError(promise: Promise<unknown>): Promise<HeadroomValidationError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(HeadroomValidationError);
+    return error as HeadroomValidationError;
+  }
+  throw new Error('expected a HeadroomValidationError');
+}
+
+describe('loadConfig from a directory', () => {
+  it('reads headroom.config.json', async () => {
+    await writeFile(
+      join(directory, 'headroom.config.json'),
+      JSON.stringify({ models: { 'gpt-5': { context_length: 272_000 } } }),
+    );
+    expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { contextLength: 272_000 } } });
+  });
+
+  it('reads headroom.config.yaml and headroom.config.yml', async () => {
+    await writeFile(join(directory, 'headroom.config.yaml'), 'models:\n  gpt-5:\n    tpm_limit: 500000\n');
+    expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { tpmLimit: 500_000 } } });
+    await rm(join(directory, 'headroom.config.yaml'));
+    await writeFile(join(directory, 'headroom.config.yml'), 'models:\n  gpt-5:\n    tpm_limit: 600000\n');
+    expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { tpmLimit: 600_000 } } });
+  });
+
+  it('uses the working directory by default', async () => {
+    await writeFile(
+      join(directory, 'headroom.config.json'),
+      '{"models":{"o3":{"optimal_max_tokens":90000}}}',
+    );
+    vi.spyOn(process, 'cwd').mockReturnValue(directory);
+    expect(await loadConfig()).toEqual({ models: { o3: { optimalMaxTokens: 90_000 } } });
+  });
+
+  it('returns an empty config when there is no config file', async () => {
+    expect(await loadConfig(directory)).toEqual({ models: {} });
+  });
+
+  it('refuses to choose between two config files', async () => {
+    await writeFile(join(directory, 'headroom.config.json'), '{}');
+    await writeFile(join(directory, 'headroom.config.yaml'), '');
+    const error = await expectValidationError(loadConfig(directory));
+    expect(error.issues[0]?.field).toBe('path');
+    expect(error.message).toContain('more than one config file');
+  });
+});
+
+describe('loadConfig from a file', () => {
+  it('reads an explicit file of any supported name', async () => {
+    const file = join(directory, 'limits.yml');
+    await writeFile(file, 'models:\n  claude-opus-4-6:\n    critical_max_tokens: 160000\n');
+    expect(await loadConfig(file)).toEqual({ models: { 'claude-opus-4-6': { criticalMaxTokens: 160_000 } } });
+  });
+
+  it('names the bad field and the file', async () => {
+    const file = join(directory, 'headroom.config.json');
+    await writeFile(file, JSON.stringify({ models: { 'gpt-5': { context_length: 0 } } }));
+    const error = await expectValidationError(loadConfig(file));
+    expect(error.issues[0]).toMatchObject({ field: 'models.gpt-5.context_length', value: 0 });
+    expect(error.message).toContain(file);
+  });
+
+  it('reports a YAML syntax error as a validation error', async () => {
+    const file = join(directory, 'headroom.config.yaml');
+    await writeFile(file, 'models: [unclosed\n');
+    const error = await expectValidationError(loadConfig(file));
+    expect(error.issues[0]?.message).toMatch(/^not valid YAML/);
+  });
+
+  it('rejects a missing path and an unsupported extension', async () => {
+    const missing = await expectValidationError(loadConfig(join(directory, 'nope.json')));
+    expect(missing.issues[0]).toMatchObject({ field: 'path', message: 'no such file or directory' });
+    const file = join(directory, 'headroom.config.toml');
+    await writeFile(file, '');
+    const unsupported = await expectValidationError(loadConfig(file));
+    expect(unsupported.issues[0]?.allowed?.values).toEqual(['.json', '.yaml', '.yml']);
+  });
+});

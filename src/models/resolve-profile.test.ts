@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { HeadroomValidationError } from '../errors/validation.js';
+import { type HeadroomConfig, parseConfig } from './headroom-config.js';
+import { configEntryFor, resolveProfile } from './resolve-profile.js';
+
+function config(models: Record<string, unknown>): HeadroomConfig {
+  const parsed = parseConfig({ models });
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
+  return parsed.value;
+}
+
+describe('resolveProfile from built-in data', () => {
+  it('copies the listed limits and marks the source builtin', () => {
+    expect(resolveProfile('claude-sonnet-4-20250514')).toEqual({
+      id: 'claude-sonnet-4-20250514',
+      contextLength: 200_000,
+      maxOutput: 64_000,
+      effectiveWindow: 200_000,
+      source: 'builtin',
+    });
+  });
+
+  it('takes the input window as the effective window when it is smaller than the context', () => {
+    // gpt-5.3-codex: 400,000 context, 272,000 input.
+    expect(resolveProfile('gpt-5.3-codex')?.effectiveWindow).toBe(272_000);
+  });
+
+  it('returns undefined for a model nobody knows', () => {
+    expect(resolveProfile('aide-gpt-5')).toBeUndefined();
+    expect(
+      resolveProfile('aide-gpt-5', { config: config({ 'gpt-5': { context_length: 1000 } }) }),
+    ).toBeUndefined();
+  });
+});
+
+describe('resolveProfile with an agent', () => {
+  it('gives Claude Code 167,000 on a model listed at 1M', () => {
+    // 200,000 default window − 20,000 summary reserve − 13,000 auto-compact buffer. The recorded session on
+    // claude-opus-4-6 compacted at 170,251 prompt tokens.
+    expect(resolveProfile('claude-opus-4-6', { agent: 'claude-code' })?.effectiveWindow).toBe(167_000);
+  });
+
+  it('gives Claude Code 167,000 on a model listed at 200K', () => {
+    expect(resolveProfile('claude-sonnet-4-20250514', { agent: 'claude-code' })?.effectiveWindow).toBe(
+      167_000,
+    );
+  });
+
+  it('lifts the Claude Code cap when the id opts in with [1m]', () => {
+    expect(resolveProfile('claude-opus-4-6[1m]', { agent: 'claude-code' })?.effectiveWindow).toBe(967_000);
+  });
+
+  it('gives Codex 95% of the input window, the model_context_window its rollout reports', () => {
+    // The recorded Codex rollout on gpt-5.3-codex reports model_context_window 258,400 = 0.95 × 272,000.
+    const profile = resolveProfile('gpt-5.3-codex', { agent: 'codex' });
+    expect(profile?.effectiveWindow).toBe(258_400);
+    expect(profile?.contextLength).toBe(400_000);
+  });
+
+  it('leaves the window as listed for Gemini CLI and OpenHands', () => {
+    expect(resolveProfile('gemini-2.5-pro', { agent: 'gemini-cli' })?.effectiveWindow).toBe(1_048_576);
+    expect(resolveProfile('gpt-4o', { agent: 'openhands' })?.effectiveWindow).toBe(128_000);
+  });
+
+  it('applies the agent rule to a window set in the config file', () => {
+    const profile = resolveProfile('gpt-5.3-codex', {
+      agent: 'codex',
+      config: config({ 'gpt-5.3-codex': { input_length: 200_000 } }),
+    });
+    expect(profile?.effectiveWindow).toBe(190_000);
+  });
+
+  it('rejects an unknown agent with an error naming the field', () => {
+    expect(() => resolveProfile('gpt-5', { agent: 'cursor' as never })).toThrow(HeadroomValidationError);
+    try {
+      resolveProfile('gpt-5', { agent: 'cursor' as never });
+    } catch (error) {
+      expect((error as HeadroomValidationError).issues[0]?.field).toBe('agent');
+    }
+  });
+});
+
+describe('resolveProfile layering', () => {
+  it('lets config entries override built-in figures', () => {
+    const profile = resolveProfile('gpt-5.3-codex', {
+      config: config({ 'gpt-5.3-codex': { optimal_max_tokens: 150_000, tpm_limit: 2_000_000 } }),
+    });
+    expect(profile).toMatchObject({
+      contextLength: 400_000,
+      optimalMaxTokens: 150_000,
+      tpmLimit: 2_000_000,
+      source: 'config',
+    });
+  });
+
+  it('lets session overrides override config entries', () => {
+    const profile = resolveProfile('gpt-5.3-codex', {
+      config: config({ 'gpt-5.3-codex': { optimal_max_tokens: 150_000, critical_max_tokens: 240_000 } }),
+      overrides: { optimalMaxTokens: 120_000 },
+    });
+    expect(profile).toMatchObject({
+      optimalMaxTokens: 120_000,
+      criticalMaxTokens: 240_000,
+      source: 'session',
+    });
+  });
+
+  it('keeps an explicit effective window instead of deriving one', () => {
+    const profile = resolveProfile('claude-opus-4-6', {
+      agent: 'claude-code',
+      overrides: { effectiveWindow: 150_000 },
+    });
+    expect(profile?.effectiveWindow).toBe(150_000);
+  });
+
+  it('builds a profile for an unlisted model from session figures alone', () => {
+    expect(resolveProfile('my-local-model', { overrides: { contextLength: 32_768 } })).toEqual({
+      id: 'my-local-model',
+      contextLength: 32_768,
+      effectiveWindow: 32_768,
+      source: 'session',
+    });
+  });
+
+  it('rejects an invalid override with an error naming the field', () => {
+    try {
+      resolveProfile('gpt-5', { overrides: { contextLength: -5 } });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(HeadroomValidationError);
+      expect((error as HeadroomValidationError).issues[0]).toMatchObject({
+        field: 'overrides.contextLength',
+        value: -5,
+      });
+    }
+  });
+
+  it('returns a frozen profile', () => {
+    expect(Object.isFrozen(resolveProfile('gpt-4o'))).toBe(true);
+  });
+});
+
+describe('configEntryFor', () => {
+  const models = config({
+    'claude-sonnet-4': { optimal_max_tokens: 1000 },
+    'openai/gpt-5': { optimal_max_tokens: 2000 },
+    'GPT-4o': { optimal_max_tokens: 3000 },
+  });
+
+  it('matches ids case-insensitively', () => {
+    expect(configEntryFor('gpt-4o', models)?.optimalMaxTokens).toBe(3000);
+  });
+
+  it('applies an entry without a provider to every provider', () => {
+    expect(configEntryFor('openrouter/openai/gpt-4o', models)?.optimalMaxTokens).toBe(3000);
+  });
+
+  it('applies a provider entry to the bare id of that provider only', () => {
+    expect(configEntryFor('gpt-5', models)?.optimalMaxTokens).toBe(2000);
+    expect(configEntryFor('azure/gpt-5', models)).toBeUndefined();
+  });
+
+  it('applies a family entry to its dated snapshots', () => {
+    expect(configEntryFor('claude-sonnet-4-20250514', models)?.optimalMaxTokens).toBe(1000);
+  });
+});

@@ -1,0 +1,100 @@
+import { evaluateResolved } from '../pressure/evaluate.js';
+import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
+import type { ResolvedPressureInput } from '../pressure/resolve-input.js';
+import type { PressureReport } from '../pressure/types.js';
+
+/** What the session measures, in its own units. `null` where it has no figure. */
+export interface SessionSignals {
+  lastPromptTokens: number | null;
+  lastCompletionTokens: number | null;
+  /** The window measured against: the agent's effective window or the model's prompt window. */
+  window: number | null;
+  percentOfWindow: number | null;
+  /** Tokens (prompt + completion) per minute over the burn window. */
+  burnRateTokensPerMin: number;
+  tokensLastMinute: number;
+  tpmLimit: number | null;
+  tpmLeft: number | null;
+  tokenBudget: number | null;
+  budgetUsed: number | null;
+  budgetRemaining: number | null;
+  ageSeconds: number;
+  driftPercent: number | null;
+}
+
+/** The regulator's bounds on the budget: seed 000's parameter table. */
+const BUDGET_MIN = 1000;
+const BUDGET_MAX = 1_000_000;
+
+/**
+ * Maps the session's signals onto the regulator's ten inputs, never inventing one it does not have:
+ * - memory = prompt tokens as a percent of the window;
+ * - burn on the seed's 0-200 scale, where 100 means the session's quota-limited maximum rate: measured
+ *   tokens/min ÷ TPM limit × 100; without a TPM limit the burn cannot be scaled and counts as 0;
+ * - drift as given, else 0 ("drift not measured");
+ * - the budget's share used is kept when the budget lies outside the seed's 1,000-1,000,000 range; without a
+ *   budget the regulator sees an untouched 1,000,000 so that no budget rule fires.
+ */
+export function regulatorInputOf(
+  signals: SessionSignals,
+  settings: { systemMode: SystemMode; agentProfile: AgentProfile },
+): { input: ResolvedPressureInput; notes: string[] } {
+  const notes: string[] = [];
+  let memory = 0;
+  if (signals.percentOfWindow === null) notes.push('memory not measured');
+  else memory = Math.min(100, Math.max(0, signals.percentOfWindow));
+  let burn = 0;
+  if (signals.tpmLimit === null) notes.push('burn not scaled: no TPM limit');
+  else burn = Math.min(200, (signals.burnRateTokensPerMin / signals.tpmLimit) * 100);
+  let drift = 0;
+  if (signals.driftPercent === null) notes.push('drift not measured');
+  else drift = Math.min(100, Math.max(0, signals.driftPercent));
+  let total = BUDGET_MAX;
+  let used = 0;
+  if (signals.tokenBudget !== null && signals.budgetUsed !== null) {
+    total = Math.min(BUDGET_MAX, Math.max(BUDGET_MIN, signals.tokenBudget));
+    used = Math.min(total, (signals.budgetUsed / signals.tokenBudget) * total);
+  } else {
+    notes.push('no token budget');
+  }
+  return {
+    input: {
+      memoryUsedPercent: memory,
+      tokenBurnRatePerMin: burn,
+      contextDriftPercent: drift,
+      sessionAgeSeconds: signals.ageSeconds,
+      tokenBudgetTotal: total,
+      tokenBudgetUsed: used,
+      contextWindowMaxBytes: 200_000,
+      contextWindowUsedBytes: 0,
+      systemMode: settings.systemMode,
+      agentProfile: settings.agentProfile,
+    },
+    notes,
+  };
+}
+
+/** The regulator as a session sees it: its report, with the budget figures in real tokens and minutes or null. */
+export interface SessionRegulatorView {
+  report: PressureReport;
+  /** Real tokens left of the session's budget; null without a budget. */
+  tokensRemaining: number | null;
+  /** Real minutes left at the measured burn; null without a budget or when nothing burns. */
+  minutesRemaining: number | null;
+  notes: string[];
+}
+
+export function regulatorView(
+  signals: SessionSignals,
+  settings: { systemMode: SystemMode; agentProfile: AgentProfile },
+  now: number,
+): SessionRegulatorView {
+  const { input, notes } = regulatorInputOf(signals, settings);
+  const report = evaluateResolved(input, { now });
+  const tokensRemaining = signals.budgetRemaining;
+  const minutesRemaining =
+    tokensRemaining === null || signals.burnRateTokensPerMin === 0
+      ? null
+      : Math.round((tokensRemaining / signals.burnRateTokensPerMin) * 10) / 10;
+  return { report, tokensRemaining, minutesRemaining, notes };
+}

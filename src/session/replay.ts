@@ -1,0 +1,180 @@
+import { HeadroomValidationError } from '../errors/validation.js';
+import type { AgentName } from '../models/model-profile.js';
+import { readSessionLog } from '../usage/read-session-log.js';
+import type { LogFormat, SessionLog } from '../usage/session-log.js';
+import { Session, type SessionDependencies, type SessionEvent, type SessionUpdate } from './session.js';
+import type { VerdictAction, VerdictReason } from './verdict.js';
+
+/** The agent whose effective window applies to each log format. */
+const AGENT_OF_FORMAT: Readonly<Record<LogFormat, AgentName>> = {
+  'claude-code': 'claude-code',
+  codex: 'codex',
+  'gemini-cli': 'gemini-cli',
+  openhands: 'openhands',
+};
+
+export interface ReplayOptions {
+  format?: LogFormat | 'auto';
+  /** Overrides the model the log names. */
+  model?: string;
+  /** Overrides the window: the log's own (Codex) or the agent's effective window of the model. */
+  contextWindow?: number;
+  /** Called as the log is read (bytes) and replayed (calls). */
+  onProgress?: (phase: 'read' | 'replay', done: number, total: number) => void;
+}
+
+export interface ReplayCall {
+  index: number;
+  timestamp: string;
+  promptTokens: number | null;
+  completionTokens: number | null;
+  health: string;
+  regulatorLevel: string;
+  action: VerdictAction;
+  reasons: VerdictReason[];
+}
+
+export interface ReplayCompaction {
+  timestamp: string;
+  trigger: string;
+  preTokens: number | null;
+  beforeCallIndex: number;
+}
+
+/** What `headroom replay --json` prints and `POST /api/v1/replay` answers. */
+export interface ReplayResult {
+  format: LogFormat;
+  model: string;
+  contextWindow: number | null;
+  calls: ReplayCall[];
+  compactions: ReplayCompaction[];
+  summary: {
+    calls: number;
+    compactions: number;
+    firstCompressCallIndex: number | null;
+    peakPromptTokens: number | null;
+  };
+}
+
+/** Creates the session a log replays into: the log's model and the agent's effective window. */
+export function sessionForLog(
+  log: SessionLog,
+  options: Pick<ReplayOptions, 'model' | 'contextWindow'> & { id?: string },
+  dependencies: SessionDependencies = {},
+): Session {
+  const model = options.model ?? log.model;
+  if (!model) {
+    throw new HeadroomValidationError([
+      { field: 'model', value: undefined, message: 'the log names no model: give one (--model ID)' },
+    ]);
+  }
+  const contextWindow = options.contextWindow ?? log.contextWindow;
+  return new Session(
+    {
+      model,
+      agent: AGENT_OF_FORMAT[log.format],
+      ...(contextWindow === undefined ? {} : { contextWindow }),
+      ...(options.id === undefined ? {} : { id: options.id }),
+    },
+    { now: () => Date.parse(log.calls[0]?.timestamp ?? '1970-01-01T00:00:00Z'), ...dependencies },
+  );
+}
+
+/**
+ * Feeds a log's calls to a session in recorded time, telling it of each recorded compaction before the call
+ * that follows it. `onUpdate` sees every update with its compaction event, if any.
+ */
+export function replayIntoSession(
+  session: Session,
+  log: SessionLog,
+  onUpdate: (update: SessionUpdate, callIndex: number, compaction: SessionEvent | undefined) => void,
+  onProgress?: ReplayOptions['onProgress'],
+): void {
+  let nextCompaction = 0;
+  const total = log.calls.length;
+  for (let position = 0; position < total; position++) {
+    const call = log.calls[position]!;
+    let compactionEvent: SessionEvent | undefined;
+    while (
+      nextCompaction < log.compactions.length &&
+      log.compactions[nextCompaction]!.beforeCallIndex <= call.index
+    ) {
+      const recorded = log.compactions[nextCompaction++]!;
+      const after = recorded.postTokens ?? (call.usage.available ? call.usage.promptTokens : undefined);
+      compactionEvent = session.recordCompaction({
+        trigger: recorded.trigger,
+        timestamp: recorded.timestamp,
+        ...(recorded.preTokens === undefined ? {} : { before: recorded.preTokens }),
+        ...(after === undefined ? {} : { after }),
+      });
+    }
+    const update = session.update({ usage: call.usage, timestamp: call.timestamp });
+    onUpdate(update, call.index, compactionEvent);
+    if (onProgress && (position % 256 === 255 || position === total - 1))
+      onProgress('replay', position + 1, total);
+  }
+}
+
+/** Replays a parsed log through a fresh Session and returns its timeline. */
+export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): ReplayResult {
+  const session = sessionForLog(log, options);
+  const calls: ReplayCall[] = [];
+  let firstCompress: number | null = null;
+  let peak: number | null = null;
+  replayIntoSession(
+    session,
+    log,
+    (update, index) => {
+      const prompt = update.signals.lastPromptTokens;
+      const call = log.calls[calls.length]!;
+      const available = call.usage.available;
+      if (available && prompt !== null && (peak === null || prompt > peak)) peak = prompt;
+      if (
+        firstCompress === null &&
+        (update.verdict.action === 'compress' || update.verdict.action === 'terminate')
+      ) {
+        firstCompress = index;
+      }
+      calls.push({
+        index,
+        timestamp: call.timestamp,
+        promptTokens: available ? call.usage.promptTokens : null,
+        completionTokens: available ? call.usage.completionTokens : null,
+        health: update.health.level,
+        regulatorLevel: update.regulator.report.pressure.level,
+        action: update.verdict.action,
+        reasons: update.verdict.reasons,
+      });
+    },
+    options.onProgress,
+  );
+  return {
+    format: log.format,
+    model: session.model,
+    contextWindow: session.thresholds.limit ?? null,
+    calls,
+    compactions: log.compactions.map((compaction) => ({
+      timestamp: compaction.timestamp,
+      trigger: compaction.trigger,
+      preTokens: compaction.preTokens ?? null,
+      beforeCallIndex: compaction.beforeCallIndex,
+    })),
+    summary: {
+      calls: calls.length,
+      compactions: log.compactions.length,
+      firstCompressCallIndex: firstCompress,
+      peakPromptTokens: peak,
+    },
+  };
+}
+
+/** Reads a log's text (detecting its format) and replays it. */
+export function replayLogText(text: string, options: ReplayOptions = {}): ReplayResult {
+  const log = readSessionLog(text, {
+    ...(options.format === undefined ? {} : { format: options.format }),
+    ...(options.onProgress
+      ? { onProgress: (done: number, total: number) => options.onProgress?.('read', done, total) }
+      : {}),
+  });
+  return replaySessionLog(log, options);
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { TriggerConfigSchema } from '../compaction/evaluate-triggers.js';
+import { AgentNameSchema } from '../models/model-profile.js';
+
+const tokens = z.number().int().min(1);
+
+/** KV cache settings of a local model (seed 001): the context size in cells and the limits. */
+export const SessionKvSchema = z.strictObject({
+  nCtx: z.number().int(),
+  softLimit: z.number().int().min(0).optional(),
+  hardLimit: z.number().int().min(0).optional(),
+  nBatch: z.number().int().min(1).optional(),
+});
+
+/** Default sliding window of the burn rate: five minutes. */
+export const DEFAULT_BURN_WINDOW_SECONDS = 300;
+
+/**
+ * How a session is created: a model (looked up in the registry, with the agent's effective window) and
+ * the optional limits the caller knows. Strict: unknown keys are rejected.
+ */
+export const SessionOptionsSchema = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1-128 letters, digits, dots, dashes or underscores')
+    .optional(),
+  model: z.string().min(1, 'must name a model').max(200),
+  agent: AgentNameSchema.optional(),
+  /** The window to measure against, overriding the registry and the agent rule. */
+  contextWindow: tokens.optional(),
+  optimalMaxTokens: tokens.optional(),
+  criticalMaxTokens: tokens.optional(),
+  /** Total tokens this session may spend; exhausting it terminates. */
+  tokenBudget: tokens.optional(),
+  /** The provider's tokens-per-minute quota: scales the burn rate and drives survival compaction. */
+  tpmLimit: tokens.optional(),
+  kv: SessionKvSchema.optional(),
+  triggers: TriggerConfigSchema.omit({ tpmLimit: true }).optional(),
+  /** @default 300 */
+  burnWindowSeconds: z.number().int().min(1).max(86_400).optional(),
+  /** Generations between repeated caution reminders. @default 10 */
+  cautionCadence: z.number().min(0).optional(),
+});
+
+export type SessionOptions = z.input<typeof SessionOptionsSchema>;
+
+/** One usage update: what a generation used, when, and what the caller knows besides. */
+export interface UsageUpdate {
+  usage: import('../usage/usage-record.js').UsageRecord;
+  /** When the generation happened (epoch ms or ISO); the usage record's own timestamp or the clock otherwise. */
+  timestamp?: number | string;
+  /** Drift as the caller measures it (0-100); absent means not measured. */
+  driftPercent?: number;
+  /** True when the agent completed a task with this generation (semantic trigger). */
+  taskCompleted?: boolean;
+}

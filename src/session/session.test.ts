@@ -1,0 +1,187 @@
+import { describe, expect, it } from 'vitest';
+import { HeadroomValidationError } from '../errors/validation.js';
+import type { UsageRecord } from '../usage/usage-record.js';
+import { Session } from './session.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+const usage = (promptTokens: number, completionTokens = 500): UsageRecord => ({
+  available: true,
+  source: 'manual',
+  promptTokens,
+  completionTokens,
+  totalTokens: promptTokens + completionTokens,
+  cachedReadTokens: 0,
+  cachedWriteTokens: 0,
+  reasoningTokens: 0,
+});
+const unavailable: UsageRecord = {
+  available: false,
+  source: 'openai-chat',
+  reason: 'response carried no usage',
+};
+
+function session(options: Partial<ConstructorParameters<typeof Session>[0]> = {}) {
+  return new Session({ model: 'test-model', contextWindow: 200_000, ...options }, { now: () => T0 });
+}
+
+describe('Session signals', () => {
+  it('keeps the last prompt, the percent of the window, age and budget', () => {
+    const s = session({ tokenBudget: 1_000_000 });
+    s.update({ usage: usage(20_000, 1_000), timestamp: T0 });
+    const update = s.update({ usage: usage(50_000, 2_000), timestamp: T0 + 90_000 });
+    expect(update.signals).toMatchObject({
+      lastPromptTokens: 50_000,
+      lastCompletionTokens: 2_000,
+      window: 200_000,
+      percentOfWindow: 25,
+      ageSeconds: 90,
+      tokenBudget: 1_000_000,
+      budgetUsed: 73_000,
+      budgetRemaining: 927_000,
+      driftPercent: null,
+    });
+  });
+
+  it('measures burn over a sliding five-minute window and the last 60 s against the TPM limit', () => {
+    const s = session({ tpmLimit: 100_000 });
+    s.update({ usage: usage(10_000, 0), timestamp: T0 });
+    s.update({ usage: usage(20_000, 0), timestamp: T0 + 120_000 });
+    const update = s.update({ usage: usage(30_000, 0), timestamp: T0 + 150_000 });
+    // 60,000 tokens in the 5-minute window → 12,000/min; the last 60 s hold the last two calls.
+    expect(update.signals.burnRateTokensPerMin).toBe(12_000);
+    expect(update.signals.tokensLastMinute).toBe(50_000);
+    expect(update.signals.tpmLeft).toBe(50_000);
+    // Six minutes later nothing is left in either window.
+    expect(s.signals(T0 + 150_000 + 360_000)).toMatchObject({ burnRateTokensPerMin: 0, tokensLastMinute: 0 });
+  });
+
+  it('keeps the drift the caller reports', () => {
+    const s = session();
+    expect(s.update({ usage: usage(1000), driftPercent: 40 }).signals.driftPercent).toBe(40);
+  });
+});
+
+describe('Session health (seed 003)', () => {
+  it('goes healthy → caution → critical with the owned reminder and a countdown to a forced new round', () => {
+    // window 200,000: optimal 100,000, critical 180,000
+    const s = session();
+    expect(s.update({ usage: usage(50_000) }).health).toMatchObject({ level: 'healthy', reminder: null });
+    const caution = s.update({ usage: usage(120_000) });
+    expect(caution.health.level).toBe('caution');
+    expect(caution.health.reminder?.id).toBe('context_health');
+    expect(caution.events.map((event) => event.type)).toContain('reminder_added');
+    expect(caution.verdict.action).toBe('compress');
+    const critical = s.update({ usage: usage(185_000) });
+    expect(critical.health).toMatchObject({ level: 'critical', countdown: 4 });
+    expect(critical.health.reminder?.text).not.toBe(caution.health.reminder?.text);
+    expect(critical.verdict.priority).toBe('urgent');
+    const types: string[] = [];
+    for (let generation = 0; generation < 4; generation++) {
+      types.push(...s.update({ usage: usage(186_000) }).events.map((event) => event.type));
+    }
+    expect(types.filter((type) => type === 'forced_new_round')).toHaveLength(1);
+    const healthy = s.update({ usage: usage(30_000) });
+    expect(healthy.health).toMatchObject({ level: 'healthy', reminder: null, countdown: null });
+    expect(healthy.events.map((event) => event.type)).toContain('reminder_dropped');
+  });
+
+  it('says unknown, never zeros, when usage is unavailable', () => {
+    const s = session();
+    const update = s.update({ usage: unavailable });
+    expect(update.health.level).toBe('unknown');
+    expect(update.signals.lastPromptTokens).toBeNull();
+    expect(update.verdict.reasons.find((reason) => reason.model === 'health')).toMatchObject({
+      action: 'continue',
+      reason: expect.stringContaining('usage unavailable'),
+    });
+  });
+});
+
+describe('the verdict', () => {
+  it('lists the reason of every model that spoke, including those that said continue', () => {
+    const s = session({ tokenBudget: 500_000, kv: { nCtx: 300_000 } });
+    const update = s.update({ usage: usage(10_000) });
+    expect(update.verdict.action).toBe('continue');
+    expect(update.verdict.reasons.map((reason) => reason.model)).toEqual([
+      'health',
+      'regulator',
+      'kv',
+      'triggers',
+      'budget',
+    ]);
+  });
+
+  it('terminates when the token budget is exhausted', () => {
+    const s = session({ tokenBudget: 10_000 });
+    const update = s.update({ usage: usage(9_000, 1_500) });
+    expect(update.verdict.action).toBe('terminate');
+    expect(update.verdict.reasons.find((reason) => reason.model === 'budget')?.reason).toContain('exhausted');
+  });
+
+  it('compresses when the KV headroom is gone and terminates when KV is critical', () => {
+    // nCtx 16,384, soft limit 1,024: 15,800 used → headroom −440.
+    const low = session({ kv: { nCtx: 16_384 } }).update({ usage: usage(15_300, 500) });
+    expect(low.verdict.reasons.find((reason) => reason.model === 'kv')?.action).toBe('compress');
+    const critical = session({ kv: { nCtx: 16_384 } }).update({ usage: usage(16_300, 50) });
+    expect(critical.verdict.action).toBe('terminate');
+  });
+
+  it('fires the standard trigger above 200,000 tokens, then holds it until the context grows', () => {
+    const s = session({ contextWindow: 1_000_000, optimalMaxTokens: 900_000 });
+    const fired = s.update({ usage: usage(210_000) });
+    expect(fired.trigger).toMatchObject({ fire: true, trigger: 'standard' });
+    expect(fired.verdict.action).toBe('compress');
+    const again = s.update({ usage: usage(211_000) });
+    expect(again.trigger.fire).toBe(false);
+    expect(again.verdict.reasons.find((reason) => reason.model === 'triggers')?.reason).toContain('locked');
+  });
+
+  it('fires survival when the next request would not fit the TPM quota left, urgently', () => {
+    const s = session({ tpmLimit: 100_000 });
+    s.update({ usage: usage(40_000, 0), timestamp: T0 });
+    // 80,000 used in the last minute; next request ~40,000 × 1.2 > 20,000 left.
+    const update = s.update({ usage: usage(40_000, 0), timestamp: T0 + 10_000 });
+    expect(update.trigger).toMatchObject({ fire: true, trigger: 'survival' });
+    expect(update.verdict.priority).toBe('urgent');
+  });
+
+  it('maps burn onto the regulator so that 100 is the TPM limit, and says what it did not measure', () => {
+    const s = session({ tpmLimit: 10_000 });
+    s.update({ usage: usage(25_000, 0), timestamp: T0 });
+    const update = s.update({ usage: usage(25_000, 0), timestamp: T0 + 1_000 });
+    // 50,000 tokens over 5 minutes = 10,000/min = the TPM limit → burn 100.
+    expect(update.regulator.report.pressure.tokenBurnRate).toBe(100);
+    expect(update.regulator.notes).toContain('drift not measured');
+    const unscaled = session().update({ usage: usage(1000) });
+    expect(unscaled.regulator.report.pressure.tokenBurnRate).toBe(0);
+    expect(unscaled.regulator.notes).toContain('burn not scaled: no TPM limit');
+    expect(unscaled.regulator.tokensRemaining).toBeNull();
+    expect(unscaled.regulator.minutesRemaining).toBeNull();
+  });
+});
+
+describe('creating a session', () => {
+  it('uses the registry and the agent effective window', () => {
+    const codex = new Session({ model: 'gpt-5.3-codex', agent: 'codex' });
+    expect(codex.thresholds.limit).toBe(258_400);
+    const claude = new Session({ model: 'claude-opus-4-6', agent: 'claude-code' });
+    expect(claude.thresholds.limit).toBe(167_000);
+  });
+
+  it('refuses an unknown model without a context window, naming the field', () => {
+    try {
+      new Session({ model: 'my-private-model' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(HeadroomValidationError);
+      expect((error as HeadroomValidationError).code).toBe('HR_ERR_UNKNOWN_MODEL');
+      expect((error as HeadroomValidationError).issues[0]?.field).toBe('model');
+    }
+    expect(new Session({ model: 'my-private-model', contextWindow: 32_000 }).thresholds.limit).toBe(32_000);
+  });
+
+  it('rejects unknown options and bad ids', () => {
+    expect(() => new Session({ model: 'x', contextWindow: 1000, colour: 'red' } as never)).toThrow(/colour/);
+    expect(() => new Session({ model: 'x', contextWindow: 1000, id: '../etc' })).toThrow(/id/);
+  });
+});

@@ -1,0 +1,53 @@
+import type { PressureReport, Priority } from '../pressure/types.js';
+
+export type VerdictAction = 'continue' | 'optimize' | 'compress' | 'terminate';
+export type VerdictModel = 'health' | 'regulator' | 'kv' | 'triggers' | 'budget';
+
+/** One model's say: its action, its priority and why, in its own words. */
+export interface VerdictReason {
+  model: VerdictModel;
+  action: VerdictAction;
+  priority: Priority;
+  reason: string;
+}
+
+/** The session's one answer per update: the most severe action any model gave, with every model's reason. */
+export interface Verdict {
+  action: VerdictAction;
+  priority: Priority;
+  reasons: VerdictReason[];
+}
+
+const ACTION_RANK: Readonly<Record<VerdictAction, number>> = {
+  continue: 0,
+  optimize: 1,
+  compress: 2,
+  terminate: 3,
+};
+const PRIORITY_RANK: Readonly<Record<Priority, number>> = { low: 0, normal: 1, high: 2, urgent: 3 };
+
+/**
+ * Combines the models' reasons as DESIGN.md's verdict table says: terminate > compress > optimize >
+ * continue, and the priority is the highest any model gave.
+ */
+export function combineVerdict(reasons: VerdictReason[]): Verdict {
+  let action: VerdictAction = 'continue';
+  let priority: Priority = 'low';
+  for (const reason of reasons) {
+    if (ACTION_RANK[reason.action] > ACTION_RANK[action]) action = reason.action;
+    if (PRIORITY_RANK[reason.priority] > PRIORITY_RANK[priority]) priority = reason.priority;
+  }
+  return { action, priority, reasons };
+}
+
+/** The regulator speaks through its suggested action, as is. */
+export function regulatorReason(report: PressureReport, notes: string[]): VerdictReason {
+  const p = report.pressure;
+  const thresholds = p.thresholdsExceeded.length ? `; thresholds ${p.thresholdsExceeded.join(', ')}` : '';
+  return {
+    model: 'regulator',
+    action: p.suggestedAction,
+    priority: p.recommendations.priority,
+    reason: `${p.level} pressure, viability ${p.sessionViability}/100${thresholds}${notes.length ? ` (${notes.join('; ')})` : ''}`,
+  };
+}

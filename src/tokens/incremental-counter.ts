@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import {
+  type ChatMessage,
+  countMessage,
+  DEFAULT_PER_MESSAGE_TOKENS,
+  DEFAULT_REPLY_PRIMING_TOKENS,
+  type MessageCount,
+} from './count-messages.js';
+import type { TokenCounter } from './token-counter.js';
+
+/** How many distinct messages an {@link IncrementalCounter} remembers by default. */
+export const DEFAULT_INCREMENTAL_MAX_ENTRIES = 10_000;
+
+/** Options of {@link IncrementalCounter}; unknown keys are rejected. */
+export const IncrementalCounterOptionsSchema = z.strictObject({
+  /** Distinct messages remembered; the least recently used is forgotten beyond it. @default 10000 */
+  maxEntries: z.number().int().min(1).optional(),
+  /** Framing tokens per message. @default 3 */
+  perMessageTokens: z.number().int().min(0).optional(),
+  /** Reply-priming tokens, once per count. @default 3 */
+  replyPrimingTokens: z.number().int().min(0).optional(),
+});
+export type IncrementalCounterOptions = z.infer<typeof IncrementalCounterOptionsSchema>;
+
+/** A history's count, and what it cost. */
+export interface IncrementalCount {
+  /** Tokens of the whole history, equal to `countMessages` of the same messages. */
+  tokens: number;
+  /** Messages tokenized by this call (not seen before, or forgotten). */
+  added: number;
+  /** Messages whose count came from the cache. */
+  reused: number;
+  /** Tokens of the messages tokenized by this call: what this turn cost to count. */
+  addedTokens: number;
+  /** Parts a text tokenizer cannot count (images, audio, files). */
+  uncounted: number;
+  counter: string;
+  estimate: boolean;
+}
+
+// Everything countMessage reads, so that two messages with the same key always count the same.
+function messageKey(message: ChatMessage): string {
+  const counted = [message.role, message.name ?? null, message.content ?? null, message.tool_calls ?? null];
+  return createHash('sha1').update(JSON.stringify(counted)).digest('base64');
+}
+
+/**
+ * Counts a growing message history so that each turn costs what it adds, not the whole history again:
+ * a message is tokenized once and remembered by a hash of what is counted (role, name, content, tool calls).
+ * The cache is an LRU bounded by `maxEntries`, so memory stays bounded however long the session.
+ *
+ * @example
+ * const incremental = new IncrementalCounter(createTokenCounter());
+ * incremental.count(history);            // tokenizes every message
+ * incremental.count([...history, reply]); // tokenizes only `reply`
+ */
+export class IncrementalCounter {
+  readonly counter: TokenCounter;
+  private readonly maxEntries: number;
+  private readonly perMessageTokens: number;
+  private readonly replyPrimingTokens: number;
+  private readonly cache = new Map<string, MessageCount>();
+
+  /** @throws HeadroomValidationError when the options are invalid */
+  constructor(counter: TokenCounter, options: IncrementalCounterOptions = {}) {
+    const parsed = parseWith(IncrementalCounterOptionsSchema, options);
+    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'incremental counter options');
+    this.counter = counter;
+    this.maxEntries = parsed.value.maxEntries ?? DEFAULT_INCREMENTAL_MAX_ENTRIES;
+    this.perMessageTokens = parsed.value.perMessageTokens ?? DEFAULT_PER_MESSAGE_TOKENS;
+    this.replyPrimingTokens = parsed.value.replyPrimingTokens ?? DEFAULT_REPLY_PRIMING_TOKENS;
+  }
+
+  /** Distinct messages currently remembered. */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** Counts the history, tokenizing only the messages not already remembered. */
+  count(messages: readonly ChatMessage[]): IncrementalCount {
+    const result: IncrementalCount = {
+      tokens: this.replyPrimingTokens,
+      added: 0,
+      reused: 0,
+      addedTokens: 0,
+      uncounted: 0,
+      counter: this.counter.name,
+      estimate: this.counter.estimate,
+    };
+    for (const message of messages) {
+      const key = messageKey(message);
+      let counted = this.cache.get(key);
+      if (counted) {
+        // Re-inserting moves the entry to the newest end of the Map, which is what makes it an LRU.
+        this.cache.delete(key);
+        result.reused += 1;
+      } else {
+        counted = countMessage(message, this.counter, this.perMessageTokens);
+        result.added += 1;
+        result.addedTokens += counted.tokens;
+      }
+      this.cache.set(key, counted);
+      if (this.cache.size > this.maxEntries) {
+        const oldest = this.cache.keys().next().value as string;
+        this.cache.delete(oldest);
+      }
+      result.tokens += counted.tokens;
+      result.uncounted += counted.uncounted;
+    }
+    return result;
+  }
+
+  /** Forgets every remembered message. */
+  clear(): void {
+    this.cache.clear();
+  }
+}

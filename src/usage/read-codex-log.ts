@@ -1,0 +1,139 @@
+import type { ProgressCallback, SessionLog } from './session-log.js';
+import { cannotBeJsonObject, forEachLine, parseLine, SessionLogBuilder } from './session-log-builder.js';
+import {
+  availableUsage,
+  isObject,
+  isoTimestamp,
+  type JsonObject,
+  missingCount,
+  text,
+  tokenCount,
+  type UsageMeta,
+  unavailableUsage,
+} from './usage-fields.js';
+import type { UsageRecord } from './usage-record.js';
+
+/** Substrings of the only lines the reader needs; every other line is left unparsed. */
+const RELEVANT = [
+  '"token_count"',
+  '"turn_context"',
+  '"session_meta"',
+  '"compacted"',
+  '"context_compacted"',
+  '"task_started"',
+  '"user_message"',
+];
+
+/**
+ * Codex's per-call usage (`info.last_token_usage`): `input_tokens` already includes
+ * `cached_input_tokens`, and `output_tokens` includes `reasoning_output_tokens`.
+ */
+function codexUsageRecord(usage: unknown, meta: UsageMeta): UsageRecord {
+  if (!isObject(usage))
+    return unavailableUsage('codex', 'the token_count event has no last_token_usage', meta);
+  const promptTokens = tokenCount(usage.input_tokens);
+  if (promptTokens === undefined) {
+    return unavailableUsage('codex', missingCount('last_token_usage.input_tokens', usage.input_tokens), meta);
+  }
+  const completionTokens = tokenCount(usage.output_tokens);
+  if (completionTokens === undefined) {
+    return unavailableUsage(
+      'codex',
+      missingCount('last_token_usage.output_tokens', usage.output_tokens),
+      meta,
+    );
+  }
+  return availableUsage(
+    'codex',
+    {
+      promptTokens,
+      completionTokens,
+      totalTokens: tokenCount(usage.total_tokens),
+      cachedReadTokens: tokenCount(usage.cached_input_tokens),
+      reasoningTokens: tokenCount(usage.reasoning_output_tokens),
+    },
+    meta,
+  );
+}
+
+/** The cumulative counters, as a key: an event whose totals did not move reports no new call. */
+function totalsKey(info: JsonObject): string | undefined {
+  const totals = info.total_token_usage;
+  if (!isObject(totals)) return undefined;
+  return `${totals.input_tokens}/${totals.cached_input_tokens}/${totals.output_tokens}/${totals.reasoning_output_tokens}/${totals.total_tokens}`;
+}
+
+/**
+ * Reads a Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`).
+ *
+ * - A call is an `event_msg` whose payload is `token_count`. Codex emits each one more than once:
+ *   first with `info: null`, then repeats whose cumulative `total_token_usage` has not moved (the
+ *   repeats differ only in rate-limit figures). Events with null info, and events whose totals equal
+ *   the previous event's, are dropped; `info.last_token_usage` is the call's usage.
+ * - `model_context_window` (in `info` or `task_started`) is the session's context window; the model
+ *   comes from the latest `turn_context` (or `session_meta`).
+ * - A `compacted` line is a compaction (an `event_msg` `context_compacted` right after it is the same
+ *   one). Codex logs no trigger: a compaction in a turn that already had a call or a user message is
+ *   the automatic one Codex runs when the context fills (`'auto'`); otherwise `'unknown'`.
+ */
+export function readCodexLog(logText: string, onProgress?: ProgressCallback): SessionLog {
+  const builder = new SessionLogBuilder('codex');
+  let model: string | undefined;
+  let previousTotals: string | undefined;
+  let turnHasActivity = false;
+  forEachLine(logText, onProgress, (line, lineNumber) => {
+    if (!RELEVANT.some((marker) => line.includes(marker))) {
+      if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
+      return;
+    }
+    const record = parseLine(line);
+    if (!isObject(record)) {
+      builder.skippedLines.push(lineNumber);
+      return;
+    }
+    const payload = isObject(record.payload) ? record.payload : {};
+    const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
+    if (record.type === 'turn_context' || record.type === 'session_meta') {
+      model = text(payload.model) ?? model;
+      if (record.type === 'session_meta') builder.fallbackModel ??= model;
+      return;
+    }
+    if (record.type === 'compacted') {
+      if (timestamp === undefined) builder.skippedLines.push(lineNumber);
+      else builder.addCompaction(timestamp, turnHasActivity ? 'auto' : 'unknown');
+      return;
+    }
+    if (record.type !== 'event_msg') return;
+    if (payload.type === 'task_started') {
+      turnHasActivity = false;
+      builder.contextWindow = tokenCount(payload.model_context_window) ?? builder.contextWindow;
+    } else if (payload.type === 'user_message') {
+      turnHasActivity = true;
+    } else if (payload.type === 'context_compacted') {
+      const last = builder.compactions.at(-1);
+      const sameAsLast = last !== undefined && last.beforeCallIndex === builder.calls.length;
+      if (!sameAsLast && timestamp !== undefined) {
+        builder.addCompaction(timestamp, turnHasActivity ? 'auto' : 'unknown');
+      }
+    } else if (payload.type === 'token_count' && isObject(payload.info)) {
+      const info = payload.info;
+      builder.contextWindow = tokenCount(info.model_context_window) ?? builder.contextWindow;
+      const totals = totalsKey(info);
+      if (totals !== undefined && totals === previousTotals) return;
+      previousTotals = totals;
+      if (timestamp === undefined) {
+        builder.skippedLines.push(lineNumber);
+        return;
+      }
+      turnHasActivity = true;
+      builder.addCall(
+        undefined,
+        timestamp,
+        model,
+        codexUsageRecord(info.last_token_usage, { model, timestamp }),
+      );
+    }
+  });
+  builder.fallbackModel ??= model;
+  return builder.build();
+}

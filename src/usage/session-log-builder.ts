@@ -1,0 +1,121 @@
+import type {
+  LogFormat,
+  ProgressCallback,
+  RecordedCompaction,
+  SessionCall,
+  SessionLog,
+} from './session-log.js';
+import type { UsageRecord } from './usage-record.js';
+
+/** How often the line readers report progress. */
+const PROGRESS_EVERY_LINES = 1000;
+
+/**
+ * Calls `visit` with each line of a log and its 1-based number, reporting progress every
+ * thousand lines and once at the end.
+ */
+export function forEachLine(
+  text: string,
+  onProgress: ProgressCallback | undefined,
+  visit: (line: string, lineNumber: number) => void,
+): void {
+  const lines = text.split('\n');
+  // A final newline ends the last line; it does not start another.
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const total = lines.length;
+  for (let index = 0; index < total; index++) {
+    visit(lines[index]!, index + 1);
+    if (onProgress && (index + 1) % PROGRESS_EVERY_LINES === 0) onProgress(index + 1, total);
+  }
+  onProgress?.(total, total);
+}
+
+/** The text without a leading byte-order mark, which JSON.parse rejects and some editors write. */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Parses one JSON line; undefined when it is not JSON. */
+export function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A cheap test that tells a line that cannot be a JSON object without parsing it. */
+export function cannotBeJsonObject(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed !== '' && (trimmed[0] !== '{' || trimmed[trimmed.length - 1] !== '}');
+}
+
+/** Collects calls and compactions in log order, then fills what the log left implicit. */
+export class SessionLogBuilder {
+  readonly calls: SessionCall[] = [];
+  readonly compactions: RecordedCompaction[] = [];
+  readonly skippedLines: number[] = [];
+  contextWindow: number | undefined;
+  /** The model when no call names one (a Codex session_meta, say). */
+  fallbackModel: string | undefined;
+  private readonly indexById = new Map<string, number>();
+
+  constructor(readonly format: LogFormat) {}
+
+  /**
+   * Adds a call. A call whose id was seen before keeps its index and first timestamp and takes the
+   * new usage (and model), because the agents rewrite a call as it streams: the last record is final.
+   */
+  addCall(id: string | undefined, timestamp: string, model: string | undefined, usage: UsageRecord): void {
+    if (id !== undefined) {
+      const existing = this.indexById.get(id);
+      if (existing !== undefined) {
+        const call = this.calls[existing]!;
+        // The call happened when it was first logged; its usage says the same time.
+        if (usage.timestamp !== undefined) usage.timestamp = call.timestamp;
+        call.usage = usage;
+        if (model !== undefined) call.model = model;
+        return;
+      }
+      this.indexById.set(id, this.calls.length);
+    }
+    const call: SessionCall = { index: this.calls.length, timestamp, usage };
+    if (id !== undefined) call.id = id;
+    if (model !== undefined) call.model = model;
+    this.calls.push(call);
+  }
+
+  hasCall(id: string): boolean {
+    return this.indexById.has(id);
+  }
+
+  addCompaction(timestamp: string, trigger: string, preTokens?: number, postTokens?: number): void {
+    const compaction: RecordedCompaction = { timestamp, trigger, beforeCallIndex: this.calls.length };
+    if (preTokens !== undefined) compaction.preTokens = preTokens;
+    if (postTokens !== undefined) compaction.postTokens = postTokens;
+    this.compactions.push(compaction);
+  }
+
+  build(): SessionLog {
+    for (const compaction of this.compactions) {
+      if (compaction.preTokens === undefined) {
+        const before = this.calls[compaction.beforeCallIndex - 1]?.usage;
+        if (before?.available) compaction.preTokens = before.promptTokens;
+      }
+      if (compaction.postTokens === undefined) {
+        const after = this.calls[compaction.beforeCallIndex]?.usage;
+        if (after?.available) compaction.postTokens = after.promptTokens;
+      }
+    }
+    const log: SessionLog = {
+      format: this.format,
+      calls: this.calls,
+      compactions: this.compactions,
+      skippedLines: this.skippedLines,
+    };
+    const model = this.calls.findLast((call) => call.model !== undefined)?.model ?? this.fallbackModel;
+    if (model !== undefined) log.model = model;
+    if (this.contextWindow !== undefined) log.contextWindow = this.contextWindow;
+    return log;
+  }
+}

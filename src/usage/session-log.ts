@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import type { UsageRecord } from './usage-record.js';
+import { UsageRecordSchema } from './usage-record-schema.js';
+
+/** The recorded agent sessions `readSessionLog` reads. */
+export const LOG_FORMATS = ['claude-code', 'codex', 'gemini-cli', 'openhands'] as const;
+
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export const LogFormatSchema = z
+  .enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(', ')}` })
+  .meta({ id: 'LogFormat', description: 'The agent whose session log this is' });
+
+/** One API call of a recorded session. */
+export interface SessionCall {
+  /** 0-based position in the session, in order of first appearance. */
+  index: number;
+  /** The provider's message/response id, where the log keeps one (Claude Code, Gemini CLI, OpenHands). */
+  id?: string;
+  /** ISO 8601 time the log first recorded the call. */
+  timestamp: string;
+  model?: string;
+  usage: UsageRecord;
+}
+
+/** A compaction the agent itself recorded. */
+export interface RecordedCompaction {
+  /** ISO 8601 time of the compaction record. */
+  timestamp: string;
+  /**
+   * Why it ran: 'auto' or 'manual' as Claude Code logs it; 'auto' for a Codex compaction in the middle
+   * of a turn (Codex does not log a trigger: see `readCodexLog`); 'condenser' for OpenHands; 'unknown'
+   * when the log does not say.
+   */
+  trigger: string;
+  /** Context tokens before: the log's own figure, else the prompt of the last call before it. */
+  preTokens?: number;
+  /** Context tokens after: the log's own figure, else the prompt of the first call after it. */
+  postTokens?: number;
+  /** Index of the first call after the compaction (= the number of calls before it). */
+  beforeCallIndex: number;
+}
+
+/** A recorded agent session, reduced to what pressure needs: its calls and its compactions. */
+export interface SessionLog {
+  format: LogFormat;
+  /** The model of the last call that names one (the model the session ended on). */
+  model?: string;
+  /** The context window the log states (Codex `model_context_window`, OpenHands `context_window`). */
+  contextWindow?: number;
+  calls: SessionCall[];
+  compactions: RecordedCompaction[];
+  /** 1-based numbers of lines that were not JSON and were skipped (a torn last line, stray output). */
+  skippedLines: number[];
+}
+
+const count = z.number().int().min(0);
+
+export const SessionLogSchema = z
+  .strictObject({
+    format: LogFormatSchema,
+    model: z.string().optional(),
+    contextWindow: count.optional(),
+    calls: z.array(
+      z.strictObject({
+        index: count,
+        id: z.string().optional(),
+        timestamp: z.iso.datetime({ offset: true }),
+        model: z.string().optional(),
+        usage: UsageRecordSchema,
+      }),
+    ),
+    compactions: z.array(
+      z.strictObject({
+        timestamp: z.iso.datetime({ offset: true }),
+        trigger: z.string(),
+        preTokens: count.optional(),
+        postTokens: count.optional(),
+        beforeCallIndex: count,
+      }),
+    ),
+    skippedLines: z.array(z.number().int().min(1)),
+  })
+  .meta({ id: 'SessionLog', description: 'A recorded agent session: its API calls and compactions' });
+
+/** Called as the reader advances: `done` of `total` lines (events, for OpenHands). */
+export type ProgressCallback = (done: number, total: number) => void;
+
+export const ReadSessionLogOptionsSchema = z.strictObject({
+  /** Which agent wrote the log. @default 'auto' (detected from the first records) */
+  format: z
+    .enum([...LOG_FORMATS, 'auto'], { error: `must be one of ${[...LOG_FORMATS, 'auto'].join(', ')}` })
+    .optional(),
+  /** Progress callback, for long logs in interactive surfaces. */
+  onProgress: z
+    .custom<ProgressCallback>((value) => typeof value === 'function', { error: 'must be a function' })
+    .optional(),
+});
+
+export type ReadSessionLogOptions = z.infer<typeof ReadSessionLogOptionsSchema>;

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+/** /work/shared/traces, resolved from this file (src/usage/test-helpers/ in the repository). */
+export const TRACES = new URL('../../../../shared/traces/', import.meta.url);
+
+export function readTrace(path: string): string {
+  return readFileSync(new URL(path, TRACES), 'utf8');
+}
+
+/** One recorded HTTP exchange of a cassette: the request URI and the response body as recorded. */
+export interface RecordedResponse {
+  uri: string;
+  /** `parsed_body` when the cassette kept the JSON, else the raw `body.string` (SSE text). */
+  body: unknown;
+}
+
+interface CassetteInteraction {
+  request: { uri: string };
+  response: { parsed_body?: unknown; body?: { string: string } };
+}
+
+/** The responses of an api-cassettes/*.yaml recording, in order. */
+export function loadCassette(name: string): RecordedResponse[] {
+  const cassette = parse(readTrace(`api-cassettes/${name}`)) as { interactions: CassetteInteraction[] };
+  return cassette.interactions.map(({ request, response }) => ({
+    uri: request.uri,
+    body: response.parsed_body ?? response.body?.string,
+  }));
+}

@@ -1,0 +1,154 @@
+import type { AvailableUsage, UnavailableUsage, UsageIteration, UsageSource } from './usage-record.js';
+
+/** A parsed JSON object. Provider bodies are read field by field, never trusted as a type. */
+export type JsonObject = Record<string, unknown>;
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A token count: a non-negative safe integer. Anything else (NaN, -1, 2.5, '12', null) is no count. */
+export function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** A non-empty string, or nothing. */
+export function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** How a value that should have been an object looks, for the reason of an unavailable record. */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return value.trim() === '' ? 'an empty string' : 'text that is not JSON';
+  return `a ${typeof value}`;
+}
+
+/** Where a record came from, and when, when the response says. */
+export interface UsageMeta {
+  model?: string | undefined;
+  timestamp?: string | undefined;
+}
+
+/** The figures of an available record; the optional ones default to 0, the total to prompt + completion. */
+export interface UsageFigures {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens?: number | undefined;
+  cachedReadTokens?: number | undefined;
+  cachedWriteTokens?: number | undefined;
+  reasoningTokens?: number | undefined;
+  iterations?: UsageIteration[] | undefined;
+}
+
+export function availableUsage(source: UsageSource, figures: UsageFigures, meta: UsageMeta): AvailableUsage {
+  const record: AvailableUsage = {
+    available: true,
+    source,
+    promptTokens: figures.promptTokens,
+    completionTokens: figures.completionTokens,
+    totalTokens: figures.totalTokens ?? figures.promptTokens + figures.completionTokens,
+    cachedReadTokens: figures.cachedReadTokens ?? 0,
+    cachedWriteTokens: figures.cachedWriteTokens ?? 0,
+    reasoningTokens: figures.reasoningTokens ?? 0,
+  };
+  if (meta.model !== undefined) record.model = meta.model;
+  if (meta.timestamp !== undefined) record.timestamp = meta.timestamp;
+  if (figures.iterations !== undefined) record.iterations = figures.iterations;
+  return record;
+}
+
+export function unavailableUsage(source: UsageSource, reason: string, meta: UsageMeta): UnavailableUsage {
+  const record: UnavailableUsage = { available: false, source, reason };
+  if (meta.model !== undefined) record.model = meta.model;
+  if (meta.timestamp !== undefined) record.timestamp = meta.timestamp;
+  return record;
+}
+
+/** The reason text for a count that is absent or not a non-negative integer. */
+export function missingCount(path: string, value: unknown): string {
+  if (value === undefined || value === null) return `${path} is missing`;
+  // String() keeps NaN visible (JSON would say null); long values are cut so a reason stays a line.
+  const shown = typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? String(value));
+  return `${path} is not a non-negative integer (got ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown})`;
+}
+
+/** Unix seconds (OpenAI `created`, Responses `created_at`) as ISO 8601. */
+export function isoFromUnixSeconds(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return undefined;
+  const date = new Date(value * 1000);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+const ISO_WITHOUT_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const LONG_FRACTION = /(\.\d{3})\d+/;
+
+/**
+ * A recorded time as ISO 8601 UTC. Times without a zone designator (OpenHands writes local time
+ * without one) are read as UTC, so that the result does not depend on the machine's zone.
+ */
+export function isoTimestamp(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  let source = value.replace(LONG_FRACTION, '$1');
+  if (ISO_WITHOUT_ZONE.test(source)) source += 'Z';
+  const date = new Date(source);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/**
+ * The JSON payloads of a server-sent-events text (`event: …` / `data: {…}` blocks separated by blank
+ * lines). `[DONE]` and payloads that are not JSON are dropped.
+ */
+export function parseServerSentEvents(body: string): unknown[] {
+  const events: unknown[] = [];
+  let data: string[] = [];
+  const flush = () => {
+    if (data.length === 0) return;
+    const payload = data.join('\n');
+    data = [];
+    if (payload.trim() === '[DONE]') return;
+    try {
+      events.push(JSON.parse(payload));
+    } catch {
+      // One torn chunk should not hide the usage that a later chunk carries.
+    }
+  };
+  for (const line of body.split(/\r?\n/)) {
+    if (line === '') flush();
+    else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+  }
+  flush();
+  return events;
+}
+
+const SSE_FIELD = /^(data|event|id|retry):|^:/;
+
+/**
+ * A response body given as text, decoded: server-sent events become the array of their payloads,
+ * JSON becomes its value, newline-delimited JSON (Ollama streams) becomes an array. Text that is none
+ * of these is returned as it is, for the caller to report as garbage. Non-strings pass through.
+ */
+export function decodeBody(input: unknown): unknown {
+  if (typeof input !== 'string') return input;
+  const body = input.trim();
+  if (body === '') return input;
+  const newline = body.indexOf('\n');
+  const firstLine = newline === -1 ? body : body.slice(0, newline);
+  if (SSE_FIELD.test(firstLine)) return parseServerSentEvents(body);
+  try {
+    return JSON.parse(body);
+  } catch {
+    // Not one JSON value: maybe one per line.
+  }
+  const values: unknown[] = [];
+  for (const line of body.split(/\r?\n/)) {
+    if (line.trim() === '') continue;
+    try {
+      values.push(JSON.parse(line));
+    } catch {
+      return input;
+    }
+  }
+  return values;
+}
