@@ -4,6 +4,7 @@
  */
 import { benchHttp } from './http.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
+import { benchReplay, benchSessionMemory } from './replay.js';
 
 const selected = new Set(process.argv.slice(2));
 const wants = (name: string) => selected.size === 0 || selected.has(name);
@@ -15,6 +16,22 @@ if (wants('pressure')) {
   console.log(`evaluatePressure: ${format(evalsPerSecond)} evaluations/s (goal ≥ 5,000,000)`);
   console.log(`baseline (the viability equation alone): ${format(baselinePerSecond)} /s`);
   console.log(`ratio: ${(evalsPerSecond / baselinePerSecond).toFixed(3)}× the bare equation`);
+}
+
+if (wants('replay')) {
+  console.log('\n# headroom replay of the 3 MB Claude Code log (read + replay, best of 10)');
+  const { bytes, replayMs, parseMs, calls } = benchReplay();
+  console.log(
+    `replay: ${replayMs.toFixed(1)} ms for ${(bytes / 1e6).toFixed(2)} MB, ${calls} calls (goal: well under 1 s)`,
+  );
+  console.log(`baseline (JSON.parse of every line): ${parseMs.toFixed(1)} ms`);
+  console.log(`ratio: ${(replayMs / parseMs).toFixed(2)}× the baseline's time`);
+  if ((globalThis as { gc?: unknown }).gc) {
+    const memory = benchSessionMemory(1000, 1000);
+    console.log(
+      `session memory after 1,000 updates: ${Math.round(memory.bytesPerSession)} bytes (goal ≤ 4096), baseline empty object ${Math.round(memory.baselineBytes)} bytes`,
+    );
+  }
 }
 
 if (wants('http')) {

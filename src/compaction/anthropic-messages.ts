@@ -7,7 +7,7 @@ import {
   runsByRole,
   structuredContent,
 } from './adapter-support.js';
-import { type HistoryItem, isSystemItem } from './history-item.js';
+import { type HistoryItem, isSystemItem, itemRole } from './history-item.js';
 import { parseOrThrow } from './parse-or-throw.js';
 
 const BlockSchema = z.looseObject({ type: z.string() });
@@ -137,13 +137,8 @@ export function toAnthropicMessages(items: readonly HistoryItem[]): AnthropicCon
   const firstSystem = systemItems[0];
   if (systemItems.length === 1 && firstSystem?.kind === 'system') conversation.system = firstSystem.text;
   else if (systemItems.length > 0) conversation.system = systemItems.map(blockOf) as Block[];
-  const runs = runsByRole(rest, (item) =>
-    item.kind === 'tool-call' ||
-    item.kind === 'assistant' ||
-    (item.kind === 'opaque' && item.role === 'assistant')
-      ? 'assistant'
-      : 'user',
-  );
+  // Anthropic has two roles: tool results travel with the user.
+  const runs = runsByRole(rest, (item) => (itemRole(item) === 'assistant' ? 'assistant' : 'user'));
   for (const run of runs) {
     const only = run.items[0];
     const single = run.items.length === 1 && (only?.kind === 'user' || only?.kind === 'assistant');

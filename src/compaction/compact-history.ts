@@ -7,6 +7,8 @@ import { countHistoryTokens, type HistoryItem, isSystemItem } from './history-it
 import { parseOrThrow } from './parse-or-throw.js';
 import type { TaskList, TaskRecord } from './task-list.js';
 
+const SessionIdSchema = z.strictObject({ sessionId: ArchiveIdSchema });
+
 /** An LLM (or anything else) that writes the recap of the items a compaction replaces. */
 export interface Summarizer {
   summarize(items: readonly HistoryItem[]): Promise<string>;
@@ -57,11 +59,7 @@ export async function compactHistory(
   history: readonly HistoryItem[],
   options: CompactHistoryOptions,
 ): Promise<CompactionOutcome> {
-  parseOrThrow(
-    z.strictObject({ sessionId: ArchiveIdSchema }),
-    { sessionId: options.sessionId },
-    'compaction',
-  );
+  parseOrThrow(SessionIdSchema, { sessionId: options.sessionId }, 'compaction');
   const cut = findCut(history, options.keepTurns ?? DEFAULT_KEEP_TURNS);
   const replaced = history.slice(0, cut).filter((item) => !isSystemItem(item));
   // Each item is tokenized once: the kept items count the same before and after.

@@ -81,7 +81,7 @@ describe('survival mode', () => {
     ];
     const decision = evaluateTriggers({}, { tokens: 100_000, turns: 3, now, usageEvents: events });
     expect(decision.trigger).toBe('survival');
-    expect(decision.reasons.join('\n')).toContain('1000000 − 900000 used');
+    expect(decision.reasons.join('\n')).toContain('1000000 - 900000 used');
   });
   it('uses the given next-request estimate instead of the context size', () => {
     const small = { turns: 3, now, usageEvents: busy, estimatedNextRequestTokens: 80_000 };

@@ -66,6 +66,13 @@ export const TriggerStateSchema = z.strictObject({
 });
 export type TriggerState = z.infer<typeof TriggerStateSchema>;
 
+/** Context sizes in tokens around a compaction. */
+export const CompactionResultSchema = z.strictObject({
+  before: z.number().int().min(0),
+  after: z.number().int().min(0),
+});
+export type CompactionResult = z.infer<typeof CompactionResultSchema>;
+
 export type TriggerMode = 'semantic' | 'standard' | 'survival';
 
 /** The decision: whether to compact now, which mode fired, and every rule and guard that was looked at. */
@@ -111,8 +118,8 @@ function survivalCheck(input: TriggerInput, config: ResolvedConfig, reasons: str
   const needed = next * config.survivalMargin;
   const fires = needed > left;
   reasons.push(
-    `survival: next request ${next} × ${config.survivalMargin} = ${round(needed)} ${fires ? '>' : '≤'} ${left} TPM left ` +
-      `(${config.tpmLimit} − ${used} used in the last ${config.windowMs / 1000} s)` +
+    `survival: next request ${next} x ${config.survivalMargin} = ${round(needed)} ${fires ? '>' : '<='} ${left} TPM left ` +
+      `(${config.tpmLimit} - ${used} used in the last ${config.windowMs / 1000} s)` +
       (fires ? ': fires, overriding every other gate' : ''),
   );
   return fires;
@@ -122,17 +129,18 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
+// Reasons are plain ASCII: a session keeps its last verdict, and one non-ASCII character doubles a string's size.
 function candidate(input: TriggerInput, config: ResolvedConfig, reasons: string[]): TriggerMode | undefined {
   let mode: TriggerMode | undefined;
   if (!input.taskCompleted) reasons.push('semantic: no task completed this turn');
   else if (input.tokens > config.semanticThreshold) {
     reasons.push(`semantic: task completed and ${input.tokens} tokens > ${config.semanticThreshold}`);
     mode = 'semantic';
-  } else reasons.push(`semantic: task completed but ${input.tokens} tokens ≤ ${config.semanticThreshold}`);
+  } else reasons.push(`semantic: task completed but ${input.tokens} tokens <= ${config.semanticThreshold}`);
   if (input.tokens > config.tokenThreshold) {
     reasons.push(`standard: ${input.tokens} tokens > ${config.tokenThreshold}`);
     mode ??= 'standard';
-  } else reasons.push(`standard: ${input.tokens} tokens ≤ ${config.tokenThreshold}`);
+  } else reasons.push(`standard: ${input.tokens} tokens <= ${config.tokenThreshold}`);
   return mode;
 }
 
@@ -155,7 +163,7 @@ function guardsPass(
   if (input.turns < config.minTurns) {
     reasons.push(`minTurns: ${input.turns} turns < ${config.minTurns}: too few turns, blocked`);
     pass = false;
-  } else reasons.push(`minTurns: ${input.turns} turns ≥ ${config.minTurns}: passed`);
+  } else reasons.push(`minTurns: ${input.turns} turns >= ${config.minTurns}: passed`);
   if (state.lockedAtTokens !== undefined) {
     const unlockAt = state.lockedAtTokens * (1 + config.rearmGrowth);
     if (!grewBy(state.lockedAtTokens, input.tokens, config.rearmGrowth)) {
@@ -166,7 +174,7 @@ function guardsPass(
       pass = false;
     } else
       reasons.push(
-        `locked: the context grew to ${input.tokens} ≥ ${round(unlockAt)} tokens since the last trigger: re-armed`,
+        `locked: the context grew to ${input.tokens} >= ${round(unlockAt)} tokens since the last trigger: re-armed`,
       );
   } else reasons.push('locked: no trigger awaiting compaction');
   const last = state.lastCompaction;
@@ -182,7 +190,7 @@ function guardsPass(
       pass = false;
     } else {
       reasons.push(
-        `${last.stalled ? 'stalled' : 'growth'}: ${input.tokens} ≥ ${round(rearmAt)} after the last ${what}: passed`,
+        `${last.stalled ? 'stalled' : 'growth'}: ${input.tokens} >= ${round(rearmAt)} after the last ${what}: passed`,
       );
     }
   } else reasons.push('growth: no compaction recorded yet');
@@ -212,9 +220,9 @@ export function evaluateTriggers(
   const reasons: string[] = [];
   const mode = candidate(validInput, resolved, reasons);
   const gated = guardsPass(validState, validInput, resolved, reasons);
-  // The seed says survival "overrides all other rules", but its source checked survival behind the same
-  // minTurns and triggered-flag gates as the other modes, so a session at its quota could still be rejected.
-  // Here survival is evaluated independently and passes over every guard.
+  // The seed says survival "overrides all other rules"; its source did not (DESIGN.md, 004), so a session at
+  // its quota could still be held back by a guard and have its next request rejected. Here survival is
+  // evaluated on its own and passes over minTurns, the lock and the growth guards.
   const survival = survivalCheck(validInput, resolved, reasons);
   const trigger: TriggerMode | undefined = survival ? 'survival' : mode && gated ? mode : undefined;
   if (!trigger) {
@@ -233,14 +241,10 @@ export function evaluateTriggers(
  */
 export function recordCompaction(
   state: TriggerState,
-  result: { before: number; after: number },
+  result: CompactionResult,
   config: TriggerConfig = {},
 ): TriggerState {
-  const valid = parseOrThrow(
-    z.strictObject({ before: z.number().int().min(0), after: z.number().int().min(0) }),
-    result,
-    'compaction result',
-  );
+  const valid = parseOrThrow(CompactionResultSchema, result, 'compaction result');
   const resolved = resolveConfig(config);
   const removed = valid.before > 0 ? (valid.before - valid.after) / valid.before : 0;
   const { lockedAtTokens: _released, ...rest } = parseOrThrow(TriggerStateSchema, state, 'trigger state');

@@ -94,6 +94,7 @@ export type HistoryItem = z.infer<typeof HistoryItemSchema>;
 /** The role an item plays in a provider message; tool results have a role of their own. */
 export type ItemRole = 'system' | 'user' | 'assistant' | 'tool';
 
+/** The role an item plays when written as provider messages (a tool call is the assistant's). */
 export function itemRole(item: HistoryItem): ItemRole {
   switch (item.kind) {
     case 'tool-call':

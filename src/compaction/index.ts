@@ -34,6 +34,8 @@ export {
   type Summarizer,
 } from './compact-history.js';
 export {
+  type CompactionResult,
+  CompactionResultSchema,
   createTriggerState,
   DEFAULT_MIN_TURNS,
   DEFAULT_REARM_GROWTH,

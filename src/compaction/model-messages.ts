@@ -9,7 +9,7 @@ import {
   structuredContent,
   toolNamesByCallId,
 } from './adapter-support.js';
-import type { HistoryItem, ToolResultItem } from './history-item.js';
+import { type HistoryItem, itemRole, type ToolResultItem } from './history-item.js';
 import { parseOrThrow } from './parse-or-throw.js';
 
 const PartSchema = z.looseObject({ type: z.string() });
@@ -131,11 +131,7 @@ export function toModelMessages(items: readonly HistoryItem[]): ModelMessage[] {
   assertSameProvider(items, 'ai-sdk');
   const names = toolNamesByCallId(items);
   const messages: ModelMessage[] = [];
-  const runs = runsByRole(items, (item) => {
-    if (item.kind === 'tool-call') return 'assistant';
-    if (item.kind === 'tool-result') return 'tool';
-    return item.kind === 'opaque' ? item.role : item.kind;
-  });
+  const runs = runsByRole(items, itemRole);
   for (const run of runs) {
     if (run.role === 'system') {
       // AI SDK system messages hold a string only, so each system item stays a message of its own.

@@ -7,7 +7,7 @@ import {
   runsByRole,
   structuredContent,
 } from './adapter-support.js';
-import type { HistoryItem } from './history-item.js';
+import { type HistoryItem, itemRole } from './history-item.js';
 import { parseOrThrow } from './parse-or-throw.js';
 
 const PartSchema = z.looseObject({ type: z.string() });
@@ -132,12 +132,9 @@ function contentOf(items: readonly HistoryItem[]): string | unknown[] | null {
 export function toOpenAIMessages(items: readonly HistoryItem[]): OpenAIChatMessage[] {
   assertSameProvider(items, 'openai');
   const messages: OpenAIChatMessage[] = [];
-  const runs = runsByRole(items, (item) => {
-    if (item.kind === 'system' && item.developer) return 'developer';
-    if (item.kind === 'tool-call') return 'assistant';
-    if (item.kind === 'tool-result') return 'tool';
-    return item.kind === 'opaque' ? item.role : item.kind;
-  });
+  const runs = runsByRole(items, (item) =>
+    item.kind === 'system' && item.developer ? 'developer' : itemRole(item),
+  );
   for (const run of runs) {
     if (run.role === 'tool') {
       for (const item of run.items) {

@@ -20,6 +20,16 @@ describe('RollingWindow', () => {
     expect(window.entries(10_000)).toHaveLength(4);
   });
 
+  it('sums a shorter window out of the same ring', () => {
+    const window = new RollingWindow(300_000);
+    window.add(0, 100);
+    window.add(200_001, 200);
+    window.add(250_000, 300);
+    expect(window.sum(260_000)).toBe(600);
+    expect(window.sum(260_000, 60_000)).toBe(500);
+    expect(window.entries(260_000, 30_000)).toEqual([{ at: 250_000, tokens: 300 }]);
+  });
+
   it('treats a time earlier than the last as the latest, so that out-of-order records are not lost', () => {
     const window = new RollingWindow(60_000);
     window.add(50_000, 1);

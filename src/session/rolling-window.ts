@@ -1,65 +1,81 @@
 /**
- * Timestamped token counts over a sliding time window, in a fixed ring of typed arrays, so that a session
- * costs the same memory after ten calls or ten million. When more calls than `capacity` fall inside the
- * window, the oldest are merged into their neighbour rather than dropped, so sums stay exact.
+ * Timestamped token counts over a sliding time window, in one fixed ring (a single typed array of
+ * time/tokens pairs), so that a session costs the same memory after ten calls or ten million. When more calls
+ * than `capacity` fall inside the window, the oldest entry is merged into the next one rather than dropped:
+ * sums stay exact, only the merged tokens' time moves later (a conservative error for a rate limit).
  */
 export class RollingWindow {
   readonly windowMs: number;
-  readonly #times: Float64Array;
-  readonly #tokens: Float64Array;
+  readonly #ring: Float64Array;
   #start = 0;
   #size = 0;
 
   /**
-   * @param windowMs how far back the window reaches.
-   * @param capacity how many entries are kept at most. @default 32
+   * @param windowMs how far back the window reaches; shorter windows can be summed too.
+   * @param capacity how many entries are kept at most. @default 24
    */
-  constructor(windowMs: number, capacity = 32) {
+  constructor(windowMs: number, capacity = 24) {
     this.windowMs = windowMs;
-    this.#times = new Float64Array(capacity);
-    this.#tokens = new Float64Array(capacity);
+    this.#ring = new Float64Array(capacity * 2);
+  }
+
+  get #capacity(): number {
+    return this.#ring.length / 2;
+  }
+
+  #time(position: number): number {
+    return this.#ring[((this.#start + position) % this.#capacity) * 2]!;
+  }
+
+  #tokens(position: number): number {
+    return this.#ring[((this.#start + position) % this.#capacity) * 2 + 1]!;
   }
 
   /** Adds `tokens` at time `at` (epoch ms). Times must not go backwards; an earlier time counts as the latest. */
   add(at: number, tokens: number): void {
-    const capacity = this.#times.length;
-    const last =
-      this.#size > 0 ? this.#times[(this.#start + this.#size - 1) % capacity]! : Number.NEGATIVE_INFINITY;
+    const capacity = this.#capacity;
+    const last = this.#size > 0 ? this.#time(this.#size - 1) : Number.NEGATIVE_INFINITY;
     const time = at < last ? last : at;
     if (this.#size === capacity) {
-      // Merge the oldest entry into the next one: the sum is kept, only its time resolution is lost.
-      const next = (this.#start + 1) % capacity;
-      this.#tokens[next] = this.#tokens[next]! + this.#tokens[this.#start]!;
-      this.#start = next;
-      this.#size--;
-    }
-    const slot = (this.#start + this.#size) % capacity;
-    this.#times[slot] = time;
-    this.#tokens[slot] = tokens;
-    this.#size++;
-  }
-
-  /** Tokens added within the window that ends at `now` (entries older than now − window are forgotten). */
-  sum(now: number): number {
-    const capacity = this.#times.length;
-    const from = now - this.windowMs;
-    while (this.#size > 0 && this.#times[this.#start]! <= from) {
+      const next = ((this.#start + 1) % capacity) * 2 + 1;
+      this.#ring[next] = this.#ring[next]! + this.#tokens(0);
       this.#start = (this.#start + 1) % capacity;
       this.#size--;
     }
+    const slot = ((this.#start + this.#size) % capacity) * 2;
+    this.#ring[slot] = time;
+    this.#ring[slot + 1] = tokens;
+    this.#size++;
+  }
+
+  #expire(now: number): void {
+    const capacity = this.#capacity;
+    const from = now - this.windowMs;
+    while (this.#size > 0 && this.#time(0) <= from) {
+      this.#start = (this.#start + 1) % capacity;
+      this.#size--;
+    }
+  }
+
+  /** Tokens added within `windowMs` (at most the window's own) before `now`. */
+  sum(now: number, windowMs: number = this.windowMs): number {
+    this.#expire(now);
+    const from = now - Math.min(windowMs, this.windowMs);
     let total = 0;
-    for (let index = 0; index < this.#size; index++) total += this.#tokens[(this.#start + index) % capacity]!;
+    for (let position = 0; position < this.#size; position++) {
+      if (this.#time(position) > from) total += this.#tokens(position);
+    }
     return total;
   }
 
-  /** The entries inside the window, oldest first, for consumers that want the events themselves. */
-  entries(now: number): Array<{ at: number; tokens: number }> {
-    this.sum(now);
-    const capacity = this.#times.length;
+  /** The entries within `windowMs` before `now`, oldest first, for consumers that want the events themselves. */
+  entries(now: number, windowMs: number = this.windowMs): Array<{ at: number; tokens: number }> {
+    this.#expire(now);
+    const from = now - Math.min(windowMs, this.windowMs);
     const result: Array<{ at: number; tokens: number }> = [];
-    for (let index = 0; index < this.#size; index++) {
-      const slot = (this.#start + index) % capacity;
-      result.push({ at: this.#times[slot]!, tokens: this.#tokens[slot]! });
+    for (let position = 0; position < this.#size; position++) {
+      const at = this.#time(position);
+      if (at > from) result.push({ at, tokens: this.#tokens(position) });
     }
     return result;
   }

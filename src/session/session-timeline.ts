@@ -97,7 +97,6 @@ export class SessionTimeline {
 
 /** The JSON view of a session: what `GET /api/v1/sessions/:id` answers (see docs/sessions-api.md). */
 export function sessionView(session: Session, timeline?: SessionTimeline) {
-  const last = session.lastUpdate;
   const signals = session.signals();
   return {
     id: session.id,
@@ -115,8 +114,8 @@ export function sessionView(session: Session, timeline?: SessionTimeline) {
     },
     signals,
     health: session.health(),
-    regulator: last ? last.regulator.report.pressure : null,
-    verdict: last ? last.verdict : null,
+    regulator: session.lastPressure,
+    verdict: session.lastVerdict,
     timeline: timeline ? timeline.points : [],
     markers: timeline ? timeline.markers : [],
   };

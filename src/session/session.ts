@@ -9,6 +9,7 @@ import {
 import { thinkingBudget } from '../compaction/thinking-budget.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
+import { cautionReminderText, criticalReminderText } from '../health/health-reminder.js';
 import { type HealthThresholds, healthThresholds } from '../health/health-thresholds.js';
 import { type HealthEvent, type HealthState, initialHealthState, stepHealth } from '../health/step-health.js';
 import { contextPressure } from '../kv/context-pressure.js';
@@ -16,6 +17,7 @@ import type { HeadroomConfig } from '../models/headroom-config.js';
 import { type ModelProfile, promptWindow } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
+import type { PressureAssessment } from '../pressure/types.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { regulatorView, type SessionRegulatorView, type SessionSignals } from './regulator-view.js';
 import { RollingWindow } from './rolling-window.js';
@@ -28,6 +30,11 @@ import {
 import { combineVerdict, regulatorReason, type Verdict, type VerdictReason } from './verdict.js';
 
 const MINUTE_MS = 60_000;
+/** The regulator's mode and profile for sessions: its production baseline and the seed's own (balanced) rules. */
+const REGULATOR_SETTINGS: { systemMode: SystemMode; agentProfile: AgentProfile } = Object.freeze({
+  systemMode: 'production',
+  agentProfile: 'balanced',
+});
 
 /** Something that happened in a session, for the event stream: the health model's events and the session's own. */
 export type SessionEvent =
@@ -81,13 +88,15 @@ export class Session {
   readonly createdAt: number;
   readonly #options: ReturnType<typeof SessionOptionsSchema.parse>;
   readonly #thresholds: HealthThresholds;
-  readonly #burn: RollingWindow;
-  readonly #minute: RollingWindow;
+  /** One ring for both the burn window and the last minute (the TPM window). */
+  readonly #usage: RollingWindow;
   readonly #now: () => number;
-  readonly #settings: { systemMode: SystemMode; agentProfile: AgentProfile };
+  readonly #burnWindowMs: number;
   #health: HealthState = initialHealthState();
   #triggers: TriggerState = createTriggerState();
-  #reminderText: string | null = null;
+  // The reminder's text is a pure function of these figures: kept as numbers, written out when read.
+  #reminderPrompt: number | null = null;
+  #reminderCountdown: number | null = null;
   #generations = 0;
   #lastPrompt: number | null = null;
   #lastCompletion: number | null = null;
@@ -95,8 +104,9 @@ export class Session {
   #drift: number | null = null;
   #firstAt: number | null = null;
   #lastAt: number | null = null;
+  // Only what a view needs is kept between updates, not the whole last answer: an idle session stays small.
   #lastVerdict: Verdict | null = null;
-  #lastUpdate: SessionUpdate | null = null;
+  #lastPressure: PressureAssessment | null = null;
 
   /** @throws HeadroomValidationError for bad options, or an unknown model without `contextWindow` (HR_ERR_UNKNOWN_MODEL). */
   constructor(options: SessionOptions, dependencies: SessionDependencies = {}) {
@@ -134,20 +144,35 @@ export class Session {
         'HR_ERR_UNKNOWN_MODEL',
       );
     }
-    this.profile = profile;
+    // resolveProfile builds its result field by field; a literal with fixed keys costs a tenth of the memory.
+    this.profile = {
+      id: profile.id,
+      source: profile.source,
+      contextLength: profile.contextLength,
+      inputLength: profile.inputLength,
+      maxOutput: profile.maxOutput,
+      optimalMaxTokens: profile.optimalMaxTokens,
+      criticalMaxTokens: profile.criticalMaxTokens,
+      tpmLimit: profile.tpmLimit,
+      effectiveWindow: profile.effectiveWindow,
+    };
     const window = profile.effectiveWindow ?? promptWindow(profile);
     this.#thresholds = healthThresholds({ ...profile, effectiveWindow: window });
-    this.#burn = new RollingWindow((valid.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000);
-    this.#minute = new RollingWindow(MINUTE_MS);
-    this.#settings = { systemMode: 'production', agentProfile: 'balanced' };
+    this.#burnWindowMs = (valid.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000;
+    this.#usage = new RollingWindow(Math.max(this.#burnWindowMs, MINUTE_MS), 16);
     this.createdAt = this.#now();
   }
 
   get generations(): number {
     return this.#generations;
   }
-  get lastUpdate(): SessionUpdate | null {
-    return this.#lastUpdate;
+  /** The verdict of the last update, or null before the first. */
+  get lastVerdict(): Verdict | null {
+    return this.#lastVerdict;
+  }
+  /** The regulator's assessment at the last update, or null before the first. */
+  get lastPressure(): PressureAssessment | null {
+    return this.#lastPressure;
   }
   get lastActivityAt(): number | null {
     return this.#lastAt;
@@ -173,8 +198,7 @@ export class Session {
       this.#lastCompletion = usage.completionTokens;
       const spent = usage.promptTokens + usage.completionTokens;
       this.#budgetUsed += spent;
-      this.#burn.add(at, spent);
-      this.#minute.add(at, spent);
+      this.#usage.add(at, spent);
     } else {
       events.push({ type: 'usage_unavailable', at, reason: usage.reason });
     }
@@ -190,15 +214,20 @@ export class Session {
       },
     );
     this.#health = healthStep.state;
-    if (healthStep.reminder.action === 'add' || healthStep.reminder.action === 'update') {
-      this.#reminderText = healthStep.reminder.text ?? null;
+    if (
+      (healthStep.reminder.action === 'add' || healthStep.reminder.action === 'update') &&
+      usage.available
+    ) {
+      this.#reminderPrompt = usage.promptTokens;
+      this.#reminderCountdown =
+        healthStep.state.reminder === 'critical' ? (healthStep.state.countdown ?? 0) : null;
     } else if (healthStep.reminder.action === 'drop') {
-      this.#reminderText = null;
+      this.#reminderPrompt = null;
     }
     for (const event of healthStep.events) events.push({ ...event, at });
 
     const signals = this.signals(at);
-    const regulator = regulatorView(signals, this.#settings, at);
+    const regulator = regulatorView(signals, REGULATOR_SETTINGS, at);
     const reasons: VerdictReason[] = [this.#healthReason(healthStep.level, usage)];
     reasons.push(regulatorReason(regulator.report, regulator.notes));
     const kv = this.#kvReason();
@@ -209,12 +238,12 @@ export class Session {
     if (budget) reasons.push(budget);
     const verdict = combineVerdict(reasons);
 
-    const previous = this.#lastUpdate;
-    if (previous?.regulator.report.pressure.level !== regulator.report.pressure.level) {
+    const previousLevel = this.#lastPressure?.level ?? null;
+    if (previousLevel !== regulator.report.pressure.level) {
       events.push({
         type: 'regulator_level_changed',
         at,
-        from: previous?.regulator.report.pressure.level ?? null,
+        from: previousLevel,
         to: regulator.report.pressure.level,
       });
     }
@@ -228,7 +257,7 @@ export class Session {
     }
     this.#lastVerdict = verdict;
     const result: SessionUpdate = { at, verdict, health: this.health(), signals, regulator, trigger, events };
-    this.#lastUpdate = result;
+    this.#lastPressure = regulator.report.pressure;
     return result;
   }
 
@@ -264,8 +293,8 @@ export class Session {
   /** The signals as of `at` (the last update's time by default). */
   signals(at: number = this.#lastAt ?? this.#now()): SessionSignals {
     const window = this.#thresholds.limit ?? null;
-    const burnMinutes = this.#burn.windowMs / MINUTE_MS;
-    const tokensLastMinute = this.#minute.sum(at);
+    const burnMinutes = this.#burnWindowMs / MINUTE_MS;
+    const tokensLastMinute = this.#usage.sum(at, MINUTE_MS);
     const tpmLimit = this.profile.tpmLimit ?? null;
     const tokenBudget = this.#options.tokenBudget ?? null;
     return {
@@ -276,7 +305,7 @@ export class Session {
         this.#lastPrompt === null || window === null
           ? null
           : Math.round((this.#lastPrompt / window) * 1000) / 10,
-      burnRateTokensPerMin: Math.round(this.#burn.sum(at) / burnMinutes),
+      burnRateTokensPerMin: Math.round(this.#usage.sum(at, this.#burnWindowMs) / burnMinutes),
       tokensLastMinute,
       tpmLimit,
       tpmLeft: tpmLimit === null ? null : Math.max(0, tpmLimit - tokensLastMinute),
@@ -295,9 +324,19 @@ export class Session {
       optimal: this.#thresholds.optimal,
       critical: this.#thresholds.critical ?? null,
       limit: this.#thresholds.limit ?? null,
-      reminder: this.#reminderText === null ? null : { id: 'context_health', text: this.#reminderText },
+      reminder:
+        this.#reminderPrompt === null
+          ? null
+          : { id: 'context_health', text: this.#reminderText(this.#reminderPrompt) },
       countdown: this.#health.countdown,
     };
+  }
+
+  #reminderText(promptTokens: number): string {
+    const figures = { promptTokens, thresholds: this.#thresholds };
+    return this.#reminderCountdown === null
+      ? cautionReminderText(figures)
+      : criticalReminderText({ ...figures, countdown: this.#reminderCountdown });
   }
 
   #timeOf(update: UsageUpdate): number {
@@ -324,7 +363,7 @@ export class Session {
           model: 'health',
           action: 'continue',
           priority: 'low',
-          reason: `healthy: ${prompt} prompt tokens ≤ optimal ${t.optimal}`,
+          reason: `healthy: ${prompt} prompt tokens <= optimal ${t.optimal}`,
         };
       case 'caution':
         return {
@@ -389,7 +428,7 @@ export class Session {
         turns: this.#generations,
         taskCompleted,
         now: at,
-        usageEvents: this.#minute.entries(at),
+        usageEvents: this.#usage.entries(at, MINUTE_MS),
       },
       this.#triggerConfig(),
     );

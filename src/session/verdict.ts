@@ -34,6 +34,7 @@ export function combineVerdict(reasons: VerdictReason[]): Verdict {
   let action: VerdictAction = 'continue';
   let priority: Priority = 'low';
   for (const reason of reasons) {
+    reason.reason = flatten(reason.reason);
     if (ACTION_RANK[reason.action] > ACTION_RANK[action]) action = reason.action;
     if (PRIORITY_RANK[reason.priority] > PRIORITY_RANK[priority]) priority = reason.priority;
   }
@@ -50,4 +51,14 @@ export function regulatorReason(report: PressureReport, notes: string[]): Verdic
     priority: p.recommendations.priority,
     reason: `${p.level} pressure, viability ${p.sessionViability}/100${thresholds}${notes.length ? ` (${notes.join('; ')})` : ''}`,
   };
+}
+
+/**
+ * A string built by concatenation is a tree of pieces in V8 until something reads it whole; a verdict is
+ * kept between updates, so its reasons are flattened once (coercion to a number reads the whole string).
+ */
+function flatten(text: string): string {
+  // biome-ignore lint/suspicious/noGlobalIsNan: the coercion is the point
+  isNaN(text as unknown as number);
+  return text;
 }

@@ -7,9 +7,8 @@ import {
   type ArchiveEntry,
   type ArchiveSink,
 } from '../compaction/archive-sink.js';
-import { parseOrThrow } from '../compaction/parse-or-throw.js';
 import type { ErrorCode } from '../errors/codes.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 
 /**
  * Record framing: `HRA1 <payload bytes> <sha256 of payload, hex>\n<payload>\n`. The length finds the record's
@@ -121,7 +120,12 @@ export function decodeArchive(bytes: Buffer, path = '<archive>'): DecodedArchive
         `${path}: record at byte ${offset} does not match its hash`,
       );
     }
-    records.push(JSON.parse(payload.toString('utf8')) as ArchiveRecord);
+    try {
+      records.push(JSON.parse(payload.toString('utf8')) as ArchiveRecord);
+    } catch {
+      // The hash matched, so these are the bytes once written: not an archive record at all.
+      throw new ArchiveError('HR_ERR_INTEGRITY', path, `${path}: record at byte ${offset} is not JSON`);
+    }
     offset = frame.end;
   }
   return { records, validBytes: offset, tornTail: false };
@@ -194,7 +198,8 @@ export class ArchiveStore implements ArchiveSink {
 
   /** The file of a session's task; the ids are validated first. */
   pathFor(sessionId: string, taskId: string): string {
-    parseOrThrow(ArchiveAddressSchema, { sessionId, taskId }, 'archive id');
+    const ids = parseWith(ArchiveAddressSchema, { sessionId, taskId });
+    if (!ids.ok) throw new HeadroomValidationError(ids.issues, 'archive id');
     return join(this.root, sessionId, `${taskId}.log`);
   }
 
