@@ -3,6 +3,7 @@ import Fastify, { type FastifyError, type FastifyInstance, LogController } from 
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MemorySessionStore } from '../store/memory-session-store.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
+import { registerDashboard } from './dashboard.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
 import { sendInvalid, sendProblem } from './problem.js';
@@ -170,6 +171,7 @@ export async function buildApp(
     },
     { prefix: '/api/v1' },
   );
+  if (settings.dashboard) await registerDashboard(app);
 
   return app;
 }

@@ -35,7 +35,7 @@ export class RollingWindow {
   add(at: number, tokens: number): void {
     const capacity = this.#capacity;
     const last = this.#size > 0 ? this.#time(this.#size - 1) : Number.NEGATIVE_INFINITY;
-    const time = at < last ? last : at;
+    const time = Math.max(at, last);
     if (this.#size === capacity) {
       const next = ((this.#start + 1) % capacity) * 2 + 1;
       this.#ring[next] = this.#ring[next]! + this.#tokens(0);
