@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { HeadroomValidationError } from '../errors/validation.js';
+import { registerArchiveCommand } from './commands/archive.js';
+import { registerCompactCommand } from './commands/compact.js';
 import { registerPressureCommand } from './commands/pressure.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -26,6 +28,8 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   registerPressureCommand(program, io, now);
   registerServeCommand(program, io);
   registerReplayCommand(program, io);
+  registerCompactCommand(program, io);
+  registerArchiveCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride();
     command.configureOutput({

@@ -34,6 +34,14 @@ export {
   type Summarizer,
 } from './compact-history.js';
 export {
+  type CompactMessagesOptions,
+  CompactMessagesOptionsSchema,
+  type CompactMessagesResult,
+  compactOpenAIMessages,
+  OpenAIHistoryInputSchema,
+  openAIMessagesOf,
+} from './compact-messages.js';
+export {
   type CompactionResult,
   CompactionResultSchema,
   createTriggerState,

@@ -1,0 +1,80 @@
+import type { ApiProblem, PressureReport, ReplayResult, SampleInfo, SessionView } from './types.js';
+
+/** A non-2xx answer of the API, with its problem body when it had one. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly problem: ApiProblem | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+const API = '/api/v1';
+
+async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, { ...init, headers: { accept: 'application/json', ...init.headers } });
+  } catch (error) {
+    throw new ApiError(0, null, `The headroom server did not answer (${(error as Error).message})`);
+  }
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    body = null;
+  }
+  if (!response.ok) {
+    const problem = isProblem(body) ? body : null;
+    throw new ApiError(
+      response.status,
+      problem,
+      problem?.error ?? `${init.method ?? 'GET'} ${path} failed with HTTP ${response.status}`,
+    );
+  }
+  return body as T;
+}
+
+function isProblem(body: unknown): body is ApiProblem {
+  return typeof body === 'object' && body !== null && typeof (body as ApiProblem).error === 'string';
+}
+
+const json = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+export const api = {
+  listSessions: async () => (await request<{ sessions: SessionView[] }>(`${API}/sessions`)).sessions,
+  getSession: (id: string) => request<SessionView>(`${API}/sessions/${encodeURIComponent(id)}`),
+  listSamples: async () => (await request<{ samples: SampleInfo[] }>(`${API}/samples`)).samples,
+  loadSample: (name: string) =>
+    request<SessionView>(`${API}/samples/${encodeURIComponent(name)}/load`, { method: 'POST' }),
+  evaluatePressure: (input: Record<string, number | string>) =>
+    request<PressureReport>(`${API}/pressure`, json(input)),
+  /** Uploads a recorded log as text; the server detects its format unless one is given. */
+  replay: (text: string, options: { format?: string; model?: string; contextWindow?: number } = {}) => {
+    const query = new URLSearchParams({ format: options.format || 'auto' });
+    if (options.model) query.set('model', options.model);
+    if (options.contextWindow) query.set('contextWindow', String(options.contextWindow));
+    return request<ReplayResult>(`${API}/replay?${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: text,
+    });
+  },
+  /** The service's OpenAPI document: the regulator form reads its inputs and defaults from it. */
+  openApi: () => request<Record<string, unknown>>('/openapi.json'),
+};
+
+/** The URL of a server-sent event stream: every session, or one. */
+export function eventsUrl(sessionId?: string): string {
+  return sessionId === undefined
+    ? `${API}/events`
+    : `${API}/sessions/${encodeURIComponent(sessionId)}/events`;
+}

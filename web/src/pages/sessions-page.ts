@@ -1,0 +1,126 @@
+import { html } from 'htm/preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, eventsUrl } from '../api.js';
+import { EmptyState } from '../components/empty-state.js';
+import { HealthBadge } from '../components/health-badge.js';
+import { LiveStatus } from '../components/live-status.js';
+import { ActionTag } from '../components/verdict-view.js';
+import { formatAgo, formatPercent, formatTokens } from '../format.js';
+import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
+import { useEventStream, useNow } from '../hooks.js';
+import { sessionPath } from '../router.js';
+import { countByHealth, removeSession, sessionHealth, sortSessions, upsertSession } from '../session-list.js';
+import type { SessionView } from '../types.js';
+
+/** Every session at a glance, kept current by the `/api/v1/events` stream. */
+export function SessionsPage() {
+  const [sessions, setSessions] = useState<ReadonlyMap<string, SessionView>>(new Map());
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const now = useNow();
+
+  const onSession = useCallback((data: unknown) => {
+    setSessions((current) => upsertSession(current, data as SessionView));
+  }, []);
+  const onDeleted = useCallback((data: unknown) => {
+    const id = (data as { id?: string; sessionId?: string }).id ?? (data as { sessionId?: string }).sessionId;
+    if (id !== undefined) setSessions((current) => removeSession(current, id));
+  }, []);
+  // The stream may open with a snapshot of every session; it counts as the list.
+  const onSnapshot = useCallback((data: unknown) => {
+    const views = (data as { sessions?: SessionView[] }).sessions;
+    if (!Array.isArray(views)) return;
+    setSessions((current) => views.reduce(upsertSession, current));
+    setLoaded(true);
+  }, []);
+  // Subscribe before listing, so that an update between the two is not lost; the newer view wins.
+  const status = useEventStream(eventsUrl(), {
+    session: onSession,
+    deleted: onDeleted,
+    sessions: onSnapshot,
+  });
+
+  useEffect(() => {
+    api.listSessions().then(
+      (views) => {
+        setSessions((current) => views.reduce(upsertSession, current));
+        setLoaded(true);
+      },
+      (failure: Error) => {
+        setError(failure.message);
+        setLoaded(true);
+      },
+    );
+  }, []);
+
+  const list = sortSessions(sessions.values());
+  const counts = countByHealth(list);
+
+  return html`<section aria-labelledby="sessions-title">
+    <div class="page-head">
+      <h1 id="sessions-title">Sessions</h1>
+      <${LiveStatus} status=${status} />
+    </div>
+    ${error ? html`<p class="error" role="alert">Could not list the sessions: ${error}</p>` : null}
+    ${
+      !loaded
+        ? html`<p class="muted">Loading sessions…</p>`
+        : list.length === 0
+          ? html`<${EmptyState} />`
+          : html`
+            <p class="summary" aria-live="polite">
+              ${`${list.length} ${list.length === 1 ? 'session' : 'sessions'}: `}
+              ${(['critical', 'caution', 'healthy', 'unknown'] as const)
+                .filter((level) => counts[level] > 0)
+                .map((level) => `${counts[level]} ${HEALTH_STYLES[level].label.toLowerCase()}`)
+                .join(', ')}
+            </p>
+            <div class="table-wrap">
+              <table class="sessions">
+                <caption class="visually-hidden">
+                  Sessions, most recently updated first
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Session</th>
+                    <th scope="col">Health</th>
+                    <th scope="col" class="num">Prompt tokens</th>
+                    <th scope="col" class="num">Of window</th>
+                    <th scope="col">Regulator</th>
+                    <th scope="col">Verdict</th>
+                    <th scope="col">Updated</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${list.map((view) => html`<${SessionRow} key=${view.id} view=${view} now=${now} />`)}
+                </tbody>
+              </table>
+            </div>
+          `
+    }
+  </section>`;
+}
+
+function SessionRow({ view, now }: { view: SessionView; now: number }) {
+  const level = sessionHealth(view);
+  const regulatorLevel = view.regulator?.level ?? null;
+  return html`<tr data-row-session=${view.id}>
+    <th scope="row">
+      <a href=${sessionPath(view.id)} class="session-link">${view.id}</a>
+      <span class="muted model">${view.model}${view.agent ? ` · ${view.agent}` : ''}</span>
+    </th>
+    <td><${HealthBadge} level=${level} sessionId=${view.id} /></td>
+    <td class="num">${formatTokens(view.signals?.lastPromptTokens ?? view.health?.promptTokens)}</td>
+    <td class="num">${formatPercent(view.signals?.percentOfWindow)}</td>
+    <td>
+      ${
+        regulatorLevel
+          ? html`<span class=${`level ${REGULATOR_LEVEL_CLASS[regulatorLevel] ?? ''}`}>${regulatorLevel}</span>
+            <span class="muted"> ${view.regulator?.sessionViability ?? ''}</span>`
+          : html`<span class="muted">—</span>`
+      }
+    </td>
+    <td><${ActionTag} action=${view.verdict?.action ?? null} priority=${view.verdict?.priority ?? null} /></td>
+    <td class="updated" title=${view.updatedAt ?? 'no usage yet'}>${formatAgo(view.updatedAt, now)}</td>
+  </tr>`;
+}

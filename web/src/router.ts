@@ -1,0 +1,68 @@
+/** Client-side routes. The server answers index.html for each of these paths (src/server/dashboard.ts). */
+export type Route =
+  | { name: 'sessions' }
+  | { name: 'session'; id: string }
+  | { name: 'replay' }
+  | { name: 'regulator' }
+  | { name: 'not-found'; path: string };
+
+/** The route of a URL path; a trailing slash is ignored. */
+export function matchRoute(pathname: string): Route {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  if (path === '/' || path === '/sessions') return { name: 'sessions' };
+  if (path === '/replay') return { name: 'replay' };
+  if (path === '/regulator') return { name: 'regulator' };
+  const session = /^\/sessions\/([^/]+)$/.exec(path);
+  if (session) {
+    try {
+      return { name: 'session', id: decodeURIComponent(session[1]!) };
+    } catch {
+      return { name: 'not-found', path };
+    }
+  }
+  return { name: 'not-found', path };
+}
+
+/** The path of a session's page; ids are user-chosen, so they are encoded. */
+export function sessionPath(id: string): string {
+  return `/sessions/${encodeURIComponent(id)}`;
+}
+
+const NAVIGATE_EVENT = 'headroom:navigate';
+
+/** Moves to `path` without reloading the page. */
+export function navigate(path: string): void {
+  if (path === window.location.pathname) return;
+  window.history.pushState(null, '', path);
+  window.dispatchEvent(new Event(NAVIGATE_EVENT));
+}
+
+/** Calls `listener` whenever the path changes (links, back and forward); returns the unsubscribe. */
+export function onNavigate(listener: () => void): () => void {
+  window.addEventListener('popstate', listener);
+  window.addEventListener(NAVIGATE_EVENT, listener);
+  return () => {
+    window.removeEventListener('popstate', listener);
+    window.removeEventListener(NAVIGATE_EVENT, listener);
+  };
+}
+
+/**
+ * Turns clicks on same-origin links into client-side navigation, leaving modified clicks (new tab,
+ * download) and links with a target to the browser.
+ */
+export function interceptLinks(root: HTMLElement): () => void {
+  const onClick = (event: MouseEvent) => {
+    if (event.defaultPrevented || event.button !== 0) return;
+    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const anchor = (event.target as Element | null)?.closest?.('a');
+    if (!anchor || anchor.target || anchor.hasAttribute('download')) return;
+    const url = new URL(anchor.href, window.location.href);
+    // Only the dashboard's own pages; /openapi.json and the API are documents for the browser to open.
+    if (url.origin !== window.location.origin || matchRoute(url.pathname).name === 'not-found') return;
+    event.preventDefault();
+    navigate(url.pathname + url.search);
+  };
+  root.addEventListener('click', onClick);
+  return () => root.removeEventListener('click', onClick);
+}

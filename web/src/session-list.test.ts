@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { countByHealth, isNewer, removeSession, sortSessions, upsertSession } from './session-list.js';
+import type { HealthView, SessionView } from './types.js';
+
+function view(
+  id: string,
+  generations: number,
+  updatedAt: string | null,
+  level?: HealthView['level'],
+): SessionView {
+  return {
+    id,
+    model: 'm',
+    agent: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt,
+    generations,
+    profile: {
+      contextWindow: 1,
+      optimalMaxTokens: 1,
+      criticalMaxTokens: 1,
+      tpmLimit: null,
+      tokenBudget: null,
+    },
+    signals: null,
+    health: level
+      ? { level, promptTokens: 1, optimal: 1, critical: 1, reminder: null, countdown: null }
+      : null,
+    regulator: null,
+    verdict: null,
+    timeline: [],
+    markers: [],
+  };
+}
+
+describe('isNewer', () => {
+  it('prefers the view with more generations, whatever the clock says', () => {
+    expect(isNewer(view('a', 3, '2026-01-01T00:00:01Z'), view('a', 2, '2026-01-01T00:00:09Z'))).toBe(true);
+    expect(isNewer(view('a', 2, '2026-01-01T00:00:09Z'), view('a', 3, '2026-01-01T00:00:01Z'))).toBe(false);
+  });
+
+  it('breaks a tie by the update time, accepting an equal one', () => {
+    expect(isNewer(view('a', 2, '2026-01-01T00:00:02Z'), view('a', 2, '2026-01-01T00:00:01Z'))).toBe(true);
+    expect(isNewer(view('a', 2, '2026-01-01T00:00:01Z'), view('a', 2, '2026-01-01T00:00:01Z'))).toBe(true);
+    expect(isNewer(view('a', 2, '2026-01-01T00:00:00Z'), view('a', 2, '2026-01-01T00:00:01Z'))).toBe(false);
+  });
+});
+
+describe('upsertSession and removeSession', () => {
+  it('keeps the newer view when an older one arrives late', () => {
+    const newer = view('a', 5, '2026-01-01T00:00:05Z');
+    const sessions = upsertSession(new Map(), newer);
+    const after = upsertSession(sessions, view('a', 4, '2026-01-01T00:00:04Z'));
+    expect(after).toBe(sessions);
+    expect(after.get('a')).toBe(newer);
+  });
+
+  it('removes a deleted session and ignores an unknown id', () => {
+    const sessions = upsertSession(new Map(), view('a', 1, null));
+    expect(removeSession(sessions, 'a').size).toBe(0);
+    expect(removeSession(sessions, 'b')).toBe(sessions);
+  });
+});
+
+describe('sortSessions', () => {
+  it('lists the most recently updated first, never-updated ones by creation', () => {
+    const sorted = sortSessions([
+      view('old', 1, '2026-01-01T00:00:01Z'),
+      view('new', 1, '2026-01-01T00:00:09Z'),
+      view('idle', 0, null),
+    ]);
+    expect(sorted.map((session) => session.id)).toEqual(['new', 'old', 'idle']);
+  });
+});
+
+describe('countByHealth', () => {
+  it('counts each level, a session without health as unknown', () => {
+    expect(
+      countByHealth([view('a', 1, null, 'critical'), view('b', 1, null, 'critical'), view('c', 0, null)]),
+    ).toEqual({ critical: 2, caution: 0, healthy: 0, unknown: 1 });
+  });
+});

@@ -1,0 +1,52 @@
+import { healthLevelOf } from './health.js';
+import type { HealthLevel, SessionView } from './types.js';
+
+/**
+ * Whether `candidate` is at least as recent as `current`. A list fetched over HTTP and the event stream can
+ * deliver the same session out of order; the one with more generations (then the later update) wins.
+ */
+export function isNewer(candidate: SessionView, current: SessionView | undefined): boolean {
+  if (!current) return true;
+  if (candidate.generations !== current.generations) return candidate.generations > current.generations;
+  return timeOf(candidate) >= timeOf(current);
+}
+
+const timeOf = (view: SessionView) => Date.parse(view.updatedAt ?? view.createdAt) || 0;
+
+/** The map with `view` put in, unless the map already holds a more recent view of that session. */
+export function upsertSession(
+  sessions: ReadonlyMap<string, SessionView>,
+  view: SessionView,
+): ReadonlyMap<string, SessionView> {
+  if (!isNewer(view, sessions.get(view.id))) return sessions;
+  const next = new Map(sessions);
+  next.set(view.id, view);
+  return next;
+}
+
+export function removeSession(
+  sessions: ReadonlyMap<string, SessionView>,
+  id: string,
+): ReadonlyMap<string, SessionView> {
+  if (!sessions.has(id)) return sessions;
+  const next = new Map(sessions);
+  next.delete(id);
+  return next;
+}
+
+/** Most recently updated first, as `GET /api/v1/sessions` orders them; never-updated ones by creation. */
+export function sortSessions(sessions: Iterable<SessionView>): SessionView[] {
+  return [...sessions].sort((a, b) => timeOf(b) - timeOf(a) || a.id.localeCompare(b.id));
+}
+
+/** The session's health level, `unknown` when it has none yet. */
+export function sessionHealth(view: SessionView): HealthLevel {
+  return healthLevelOf(view.health?.level);
+}
+
+/** How many sessions are at each level, for the summary line above the list. */
+export function countByHealth(sessions: Iterable<SessionView>): Record<HealthLevel, number> {
+  const counts: Record<HealthLevel, number> = { critical: 0, caution: 0, healthy: 0, unknown: 0 };
+  for (const view of sessions) counts[sessionHealth(view)] += 1;
+  return counts;
+}

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ChartPoint,
+  chartModelOfReplay,
+  chartModelOfSession,
+  describeChart,
+  hasScores,
+  healthBands,
+} from './timeline-model.js';
+import type { ReplayResult, SessionView, TimelinePoint } from './types.js';
+
+const point = (
+  index: number,
+  health: TimelinePoint['health'],
+  promptTokens: number | null,
+): TimelinePoint => ({
+  index,
+  timestamp: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString(),
+  promptTokens,
+  completionTokens: 100,
+  health,
+  regulatorLevel: 'LOW',
+  viability: 80,
+  burnRate: 10,
+  action: 'continue',
+  countdown: health === 'critical' ? 5 : null,
+  reminder: health !== 'healthy',
+});
+
+function view(overrides: Partial<SessionView> = {}): SessionView {
+  return {
+    id: 's1',
+    model: 'm',
+    agent: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:03:00.000Z',
+    generations: 3,
+    profile: {
+      contextWindow: 200000,
+      optimalMaxTokens: 100000,
+      criticalMaxTokens: 180000,
+      tpmLimit: null,
+      tokenBudget: null,
+    },
+    signals: null,
+    health: null,
+    regulator: null,
+    verdict: null,
+    timeline: [point(0, 'healthy', 50000), point(1, 'caution', 120000), point(2, 'critical', 190000)],
+    markers: [
+      { type: 'compaction', timestamp: '2026-01-01T00:02:30.000Z', index: 2, detail: '190,000 → 40,000' },
+    ],
+    ...overrides,
+  };
+}
+
+describe('chartModelOfSession', () => {
+  it('takes the thresholds from the health view first, then the profile', () => {
+    expect(chartModelOfSession(view())).toMatchObject({
+      optimal: 100000,
+      critical: 180000,
+      contextWindow: 200000,
+    });
+    const withHealth = view({
+      health: {
+        level: 'caution',
+        promptTokens: 1,
+        optimal: 90000,
+        critical: 150000,
+        reminder: null,
+        countdown: null,
+      },
+    });
+    expect(chartModelOfSession(withHealth)).toMatchObject({ optimal: 90000, critical: 150000 });
+  });
+
+  it('keeps every generation with its level, countdown and reminder, by index', () => {
+    const model = chartModelOfSession(view());
+    expect(model.points.map((p) => [p.x, p.promptTokens, p.health, p.countdown, p.reminder])).toEqual([
+      [0, 50000, 'healthy', null, false],
+      [1, 120000, 'caution', null, true],
+      [2, 190000, 'critical', 5, true],
+    ]);
+  });
+
+  it('labels markers with their detail', () => {
+    expect(chartModelOfSession(view()).markers).toEqual([
+      { x: 2, type: 'compaction', label: 'Compaction: 190,000 → 40,000' },
+    ]);
+  });
+});
+
+const replay: ReplayResult = {
+  format: 'claude-code',
+  model: 'claude-opus-4-6',
+  contextWindow: 200000,
+  calls: [
+    {
+      index: 0,
+      timestamp: null,
+      promptTokens: 170000,
+      completionTokens: 1,
+      health: 'caution',
+      regulatorLevel: 'HIGH',
+      action: 'compress',
+      reasons: [],
+    },
+    {
+      index: 1,
+      timestamp: null,
+      promptTokens: 36000,
+      completionTokens: 1,
+      health: 'healthy',
+      regulatorLevel: 'LOW',
+      action: 'continue',
+      reasons: [],
+    },
+  ],
+  compactions: [
+    { timestamp: null, trigger: 'auto', preTokens: 170251, beforeCallIndex: 1 },
+    { timestamp: null, trigger: 'manual', preTokens: null, beforeCallIndex: null },
+  ],
+  summary: { calls: 2, compactions: 2, firstCompressCallIndex: 0, peakPromptTokens: 170000 },
+};
+
+describe('chartModelOfReplay', () => {
+  it('puts a recorded compaction between the calls around it', () => {
+    const model = chartModelOfReplay(replay);
+    expect(model.markers).toEqual([
+      { x: 0.5, type: 'compaction', label: 'Compaction (auto, 170,251 tokens before)' },
+    ]);
+  });
+
+  it('has no scores and no thresholds unless the replay gives them', () => {
+    const model = chartModelOfReplay(replay);
+    expect(hasScores(model)).toBe(false);
+    expect(model).toMatchObject({ optimal: null, critical: null, contextWindow: 200000 });
+    expect(chartModelOfReplay({ ...replay, optimal: 100000, critical: 180000 })).toMatchObject({
+      optimal: 100000,
+      critical: 180000,
+    });
+  });
+});
+
+describe('healthBands', () => {
+  const at = (x: number, health: ChartPoint['health']): ChartPoint => ({
+    x,
+    health,
+    timestamp: null,
+    promptTokens: 1,
+    regulatorLevel: null,
+    viability: null,
+    burnRate: null,
+    countdown: null,
+    reminder: false,
+    action: null,
+  });
+
+  it('merges consecutive generations of one level into one band, half a step either side', () => {
+    const points = [
+      at(0, 'healthy'),
+      at(1, 'healthy'),
+      at(2, 'caution'),
+      at(3, 'critical'),
+      at(4, 'critical'),
+    ];
+    expect(healthBands(points)).toEqual([
+      { from: -0.5, to: 1.5, level: 'healthy' },
+      { from: 1.5, to: 2.5, level: 'caution' },
+      { from: 2.5, to: 4.5, level: 'critical' },
+    ]);
+  });
+
+  it('draws nothing for an empty timeline', () => {
+    expect(healthBands([])).toEqual([]);
+  });
+});
+
+describe('describeChart', () => {
+  it('summarises generations, the peak, the last level and the markers', () => {
+    expect(describeChart(chartModelOfSession(view()))).toBe(
+      '3 generations; peak prompt 190,000 tokens; last generation critical; 1 compaction.',
+    );
+  });
+});

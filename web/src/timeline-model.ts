@@ -1,0 +1,143 @@
+import { healthLevelOf } from './health.js';
+import type { HealthLevel, MarkerType, ReplayResult, SessionView } from './types.js';
+
+/** One generation on the chart; x is the generation (call) index. */
+export interface ChartPoint {
+  x: number;
+  timestamp: string | null;
+  promptTokens: number | null;
+  health: HealthLevel;
+  regulatorLevel: string | null;
+  viability: number | null;
+  burnRate: number | null;
+  countdown: number | null;
+  reminder: boolean;
+  action: string | null;
+}
+
+export interface ChartMarker {
+  x: number;
+  type: MarkerType;
+  label: string;
+}
+
+/** What the timeline chart draws: the same for a live session and a replayed log. */
+export interface ChartModel {
+  points: ChartPoint[];
+  optimal: number | null;
+  critical: number | null;
+  contextWindow: number | null;
+  markers: ChartMarker[];
+}
+
+/** A run of consecutive generations at one health level, drawn as a background band. */
+export interface HealthBand {
+  from: number;
+  to: number;
+  level: HealthLevel;
+}
+
+export const MARKER_LABELS: Readonly<Record<MarkerType, string>> = {
+  compaction: 'Compaction',
+  forced_new_round: 'Forced new round',
+  reminder_added: 'Reminder added',
+  reminder_dropped: 'Reminder dropped',
+};
+
+/** The chart of a live session: its timeline, its thresholds and its markers, as the API gives them. */
+export function chartModelOfSession(view: SessionView): ChartModel {
+  return {
+    points: view.timeline.map((point) => ({
+      x: point.index,
+      timestamp: point.timestamp,
+      promptTokens: point.promptTokens,
+      health: healthLevelOf(point.health),
+      regulatorLevel: point.regulatorLevel,
+      viability: point.viability,
+      burnRate: point.burnRate,
+      countdown: point.countdown,
+      reminder: point.reminder,
+      action: point.action,
+    })),
+    optimal: view.health?.optimal ?? view.profile.optimalMaxTokens,
+    critical: view.health?.critical ?? view.profile.criticalMaxTokens,
+    contextWindow: view.profile.contextWindow,
+    markers: view.markers.map((marker) => ({
+      x: marker.index,
+      type: marker.type,
+      label: marker.detail ? `${MARKER_LABELS[marker.type]}: ${marker.detail}` : MARKER_LABELS[marker.type],
+    })),
+  };
+}
+
+/**
+ * The chart of a replayed log. A recorded compaction happened between two calls, so its marker sits half
+ * a step before the first call after it.
+ */
+export function chartModelOfReplay(result: ReplayResult): ChartModel {
+  return {
+    points: result.calls.map((call) => ({
+      x: call.index,
+      timestamp: call.timestamp,
+      promptTokens: call.promptTokens,
+      health: healthLevelOf(call.health),
+      regulatorLevel: call.regulatorLevel,
+      viability: null,
+      burnRate: null,
+      countdown: null,
+      reminder: false,
+      action: call.action,
+    })),
+    optimal: result.optimal ?? null,
+    critical: result.critical ?? null,
+    contextWindow: result.contextWindow,
+    markers: result.compactions
+      .filter((compaction) => compaction.beforeCallIndex !== null)
+      .map((compaction) => ({
+        x: (compaction.beforeCallIndex as number) - 0.5,
+        type: 'compaction' as const,
+        label:
+          compaction.preTokens === null
+            ? 'Compaction'
+            : `Compaction (${compaction.trigger ?? 'recorded'}, ${compaction.preTokens.toLocaleString('en-US')} tokens before)`,
+      })),
+  };
+}
+
+/** Consecutive points of one level merged into one band spanning half a step either side. */
+export function healthBands(points: readonly ChartPoint[]): HealthBand[] {
+  const bands: HealthBand[] = [];
+  for (const point of points) {
+    const last = bands.at(-1);
+    if (last && last.level === point.health) {
+      last.to = point.x + 0.5;
+    } else {
+      bands.push({ from: point.x - 0.5, to: point.x + 0.5, level: point.health });
+    }
+  }
+  return bands;
+}
+
+/** Whether the model has a second series (viability or burn rate) worth a right-hand axis. */
+export function hasScores(model: ChartModel): boolean {
+  return model.points.some((point) => point.viability !== null || point.burnRate !== null);
+}
+
+/** A one-sentence summary of the chart for screen readers. */
+export function describeChart(model: ChartModel): string {
+  const measured = model.points.filter((point) => point.promptTokens !== null);
+  if (model.points.length === 0) return 'No generations yet.';
+  const peak = Math.max(0, ...measured.map((point) => point.promptTokens as number));
+  const last = model.points.at(-1)!;
+  const counts = model.markers.reduce<Record<string, number>>((acc, marker) => {
+    acc[marker.type] = (acc[marker.type] ?? 0) + 1;
+    return acc;
+  }, {});
+  const markerText = Object.entries(counts)
+    .map(([type, count]) => `${count} ${MARKER_LABELS[type as MarkerType].toLowerCase()}`)
+    .join(', ');
+  return (
+    `${model.points.length} generations; peak prompt ${peak.toLocaleString('en-US')} tokens; ` +
+    `last generation ${last.health}${markerText ? `; ${markerText}` : ''}.`
+  );
+}
