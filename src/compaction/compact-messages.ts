@@ -55,7 +55,14 @@ export type CompactMessagesResult =
 
 /** The messages of a history input, checked: the array itself or its `messages`. */
 export function openAIMessagesOf(input: unknown): OpenAIChatMessage[] {
-  const parsed = parseWith(OpenAIHistoryInputSchema, input);
+  // Parsed by shape rather than as a union, so that an error names the message and field at fault.
+  const schema = Array.isArray(input)
+    ? z.array(OpenAIChatMessageSchema)
+    : z.object({ messages: z.array(OpenAIChatMessageSchema) });
+  const parsed = parseWith(
+    schema as z.ZodType<OpenAIChatMessage[] | { messages: OpenAIChatMessage[] }>,
+    input,
+  );
   if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'history');
   return Array.isArray(parsed.value) ? parsed.value : parsed.value.messages;
 }
@@ -87,7 +94,19 @@ export async function compactOpenAIMessages(
   if (!outcome.ok) {
     return { ok: false, code: outcome.code, reason: outcome.reason, before, after: outcome.after };
   }
-  const compacted = toOpenAIMessages(outcome.messages);
+  // The recap is a message of its own: written in one run with the next user message, the adapter would merge
+  // the two and the kept turn would no longer be verbatim.
+  const recapAt = outcome.messages.findIndex(
+    (item) => item.id === `recap-${outcome.compactionId.split('-').at(-1)}`,
+  );
+  const compacted =
+    recapAt === -1
+      ? toOpenAIMessages(outcome.messages)
+      : [
+          ...toOpenAIMessages(outcome.messages.slice(0, recapAt)),
+          ...toOpenAIMessages(outcome.messages.slice(recapAt, recapAt + 1)),
+          ...toOpenAIMessages(outcome.messages.slice(recapAt + 1)),
+        ];
   return {
     ok: true,
     before,

@@ -1,12 +1,16 @@
+import { join, resolve } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { ArchiveStore } from '../store/archive.js';
+import { ArtifactRegistry } from '../store/artifact-registry.js';
 import { MemorySessionStore } from '../store/memory-session-store.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
 import { sendInvalid, sendProblem } from './problem.js';
+import { registerDisciplineRoutes } from './routes/discipline.js';
 import { registerPressureRoutes } from './routes/pressure.js';
 import { registerReplayRoutes } from './routes/replay.js';
 import { registerSessionRoutes } from './routes/sessions.js';
@@ -168,6 +172,11 @@ export async function buildApp(
       registerPressureRoutes(api, { now });
       registerSessionRoutes(api, store);
       registerReplayRoutes(api, settings.replayBodyLimitBytes);
+      const dataDir = resolve(settings.dataDir);
+      registerDisciplineRoutes(api, {
+        archive: new ArchiveStore({ root: join(dataDir, 'archives') }),
+        artifacts: new ArtifactRegistry({ root: join(dataDir, 'artifacts') }),
+      });
     },
     { prefix: '/api/v1' },
   );

@@ -1,0 +1,104 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { memoryIo } from '../test-helpers/memory-io.js';
+import { run } from './program.js';
+
+const FIXTURE = fileURLToPath(new URL('../../test/fixtures/openai-history.json', import.meta.url));
+let directory: string;
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'headroom-compact-'));
+});
+afterEach(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+async function cli(args: string[]) {
+  const terminal = memoryIo();
+  terminal.io.cwd = directory;
+  const code = await run(args, { io: terminal.io });
+  return { code, stdout: terminal.stdout, stderr: terminal.stderr };
+}
+
+describe('headroom compact', () => {
+  it('prints before/after token counts and where the archive went', async () => {
+    const { code, stdout } = await cli(['compact', FIXTURE, '--output', 'out.json']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^before: 25 messages, \d+ tokens \(o200k_base\)$/m);
+    expect(stdout).toMatch(/^after: {2}\d+ messages, \d+ tokens/m);
+    expect(stdout).toContain(
+      `archived to: ${join(directory, '.headroom/archives/openai-history/compaction-1.log')}`,
+    );
+    const written = JSON.parse(await readFile(join(directory, 'out.json'), 'utf8'));
+    expect(written[0].role).toBe('system');
+  });
+
+  it('prints { before, after, archives, messages } with --json and keeps the system message and recent turns', async () => {
+    const { code, stdout } = await cli([
+      'compact',
+      FIXTURE,
+      '--json',
+      '--session',
+      'run-7',
+      '--keep-turns',
+      '1',
+      '--archive-dir',
+      'arch',
+    ]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(Object.keys(result)).toEqual(['before', 'after', 'archives', 'messages']);
+    expect(result.before).toEqual({ messages: 25, tokens: expect.any(Number) });
+    expect(result.after.tokens).toBeLessThan(result.before.tokens);
+    expect(result.archives).toEqual([join(directory, 'arch/run-7/compaction-1.log')]);
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    expect(result.messages[0]).toEqual(history[0]);
+    // The last turn (user, tool call, tool result, answer) is kept verbatim.
+    expect(result.messages.slice(-4)).toEqual(history.slice(-4));
+  });
+
+  it('archives every replaced message so that headroom archive gives it back byte for byte', async () => {
+    await cli(['compact', FIXTURE, '--session', 's1']);
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    const item = await cli(['archive', 's1', 'compaction-1', '--item', 'call_0:result']);
+    expect(item.code).toBe(0);
+    expect(JSON.parse(item.stdout).content).toBe(history[3].content);
+  });
+
+  it('accepts { "messages": [...] }', async () => {
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    await writeFile(join(directory, 'wrapped.json'), JSON.stringify({ messages: history }));
+    const { code, stdout } = await cli(['compact', join(directory, 'wrapped.json'), '--json']);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout).before.messages).toBe(25);
+  });
+
+  it('refuses (exit 1) a compaction that would not shrink the history, and writes nothing', async () => {
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    await writeFile(join(directory, 'short.json'), JSON.stringify(history.slice(0, 3)));
+    const { code, stderr } = await cli(['compact', join(directory, 'short.json'), '--output', 'out.json']);
+    expect(code).toBe(1);
+    expect(stderr).toContain('compaction refused');
+    await expect(readFile(join(directory, 'out.json'))).rejects.toThrow();
+  });
+
+  it.each([
+    [['compact', '/no/such.json'], 'cannot read /no/such.json'],
+    [['compact', FIXTURE, '--keep-turns', 'two'], '--keep-turns must be a whole number'],
+    [['compact', FIXTURE, '--session', '../up'], 'sessionId'],
+    [['archive', 'nobody', 'nothing'], 'no archive for session nobody'],
+  ])('exits 2 with a clear message for %j', async (args, message) => {
+    const { code, stderr } = await cli(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+
+  it('exits 2 naming the message at fault for a malformed history', async () => {
+    await writeFile(join(directory, 'bad.json'), JSON.stringify([{ role: 'wizard', content: 'x' }]));
+    const { code, stderr } = await cli(['compact', join(directory, 'bad.json')]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('[0].role');
+  });
+});

@@ -1,0 +1,142 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp } from './app.js';
+
+const HISTORY = JSON.parse(
+  await readFile(new URL('../../test/fixtures/openai-history.json', import.meta.url), 'utf8'),
+);
+
+let app: FastifyInstance;
+let dataDir: string;
+beforeEach(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'headroom-routes-'));
+  app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false });
+});
+afterEach(async () => {
+  await app.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const post = (url: string, payload: unknown) =>
+  app.inject({ method: 'POST', url, payload: payload as object });
+
+describe('POST /api/v1/compact', () => {
+  it('compacts an OpenAI history, archives what it replaced, and serves it back byte for byte', async () => {
+    const response = await post('/api/v1/compact', { messages: HISTORY, sessionId: 'run-1', keepTurns: 2 });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.before.messages).toBe(HISTORY.length);
+    expect(body.after.tokens).toBeLessThan(body.before.tokens);
+    expect(body.messages[0]).toEqual(HISTORY[0]);
+    expect(JSON.stringify(body.messages)).toContain('[Recap of the session so far]');
+    expect(body.archives).toEqual([join(dataDir, 'archives', 'run-1', 'compaction-1.log')]);
+    const archive = (await app.inject({ url: '/api/v1/archives/run-1/compaction-1' })).json();
+    const toolResult = archive.records.find(
+      (record: { itemId: string }) => record.itemId === 'call_0:result',
+    );
+    expect(JSON.parse(toolResult.content).content).toBe(HISTORY[3].content);
+    const raw = await app.inject({ url: '/api/v1/archives/run-1/compaction-1?item=call_0:result' });
+    expect(raw.headers['content-type']).toContain('text/plain');
+    expect(raw.body).toBe(toolResult.content);
+  });
+
+  it('refuses a compaction that would not make the history smaller (422), writing nothing', async () => {
+    const response = await post('/api/v1/compact', { messages: HISTORY.slice(0, 3), sessionId: 'tiny' });
+    expect(response.statusCode).toBe(422);
+    expect(response.json().code).toBe('HR_ERR_COMPACTION_REFUSED');
+    expect((await app.inject({ url: '/api/v1/archives/tiny/compaction-1' })).statusCode).toBe(404);
+  });
+
+  it.each([
+    [{ messages: 'hello' }, 'messages'],
+    [{ messages: [{ role: 'wizard', content: 'x' }] }, 'messages[0].role'],
+    [{ messages: HISTORY, keepTurns: -1 }, 'keepTurns'],
+    [{ messages: HISTORY, sessionId: '../../etc' }, 'sessionId'],
+    [{ history: HISTORY }, 'history'],
+  ])('answers 400 naming the field for %#', async (payload, field) => {
+    const response = await post('/api/v1/compact', payload);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues.map((issue: { field: string }) => issue.field)).toContain(field);
+  });
+
+  it('refuses an archive path that tries to leave the archive root', async () => {
+    const response = await app.inject({ url: '/api/v1/archives/..%2F..%2Fetc/passwd' });
+    expect([400, 404]).toContain(response.statusCode);
+    expect(response.body).not.toContain('root:');
+  });
+});
+
+describe('hot state', () => {
+  it('checks a hot state against the cap and the budgets', async () => {
+    const response = await post('/api/v1/hot-state/check', {
+      hotState: { session_id: 's1', objective: 'fix the rounding bug', constraints: ['small diffs'] },
+      maxTokens: 1000,
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().capped).toMatchObject({ truncated: false, fits: true, counter: 'o200k_base' });
+    expect(response.json().budgets.ok).toBe(true);
+  });
+
+  it('falls back to the minimal state above the cap and says it truncated', async () => {
+    const constraints = Array.from({ length: 500 }, (_, index) => `constraint number ${index} must hold`);
+    const response = await post('/api/v1/hot-state/check', {
+      hotState: { session_id: 's1', constraints },
+      maxTokens: 50,
+    });
+    const capped = response.json().capped;
+    expect(capped.truncated).toBe(true);
+    expect(capped.tokens).toBeLessThanOrEqual(50);
+    expect(capped.state).toEqual({ session_id: 's1', risk_level: expect.any(String) });
+  });
+
+  it('rejects unknown hot-state keys naming them', async () => {
+    const response = await post('/api/v1/hot-state/check', { hotState: { session_id: 's1', mood: 'happy' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().issues[0].field).toBe('hotState.mood');
+  });
+
+  it('moves large lists to artifacts and stores them before answering (reference)', async () => {
+    const accepted = Array.from(
+      { length: 300 },
+      (_, index) => `decision ${index}: keep module ${index} pure`,
+    );
+    const response = await post('/api/v1/hot-state/enforce', {
+      hotState: { session_id: 's1', accepted_decisions: accepted },
+      limits: { maxHotStateTokens: 400 },
+    });
+    expect(response.statusCode).toBe(200);
+    const decision = response.json();
+    expect(decision.type).toBe('reference');
+    const reference = decision.state.artifact_index.at(-1);
+    const stored = await app.inject({ url: `/api/v1/artifacts/${reference.artifact_id}` });
+    expect(stored.statusCode).toBe(200);
+    expect(JSON.parse(stored.body)).toEqual(accepted);
+  });
+});
+
+describe('POST /api/v1/diff/check', () => {
+  it('accepts a unified diff and rejects a full-file rewrite for a code change', async () => {
+    const diff = [
+      '--- a/src/tax.ts',
+      '+++ b/src/tax.ts',
+      '@@ -1,1 +1,1 @@',
+      '-export const rate = 0.2;',
+      '+export const rate = 0.21;',
+      '',
+    ].join('\n');
+    const accepted = await post('/api/v1/diff/check', { output: diff, taskType: 'code-modification' });
+    expect(accepted.json()).toMatchObject({ ok: true, kind: 'unified-diff' });
+    const rewrite = `Here is the new file:\n\`\`\`ts\n${'export const x = 1;\n'.repeat(60)}\`\`\``;
+    const rejected = await post('/api/v1/diff/check', { output: rewrite, taskType: 'code-modification' });
+    expect(rejected.json().ok).toBe(false);
+  });
+
+  it('answers 400 for a missing output', async () => {
+    expect((await post('/api/v1/diff/check', { taskType: 'code-modification' })).json().issues[0].field).toBe(
+      'output',
+    );
+  });
+});
