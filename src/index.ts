@@ -2,6 +2,15 @@
  * headroom: keep LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.
  * The library is the product; the HTTP service and the CLI are thin surfaces over these functions.
  */
+export * from './compaction/index.js';
+export * from './discipline/index.js';
 export * from './errors/index.js';
+export * from './health/index.js';
+export * from './kv/index.js';
+export * from './models/index.js';
 export * from './pressure/index.js';
 export { buildApp, type ServerOptions, ServerOptionsSchema, startServer } from './server/index.js';
+export * from './session/index.js';
+export * from './store/index.js';
+export * from './tokens/index.js';
+export * from './usage/index.js';

@@ -11,7 +11,7 @@ export {
   type MessageFraming,
   MessageFramingSchema,
   type MessagesCount,
-  type ToolCall,
+  type ToolCall as ChatToolCall,
 } from './count-messages.js';
 export {
   createTokenCounter,
