@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: every benchmark, each printed with its baseline measured in the same run.
- * `npm run bench -- pressure` (or http, …) runs one.
+ * `npm run bench -- pressure` (or http, tokens, eviction, …) runs one; several names run several.
  */
+import { benchEviction } from './eviction.js';
 import { benchHttp } from './http.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
+import { benchTokens } from './tokens.js';
 
 const selected = new Set(process.argv.slice(2));
 const wants = (name: string) => selected.size === 0 || selected.has(name);
@@ -46,5 +48,53 @@ if (wants('http')) {
   );
   console.log(
     `ratio: ${(headroom.requestsPerSecond / bare.requestsPerSecond).toFixed(3)}× bare (goal ≥ 0.85), p99 ${headroom.p99Ms} ms (goal ≤ 5 ms)`,
+  );
+}
+
+if (wants('tokens')) {
+  console.log('\n# token counting: incremental vs full recount of a 200,000-token history (o200k_base)');
+  const figures = await benchTokens();
+  console.log(
+    `history: ${figures.messages} messages, ${format(figures.historyTokens)} tokens, ${(figures.historyBytes / 1e6).toFixed(2)} MB of JSON`,
+  );
+  console.log(
+    `full recount (countMessages, warm merge cache, median): ${figures.fullRecountMs.toFixed(1)} ms`,
+  );
+  console.log(
+    `one-message update (IncrementalCounter, median; the new message ≈ ${format(figures.newMessageTokens)} tokens): ${figures.incrementalMs.toFixed(2)} ms`,
+  );
+  console.log(
+    `ratio: ${(figures.incrementalMs / figures.fullRecountMs).toFixed(4)}× a full recount (goal ≤ 0.01)`,
+  );
+  console.log(
+    `(full recount with the tokenizer's merge cache emptied first: ${figures.coldRecountMs.toFixed(1)} ms, ratio ${(figures.incrementalMs / figures.coldRecountMs).toFixed(4)}×)`,
+  );
+  console.log(
+    `one-message update back to back (no pause between turns, median): ${figures.incrementalWarmMs.toFixed(2)} ms, ratio ${(figures.incrementalWarmMs / figures.fullRecountMs).toFixed(4)}× a full recount`,
+  );
+  const megabytes = figures.textBytes / 1e6;
+  console.log(
+    `counter.count(text): ${(megabytes / figures.ourSeconds).toFixed(2)} MB/s, ${format(figures.textTokens / figures.ourSeconds)} tokens/s (best of 30 passes, ${megabytes.toFixed(2)} MB in ${figures.messages} texts)`,
+  );
+  console.log(
+    `baseline (raw gpt-tokenizer countTokens): ${(megabytes / figures.rawSeconds).toFixed(2)} MB/s, ${format(figures.textTokens / figures.rawSeconds)} tokens/s`,
+  );
+  console.log(`ratio: ${(figures.rawSeconds / figures.ourSeconds).toFixed(3)}× raw throughput (goal ≥ 0.9)`);
+}
+
+if (wants('eviction')) {
+  console.log('\n# evictTask of one task from a 5,000-message, 1,000,000-token history (no fsync)');
+  const figures = await benchEviction();
+  console.log(
+    `history: ${format(figures.items)} items, ${format(figures.tokens)} tokens, ${figures.tasks} tasks; each eviction tombstones ≈ ${figures.evictedItems.toFixed(1)} items, archives ≈ ${(figures.archivedBytes / 1e3).toFixed(0)} kB`,
+  );
+  console.log(
+    `evictTask with the session's index: median ${figures.medianMs.toFixed(2)} ms, p90 ${figures.p90Ms.toFixed(2)} ms over ${figures.runs} tasks (goal ≤ 20 ms); without an index: median ${figures.noIndexMedianMs.toFixed(2)} ms`,
+  );
+  console.log(
+    `baseline (history.slice() + await fs.promises.appendFile of the task's content as JSON): median ${figures.baselineMedianMs.toFixed(2)} ms, p90 ${figures.baselineP90Ms.toFixed(2)} ms`,
+  );
+  console.log(
+    `ratio: ${(figures.medianMs / figures.baselineMedianMs).toFixed(2)}× the baseline's time (medians)`,
   );
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { memoryIo } from '../test-helpers/memory-io.js';
@@ -78,6 +81,38 @@ describe('headroom replay', () => {
       contextWindow: 100000,
       summary: { calls: 19 },
     });
+  });
+
+  it('applies a headroom.config.json found in the working directory, and --config', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'headroom-config-'));
+    try {
+      await writeFile(
+        join(directory, 'headroom.config.json'),
+        JSON.stringify({
+          models: { 'claude-opus-4-6': { optimal_max_tokens: 140000, critical_max_tokens: 160000 } },
+        }),
+      );
+      const terminal = memoryIo();
+      terminal.io.cwd = directory;
+      expect(await run(['replay', CLAUDE, '--json'], { io: terminal.io })).toBe(0);
+      const configured = JSON.parse(terminal.stdout);
+      const plain = JSON.parse((await cli(['replay', CLAUDE, '--json'])).stdout);
+      // Caution now starts above 140,000 instead of 100,000: the first compress verdict comes later.
+      expect(configured.summary.firstCompressCallIndex).toBeGreaterThan(plain.summary.firstCompressCallIndex);
+      const flagged = memoryIo();
+      expect(
+        await run(['replay', CLAUDE, '--json', '--config', join(directory, 'headroom.config.json')], {
+          io: flagged.io,
+        }),
+      ).toBe(0);
+      expect(JSON.parse(flagged.stdout).summary).toEqual(configured.summary);
+      const bad = memoryIo();
+      await writeFile(join(directory, 'bad.json'), JSON.stringify({ models: { x: { context_length: -5 } } }));
+      expect(await run(['replay', CLAUDE, '--config', join(directory, 'bad.json')], { io: bad.io })).toBe(2);
+      expect(bad.stderr).toContain('models.x.context_length');
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 
   it.each([

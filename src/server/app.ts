@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import type { HeadroomConfig } from '../models/headroom-config.js';
 import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
 import { MemorySessionStore } from '../store/memory-session-store.js';
@@ -23,6 +24,8 @@ export interface AppDependencies {
   concurrencyLimiter?: ConcurrencyLimiter;
   /** The session store; an in-memory one by default. */
   store?: MemorySessionStore;
+  /** A loaded config file (`headroom.config.json`/`.yaml`) whose model entries override the registry. */
+  config?: HeadroomConfig;
 }
 
 declare module 'fastify' {
@@ -48,7 +51,9 @@ export async function buildApp(
   const settings: ResolvedServerOptions = parsed.value;
   const now = dependencies.now ?? Date.now;
   const limiter = dependencies.concurrencyLimiter ?? new ConcurrencyLimiter(settings.maxConcurrentPerAgent);
-  const store = dependencies.store ?? new MemorySessionStore({ now });
+  const store =
+    dependencies.store ??
+    new MemorySessionStore({ now, ...(dependencies.config ? { config: dependencies.config } : {}) });
 
   const app = Fastify({
     logger: settings.logLevel === 'silent' ? false : { level: settings.logLevel },

@@ -19,7 +19,9 @@ export interface ReplayOptions {
   model?: string;
   /** Overrides the window: the log's own (Codex) or the agent's effective window of the model. */
   contextWindow?: number;
-  /** Called as the log is read (bytes) and replayed (calls). */
+  /** A loaded config file whose model entries override the registry. */
+  config?: import('../models/headroom-config.js').HeadroomConfig;
+  /** Called as the log is read (lines) and replayed (calls). */
   onProgress?: (phase: 'read' | 'replay', done: number, total: number) => void;
 }
 
@@ -117,7 +119,7 @@ export function replayIntoSession(
 
 /** Replays a parsed log through a fresh Session and returns its timeline. */
 export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): ReplayResult {
-  const session = sessionForLog(log, options);
+  const session = sessionForLog(log, options, options.config ? { config: options.config } : {});
   const calls: ReplayCall[] = [];
   let firstCompress: number | null = null;
   let peak: number | null = null;

@@ -61,7 +61,19 @@ export class IncrementalCounter {
   private readonly maxEntries: number;
   private readonly perMessageTokens: number;
   private readonly replyPrimingTokens: number;
-  private readonly cache = new Map<string, MessageCount>();
+  private readonly cache = new Map<string, { count: MessageCount; usedAt: number }>();
+  private generation = 0;
+  /**
+   * The key of each message object already seen, with the fields it was computed from. A history is resent
+   * with the same message objects every turn; hashing all of them again would cost more than counting the
+   * new one, so an unchanged object (same role, name, content and tool calls, compared by reference) reuses
+   * its key. A field reassigned on the object is seen and rehashed; content-part arrays are expected not to
+   * be mutated in place (chat SDKs treat messages as immutable).
+   */
+  private seen = new WeakMap<
+    object,
+    { role: unknown; name: unknown; content: unknown; toolCalls: unknown; key: string }
+  >();
 
   /** @throws HeadroomValidationError when the options are invalid */
   constructor(counter: TokenCounter, options: IncrementalCounterOptions = {}) {
@@ -89,25 +101,23 @@ export class IncrementalCounter {
       counter: this.counter.name,
       estimate: this.counter.estimate,
     };
+    const generation = ++this.generation;
     for (const message of messages) {
-      const key = messageKey(message);
-      let counted = this.cache.get(key);
-      if (counted) {
-        // Re-inserting moves the entry to the newest end of the Map, which is what makes it an LRU.
-        this.cache.delete(key);
+      const key = this.keyOf(message);
+      let entry = this.cache.get(key);
+      if (entry) {
+        // Marking use with a number, not by re-inserting into the Map, keeps a reused message at two look-ups.
+        entry.usedAt = generation;
         result.reused += 1;
       } else {
-        counted = countMessage(message, this.counter, this.perMessageTokens);
+        entry = { count: countMessage(message, this.counter, this.perMessageTokens), usedAt: generation };
+        this.cache.set(key, entry);
         result.added += 1;
-        result.addedTokens += counted.tokens;
+        result.addedTokens += entry.count.tokens;
+        if (this.cache.size > this.maxEntries) this.evictLeastRecentlyUsed();
       }
-      this.cache.set(key, counted);
-      if (this.cache.size > this.maxEntries) {
-        const oldest = this.cache.keys().next().value as string;
-        this.cache.delete(oldest);
-      }
-      result.tokens += counted.tokens;
-      result.uncounted += counted.uncounted;
+      result.tokens += entry.count.tokens;
+      result.uncounted += entry.count.uncounted;
     }
     return result;
   }
@@ -115,5 +125,35 @@ export class IncrementalCounter {
   /** Forgets every remembered message. */
   clear(): void {
     this.cache.clear();
+    this.seen = new WeakMap();
+  }
+
+  /** Drops the least recently used tenth of the cache (at least one entry), so that eviction is rare. */
+  private evictLeastRecentlyUsed(): void {
+    const entries = [...this.cache.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
+    const drop = Math.max(1, Math.floor(this.maxEntries / 10), this.cache.size - this.maxEntries);
+    for (let index = 0; index < drop && index < entries.length; index++) this.cache.delete(entries[index]![0]);
+  }
+
+  private keyOf(message: ChatMessage): string {
+    const memo = this.seen.get(message);
+    if (
+      memo &&
+      memo.role === message.role &&
+      memo.name === message.name &&
+      memo.content === message.content &&
+      memo.toolCalls === message.tool_calls
+    ) {
+      return memo.key;
+    }
+    const key = messageKey(message);
+    this.seen.set(message, {
+      role: message.role,
+      name: message.name,
+      content: message.content,
+      toolCalls: message.tool_calls,
+      key,
+    });
+    return key;
   }
 }

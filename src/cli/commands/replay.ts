@@ -1,5 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadConfig } from '../../models/load-config.js';
 import { type ReplayResult, replayLogText } from '../../session/replay.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
@@ -83,6 +85,10 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
       '--context-window <tokens>',
       "override the window (default: the log's own, or the agent's effective window)",
     )
+    .option(
+      '--config <path>',
+      'headroom.config.json/.yaml overriding model limits (default: the one in the working directory, if any)',
+    )
     .option('--json', 'print the replay as JSON (as POST /api/v1/replay answers)')
     .addHelpText(
       'after',
@@ -94,7 +100,7 @@ Example:
     .action(
       async (
         file: string,
-        flags: { format: string; model?: string; contextWindow?: string; json?: boolean },
+        flags: { format: string; model?: string; contextWindow?: string; config?: string; json?: boolean },
       ) => {
         if (flags.format !== 'auto' && !(LOG_FORMATS as readonly string[]).includes(flags.format)) {
           throw new UsageError(
@@ -112,13 +118,13 @@ Example:
         }
         let size: number;
         try {
-          size = (await stat(file)).size;
+          size = (await stat(resolve(io.cwd, file))).size;
         } catch (error) {
           throw new UsageError(
             `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
           );
         }
-        const text = await readFile(file, 'utf8');
+        const text = await readFile(resolve(io.cwd, file), 'utf8');
         const progress =
           size >= PROGRESS_BYTES
             ? (phase: 'read' | 'replay', done: number, total: number) => {
@@ -129,7 +135,9 @@ Example:
                 }
               }
             : undefined;
+        const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
         const result = replayLogText(text, {
+          config,
           format: flags.format as 'auto',
           ...(flags.model ? { model: flags.model } : {}),
           ...(contextWindow === undefined ? {} : { contextWindow }),

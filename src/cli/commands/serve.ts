@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseWith } from '../../errors/validation.js';
+import { loadConfig } from '../../models/load-config.js';
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_CONCURRENT_PER_AGENT,
@@ -20,6 +22,7 @@ export const SERVE_ENVIRONMENT = {
   maxConcurrentPerAgent: 'HEADROOM_MAX_CONCURRENT_PER_AGENT',
   logLevel: 'HEADROOM_LOG_LEVEL',
   dataDir: 'HEADROOM_DATA_DIR',
+  config: 'HEADROOM_CONFIG',
 } as const;
 
 const INTEGER_TEXT = /^\d+$/;
@@ -58,6 +61,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const raw: Record<string, unknown> = {};
       const numeric = new Set(['port', 'rateLimitPerMinute', 'maxConcurrentPerAgent']);
       for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
+        if (key === 'config') continue;
         const text = flags[key] ?? io.env[variable];
         if (text === undefined || text === '') continue;
         const source =
@@ -72,7 +76,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       }
       const options = parseWith(ServerOptionsSchema, raw);
       if (!options.ok) throw new UsageError(`invalid server options:\n${issuesText(options.issues)}`);
-      const server = await startServer(options.value, { handleSignals: true });
+      const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
+      const config = await loadConfig(
+        configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
+      );
+      const server = await startServer(options.value, { handleSignals: true, config });
       io.stdout.write(
         `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1)\n`,
       );
