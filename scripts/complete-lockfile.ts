@@ -42,6 +42,9 @@ for (const [name, version] of Object.entries(biome?.optionalDependencies ?? {}))
   added++;
 }
 const { '': root, ...rest } = lock.packages;
-lock.packages = { '': root!, ...Object.fromEntries(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1))) };
+lock.packages = {
+  '': root!,
+  ...Object.fromEntries(Object.entries(rest).sort(([a], [b]) => (a < b ? -1 : 1))),
+};
 writeFileSync(path, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`added ${added} platform entries`);

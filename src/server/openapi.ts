@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../errors/codes.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
 import { PressureInputSchema, PressureReportSchema } from '../pressure/schemas.js';
+import { API_OPERATIONS } from './api-operations.js';
 
 /** Extra operations contributed by other route modules (sessions, compaction), each with its schemas. */
 export interface OpenApiOperation {
@@ -36,8 +37,33 @@ export const ProblemSchema = z
   })
   .meta({ description: 'An error: a sentence, a stable code and the issues' });
 
-const toSchema = (schema: z.ZodType) =>
-  z.toJSONSchema(schema, { target: 'openapi-3.0', unrepresentable: 'any' });
+/** Named schemas (zod `.meta({ id })`) collected while converting, published under components.schemas. */
+type Components = Record<string, unknown>;
+
+/** Points zod's local definitions at components.schemas, where OpenAPI wants them. */
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] =
+      key === '$ref' && typeof value === 'string'
+        ? value.replace(/^#\/(definitions|\$defs)\//, '#/components/schemas/')
+        : rewriteRefs(value);
+  }
+  return out;
+}
+
+function toSchema(schema: z.ZodType, components: Components): unknown {
+  const { definitions, $defs, ...rest } = z.toJSONSchema(schema, {
+    target: 'openapi-3.0',
+    unrepresentable: 'any',
+  }) as Record<string, unknown> & { definitions?: Record<string, unknown>; $defs?: Record<string, unknown> };
+  for (const [name, definition] of Object.entries({ ...definitions, ...$defs })) {
+    components[name] = rewriteRefs(definition);
+  }
+  return rewriteRefs(rest);
+}
 
 const problemResponses = {
   '400': {
@@ -50,15 +76,9 @@ const problemResponses = {
   },
 };
 
-const registered: OpenApiOperation[] = [];
-
-/** Lets a route module describe its operations; called at module load. */
-export function describeOperations(operations: OpenApiOperation[]): void {
-  registered.push(...operations);
-}
-
 /** The OpenAPI 3.0 document, generated from the same zod schemas that validate requests. */
 export function buildOpenApiDocument(): Record<string, unknown> {
+  const components: Components = {};
   const pressureParameters = [
     ...NUMERIC_PARAMETER_NAMES.map((name) => {
       const spec = NUMERIC_PARAMETERS[name];
@@ -87,7 +107,9 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       },
     })),
   ];
-  const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: toSchema(schema) } });
+  const jsonContent = (schema: z.ZodType) => ({
+    'application/json': { schema: toSchema(schema, components) },
+  });
   const responsesOf = (responses: OpenApiOperation['responses']) =>
     Object.fromEntries(
       Object.entries(responses).map(([status, response]) => [
@@ -119,7 +141,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
     '/healthz': { get: { summary: 'Liveness', responses: { '200': { description: '{ "status": "ok" }' } } } },
   };
-  for (const operation of registered) {
+  for (const operation of API_OPERATIONS) {
     paths[operation.path] ??= {};
     paths[operation.path]![operation.method] = {
       summary: operation.summary,
@@ -147,5 +169,6 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         'Keeps LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.',
     },
     paths,
+    components: { schemas: components },
   };
 }

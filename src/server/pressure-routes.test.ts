@@ -292,6 +292,36 @@ describe('service routes', () => {
     expect(report.properties.pressure.required).toContain('suggestedAction');
   });
 
+  it('documents every /api/v1 route, with every $ref resolving into components', async () => {
+    const server = await makeApp();
+    const document = (await server.inject({ url: '/openapi.json' })).json();
+    const operations = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/sessions',
+        'GET /api/v1/sessions/{id}',
+        'DELETE /api/v1/sessions/{id}',
+        'POST /api/v1/sessions/{id}/usage',
+        'GET /api/v1/sessions/{id}/events',
+        'POST /api/v1/replay',
+        'POST /api/v1/compact',
+        'GET /api/v1/archives/{session}/{task}',
+      ]),
+    );
+    const text = JSON.stringify(document);
+    const refs = [...text.matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\//);
+      expect(document.components.schemas[ref.split('/').at(-1)!]).toBeDefined();
+    }
+    const usage =
+      document.paths['/api/v1/sessions/{id}/usage'].post.requestBody.content['application/json'].schema;
+    expect(JSON.stringify(usage)).toContain('promptTokens');
+  });
+
   it('answers an unknown route with a 404 problem', async () => {
     const server = await makeApp();
     const response = await server.inject({ url: '/api/v1/nothing' });

@@ -132,7 +132,8 @@ export class IncrementalCounter {
   private evictLeastRecentlyUsed(): void {
     const entries = [...this.cache.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
     const drop = Math.max(1, Math.floor(this.maxEntries / 10), this.cache.size - this.maxEntries);
-    for (let index = 0; index < drop && index < entries.length; index++) this.cache.delete(entries[index]![0]);
+    for (let index = 0; index < drop && index < entries.length; index++)
+      this.cache.delete(entries[index]![0]);
   }
 
   private keyOf(message: ChatMessage): string {
