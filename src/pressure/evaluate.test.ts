@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HeadroomValidationError } from '../errors/validation.js';
 import { evaluatePressure, evaluateResolved, safeEvaluatePressure, viability } from './evaluate.js';
+import { parsePressureInput } from './parse.js';
 import { resolvePressureInput } from './resolve-input.js';
-import { PressureReportSchema } from './schemas.js';
+import { PressureInputSchema, PressureReportSchema } from './schemas.js';
 import type { PressureInput } from './types.js';
 
 const now = Date.UTC(2026, 1, 17, 15, 30, 45, 123);
@@ -354,6 +355,19 @@ describe('validation', () => {
     expect(defaulted).toMatchObject({ ok: false, issues: [{ field: 'tokenBudgetUsed', value: 35000 }] });
     if (!defaulted.ok) expect(defaulted.issues[0]?.message).toContain('default');
   });
+  it('rejects null for a value, never defaulting it silently (regression: ?? treated null as absent)', () => {
+    for (const field of [
+      'tokenBurnRatePerMin',
+      'contextDriftPercent',
+      'tokenBudgetUsed',
+      'systemMode',
+      'agentProfile',
+    ]) {
+      const result = safeEvaluatePressure({ [field]: null } as never, { now });
+      expect(result).toMatchObject({ ok: false, issues: [{ field }] });
+      expect(() => evaluate({ [field]: null } as never)).toThrow(HeadroomValidationError);
+    }
+  });
   it('rejects NaN, infinities and unknown enum values', () => {
     expect(safeEvaluatePressure({ contextDriftPercent: Number.NaN }, { now }).ok).toBe(false);
     expect(safeEvaluatePressure({ sessionAgeSeconds: Number.POSITIVE_INFINITY }, { now }).ok).toBe(false);
@@ -419,6 +433,35 @@ describe('properties', () => {
         const resolved = resolvePressureInput(input);
         if (!resolved.ok) return;
         expect(evaluate(input)).toEqual(evaluateResolved(resolved.value, { now }));
+      }),
+    );
+  });
+  it('accepts a JSON body on the fast path exactly when the zod schema accepts it', () => {
+    const anyValue = fc.oneof(
+      fc.double(),
+      fc.integer(),
+      fc.string(),
+      fc.constant(null),
+      fc.boolean(),
+      fc.constantFrom('demo', 'production', 'minimal'),
+    );
+    const body = fc.dictionary(
+      fc.constantFrom(
+        'memoryUsedPercent',
+        'tokenBurnRatePerMin',
+        'tokenBudgetUsed',
+        'systemMode',
+        'agentProfile',
+        'other',
+      ),
+      anyValue,
+    );
+    fc.assert(
+      fc.property(fc.oneof(body, inputArbitrary), (raw) => {
+        const viaParse = parsePressureInput(raw, 'body');
+        const viaZod = PressureInputSchema.safeParse(raw);
+        const viaResolve = viaZod.success ? resolvePressureInput(viaZod.data) : undefined;
+        expect(viaParse.ok).toBe(viaZod.success && viaResolve!.ok);
       }),
     );
   });

@@ -157,6 +157,9 @@ const DEFAULT_USED = NUMERIC_PARAMETERS.tokenBudgetUsed.default;
 const DEFAULT_MODE = ENUM_PARAMETERS.systemMode.default;
 const DEFAULT_PROFILE = ENUM_PARAMETERS.agentProfile.default;
 
+/** Only an absent value takes the default: `null` stays null and fails the checks below. */
+const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+
 const inRange = (value: number | undefined, min: number, max: number) =>
   value === undefined || (typeof value === 'number' && value >= min && value <= max);
 
@@ -167,13 +170,13 @@ const inRange = (value: number | undefined, min: number, max: number) =>
  */
 function evaluateFast(input: PressureInput, now: Date | number): PressureReport | undefined {
   const memoryGiven = input.memoryUsedPercent;
-  const burn = input.tokenBurnRatePerMin ?? DEFAULT_BURN;
-  const drift = input.contextDriftPercent ?? DEFAULT_DRIFT;
-  const age = input.sessionAgeSeconds ?? DEFAULT_AGE;
-  const total = input.tokenBudgetTotal ?? DEFAULT_TOTAL;
-  const used = input.tokenBudgetUsed ?? DEFAULT_USED;
-  const systemMode = input.systemMode ?? DEFAULT_MODE;
-  const agentProfile = input.agentProfile ?? DEFAULT_PROFILE;
+  const burn = orDefault(input.tokenBurnRatePerMin, DEFAULT_BURN);
+  const drift = orDefault(input.contextDriftPercent, DEFAULT_DRIFT);
+  const age = orDefault(input.sessionAgeSeconds, DEFAULT_AGE);
+  const total = orDefault(input.tokenBudgetTotal, DEFAULT_TOTAL);
+  const used = orDefault(input.tokenBudgetUsed, DEFAULT_USED);
+  const systemMode = orDefault(input.systemMode, DEFAULT_MODE);
+  const agentProfile = orDefault(input.agentProfile, DEFAULT_PROFILE);
   if (
     !inRange(memoryGiven, 0, 100) ||
     !inRange(burn, 0, 200) ||

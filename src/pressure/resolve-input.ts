@@ -60,7 +60,8 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
       });
     }
   }
-  const systemMode = input.systemMode ?? ENUM_PARAMETERS.systemMode.default;
+  // Only an absent value takes the default: a null that was given is an error, never a silent default.
+  const systemMode = input.systemMode === undefined ? ENUM_PARAMETERS.systemMode.default : input.systemMode;
   if (!SYSTEM_MODES.includes(systemMode)) {
     add({
       field: 'systemMode',
@@ -69,7 +70,8 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
       allowed: { values: SYSTEM_MODES },
     });
   }
-  const agentProfile = input.agentProfile ?? ENUM_PARAMETERS.agentProfile.default;
+  const agentProfile =
+    input.agentProfile === undefined ? ENUM_PARAMETERS.agentProfile.default : input.agentProfile;
   if (!AGENT_PROFILES.includes(agentProfile)) {
     add({
       field: 'agentProfile',

@@ -147,32 +147,38 @@ export async function buildApp(
         });
       }
       // One agent, named by x-agent-id, may hold `maxConcurrentPerAgent` evaluations at once. Only
-      // evaluations count: an event stream held open for an hour is not one.
-      api.addHook('onRequest', async (request, reply) => {
-        if (request.routeOptions.config.evaluation !== true) return;
-        const header = request.headers['x-agent-id'];
-        const agent = Array.isArray(header) ? header[0] : header;
-        if (!agent) return;
-        if (!limiter.tryAcquire(agent)) {
-          reply.header('retry-after', '1');
-          return sendProblem(
-            reply,
-            429,
-            'HR_ERR_TOO_MANY_CONCURRENT',
-            `Too many concurrent evaluations for agent ${JSON.stringify(agent)}: at most ${limiter.max} at once`,
-            { limit: 'concurrent_evaluations_per_agent', agent },
-          );
-        }
-        request.headroomAgent = agent;
-      });
-      const release = async (request: { headroomAgent?: string }) => {
-        if (request.headroomAgent !== undefined) {
-          limiter.release(request.headroomAgent);
-          request.headroomAgent = undefined;
-        }
-      };
-      api.addHook('onResponse', release);
-      api.addHook('onRequestAbort', release);
+      // evaluations count: an event stream held open for an hour is not one. Callback-style hooks, and none at
+      // all when the limit is off: they run on every request.
+      if (limiter.max > 0) {
+        api.addHook('onRequest', (request, reply, done) => {
+          if (request.routeOptions.config.evaluation !== true) return done();
+          const header = request.headers['x-agent-id'];
+          const agent = Array.isArray(header) ? header[0] : header;
+          if (!agent) return done();
+          if (!limiter.tryAcquire(agent)) {
+            reply.header('retry-after', '1');
+            sendProblem(
+              reply,
+              429,
+              'HR_ERR_TOO_MANY_CONCURRENT',
+              `Too many concurrent evaluations for agent ${JSON.stringify(agent)}: at most ${limiter.max} at once`,
+              { limit: 'concurrent_evaluations_per_agent', agent },
+            );
+            return;
+          }
+          request.headroomAgent = agent;
+          done();
+        });
+        const release = (request: { headroomAgent?: string }, _reply: unknown, done: () => void) => {
+          if (request.headroomAgent !== undefined) {
+            limiter.release(request.headroomAgent);
+            request.headroomAgent = undefined;
+          }
+          done();
+        };
+        api.addHook('onResponse', release);
+        api.addHook('onRequestAbort', (request, done) => release(request, undefined, done));
+      }
 
       registerPressureRoutes(api, { now });
       registerSessionRoutes(api, store);
