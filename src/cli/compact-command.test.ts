@@ -67,6 +67,40 @@ describe('headroom compact', () => {
     expect(JSON.parse(item.stdout).content).toBe(history[3].content);
   });
 
+  it('numbers a second compaction of the same session past the first, so both stay addressable', async () => {
+    await cli(['compact', FIXTURE, '--session', 'again', '--output', 'once.json']);
+    const second = await cli([
+      'compact',
+      join(directory, 'once.json'),
+      '--session',
+      'again',
+      '--json',
+      '--keep-turns',
+      '1',
+    ]);
+    expect(second.code).toBe(0);
+    expect(JSON.parse(second.stdout).archives).toEqual([
+      join(directory, '.headroom/archives/again/compaction-2.log'),
+    ]);
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    const first = await cli(['archive', 'again', 'compaction-1', '--item', 'call_0:result']);
+    expect(JSON.parse(first.stdout).content).toBe(history[3].content);
+  });
+
+  it('checks --output before archiving anything', async () => {
+    const { code, stderr } = await cli([
+      'compact',
+      FIXTURE,
+      '--session',
+      'nowhere',
+      '--output',
+      '/no/such/dir/out.json',
+    ]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--output');
+    expect((await cli(['archive', 'nowhere', 'compaction-1'])).code).toBe(2);
+  });
+
   it('accepts { "messages": [...] }', async () => {
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
     await writeFile(join(directory, 'wrapped.json'), JSON.stringify({ messages: history }));

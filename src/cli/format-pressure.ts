@@ -24,7 +24,10 @@ export function formatPressureReport(report: PressureReport, paint: Paint): stri
       `${p.tokenBurnRate} (${p.burnRateAcceleration}× the ${report.metadata.systemMode} baseline)`,
     ),
     row('Context drift', `${p.contextDrift}%`),
-    row('Tokens remaining', `${p.estimatedTokensRemaining}`),
+    row(
+      'Tokens remaining',
+      p.estimatedTokensRemaining === null ? 'no budget' : `${p.estimatedTokensRemaining}`,
+    ),
     row('Minutes remaining', minutes),
     row('Thresholds exceeded', p.thresholdsExceeded.length ? p.thresholdsExceeded.join(', ') : 'none'),
     row(

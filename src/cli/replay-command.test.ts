@@ -118,6 +118,7 @@ describe('headroom replay', () => {
   it.each([
     [['replay', '/no/such/file.jsonl'], 'cannot read /no/such/file.jsonl: ENOENT'],
     [['replay', CLAUDE, '--format', 'cursor'], '--format must be one of'],
+    [['replay', '/tmp'], '/tmp is not a file'],
     [['replay', CLAUDE, '--context-window', 'big'], '--context-window must be a whole number'],
     [['replay', trace('codex/small-codex-session.jsonl')], 'aide-gpt-5'],
     [['replay', fileURLToPath(new URL('../../package.json', import.meta.url))], 'not a session log'],

@@ -44,6 +44,8 @@ export interface ArchiveAppendResult {
  */
 export interface ArchiveSink {
   append(sessionId: string, taskId: string, entries: readonly ArchiveEntry[]): Promise<ArchiveAppendResult>;
+  /** Whether an archive exists already; compaction numbers its archives past the ones there. */
+  has?(sessionId: string, taskId: string): Promise<boolean>;
 }
 
 /**

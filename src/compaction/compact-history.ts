@@ -80,7 +80,13 @@ export async function compactHistory(
   const recapText = options.summarizer
     ? await options.summarizer.summarize(replaced)
     : buildRecap(history, options.tasks ?? [], options.recap ?? {}).text;
-  const messages = flushAt(history, cut, recapText);
+  // Numbered past both the recaps in the history and the archives already written for this session: a recap
+  // need not survive a round trip through a provider's message format, and a second compaction must never
+  // append to (and shadow the items of) the first one's archive.
+  let number = nextRecapNumber(history);
+  while (options.archive?.has && (await options.archive.has(options.sessionId, `compaction-${number}`)))
+    number++;
+  const messages = flushAt(history, cut, recapText, number);
   const after = { messages: messages.length, tokens: keptTokens + options.counter.count(recapText) };
   if (after.tokens >= before.tokens) {
     return {
@@ -91,7 +97,7 @@ export async function compactHistory(
       reason: `the compacted history would hold ${after.tokens} tokens, not fewer than ${before.tokens}`,
     };
   }
-  const compactionId = `compaction-${nextRecapNumber(history)}`;
+  const compactionId = `compaction-${number}`;
   const archives: string[] = [];
   if (options.archive) {
     const entries = replaced.map((item) => ({

@@ -66,10 +66,15 @@ export function nextRecapNumber(history: readonly HistoryItem[]): number {
 }
 
 /** Builds the flushed history for a given cut: system items, the recap, the kept items. */
-export function flushAt(history: readonly HistoryItem[], cut: number, recapText: string): HistoryItem[] {
+export function flushAt(
+  history: readonly HistoryItem[],
+  cut: number,
+  recapText: string,
+  number: number = nextRecapNumber(history),
+): HistoryItem[] {
   const recapItem: UserItem = {
     kind: 'user',
-    id: `recap-${nextRecapNumber(history)}`,
+    id: `recap-${number}`,
     text: recapText,
     recap: true,
   };

@@ -202,4 +202,24 @@ describe('isCodeModificationTask', () => {
     expect(isCodeModificationTask('Explain the function')).toBe(false);
     expect(isCodeModificationTask('Update the team')).toBe(false);
   });
+
+  it('refuses a full file smuggled after one small valid hunk (regression: the hunk alone was checked)', () => {
+    const hunk = [
+      '--- a/src/tax.ts',
+      '+++ b/src/tax.ts',
+      '@@ -1,1 +1,1 @@',
+      '-export const rate = 0.2;',
+      '+export const rate = 0.21;',
+    ];
+    const file = Array.from({ length: 40 }, (_, line) => `export const value${line} = compute(${line});`);
+    const result = validateDiffOnly([...hunk, ...file].join('\n'), { taskType: 'code-modification' });
+    expect(result.kind).toBe('unified-diff');
+    expect(result.ok).toBe(false);
+    expect(result.reasons.map((reason) => reason.code)).toContain('full_file_rewrite');
+    // The same hunk with a few lines of explanation is fine.
+    const explained = validateDiffOnly([...hunk, '', 'Raises the rate to 21%.'].join('\n'), {
+      taskType: 'code-modification',
+    });
+    expect(explained.ok).toBe(true);
+  });
 });

@@ -156,6 +156,41 @@ function checkUnifiedDiff(text: string): { files: string[]; reasons: DiffOnlyRea
   return { files: [...files], reasons };
 }
 
+const HUNK_HEADER = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
+const FILE_HEADER =
+  /^(diff |index |--- |\+\+\+ |new file mode|deleted file mode|similarity index|rename (from|to) |old mode|new mode|Binary files)/;
+
+/**
+ * The lines of a unified diff that belong to no file header and no hunk (each hunk consumes exactly the lines
+ * its header counts). A real diff has none but a few lines of prose; a rewrite smuggled after one small valid
+ * hunk has the whole file here.
+ */
+function linesOutsideHunks(text: string): string {
+  const lines = text.split('\n');
+  const outside: string[] = [];
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
+    const header = HUNK_HEADER.exec(line);
+    if (header) {
+      let oldLeft = header[1] === undefined ? 1 : Number(header[1]);
+      let newLeft = header[2] === undefined ? 1 : Number(header[2]);
+      while ((oldLeft > 0 || newLeft > 0) && index + 1 < lines.length) {
+        const body = lines[++index]!;
+        if (body.startsWith('\\')) continue;
+        if (body.startsWith('-')) oldLeft--;
+        else if (body.startsWith('+')) newLeft--;
+        else {
+          oldLeft--;
+          newLeft--;
+        }
+      }
+      continue;
+    }
+    if (!FILE_HEADER.test(line)) outside.push(line);
+  }
+  return outside.join('\n');
+}
+
 function checkJsonPatch(text: string): DiffOnlyReason[] {
   let value: unknown;
   try {
@@ -222,6 +257,10 @@ export function validateDiffOnly(output: string, options: DiffOnlyOptions = {}):
   } else if (looksLikeUnifiedDiff(text)) {
     kind = 'unified-diff';
     ({ files, reasons } = checkUnifiedDiff(output));
+    // What the hunks do not account for is judged like any other output: a valid one-line hunk must not
+    // carry a full file after it.
+    const rewrite = fullFileRewrite(linesOutsideHunks(output));
+    if (rewrite) reasons.push(rewrite);
   } else if (looksLikeJsonPatch(text)) {
     kind = 'json-patch';
     reasons = checkJsonPatch(text);

@@ -1,6 +1,7 @@
 export { ERROR_CODES, type ErrorCode } from './codes.js';
 export {
   type AllowedRange,
+  echoValue,
   formatIssue,
   HeadroomValidationError,
   issuesFromZod,

@@ -36,6 +36,28 @@ export function formatIssue(issue: ValidationIssue): string {
   return issue.field ? `${issue.field}: ${issue.message}` : issue.message;
 }
 
+/** Longest string echoed back in an issue. */
+const MAX_ECHOED_STRING = 200;
+
+/**
+ * What an issue echoes of the value given: primitives as they are (long strings cut), arrays and objects
+ * described, never copied. A hostile body nested ten thousand deep must not be serialized back (that overflows
+ * the stack) nor a megabyte echoed.
+ */
+export function echoValue(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.length > MAX_ECHOED_STRING
+      ? `${value.slice(0, MAX_ECHOED_STRING)}… (${value.length} characters)`
+      : value;
+  }
+  if (Array.isArray(value)) return `(an array of ${value.length})`;
+  if (value !== null && typeof value === 'object')
+    return `(an object with ${Object.keys(value).length} keys)`;
+  if (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol')
+    return String(value);
+  return value;
+}
+
 function pathToField(path: readonly PropertyKey[]): string {
   let field = '';
   for (const part of path) {
@@ -70,7 +92,7 @@ export function issuesFromZod(
         const path = [...zodIssue.path, key];
         issues.push({
           field: pathToField(path),
-          value: valueAt(input, path),
+          value: echoValue(valueAt(input, path)),
           message: 'unknown parameter',
         });
       }
@@ -78,7 +100,7 @@ export function issuesFromZod(
     }
     const issue: ValidationIssue = {
       field: pathToField(zodIssue.path),
-      value: valueAt(input, zodIssue.path),
+      value: echoValue(valueAt(input, zodIssue.path)),
       message: zodIssue.message,
     };
     const known = allowedFor?.(issue.field);

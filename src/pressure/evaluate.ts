@@ -21,6 +21,13 @@ import type {
 export interface EvaluateOptions {
   /** The time stamped on the report: a Date or epoch milliseconds. Time is a parameter, never read here. */
   now: Date | number;
+  /**
+   * Budget figures the caller measured itself, reported instead of the ones derived from the inputs and used by
+   * the minute rules (`eol_approaching`, terminate under 5 minutes): a session knows its real tokens left and its
+   * real burn in tokens/min, which the seed's 0-200 burn scale cannot express. `null` means "no budget": no
+   * budget threshold fires and the figure is reported as null. The stateless endpoint never sets this.
+   */
+  measured?: { tokensRemaining: number | null; minutesRemaining: number | null };
 }
 
 /** Viability weights of seed 000: memory 40 %, burn 40 %, coherence 20 %. */
@@ -85,6 +92,7 @@ export function evaluateResolved(input: ResolvedPressureInput, options: Evaluate
     input.systemMode,
     input.agentProfile,
     options.now,
+    options.measured,
   );
 }
 
@@ -99,6 +107,7 @@ function evaluateCore(
   systemMode: SystemMode,
   agentProfile: AgentProfile,
   now: Date | number,
+  measured?: EvaluateOptions['measured'],
 ): PressureReport {
   const baseline = BASELINE_BURN[systemMode];
   const value = viability(memory, burn, drift);
@@ -106,15 +115,16 @@ function evaluateCore(
   const remaining = tokenBudgetTotal - tokenBudgetUsed;
   // Comparisons use the reported (rounded) minutes so that the flags agree with the figure shown.
   // A burn so small that the figure overflows is "not depleting" too.
-  const rounded = round1(remaining / burn);
-  const minutes = burn === 0 || !Number.isFinite(rounded) ? null : rounded;
+  const rounded = round1(measured ? (measured.minutesRemaining ?? Number.NaN) : remaining / burn);
+  const minutes = (burn === 0 && !measured) || !Number.isFinite(rounded) ? null : rounded;
+  const hasBudget = !measured || measured.tokensRemaining !== null;
 
   const thresholdsExceeded: ThresholdCode[] = [];
   if (memory > 80) thresholdsExceeded.push('memory_critical');
   else if (memory > 65) thresholdsExceeded.push('memory_warning');
   const remainingShare = remaining / tokenBudgetTotal;
-  if (remainingShare < 0.05) thresholdsExceeded.push('token_budget_5_percent');
-  else if (remainingShare < 0.1) thresholdsExceeded.push('token_budget_10_percent');
+  if (hasBudget && remainingShare < 0.05) thresholdsExceeded.push('token_budget_5_percent');
+  else if (hasBudget && remainingShare < 0.1) thresholdsExceeded.push('token_budget_10_percent');
   if (drift > 75) thresholdsExceeded.push('drift_critical');
   else if (drift > 50) thresholdsExceeded.push('elevated_drift');
   if (sessionAgeSeconds > 7200) thresholdsExceeded.push('session_too_long');
@@ -137,7 +147,7 @@ function evaluateCore(
       memoryPressure: Math.round(memory),
       tokenBurnRate: Math.round(Math.min(burn, 100)),
       contextDrift: Math.round(drift),
-      estimatedTokensRemaining: Math.round(remaining),
+      estimatedTokensRemaining: measured ? measured.tokensRemaining : Math.round(remaining),
       estimatedMinutesRemaining: minutes,
       burnRateAcceleration: round2(burn / baseline),
       recommendations: { shouldCompress, shouldOptimize, shouldTerminate, priority: PRIORITY[level] },

@@ -36,7 +36,8 @@ export function parsePressureInput(raw: unknown, source: 'body' | 'text'): Resul
     if (resolved.ok) return resolved;
   }
   const schema = source === 'body' ? PressureInputSchema : PressureQuerySchema;
-  const parsed = parseWith(schema, raw ?? {}, pressureParameterRange);
+  // Absent means all defaults; a body of `null` is not absent and is refused like any non-object.
+  const parsed = parseWith(schema, raw === undefined ? {} : raw, pressureParameterRange);
   if (!parsed.ok) return parsed;
   return resolvePressureInput(parsed.value);
 }

@@ -83,7 +83,7 @@ export const PressureAssessmentSchema = z.strictObject({
   memoryPressure: z.number().int().min(0).max(100),
   tokenBurnRate: z.number().int().min(0).max(100),
   contextDrift: z.number().int().min(0).max(100),
-  estimatedTokensRemaining: z.number().int().min(0),
+  estimatedTokensRemaining: z.number().int().min(0).nullable(),
   estimatedMinutesRemaining: z.number().min(0).nullable(),
   burnRateAcceleration: z.number().min(0),
   recommendations: PressureRecommendationsSchema,

@@ -40,7 +40,8 @@ export interface PressureAssessment {
   memoryPressure: number;
   tokenBurnRate: number;
   contextDrift: number;
-  estimatedTokensRemaining: number;
+  /** Tokens left of the budget; `null` only in a session view without a budget (see EvaluateOptions.measured). */
+  estimatedTokensRemaining: number | null;
   /** `null` when nothing burns (the budget is not depleting). */
   estimatedMinutesRemaining: number | null;
   burnRateAcceleration: number;

@@ -187,6 +187,8 @@ export async function buildApp(
       registerDisciplineRoutes(api, {
         archive: new ArchiveStore({ root: join(dataDir, 'archives') }),
         artifacts: new ArtifactRegistry({ root: join(dataDir, 'artifacts') }),
+        sessions: store,
+        dataDir,
       });
     },
     { prefix: '/api/v1' },

@@ -128,6 +128,7 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
     ['a boolean', { tokenBudgetUsed: true }, 'tokenBudgetUsed'],
     ['an unknown key', { memory: 50 }, 'memory'],
     ['an array body', [1, 2], '(body)'],
+    ['a null body', null, '(body)'],
     ['a wrong enum case', { systemMode: 'Production' }, 'systemMode'],
   ];
   for (const [name, payload, field] of badBodies) {
@@ -136,12 +137,33 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
       const response = await server.inject({
         method: 'POST',
         url: '/api/v1/pressure',
-        payload: payload as object,
+        payload: JSON.stringify(payload),
+        headers: { 'content-type': 'application/json' },
       });
       expect(response.statusCode).toBe(400);
       expect(response.json().issues).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
     });
   }
+
+  it('answers 400, not 500, for a value nested thousands deep, echoing a description (regression: stack overflow)', async () => {
+    const server = await makeApp();
+    const nested = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    for (const url of [
+      '/api/v1/pressure',
+      '/api/v1/sessions',
+      '/api/v1/compact',
+      '/api/v1/hot-state/check',
+    ]) {
+      const response = await server.inject({
+        method: 'POST',
+        url,
+        payload: `{"memoryUsedPercent":${nested},"messages":${nested},"hotState":${nested},"model":${nested}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.body.length, url).toBeLessThan(20_000);
+    }
+  });
 
   it('rejects malformed JSON', async () => {
     const server = await makeApp();

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { ErrorCode } from '../errors/codes.js';
-import type { ValidationIssue } from '../errors/validation.js';
+import { echoValue, type ValidationIssue } from '../errors/validation.js';
 
 /** The body of every 4xx answer: a sentence, a stable code, an example of a good request, and the issues. */
 export interface ProblemBody {
@@ -18,7 +18,11 @@ export function sendInvalid(reply: FastifyReply, issues: ValidationIssue[], exam
     error: `Invalid parameters: ${fields}`,
     code: 'HR_ERR_INVALID_PARAM',
     ...(example === undefined ? {} : { example }),
-    issues: issues.map((issue) => ({ ...issue, field: issue.field || '(body)' })),
+    issues: issues.map((issue) => ({
+      ...issue,
+      field: issue.field || '(body)',
+      value: echoValue(issue.value),
+    })),
   };
   return reply.code(400).send(body);
 }

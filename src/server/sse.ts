@@ -1,5 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/** A client that lets this much pile up unread is dropped; its EventSource reconnects and starts afresh. */
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
 /** Keep-alive comments stop proxies and browsers from closing an idle stream. */
 const KEEP_ALIVE_MS = 15_000;
 
@@ -41,6 +44,10 @@ export function openEventStream(
   return {
     send(event, data) {
       if (closed) return;
+      if (response.writableLength > MAX_BUFFERED_BYTES) {
+        close();
+        return;
+      }
       response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     },
     close,

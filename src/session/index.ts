@@ -34,6 +34,7 @@ export {
   DEFAULT_TIMELINE_POINTS,
   SessionTimeline,
   type SessionView,
+  sessionSummary,
   sessionView,
   type TimelineMarker,
   type TimelinePoint,

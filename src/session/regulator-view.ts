@@ -41,8 +41,9 @@ export function regulatorInputOf(
 ): { input: ResolvedPressureInput; notes: string[] } {
   const notes: string[] = [];
   let memory = 0;
-  if (signals.percentOfWindow === null) notes.push('memory not measured');
-  else memory = Math.min(100, Math.max(0, signals.percentOfWindow));
+  // From the token figures, not the rounded percent shown: the regulator compares unrounded values.
+  if (signals.lastPromptTokens === null || signals.window === null) notes.push('memory not measured');
+  else memory = Math.min(100, Math.max(0, (signals.lastPromptTokens / signals.window) * 100));
   let burn = 0;
   if (signals.tpmLimit === null) notes.push('burn not scaled: no TPM limit');
   else burn = Math.min(200, (signals.burnRateTokensPerMin / signals.tpmLimit) * 100);
@@ -90,11 +91,12 @@ export function regulatorView(
   now: number,
 ): SessionRegulatorView {
   const { input, notes } = regulatorInputOf(signals, settings);
-  const report = evaluateResolved(input, { now });
   const tokensRemaining = signals.budgetRemaining;
   const minutesRemaining =
     tokensRemaining === null || signals.burnRateTokensPerMin === 0
       ? null
       : Math.round((tokensRemaining / signals.burnRateTokensPerMin) * 10) / 10;
+  // The report carries the real figures (or null without a budget), and the regulator's minute rules judge them.
+  const report = evaluateResolved(input, { now, measured: { tokensRemaining, minutesRemaining } });
   return { report, tokensRemaining, minutesRemaining, notes };
 }

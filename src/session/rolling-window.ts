@@ -1,82 +1,77 @@
 /**
- * Timestamped token counts over a sliding time window, in one fixed ring (a single typed array of
- * time/tokens pairs), so that a session costs the same memory after ten calls or ten million. When more calls
- * than `capacity` fall inside the window, the oldest entry is merged into the next one rather than dropped:
- * sums stay exact, only the merged tokens' time moves later (a conservative error for a rate limit).
+ * Tokens over a sliding time window, kept in fixed time buckets (a ring of `buckets` counts, each
+ * `windowMs / buckets` wide), so that a session costs the same memory after ten calls or ten million and old
+ * tokens always expire. The window is measured to one bucket's resolution: with 60 buckets a minute is
+ * measured to the second. Float32 counts are exact up to 16,777,216 tokens per bucket.
  */
 export class RollingWindow {
   readonly windowMs: number;
-  readonly #ring: Float64Array;
-  #start = 0;
-  #size = 0;
+  readonly bucketMs: number;
+  readonly #counts: Float32Array;
+  /** Index (time / bucketMs) of the newest bucket written; -Infinity before the first. */
+  #latest = Number.NEGATIVE_INFINITY;
 
   /**
-   * @param windowMs how far back the window reaches; shorter windows can be summed too.
-   * @param capacity how many entries are kept at most. @default 24
+   * @param windowMs how far back the window reaches.
+   * @param buckets how many buckets it is divided into. @default 60
    */
-  constructor(windowMs: number, capacity = 24) {
+  constructor(windowMs: number, buckets = 60) {
     this.windowMs = windowMs;
-    this.#ring = new Float64Array(capacity * 2);
+    this.bucketMs = windowMs / buckets;
+    this.#counts = new Float32Array(buckets);
   }
 
-  get #capacity(): number {
-    return this.#ring.length / 2;
-  }
-
-  #time(position: number): number {
-    return this.#ring[((this.#start + position) % this.#capacity) * 2]!;
-  }
-
-  #tokens(position: number): number {
-    return this.#ring[((this.#start + position) % this.#capacity) * 2 + 1]!;
-  }
-
-  /** Adds `tokens` at time `at` (epoch ms). Times must not go backwards; an earlier time counts as the latest. */
+  /**
+   * Adds `tokens` at time `at` (epoch ms). A time older than the newest bucket still counts in its own bucket
+   * while that bucket is inside the window; older than the window, it is dropped (it could not count anyway).
+   */
   add(at: number, tokens: number): void {
-    const capacity = this.#capacity;
-    const last = this.#size > 0 ? this.#time(this.#size - 1) : Number.NEGATIVE_INFINITY;
-    const time = Math.max(at, last);
-    if (this.#size === capacity) {
-      const next = ((this.#start + 1) % capacity) * 2 + 1;
-      this.#ring[next] = this.#ring[next]! + this.#tokens(0);
-      this.#start = (this.#start + 1) % capacity;
-      this.#size--;
-    }
-    const slot = ((this.#start + this.#size) % capacity) * 2;
-    this.#ring[slot] = time;
-    this.#ring[slot + 1] = tokens;
-    this.#size++;
+    const index = Math.floor(at / this.bucketMs);
+    this.#advance(index);
+    if (index <= this.#latest - this.#counts.length) return;
+    const slot = this.#slot(index);
+    this.#counts[slot] = this.#counts[slot]! + tokens;
   }
 
-  #expire(now: number): void {
-    const capacity = this.#capacity;
-    const from = now - this.windowMs;
-    while (this.#size > 0 && this.#time(0) <= from) {
-      this.#start = (this.#start + 1) % capacity;
-      this.#size--;
-    }
-  }
-
-  /** Tokens added within `windowMs` (at most the window's own) before `now`. */
-  sum(now: number, windowMs: number = this.windowMs): number {
-    this.#expire(now);
-    const from = now - Math.min(windowMs, this.windowMs);
+  /** Tokens in the window that ends at `now`. */
+  sum(now: number): number {
     let total = 0;
-    for (let position = 0; position < this.#size; position++) {
-      if (this.#time(position) > from) total += this.#tokens(position);
-    }
+    this.#each(now, (_index, tokens) => {
+      total += tokens;
+    });
     return total;
   }
 
-  /** The entries within `windowMs` before `now`, oldest first, for consumers that want the events themselves. */
-  entries(now: number, windowMs: number = this.windowMs): Array<{ at: number; tokens: number }> {
-    this.#expire(now);
-    const from = now - Math.min(windowMs, this.windowMs);
+  /** The non-empty buckets in the window that ends at `now`, oldest first, each stamped with its start time. */
+  entries(now: number): Array<{ at: number; tokens: number }> {
     const result: Array<{ at: number; tokens: number }> = [];
-    for (let position = 0; position < this.#size; position++) {
-      const at = this.#time(position);
-      if (at > from) result.push({ at, tokens: this.#tokens(position) });
-    }
+    this.#each(now, (index, tokens) => {
+      if (tokens > 0) result.push({ at: index * this.bucketMs, tokens });
+    });
     return result;
+  }
+
+  /** Moves the newest bucket forward to `index`, clearing the buckets it passes (they held older tokens). */
+  #advance(index: number): void {
+    if (index <= this.#latest) return;
+    const size = this.#counts.length;
+    if (index - this.#latest >= size) this.#counts.fill(0);
+    else for (let next = this.#latest + 1; next <= index; next++) this.#counts[this.#slot(next)] = 0;
+    this.#latest = index;
+  }
+
+  #each(now: number, visit: (index: number, tokens: number) => void): void {
+    const size = this.#counts.length;
+    const nowIndex = Math.floor(now / this.bucketMs);
+    // Buckets newer than `now` (a clock behind the data) count as current rather than vanish.
+    const newest = Math.min(this.#latest, Math.max(nowIndex, this.#latest));
+    const oldest = Math.max(this.#latest - size + 1, nowIndex - size + 1);
+    for (let index = oldest; index <= newest; index++) visit(index, this.#counts[this.#slot(index)]!);
+  }
+
+  /** The ring position of a bucket index; indices before the epoch are negative. */
+  #slot(index: number): number {
+    const size = this.#counts.length;
+    return ((index % size) + size) % size;
   }
 }

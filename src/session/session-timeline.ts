@@ -81,15 +81,18 @@ export class SessionTimeline {
     };
     this.points.push(point);
     if (this.points.length > this.#maxPoints) this.points.splice(0, this.points.length - this.#maxPoints);
-    for (const event of [...extraEvents, ...update.events]) {
-      if (!MARKER_TYPES.has(event.type)) continue;
-      this.markers.push({
-        type: event.type as MarkerType,
-        timestamp: new Date(event.at).toISOString(),
-        index,
-        detail: describe(event),
-      });
-    }
+    for (const event of [...extraEvents, ...update.events]) this.mark(event, index);
+  }
+
+  /** Adds a marker for an event that is one (a compaction, a forced new round, a reminder); others are ignored. */
+  mark(event: SessionEvent, index: number): void {
+    if (!MARKER_TYPES.has(event.type)) return;
+    this.markers.push({
+      type: event.type as MarkerType,
+      timestamp: new Date(event.at).toISOString(),
+      index,
+      detail: describe(event),
+    });
     if (this.markers.length > this.#maxMarkers)
       this.markers.splice(0, this.markers.length - this.#maxMarkers);
   }
@@ -122,3 +125,9 @@ export function sessionView(session: Session, timeline?: SessionTimeline) {
 }
 
 export type SessionView = ReturnType<typeof sessionView>;
+
+/** A session view without its timeline and markers: what lists and the all-sessions stream carry. */
+export function sessionSummary(view: SessionView): Omit<SessionView, 'timeline' | 'markers'> {
+  const { timeline: _timeline, markers: _markers, ...summary } = view;
+  return summary;
+}

@@ -160,6 +160,38 @@ describe('the verdict', () => {
   });
 });
 
+describe('the regulator as a session sees it', () => {
+  it('reports no budget figures and no budget threshold without a token budget (never invented)', () => {
+    const pressure = session().update({ usage: usage(1000) }).regulator.report.pressure;
+    expect(pressure.estimatedTokensRemaining).toBeNull();
+    expect(pressure.estimatedMinutesRemaining).toBeNull();
+    expect(
+      pressure.thresholdsExceeded.filter(
+        (code) => code.startsWith('token_budget') || code === 'eol_approaching',
+      ),
+    ).toEqual([]);
+  });
+
+  it('reports real tokens and minutes left, and judges eol_approaching on them', () => {
+    const s = session({ tokenBudget: 100_000, tpmLimit: 1_000_000 });
+    s.update({ usage: usage(40_000, 0), timestamp: T0 });
+    // 90,000 used; 10,000 left at 90,000 tokens over the 5-minute window = 18,000/min → 0.6 minutes.
+    const update = s.update({ usage: usage(50_000, 0), timestamp: T0 + 60_000 });
+    expect(update.regulator.report.pressure.estimatedTokensRemaining).toBe(10_000);
+    expect(update.regulator.report.pressure.estimatedMinutesRemaining).toBe(0.6);
+    expect(update.regulator.report.pressure.thresholdsExceeded).toContain('eol_approaching');
+    expect(update.regulator.report.pressure.recommendations.shouldTerminate).toBe(true);
+  });
+
+  it('compares the unrounded memory (regression: 80.0005% was rounded to 80.0 and missed memory_critical)', () => {
+    const update = session({ contextWindow: 2_000_000, optimalMaxTokens: 1_999_000 }).update({
+      usage: usage(1_600_010),
+    });
+    expect(update.signals.percentOfWindow).toBe(80);
+    expect(update.regulator.report.pressure.thresholdsExceeded).toContain('memory_critical');
+  });
+});
+
 describe('creating a session', () => {
   it('uses the registry and the agent effective window', () => {
     const codex = new Session({ model: 'gpt-5.3-codex', agent: 'codex' });
@@ -178,6 +210,10 @@ describe('creating a session', () => {
       expect((error as HeadroomValidationError).issues[0]?.field).toBe('model');
     }
     expect(new Session({ model: 'my-private-model', contextWindow: 32_000 }).thresholds.limit).toBe(32_000);
+  });
+
+  it('rejects KV settings the KV model refuses when the session is created, not at its first update', () => {
+    expect(() => session({ kv: { nCtx: 8192, hardLimit: 64, nBatch: 512 } })).toThrow(/kv\.hardLimit/);
   });
 
   it('rejects unknown options and bad ids', () => {

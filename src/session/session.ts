@@ -88,8 +88,9 @@ export class Session {
   readonly createdAt: number;
   readonly #options: ReturnType<typeof SessionOptionsSchema.parse>;
   readonly #thresholds: HealthThresholds;
-  /** One ring for both the burn window and the last minute (the TPM window). */
-  readonly #usage: RollingWindow;
+  /** Tokens over the burn window (30 buckets) and over the last minute to two seconds (the TPM window). */
+  readonly #burn: RollingWindow;
+  readonly #minute: RollingWindow;
   readonly #now: () => number;
   readonly #burnWindowMs: number;
   #health: HealthState = initialHealthState();
@@ -113,6 +114,18 @@ export class Session {
     const parsed = parseWith(SessionOptionsSchema, options);
     if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'session options');
     const valid = parsed.value;
+    if (valid.kv) {
+      // Checked now, with the KV model's own rules (hardLimit ≥ nBatch), not at the first update.
+      try {
+        contextPressure({ ...valid.kv, cellsUsed: 0 });
+      } catch (error) {
+        if (!(error instanceof HeadroomValidationError)) throw error;
+        throw new HeadroomValidationError(
+          error.issues.map((issue) => ({ ...issue, field: `kv.${issue.field}` })),
+          'session options',
+        );
+      }
+    }
     this.#options = valid;
     this.#now = dependencies.now ?? Date.now;
     this.id = valid.id ?? (dependencies.generateId ?? randomUUID)();
@@ -159,7 +172,8 @@ export class Session {
     const window = profile.effectiveWindow ?? promptWindow(profile);
     this.#thresholds = healthThresholds({ ...profile, effectiveWindow: window });
     this.#burnWindowMs = (valid.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000;
-    this.#usage = new RollingWindow(Math.max(this.#burnWindowMs, MINUTE_MS), 16);
+    this.#burn = new RollingWindow(this.#burnWindowMs, 30);
+    this.#minute = new RollingWindow(MINUTE_MS, 30);
     this.createdAt = this.#now();
   }
 
@@ -198,7 +212,8 @@ export class Session {
       this.#lastCompletion = usage.completionTokens;
       const spent = usage.promptTokens + usage.completionTokens;
       this.#budgetUsed += spent;
-      this.#usage.add(at, spent);
+      this.#burn.add(at, spent);
+      this.#minute.add(at, spent);
     } else {
       events.push({ type: 'usage_unavailable', at, reason: usage.reason });
     }
@@ -294,7 +309,7 @@ export class Session {
   signals(at: number = this.#lastAt ?? this.#now()): SessionSignals {
     const window = this.#thresholds.limit ?? null;
     const burnMinutes = this.#burnWindowMs / MINUTE_MS;
-    const tokensLastMinute = this.#usage.sum(at, MINUTE_MS);
+    const tokensLastMinute = this.#minute.sum(at);
     const tpmLimit = this.profile.tpmLimit ?? null;
     const tokenBudget = this.#options.tokenBudget ?? null;
     return {
@@ -305,7 +320,7 @@ export class Session {
         this.#lastPrompt === null || window === null
           ? null
           : Math.round((this.#lastPrompt / window) * 1000) / 10,
-      burnRateTokensPerMin: Math.round(this.#usage.sum(at, this.#burnWindowMs) / burnMinutes),
+      burnRateTokensPerMin: Math.round(this.#burn.sum(at) / burnMinutes),
       tokensLastMinute,
       tpmLimit,
       tpmLeft: tpmLimit === null ? null : Math.max(0, tpmLimit - tokensLastMinute),
@@ -428,7 +443,7 @@ export class Session {
         turns: this.#generations,
         taskCompleted,
         now: at,
-        usageEvents: this.#usage.entries(at, MINUTE_MS),
+        usageEvents: this.#minute.entries(at),
       },
       this.#triggerConfig(),
     );

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type FileHandle, mkdir, open, readFile } from 'node:fs/promises';
+import { access, type FileHandle, mkdir, open, readFile } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import {
   ArchiveAddressSchema,
@@ -234,6 +234,16 @@ export class ArchiveStore implements ArchiveSink {
     run.then(forget, forget);
     await run;
     return { path, records: entries.length };
+  }
+
+  /** Whether the archive of a session's task exists. */
+  async has(sessionId: string, taskId: string): Promise<boolean> {
+    try {
+      await access(this.pathFor(sessionId, taskId));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The records of a session's task, in the order they were appended. */

@@ -3,7 +3,14 @@ import { HeadroomValidationError } from '../errors/validation.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
 import { Session, type SessionEvent, type SessionUpdate } from '../session/session.js';
 import type { SessionOptions, UsageUpdate } from '../session/session-options.js';
-import { SessionTimeline, type SessionView, sessionView } from '../session/session-timeline.js';
+import {
+  SessionTimeline,
+  type SessionView,
+  sessionSummary,
+  sessionView,
+} from '../session/session-timeline.js';
+
+type SessionSummary = ReturnType<typeof sessionSummary>;
 
 /** What a store tells its subscribers. */
 export type StoreEvent =
@@ -19,7 +26,10 @@ interface Entry {
 export interface MemorySessionStoreOptions {
   now?: () => number;
   config?: HeadroomConfig;
-  /** Sessions kept at most; creating one more evicts the least recently updated. @default 10000 */
+  /**
+   * Sessions kept at most; creating one more evicts the least recently updated. Each keeps a timeline of up to
+   * 500 points (about 50 KB). @default 1000
+   */
   maxSessions?: number;
 }
 
@@ -37,7 +47,7 @@ export class MemorySessionStore {
   constructor(options: MemorySessionStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#config = options.config;
-    this.#maxSessions = options.maxSessions ?? 10_000;
+    this.#maxSessions = options.maxSessions ?? 1000;
     this.#events.setMaxListeners(0);
   }
 
@@ -76,8 +86,9 @@ export class MemorySessionStore {
     return this.#sessions.get(id)?.session;
   }
 
-  list(): SessionView[] {
-    const views = [...this.#sessions.values()].map((entry) => sessionView(entry.session, entry.timeline));
+  /** Every session's summary (its view without the timeline), most recently updated first. */
+  list(): SessionSummary[] {
+    const views = [...this.#sessions.values()].map((entry) => sessionSummary(sessionView(entry.session)));
     return views.sort((a, b) => (b.updatedAt ?? b.createdAt).localeCompare(a.updatedAt ?? a.createdAt));
   }
 
@@ -95,6 +106,24 @@ export class MemorySessionStore {
     for (const event of [...extraEvents, ...result.events]) this.#emit({ type: 'session_event', id, event });
     this.#emit({ type: 'session', id, view });
     return { update: result, view };
+  }
+
+  /**
+   * Tells a session that its context was compacted (by the agent, or by headroom's /compact), so that the
+   * triggers' loop guards hold until the context grows again; undefined when there is no such session.
+   */
+  recordCompaction(
+    id: string,
+    compaction: { before?: number; after?: number; trigger?: string; timestamp?: number | string },
+  ): { event: SessionEvent; view: SessionView } | undefined {
+    const entry = this.#sessions.get(id);
+    if (!entry) return undefined;
+    const event = entry.session.recordCompaction(compaction);
+    entry.timeline.mark(event, entry.session.generations);
+    const view = sessionView(entry.session, entry.timeline);
+    this.#emit({ type: 'session_event', id, event });
+    this.#emit({ type: 'session', id, view });
+    return { event, view };
   }
 
   /** Runs `work` against the session and its timeline, then announces the new view (bulk loads, replays). */

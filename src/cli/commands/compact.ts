@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { access, readFile, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
 import { ArchiveStore } from '../../store/archive.js';
@@ -64,6 +65,15 @@ Example:
           input = JSON.parse(text);
         } catch (error) {
           throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
+        }
+        // The output's folder is checked first: a run that cannot write its result must not archive anything.
+        if (flags.output) {
+          const folder = dirname(resolve(io.cwd, flags.output));
+          try {
+            await access(folder, constants.W_OK);
+          } catch {
+            throw new UsageError(`--output: cannot write to ${folder}`);
+          }
         }
         const archiveRoot = resolve(io.cwd, flags.archiveDir);
         const result = await compactOpenAIMessages(input, {

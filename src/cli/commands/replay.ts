@@ -118,8 +118,11 @@ Example:
         }
         let size: number;
         try {
-          size = (await stat(resolve(io.cwd, file))).size;
+          const info = await stat(resolve(io.cwd, file));
+          if (!info.isFile()) throw new UsageError(`${file} is not a file: give the path of a session log`);
+          size = info.size;
         } catch (error) {
+          if (error instanceof UsageError) throw error;
           throw new UsageError(
             `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
           );

@@ -53,6 +53,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       '--data-dir <dir>',
       `where archives and artifacts are written (env ${SERVE_ENVIRONMENT.dataDir}; default .headroom)`,
     )
+    .option(
+      '--config <path>',
+      `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
+    )
     .addHelpText(
       'after',
       `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. Stops gracefully on SIGTERM/SIGINT.`,

@@ -1,3 +1,4 @@
+import { sep } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
@@ -11,6 +12,7 @@ import { DiffOnlyOptionsSchema, validateDiffOnly } from '../../discipline/valida
 import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
 import { ArchiveError, type ArchiveStore } from '../../store/archive.js';
 import { type ArtifactRegistry, ArtifactRegistryError } from '../../store/artifact-registry.js';
+import type { MemorySessionStore } from '../../store/memory-session-store.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 
 export const HotStateCheckSchema = z.strictObject({
@@ -57,8 +59,17 @@ function hotStateOf(reply: FastifyReply, raw: unknown, example: string) {
 /** Context discipline (seed 002) and compaction (seed 004) over HTTP. */
 export function registerDisciplineRoutes(
   api: FastifyInstance,
-  stores: { archive: ArchiveStore; artifacts: ArtifactRegistry },
+  stores: {
+    archive: ArchiveStore;
+    artifacts: ArtifactRegistry;
+    sessions: MemorySessionStore;
+    dataDir: string;
+  },
 ): void {
+  // Paths are reported relative to the data directory: a client has no use for the server's file system layout.
+  const relative = (path: string) =>
+    path.startsWith(stores.dataDir + sep) ? path.slice(stores.dataDir.length + 1) : path;
+
   api.post('/hot-state/check', async (request, reply) => {
     const body = parseWith(HotStateCheckSchema, request.body ?? {});
     if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
@@ -80,7 +91,19 @@ export function registerDisciplineRoutes(
     if (!state) return reply;
     const { hotState: _ignored, ...options } = body.value;
     // Reference extraction stores the moved lists before answering, so every id in the new state resolves.
-    return storeReferences(enforceBudget(state, options), stores.artifacts);
+    try {
+      return await storeReferences(enforceBudget(state, options), stores.artifacts);
+    } catch (error) {
+      if (error instanceof ArtifactRegistryError && error.code === 'HR_ERR_ARTIFACT_TOO_LARGE') {
+        return sendProblem(
+          reply,
+          413,
+          error.code,
+          `A list to move to an artifact is too large: ${error.message}`,
+        );
+      }
+      throw error;
+    }
   });
 
   api.post('/diff/check', async (request, reply) => {
@@ -111,7 +134,20 @@ export function registerDisciplineRoutes(
         });
       }
       const { before, after, archives, messages, counter } = result;
-      return { before, after, archives, messages, counter };
+      // A live session of the same id learns of the compaction, so its loop guards hold until it grows again.
+      const sessionId = body.value.sessionId;
+      const recorded =
+        sessionId !== undefined && stores.sessions.has(sessionId)
+          ? stores.sessions.recordCompaction(sessionId, { after: after.tokens, trigger: 'headroom' })
+          : undefined;
+      return {
+        before,
+        after,
+        archives: archives.map(relative),
+        messages,
+        counter,
+        sessionRecorded: recorded !== undefined,
+      };
     } catch (error) {
       if (error instanceof HeadroomValidationError) {
         return sendInvalid(

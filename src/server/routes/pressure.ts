@@ -51,7 +51,7 @@ export function registerPressureRoutes(api: FastifyInstance, context: { now: () 
     return evaluateResolved(parsed.value, { now: context.now() });
   });
   api.post('/pressure', routeOptions, async (request, reply) => {
-    const parsed = parsePressureInput(request.body ?? {}, 'body');
+    const parsed = parsePressureInput(request.body, 'body');
     if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_POST_EXAMPLE);
     return evaluateResolved(parsed.value, { now: context.now() });
   });

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { HeadroomValidationError } from '../../errors/validation.js';
+import { z } from 'zod';
+import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
 import { replayIntoSession, sessionForLog } from '../../session/replay.js';
 import type { SessionOptions } from '../../session/session-options.js';
+import { sessionSummary } from '../../session/session-timeline.js';
 import { parseUsageInput } from '../../session/usage-input.js';
 import type { MemorySessionStore } from '../../store/memory-session-store.js';
 import { readSessionLog } from '../../usage/read-session-log.js';
@@ -11,6 +13,21 @@ import { openEventStream } from '../sse.js';
 
 export const SESSION_CREATE_EXAMPLE =
   'POST /api/v1/sessions {"model":"claude-opus-4-6","agent":"claude-code","tokenBudget":2000000}';
+export const COMPACTION_EXAMPLE =
+  'POST /api/v1/sessions/:id/compactions {"before":182000,"after":41000,"trigger":"auto"}';
+
+/** A compaction the caller made (or the agent did): the context size before (default: the last prompt) and after. */
+export const CompactionInputSchema = z.strictObject({
+  before: z.number().int().min(0).optional(),
+  after: z.number().int().min(0),
+  trigger: z.string().min(1).max(64).optional(),
+  timestamp: z
+    .union([z.iso.datetime({ offset: true }), z.number().int().min(0)], {
+      error: 'must be an ISO 8601 time or epoch milliseconds',
+    })
+    .optional(),
+});
+
 export const USAGE_EXAMPLE =
   'POST /api/v1/sessions/:id/usage {"promptTokens":123000,"completionTokens":800} or {"format":"anthropic","response":{...}}';
 
@@ -98,6 +115,21 @@ export function registerSessionRoutes(api: FastifyInstance, store: MemorySession
     },
   );
 
+  api.post<{ Params: { id: string } }>('/sessions/:id/compactions', async (request, reply) => {
+    if (!store.has(request.params.id)) return notFound(reply, request.params.id);
+    const parsed = parseWith(CompactionInputSchema, request.body ?? {});
+    if (!parsed.ok) return sendInvalid(reply, parsed.issues, COMPACTION_EXAMPLE);
+    const { before, after, trigger, timestamp } = parsed.value;
+    const recorded = store.recordCompaction(request.params.id, {
+      after,
+      trigger: trigger ?? 'manual',
+      ...(before === undefined ? {} : { before }),
+      ...(timestamp === undefined ? {} : { timestamp }),
+    });
+    if (!recorded) return notFound(reply, request.params.id);
+    return reply.code(201).send({ event: recorded.event, session: recorded.view });
+  });
+
   api.get<{ Params: { id: string } }>('/sessions/:id/events', async (request, reply) => {
     const id = request.params.id;
     const view = store.get(id);
@@ -122,7 +154,8 @@ export function registerSessionRoutes(api: FastifyInstance, store: MemorySession
     const stream = openEventStream(request, reply, () => unsubscribe());
     stream.send('sessions', { sessions: store.list() });
     unsubscribe = store.subscribe((event) => {
-      if (event.type === 'session') stream.send('session', event.view);
+      // Summaries only: a list needs no timelines, and every update of every session goes to every client here.
+      if (event.type === 'session') stream.send('session', sessionSummary(event.view));
       else if (event.type === 'deleted') stream.send('deleted', { id: event.id });
     });
   });
@@ -144,12 +177,18 @@ export function registerSessionRoutes(api: FastifyInstance, store: MemorySession
     const id = `sample-${request.params.name}-${loaded}`;
     // The model and window come from the log, exactly as `headroom replay` would take them.
     const probe = sessionForLog(log, { id });
-    const view = store.create({
-      id,
-      model: probe.model,
-      ...(probe.agent ? { agent: probe.agent as SessionOptions['agent'] } : {}),
-      ...(probe.thresholds.limit === undefined ? {} : { contextWindow: probe.thresholds.limit }),
-    });
+    let view: ReturnType<typeof store.create>;
+    try {
+      view = store.create({
+        id,
+        model: probe.model,
+        ...(probe.agent ? { agent: probe.agent as SessionOptions['agent'] } : {}),
+        ...(probe.thresholds.limit === undefined ? {} : { contextWindow: probe.thresholds.limit }),
+      });
+    } catch (error) {
+      if (error instanceof HeadroomValidationError) return sendValidationError(reply, error);
+      throw error;
+    }
     const loadedView = store.batch(view.id, (session, timeline) => {
       replayIntoSession(session, log, (update, index, compaction) => {
         timeline.record(update, index, compaction ? [compaction] : []);
