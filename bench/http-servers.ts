@@ -8,6 +8,14 @@ import { evaluatePressure } from '../src/pressure/index.js';
 import { buildApp } from '../src/server/app.js';
 
 const kind = process.argv[2];
+// The parent asks for this process's CPU time around each load, to measure CPU per request (steadier than
+// throughput on a shared machine).
+process.on('message', (message) => {
+  if (message === 'cpu') {
+    const usage = process.cpuUsage();
+    process.send?.({ cpuMicros: usage.user + usage.system });
+  }
+});
 if (kind === 'bare') {
   const server = createServer((request, response) => {
     let body = '';
@@ -28,7 +36,11 @@ if (kind === 'bare') {
     process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
   });
 } else {
-  const app = await buildApp({ logLevel: 'warn', rateLimitPerMinute: 0, maxConcurrentPerAgent: 0 });
+  const app = await buildApp({
+    logLevel: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
+    rateLimitPerMinute: 0,
+    maxConcurrentPerAgent: 0,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });

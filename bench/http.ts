@@ -1,4 +1,7 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -15,9 +18,24 @@ const BODY = JSON.stringify({
 
 export interface HttpFigures {
   requestsPerSecond: number;
+  /** Server CPU time (user + system) per request, in microseconds. */
+  cpuMicrosPerRequest?: number;
+  requests?: number;
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
+}
+
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { cpuMicros?: number }) => {
+      if (typeof message?.cpuMicros !== 'number') return;
+      child.off('message', onMessage);
+      resolve(message.cpuMicros);
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
 }
 
 async function startServer(kind: 'bare' | 'headroom'): Promise<{ child: ChildProcess; port: number }> {
@@ -29,7 +47,58 @@ async function startServer(kind: 'bare' | 'headroom'): Promise<{ child: ChildPro
   return { child, port };
 }
 
+/** wrk (C, epoll, microsecond latencies) when installed: it leaves more of a 2-core machine to the server. */
+const WRK = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    // wrk prints its version and exits 1; only a missing binary throws ENOENT.
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+})();
+export const LOAD_GENERATOR = WRK ? 'wrk' : 'autocannon';
+
+function milliseconds(text: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+function loadWithWrk(port: number, seconds: number, connections: number): HttpFigures {
+  const script = join(mkdtempSync(join(tmpdir(), 'headroom-wrk-')), 'post.lua');
+  writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '${BODY}'\n`,
+  );
+  const output = execFileSync(
+    'wrk',
+    [
+      '-t1',
+      `-c${connections}`,
+      `-d${seconds}s`,
+      '--latency',
+      '-s',
+      script,
+      `http://127.0.0.1:${port}/api/v1/pressure`,
+    ],
+    { encoding: 'utf8' },
+  );
+  rmSync(dirname(script), { recursive: true, force: true });
+  const percentile = (label: string) =>
+    milliseconds(new RegExp(`^\\s+${label}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '');
+  return {
+    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? Number.NaN),
+    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
+    p50Ms: percentile('50'),
+    p99Ms: percentile('99'),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+  };
+}
+
 async function load(port: number, seconds: number, connections: number): Promise<HttpFigures> {
+  if (WRK) return loadWithWrk(port, seconds, connections);
   const result = await autocannon({
     url: `http://127.0.0.1:${port}/api/v1/pressure`,
     method: 'POST',
@@ -39,6 +108,7 @@ async function load(port: number, seconds: number, connections: number): Promise
     duration: seconds,
   });
   return {
+    requests: result.requests.total,
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -46,28 +116,64 @@ async function load(port: number, seconds: number, connections: number): Promise
   };
 }
 
-/** POST /api/v1/pressure on headroom vs a bare node:http server doing the same work, same run. */
+/**
+ * POST /api/v1/pressure on headroom vs a bare node:http server doing the same work, same run. Both servers run
+ * side by side in child processes; after a warm-up they are loaded in alternation, `rounds` times (the order
+ * swapped every round), and each round gives a throughput ratio and a CPU-per-request ratio. This machine's
+ * speed varies by half from one minute to the next, so the medians of the per-round ratios are the figures.
+ */
 export async function benchHttp(
-  seconds = 10,
+  seconds = 3,
   connections = 50,
-): Promise<{ bare: HttpFigures; headroom: HttpFigures }> {
-  const figures: Partial<Record<'bare' | 'headroom', HttpFigures>> = {};
-  // Alternate and keep the better of two rounds each, since a 2-core machine is noisy.
-  for (const round of [1, 2]) {
-    for (const kind of ['bare', 'headroom'] as const) {
-      const { child, port } = await startServer(kind);
-      try {
-        await load(port, 2, connections); // warm-up
-        const measured = await load(port, seconds, connections);
-        process.stderr.write(
-          `  round ${round} ${kind}: ${Math.round(measured.requestsPerSecond)} req/s, p99 ${measured.p99Ms} ms\n`,
-        );
-        const best = figures[kind];
-        if (!best || measured.requestsPerSecond > best.requestsPerSecond) figures[kind] = measured;
-      } finally {
-        child.kill('SIGTERM');
+  rounds = 9,
+): Promise<{
+  bare: HttpFigures;
+  headroom: HttpFigures;
+  ratios: number[];
+  medianRatio: number;
+  cpuRatios: number[];
+  medianCpuRatio: number;
+}> {
+  const servers = { bare: await startServer('bare'), headroom: await startServer('headroom') };
+  const best: Partial<Record<'bare' | 'headroom', HttpFigures>> = {};
+  const ratios: number[] = [];
+  const cpuRatios: number[] = [];
+  try {
+    for (const kind of ['bare', 'headroom'] as const) await load(servers[kind].port, 3, connections);
+    for (let round = 1; round <= rounds; round++) {
+      const measured: Partial<Record<'bare' | 'headroom', HttpFigures>> = {};
+      const order = round % 2 ? (['bare', 'headroom'] as const) : (['headroom', 'bare'] as const);
+      for (const kind of order) {
+        const { child, port } = servers[kind];
+        const before = await cpuOf(child);
+        const figures = await load(port, seconds, connections);
+        figures.cpuMicrosPerRequest = ((await cpuOf(child)) - before) / (figures.requests ?? Number.NaN);
+        measured[kind] = figures;
+        const previous = best[kind];
+        if (!previous || figures.requestsPerSecond > previous.requestsPerSecond) best[kind] = figures;
       }
+      const ratio = measured.headroom!.requestsPerSecond / measured.bare!.requestsPerSecond;
+      const cpuRatio = measured.bare!.cpuMicrosPerRequest! / measured.headroom!.cpuMicrosPerRequest!;
+      ratios.push(ratio);
+      cpuRatios.push(cpuRatio);
+      process.stderr.write(
+        `  round ${round}: bare ${Math.round(measured.bare!.requestsPerSecond)} req/s ` +
+          `(${measured.bare!.cpuMicrosPerRequest!.toFixed(1)} µs CPU/req), headroom ` +
+          `${Math.round(measured.headroom!.requestsPerSecond)} req/s (${measured.headroom!.cpuMicrosPerRequest!.toFixed(1)} µs), ` +
+          `ratio ${ratio.toFixed(3)}, CPU ratio ${cpuRatio.toFixed(3)}\n`,
+      );
     }
+  } finally {
+    servers.bare.child.kill('SIGTERM');
+    servers.headroom.child.kill('SIGTERM');
   }
-  return { bare: figures.bare!, headroom: figures.headroom! };
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return {
+    bare: best.bare!,
+    headroom: best.headroom!,
+    ratios,
+    medianRatio: median(ratios),
+    cpuRatios,
+    medianCpuRatio: median(cpuRatios),
+  };
 }

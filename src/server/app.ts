@@ -1,6 +1,11 @@
 import { join, resolve } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
 import { ArchiveStore } from '../store/archive.js';
@@ -55,6 +60,7 @@ export async function buildApp(
     dependencies.store ??
     new MemorySessionStore({ now, ...(dependencies.config ? { config: dependencies.config } : {}) });
 
+  const requestLogging = ['debug', 'trace'].includes(settings.logLevel);
   const app = Fastify({
     logger: settings.logLevel === 'silent' ? false : { level: settings.logLevel },
     // Per-request log lines cost a third of the throughput; they appear at debug level only.
@@ -116,7 +122,7 @@ export async function buildApp(
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return sendProblem(reply, error.statusCode, 'HR_ERR_INVALID_PARAM', error.message);
     }
-    request.log.error({ err: error }, 'request failed');
+    request.log.error({ err: error, reqId: request.id, url: request.url }, 'request failed');
     return reply
       .code(500)
       .send({ error: 'Failed to evaluate request', code: 'HR_ERR_INTERNAL', message: error.message });
