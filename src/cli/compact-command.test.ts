@@ -101,6 +101,56 @@ describe('headroom compact', () => {
     expect((await cli(['archive', 'nowhere', 'compaction-1'])).code).toBe(2);
   });
 
+  it('evicts the outputs of completed tasks to the archive, leaving tombstones, and gives them back byte for byte', async () => {
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    // Tag each turn's tool output with a task: t1 … t6 in the order of the turns.
+    let turn = 0;
+    const tagged = history.map((message: { role: string }) =>
+      message.role === 'tool' ? { ...message, task_id: `t${++turn}` } : message,
+    );
+    const tasks = [
+      { id: 't1', summary: 'invoice.ts rounds per line; fixed to round the total' },
+      { id: 't2', summary: 'tax.ts had the same per-line rounding bug' },
+    ];
+    await writeFile(join(directory, 'tasks.json'), JSON.stringify({ messages: tagged, tasks }));
+    const { code, stdout } = await cli([
+      'compact',
+      join(directory, 'tasks.json'),
+      '--session',
+      'evict',
+      '--json',
+    ]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.archives).toEqual([
+      join(directory, '.headroom/archives/evict/t1.log'),
+      join(directory, '.headroom/archives/evict/t2.log'),
+    ]);
+    expect(result.messages).toHaveLength(history.length);
+    const tools = result.messages.filter((message: { role: string }) => message.role === 'tool');
+    expect(tools[0].content).toMatch(
+      /^\[Task t1 completed: output evicted to archive\] \S+t1\.log#call_0:result/,
+    );
+    expect(tools[0].content).toContain('Task t1 result: invoice.ts rounds per line');
+    expect(tools[1].content).toMatch(/^\[Task t2 completed: output evicted to archive\]/);
+    // Tasks not completed keep their outputs.
+    expect(tools[2].content).toBe(history[11].content);
+    expect(result.after.tokens).toBeLessThan(result.before.tokens);
+    const archived = await cli(['archive', 'evict', 't1', '--item', 'call_0:result']);
+    expect(archived.stdout).toBe(history[3].content);
+  });
+
+  it('refuses to evict a task whose summary is shorter than 15 characters, naming the field', async () => {
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    await writeFile(
+      join(directory, 'short.json'),
+      JSON.stringify({ messages: history, tasks: [{ id: 't1', summary: 'done' }] }),
+    );
+    const { code, stderr } = await cli(['compact', join(directory, 'short.json')]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('tasks[0].summary');
+  });
+
   it('accepts { "messages": [...] }', async () => {
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
     await writeFile(join(directory, 'wrapped.json'), JSON.stringify({ messages: history }));

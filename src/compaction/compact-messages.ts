@@ -5,18 +5,37 @@ import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { ArchiveSink } from './archive-sink.js';
 import { compactHistory, type Summarizer } from './compact-history.js';
+import { evictTask } from './evict-task.js';
 import { DEFAULT_KEEP_TURNS } from './flush.js';
+import type { HistoryItem } from './history-item.js';
 import {
   fromOpenAIMessages,
   type OpenAIChatMessage,
   OpenAIChatMessageSchema,
   toOpenAIMessages,
 } from './openai-messages.js';
+import { MIN_SUMMARY_LENGTH, TaskIdSchema } from './task-list.js';
 
-/** A history as a user hands it over: an array of OpenAI chat messages, or `{ "messages": [...] }`. */
+/** A completed task whose tool outputs may leave the context: its id and a result summary (≥ 15 characters). */
+export const CompletedTaskSchema = z.strictObject({
+  id: TaskIdSchema,
+  summary: z
+    .string()
+    .refine(
+      (value) => [...value.trim()].length >= MIN_SUMMARY_LENGTH,
+      `must be a result summary of at least ${MIN_SUMMARY_LENGTH} characters`,
+    ),
+});
+export type CompletedTask = z.infer<typeof CompletedTaskSchema>;
+
+/**
+ * A history as a user hands it over: an array of OpenAI chat messages, or `{ "messages": [...], "tasks"?: [...] }`.
+ * Tool outputs are tagged with their task by a `task_id` field on the `tool` message (or on the assistant message
+ * or its tool call); `tasks` lists the completed ones, whose outputs are evicted to the archive.
+ */
 export const OpenAIHistoryInputSchema = z.union([
   z.array(OpenAIChatMessageSchema),
-  z.object({ messages: z.array(OpenAIChatMessageSchema) }),
+  z.object({ messages: z.array(OpenAIChatMessageSchema), tasks: z.array(CompletedTaskSchema).optional() }),
 ]);
 
 export const CompactMessagesOptionsSchema = z.strictObject({
@@ -39,6 +58,10 @@ export interface CompactMessagesOptions extends z.input<typeof CompactMessagesOp
 export type CompactMessagesResult =
   | {
       ok: true;
+      /** `recap` (recap and flush) or `eviction` (completed tasks' outputs replaced by tombstones). */
+      mode: 'recap' | 'eviction';
+      /** With eviction: each completed task, how many items left the context, and where they went. */
+      evicted: EvictedTask[];
       before: { messages: number; tokens: number };
       after: { messages: number; tokens: number };
       archives: string[];
@@ -53,18 +76,85 @@ export type CompactMessagesResult =
       after: { messages: number; tokens: number };
     };
 
-/** The messages of a history input, checked: the array itself or its `messages`. */
-export function openAIMessagesOf(input: unknown): OpenAIChatMessage[] {
+/** The messages (and completed tasks) of a history input, checked: the array itself or `{ messages, tasks }`. */
+export function openAIHistoryOf(input: unknown): { messages: OpenAIChatMessage[]; tasks: CompletedTask[] } {
   // Parsed by shape rather than as a union, so that an error names the message and field at fault.
-  const schema = Array.isArray(input)
-    ? z.array(OpenAIChatMessageSchema)
-    : z.object({ messages: z.array(OpenAIChatMessageSchema) });
-  const parsed = parseWith(
-    schema as z.ZodType<OpenAIChatMessage[] | { messages: OpenAIChatMessage[] }>,
-    input,
-  );
+  if (Array.isArray(input)) {
+    const parsed = parseWith(z.array(OpenAIChatMessageSchema), input);
+    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'history');
+    return { messages: parsed.value, tasks: [] };
+  }
+  const schema = z.object({
+    messages: z.array(OpenAIChatMessageSchema),
+    tasks: z.array(CompletedTaskSchema).optional(),
+  });
+  const parsed = parseWith(schema, input);
   if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'history');
-  return Array.isArray(parsed.value) ? parsed.value : parsed.value.messages;
+  return { messages: parsed.value.messages, tasks: parsed.value.tasks ?? [] };
+}
+
+/** The messages of a history input (see {@link openAIHistoryOf}). */
+export function openAIMessagesOf(input: unknown): OpenAIChatMessage[] {
+  return openAIHistoryOf(input).messages;
+}
+
+/** Tool call id → task id, from `task_id` on tool messages, on assistant messages and on their tool calls. */
+function taskTagsOf(messages: readonly OpenAIChatMessage[]): Map<string, string> {
+  const tags = new Map<string, string>();
+  const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+  for (const message of messages as ReadonlyArray<Record<string, unknown>>) {
+    const messageTask = text(message.task_id);
+    if (message.role === 'tool' && messageTask && typeof message.tool_call_id === 'string') {
+      tags.set(message.tool_call_id, messageTask);
+    }
+    if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
+      for (const call of message.tool_calls as Array<Record<string, unknown>>) {
+        const task = text(call.task_id) ?? messageTask;
+        if (task && typeof call.id === 'string' && !tags.has(call.id)) tags.set(call.id, task);
+      }
+    }
+  }
+  return tags;
+}
+
+interface EvictedTask {
+  task: string;
+  items: number;
+  archive: string | null;
+}
+
+/**
+ * Surgical eviction of completed tasks (seed 004): each task's tagged tool outputs are archived, then replaced
+ * by the tombstone; the task's last tombstone also carries its result summary, so the outcome stays in context.
+ */
+async function evictCompletedTasks(
+  messages: OpenAIChatMessage[],
+  tasks: readonly CompletedTask[],
+  options: { archive: ArchiveSink; sessionId: string },
+): Promise<{ history: HistoryItem[]; evicted: EvictedTask[] }> {
+  const tags = taskTagsOf(messages);
+  let history: HistoryItem[] = fromOpenAIMessages(messages).map((item) =>
+    (item.kind === 'tool-call' || item.kind === 'tool-result') && tags.has(item.callId)
+      ? { ...item, taskId: tags.get(item.callId)! }
+      : item,
+  );
+  const evicted: EvictedTask[] = [];
+  for (const task of tasks) {
+    const result = await evictTask(history, task.id, {
+      archive: options.archive,
+      sessionId: options.sessionId,
+    });
+    history = result.history;
+    const last = history.findLastIndex(
+      (item) => item.kind === 'tool-result' && item.taskId === task.id && item.archivedTo !== undefined,
+    );
+    const item = history[last];
+    if (item?.kind === 'tool-result') {
+      history[last] = { ...item, content: `${item.content}\nTask ${task.id} result: ${task.summary.trim()}` };
+    }
+    evicted.push({ task: task.id, items: result.evicted, archive: result.archived[0] ?? null });
+  }
+  return { history, evicted };
 }
 
 /**
@@ -81,12 +171,51 @@ export async function compactOpenAIMessages(
   const { archive, counter = createTokenCounter(), summarizer, ...rest } = options;
   const checked = parseWith(CompactMessagesOptionsSchema, rest);
   if (!checked.ok) throw new HeadroomValidationError(checked.issues, 'compaction options');
-  const messages = openAIMessagesOf(input);
+  const { messages, tasks } = openAIHistoryOf(input);
   const before = { messages: messages.length, tokens: countMessages(messages, counter).tokens };
+  const sessionId = checked.value.sessionId ?? 'default';
+  if (tasks.length > 0) {
+    if (!archive) {
+      throw new HeadroomValidationError(
+        [
+          {
+            field: 'tasks',
+            value: tasks.length,
+            message: 'evicting task outputs needs an archive to write them to first',
+          },
+        ],
+        'compaction options',
+      );
+    }
+    const { history, evicted } = await evictCompletedTasks(messages, tasks, { archive, sessionId });
+    const compacted = toOpenAIMessages(history);
+    const after = { messages: compacted.length, tokens: countMessages(compacted, counter).tokens };
+    if (evicted.every((task) => task.items === 0)) {
+      return {
+        ok: false,
+        code: 'HR_ERR_COMPACTION_REFUSED',
+        reason:
+          'no tool output is tagged with the completed tasks (task_id), or all of it is too short to evict',
+        before,
+        after,
+      };
+    }
+    const archives = [...new Set(evicted.flatMap((task) => (task.archive ? [task.archive] : [])))];
+    return {
+      ok: true,
+      mode: 'eviction',
+      evicted,
+      before,
+      after,
+      archives,
+      messages: compacted,
+      counter: counter.name,
+    };
+  }
   const history = fromOpenAIMessages(messages);
   const outcome = await compactHistory(history, {
     counter,
-    sessionId: checked.value.sessionId ?? 'default',
+    sessionId,
     keepTurns: checked.value.keepTurns ?? DEFAULT_KEEP_TURNS,
     ...(archive ? { archive } : {}),
     ...(summarizer ? { summarizer } : {}),
@@ -109,6 +238,8 @@ export async function compactOpenAIMessages(
         ];
   return {
     ok: true,
+    mode: 'recap',
+    evicted: [],
     before,
     after: { messages: compacted.length, tokens: countMessages(compacted, counter).tokens },
     archives: outcome.archives,

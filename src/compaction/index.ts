@@ -37,8 +37,11 @@ export {
   type CompactMessagesOptions,
   CompactMessagesOptionsSchema,
   type CompactMessagesResult,
+  type CompletedTask,
+  CompletedTaskSchema,
   compactOpenAIMessages,
   OpenAIHistoryInputSchema,
+  openAIHistoryOf,
   openAIMessagesOf,
 } from './compact-messages.js';
 export {

@@ -44,6 +44,26 @@ describe('POST /api/v1/compact', () => {
     expect(raw.body).toBe(toolResult.content);
   });
 
+  it('evicts completed tasks given with tagged outputs, and serves an evicted output back byte for byte', async () => {
+    const tagged = HISTORY.map((message: { role: string; tool_call_id?: string }) =>
+      message.role === 'tool'
+        ? { ...message, task_id: message.tool_call_id === 'call_0' ? 'fix-1' : 'other' }
+        : message,
+    );
+    const response = await post('/api/v1/compact', {
+      messages: tagged,
+      tasks: [{ id: 'fix-1', summary: 'Found the per-line rounding in invoice.ts' }],
+      sessionId: 'run-2',
+    });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.mode).toBe('eviction');
+    expect(body.evicted).toEqual([{ task: 'fix-1', items: 1, archive: 'archives/run-2/fix-1.log' }]);
+    expect(body.messages[3].content).toContain('[Task fix-1 completed: output evicted to archive]');
+    const raw = await app.inject({ url: '/api/v1/archives/run-2/fix-1?item=call_0:result' });
+    expect(raw.body).toBe(HISTORY[3].content);
+  });
+
   it('refuses a compaction that would not make the history smaller (422), writing nothing', async () => {
     const response = await post('/api/v1/compact', { messages: HISTORY.slice(0, 3), sessionId: 'tiny' });
     expect(response.statusCode).toBe(422);

@@ -26,7 +26,10 @@ export function registerCompactCommand(program: Command, io: CliIo): void {
     .description(
       'Compact an OpenAI chat history: keep system messages and recent turns, recap the rest, archive it',
     )
-    .argument('<history.json>', 'a JSON array of OpenAI chat messages, or { "messages": [...] }')
+    .argument(
+      '<history.json>',
+      'a JSON array of OpenAI chat messages, or { "messages": [...], "tasks": [{ "id", "summary" }] } to evict completed tasks',
+    )
     .option('--archive-dir <dir>', 'where replaced messages are archived', DEFAULT_ARCHIVE_DIR)
     .option('--session <id>', 'archive under this session id (default: the file name)')
     .option('--keep-turns <n>', 'recent turns kept verbatim', '2')
@@ -37,6 +40,9 @@ export function registerCompactCommand(program: Command, io: CliIo): void {
       `
 Every replaced message is appended to <archive-dir>/<session>/compaction-<n>.log before the compacted
 history is written; read it back with: headroom archive <session> compaction-<n>.
+With "tasks" (completed tasks, each with a result summary of 15 characters or more), the tool outputs tagged
+with those tasks ("task_id" on the tool message, or on the assistant message or its tool call) are archived to
+<archive-dir>/<session>/<task>.log and replaced by "[Task <id> completed: output evicted to archive] <where>".
 A compaction that would not make the history smaller is refused (exit 1) and nothing is written.
 
 Example:
@@ -103,6 +109,7 @@ Example:
           [
             `before: ${result.before.messages} messages, ${result.before.tokens} tokens (${result.counter})`,
             `after:  ${result.after.messages} messages, ${result.after.tokens} tokens (−${saved}, ${Math.round((saved / result.before.tokens) * 100)}%)`,
+            ...result.evicted.map((task) => `evicted task ${task.task}: ${task.items} item(s)`),
             `archived to: ${result.archives.join(', ') || '(nothing replaced)'}`,
             flags.output
               ? `compacted history written to ${flags.output}`

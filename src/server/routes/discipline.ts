@@ -1,7 +1,7 @@
 import { sep } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
+import { CompletedTaskSchema, compactOpenAIMessages } from '../../compaction/compact-messages.js';
 import { BudgetLimitsSchema } from '../../discipline/budget-limits.js';
 import { capHotState } from '../../discipline/cap-hot-state.js';
 import { enforceBudget } from '../../discipline/enforce-budget.js';
@@ -35,6 +35,8 @@ export const DiffCheckSchema = DiffOnlyOptionsSchema.extend({ output: z.string()
 
 export const CompactRequestSchema = z.strictObject({
   messages: z.array(z.unknown()),
+  /** Completed tasks: their tagged tool outputs (`task_id`) are evicted instead of a recap being made. */
+  tasks: z.array(CompletedTaskSchema).optional(),
   sessionId: z.string().optional(),
   keepTurns: z.number().int().min(0).optional(),
 });
@@ -122,7 +124,10 @@ export function registerDisciplineRoutes(
     const body = parseWith(CompactRequestSchema, request.body ?? {});
     if (!body.ok) return sendInvalid(reply, body.issues, COMPACT_EXAMPLE);
     try {
-      const result = await compactOpenAIMessages(body.value.messages, {
+      const history = body.value.tasks
+        ? { messages: body.value.messages, tasks: body.value.tasks }
+        : body.value.messages;
+      const result = await compactOpenAIMessages(history, {
         ...(body.value.sessionId === undefined ? {} : { sessionId: body.value.sessionId }),
         ...(body.value.keepTurns === undefined ? {} : { keepTurns: body.value.keepTurns }),
         archive: stores.archive,
@@ -133,7 +138,7 @@ export function registerDisciplineRoutes(
           after: result.after,
         });
       }
-      const { before, after, archives, messages, counter } = result;
+      const { mode, evicted, before, after, archives, messages, counter } = result;
       // A live session of the same id learns of the compaction, so its loop guards hold until it grows again.
       const sessionId = body.value.sessionId;
       const recorded =
@@ -141,6 +146,11 @@ export function registerDisciplineRoutes(
           ? stores.sessions.recordCompaction(sessionId, { after: after.tokens, trigger: 'headroom' })
           : undefined;
       return {
+        mode,
+        evicted: evicted.map((task) => ({
+          ...task,
+          archive: task.archive === null ? null : relative(task.archive),
+        })),
         before,
         after,
         archives: archives.map(relative),
