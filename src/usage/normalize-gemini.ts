@@ -2,12 +2,14 @@ import {
   availableUsage,
   decodeBody,
   describeValue,
+  fromLastUsageChunk,
   isObject,
   type JsonObject,
   missingCount,
   text,
   tokenCount,
   type UsageMeta,
+  type UsageStream,
   unavailableUsage,
 } from './usage-fields.js';
 import { type NormalizeUsageOptions, resolveNormalizeOptions } from './usage-format.js';
@@ -58,21 +60,13 @@ function metaOf(response: JsonObject, timestamp: string | undefined): UsageMeta 
 }
 
 /** Every streamed chunk repeats the cumulative usage so far; the last one that has it is final. */
-function fromChunks(chunks: readonly unknown[], timestamp: string | undefined): UsageRecord {
-  let last: JsonObject | undefined;
-  for (let index = chunks.length - 1; index >= 0; index--) {
-    const chunk = chunks[index];
-    if (!isObject(chunk)) continue;
-    last ??= chunk;
-    if (isObject(chunk.usageMetadata))
-      return geminiUsageRecord(chunk.usageMetadata, metaOf(chunk, timestamp));
-  }
-  return unavailableUsage(
-    'gemini',
-    last ? 'no chunk of the stream carries usageMetadata' : 'the stream holds no JSON chunks',
-    last ? metaOf(last, timestamp) : { timestamp },
-  );
-}
+const STREAM: UsageStream = {
+  source: 'gemini',
+  carriesUsage: (chunk) => isObject(chunk.usageMetadata),
+  fromFinal: (chunk, timestamp) => geminiUsageRecord(chunk.usageMetadata, metaOf(chunk, timestamp)),
+  metaOf,
+  noUsage: 'no chunk of the stream carries usageMetadata',
+};
 
 /**
  * Usage of a Gemini `generateContent` response, or of a `streamGenerateContent` stream (an array of
@@ -81,7 +75,7 @@ function fromChunks(chunks: readonly unknown[], timestamp: string | undefined): 
 export function normalizeGemini(response: unknown, options?: NormalizeUsageOptions): UsageRecord {
   const { timestamp } = resolveNormalizeOptions(options);
   const body = decodeBody(response);
-  if (Array.isArray(body)) return fromChunks(body, timestamp);
+  if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
     return unavailableUsage('gemini', `the response is not an object (got ${describeValue(body)})`, {
       timestamp,

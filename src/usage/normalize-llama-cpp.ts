@@ -3,6 +3,7 @@ import {
   availableUsage,
   decodeBody,
   describeValue,
+  fromLastUsageChunk,
   isObject,
   isoFromUnixSeconds,
   type JsonObject,
@@ -10,6 +11,7 @@ import {
   text,
   tokenCount,
   type UsageMeta,
+  type UsageStream,
   unavailableUsage,
 } from './usage-fields.js';
 import { type NormalizeUsageOptions, resolveNormalizeOptions } from './usage-format.js';
@@ -69,24 +71,15 @@ function fromFinal(response: JsonObject, timestamp: string | undefined): UsageRe
   return unavailableUsage('llama-cpp', 'the response carries no usage, tokens_evaluated or timings', meta);
 }
 
-const carriesUsage = (chunk: JsonObject) =>
-  isObject(chunk.usage) || 'tokens_evaluated' in chunk || isObject(chunk.timings) || chunk.stop === true;
-
 /** Streams: partial chunks carry no counts; the final one (`stop: true`, or the one with `usage`) does. */
-function fromChunks(chunks: readonly unknown[], timestamp: string | undefined): UsageRecord {
-  let last: JsonObject | undefined;
-  for (let index = chunks.length - 1; index >= 0; index--) {
-    const chunk = chunks[index];
-    if (!isObject(chunk)) continue;
-    last ??= chunk;
-    if (carriesUsage(chunk)) return fromFinal(chunk, timestamp);
-  }
-  return unavailableUsage(
-    'llama-cpp',
-    last ? 'no chunk of the stream carries usage or timings' : 'the stream holds no JSON chunks',
-    last ? metaOf(last, timestamp) : { timestamp },
-  );
-}
+const STREAM: UsageStream = {
+  source: 'llama-cpp',
+  carriesUsage: (chunk) =>
+    isObject(chunk.usage) || 'tokens_evaluated' in chunk || isObject(chunk.timings) || chunk.stop === true,
+  fromFinal,
+  metaOf,
+  noUsage: 'no chunk of the stream carries usage or timings',
+};
 
 /**
  * Usage of a llama.cpp server (`llama-server`) response: native /completion or OpenAI-compatible,
@@ -95,7 +88,7 @@ function fromChunks(chunks: readonly unknown[], timestamp: string | undefined): 
 export function normalizeLlamaCpp(response: unknown, options?: NormalizeUsageOptions): UsageRecord {
   const { timestamp } = resolveNormalizeOptions(options);
   const body = decodeBody(response);
-  if (Array.isArray(body)) return fromChunks(body, timestamp);
+  if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
     return unavailableUsage('llama-cpp', `the response is not an object (got ${describeValue(body)})`, {
       timestamp,

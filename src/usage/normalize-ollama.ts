@@ -3,6 +3,7 @@ import {
   availableUsage,
   decodeBody,
   describeValue,
+  fromLastUsageChunk,
   isObject,
   isoFromUnixSeconds,
   isoTimestamp,
@@ -11,6 +12,7 @@ import {
   text,
   tokenCount,
   type UsageMeta,
+  type UsageStream,
   unavailableUsage,
 } from './usage-fields.js';
 import { type NormalizeUsageOptions, resolveNormalizeOptions } from './usage-format.js';
@@ -51,22 +53,13 @@ function fromFinal(response: JsonObject, timestamp: string | undefined): UsageRe
 }
 
 /** In a stream only the last object (`done: true`) carries the counts. */
-function fromChunks(chunks: readonly unknown[], timestamp: string | undefined): UsageRecord {
-  let last: JsonObject | undefined;
-  for (let index = chunks.length - 1; index >= 0; index--) {
-    const chunk = chunks[index];
-    if (!isObject(chunk)) continue;
-    last ??= chunk;
-    if (chunk.done === true || 'eval_count' in chunk || 'usage' in chunk) return fromFinal(chunk, timestamp);
-  }
-  return unavailableUsage(
-    'ollama',
-    last
-      ? 'the stream has no final chunk (done: true); was it cut short?'
-      : 'the stream holds no JSON chunks',
-    last ? metaOf(last, timestamp) : { timestamp },
-  );
-}
+const STREAM: UsageStream = {
+  source: 'ollama',
+  carriesUsage: (chunk) => chunk.done === true || 'eval_count' in chunk || 'usage' in chunk,
+  fromFinal,
+  metaOf,
+  noUsage: 'the stream has no final chunk (done: true); was it cut short?',
+};
 
 /**
  * Usage of an Ollama `/api/chat` or `/api/generate` response: the final object, the stream of
@@ -75,7 +68,7 @@ function fromChunks(chunks: readonly unknown[], timestamp: string | undefined): 
 export function normalizeOllama(response: unknown, options?: NormalizeUsageOptions): UsageRecord {
   const { timestamp } = resolveNormalizeOptions(options);
   const body = decodeBody(response);
-  if (Array.isArray(body)) return fromChunks(body, timestamp);
+  if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
     return unavailableUsage('ollama', `the response is not an object (got ${describeValue(body)})`, {
       timestamp,

@@ -2,6 +2,7 @@ import {
   availableUsage,
   decodeBody,
   describeValue,
+  fromLastUsageChunk,
   isObject,
   isoFromUnixSeconds,
   type JsonObject,
@@ -9,6 +10,7 @@ import {
   text,
   tokenCount,
   type UsageMeta,
+  type UsageStream,
   unavailableUsage,
 } from './usage-fields.js';
 import { type NormalizeUsageOptions, resolveNormalizeOptions } from './usage-format.js';
@@ -58,26 +60,18 @@ function metaOf(body: JsonObject, timestamp: string | undefined): UsageMeta {
   return { model: text(body.model), timestamp: timestamp ?? isoFromUnixSeconds(body.created) };
 }
 
-function fromChunks(chunks: readonly unknown[], timestamp: string | undefined): UsageRecord {
-  const objects = chunks.filter(isObject);
-  const last = objects.at(-1);
-  const meta = last ? metaOf(last, timestamp) : { timestamp };
-  if (objects.length === 0) {
-    return unavailableUsage('openai-chat', 'the stream holds no JSON chunks', meta);
-  }
-  // Usage arrives once, in the final chunk (whose `choices` is empty), and only when the request
-  // asked for it with stream_options.include_usage; every other chunk has `usage: null`.
-  for (let index = objects.length - 1; index >= 0; index--) {
-    const chunk = objects[index]!;
-    if (isObject(chunk.usage))
-      return openAIChatUsageRecord(chunk.usage, 'openai-chat', metaOf(chunk, timestamp));
-  }
-  return unavailableUsage(
-    'openai-chat',
-    'no chunk of the stream carries usage (request it with stream_options: { include_usage: true })',
-    meta,
-  );
-}
+/**
+ * Usage arrives once, in the final chunk (whose `choices` is empty), and only when the request asked
+ * for it with stream_options.include_usage; every other chunk has `usage: null`.
+ */
+const STREAM: UsageStream = {
+  source: 'openai-chat',
+  carriesUsage: (chunk) => isObject(chunk.usage),
+  fromFinal: (chunk, timestamp) =>
+    openAIChatUsageRecord(chunk.usage, 'openai-chat', metaOf(chunk, timestamp)),
+  metaOf,
+  noUsage: 'no chunk of the stream carries usage (request it with stream_options: { include_usage: true })',
+};
 
 /**
  * Usage of a streamed Chat Completion: an array of `chat.completion.chunk` objects, or the SSE text
@@ -91,8 +85,8 @@ export function normalizeOpenAIChatStream(
 ): UsageRecord {
   const { timestamp } = resolveNormalizeOptions(options);
   const body = decodeBody(chunksOrSseText);
-  if (Array.isArray(body)) return fromChunks(body, timestamp);
-  if (isObject(body)) return fromChunks([body], timestamp);
+  if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
+  if (isObject(body)) return fromLastUsageChunk([body], timestamp, STREAM);
   return unavailableUsage(
     'openai-chat',
     `the stream is not chunks or SSE text (got ${describeValue(body)})`,
@@ -109,13 +103,13 @@ export function normalizeOpenAIChatStream(
 export function normalizeOpenAIChat(response: unknown, options?: NormalizeUsageOptions): UsageRecord {
   const { timestamp } = resolveNormalizeOptions(options);
   const body = decodeBody(response);
-  if (Array.isArray(body)) return fromChunks(body, timestamp);
+  if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
     return unavailableUsage('openai-chat', `the response is not an object (got ${describeValue(body)})`, {
       timestamp,
     });
   }
-  if (body.object === 'chat.completion.chunk') return fromChunks([body], timestamp);
+  if (body.object === 'chat.completion.chunk') return fromLastUsageChunk([body], timestamp, STREAM);
   if (body.usage === undefined && 'prompt_tokens' in body) {
     return openAIChatUsageRecord(body, 'openai-chat', { timestamp });
   }

@@ -2,6 +2,7 @@ import {
   availableUsage,
   decodeBody,
   describeValue,
+  fromLastUsageChunk,
   isObject,
   isoFromUnixSeconds,
   type JsonObject,
@@ -9,6 +10,7 @@ import {
   text,
   tokenCount,
   type UsageMeta,
+  type UsageStream,
   unavailableUsage,
 } from './usage-fields.js';
 import { type NormalizeUsageOptions, resolveNormalizeOptions } from './usage-format.js';
@@ -66,21 +68,15 @@ function fromResponse(response: JsonObject, timestamp: string | undefined): Usag
 }
 
 /** Streamed events carry the final response, usage included, in `response.completed` (or `.incomplete`). */
-function fromEvents(events: readonly unknown[], timestamp: string | undefined): UsageRecord {
-  let lastResponse: JsonObject | undefined;
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index];
-    if (!isObject(event)) continue;
-    const response = isObject(event.response) ? event.response : event;
-    lastResponse ??= response;
-    if (isObject(response.usage)) return fromResponse(response, timestamp);
-  }
-  return unavailableUsage(
-    'openai-responses',
-    lastResponse ? 'no event of the stream carries usage' : 'the stream holds no JSON events',
-    lastResponse ? metaOf(lastResponse, timestamp) : { timestamp },
-  );
-}
+const STREAM: UsageStream = {
+  source: 'openai-responses',
+  unwrap: (event) => (isObject(event.response) ? event.response : event),
+  carriesUsage: (response) => isObject(response.usage),
+  fromFinal: fromResponse,
+  metaOf,
+  noUsage: 'no event of the stream carries usage',
+  noObjects: 'the stream holds no JSON events',
+};
 
 /**
  * Usage of an OpenAI Responses API response (also the `/responses/compact` result, whose object is
@@ -89,7 +85,7 @@ function fromEvents(events: readonly unknown[], timestamp: string | undefined): 
 export function normalizeOpenAIResponses(response: unknown, options?: NormalizeUsageOptions): UsageRecord {
   const { timestamp } = resolveNormalizeOptions(options);
   const body = decodeBody(response);
-  if (Array.isArray(body)) return fromEvents(body, timestamp);
+  if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
     return unavailableUsage(
       'openai-responses',
@@ -100,6 +96,6 @@ export function normalizeOpenAIResponses(response: unknown, options?: NormalizeU
     );
   }
   if (typeof body.type === 'string' && body.type.startsWith('response.'))
-    return fromEvents([body], timestamp);
+    return fromLastUsageChunk([body], timestamp, STREAM);
   return fromResponse(body, timestamp);
 }

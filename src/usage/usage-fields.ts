@@ -1,4 +1,10 @@
-import type { AvailableUsage, UnavailableUsage, UsageIteration, UsageSource } from './usage-record.js';
+import type {
+  AvailableUsage,
+  UnavailableUsage,
+  UsageIteration,
+  UsageRecord,
+  UsageSource,
+} from './usage-record.js';
 
 /** A parsed JSON object. Provider bodies are read field by field, never trusted as a type. */
 export type JsonObject = Record<string, unknown>;
@@ -64,6 +70,48 @@ export function unavailableUsage(source: UsageSource, reason: string, meta: Usag
   if (meta.model !== undefined) record.model = meta.model;
   if (meta.timestamp !== undefined) record.timestamp = meta.timestamp;
   return record;
+}
+
+/** How one provider's stream carries its usage, for {@link fromLastUsageChunk}. */
+export interface UsageStream {
+  source: UsageSource;
+  /** Whether this object holds the figures (the final chunk, or the one with a usage field). */
+  carriesUsage: (chunk: JsonObject) => boolean;
+  /** The record of the object that holds the figures. */
+  fromFinal: (chunk: JsonObject, timestamp: string | undefined) => UsageRecord;
+  /** Model and time of an object, for the unavailable record when none holds the figures. */
+  metaOf: (chunk: JsonObject, timestamp: string | undefined) => UsageMeta;
+  /** The reason when the stream has objects but none holds the figures. */
+  noUsage: string;
+  /** The reason when the stream has no object at all. @default 'the stream holds no JSON chunks' */
+  noObjects?: string;
+  /** The object to look at inside each element (Responses events wrap the response). @default the element */
+  unwrap?: (chunk: JsonObject) => JsonObject;
+}
+
+/**
+ * The usage of a stream whose figures come in one late chunk: the last object that carries them
+ * (later chunks are cumulative or final, so the last one wins). Without one the record is unavailable,
+ * with the model and time of the last object, so the caller still learns what the stream was.
+ */
+export function fromLastUsageChunk(
+  chunks: readonly unknown[],
+  timestamp: string | undefined,
+  stream: UsageStream,
+): UsageRecord {
+  let last: JsonObject | undefined;
+  for (let index = chunks.length - 1; index >= 0; index--) {
+    const element = chunks[index];
+    if (!isObject(element)) continue;
+    const chunk = stream.unwrap ? stream.unwrap(element) : element;
+    last ??= chunk;
+    if (stream.carriesUsage(chunk)) return stream.fromFinal(chunk, timestamp);
+  }
+  if (!last)
+    return unavailableUsage(stream.source, stream.noObjects ?? 'the stream holds no JSON chunks', {
+      timestamp,
+    });
+  return unavailableUsage(stream.source, stream.noUsage, stream.metaOf(last, timestamp));
 }
 
 /** The reason text for a count that is absent or not a non-negative integer. */
