@@ -14,7 +14,12 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 /** Options of `buildApp` / `headroom serve`; unknown keys are rejected. */
 export const ServerOptionsSchema = z.strictObject({
   host: z.string().min(1).default(DEFAULT_HOST),
-  port: z.number().int().min(0).max(65535).default(DEFAULT_PORT),
+  port: z
+    .number()
+    .int()
+    .min(0, 'must be a port from 0 to 65535')
+    .max(65535, 'must be a port from 0 to 65535')
+    .default(DEFAULT_PORT),
   /** Requests per minute per client IP on /api/v1; 0 turns the limit off. */
   rateLimitPerMinute: z.number().int().min(0).default(DEFAULT_RATE_LIMIT_PER_MINUTE),
   /** Evaluations in flight per agent (x-agent-id header); 0 turns the limit off. */
