@@ -6,6 +6,7 @@ import {
   isoTimestamp,
   type JsonObject,
   missingCount,
+  notAnObject,
   text,
   tokenCount,
   type UsageMeta,
@@ -81,9 +82,7 @@ export function normalizeAiSdk(usageOrResult: unknown, options?: NormalizeUsageO
   const { timestamp } = resolveNormalizeOptions(options);
   const body = decodeBody(usageOrResult);
   if (!isObject(body)) {
-    return unavailableUsage('ai-sdk', `the usage is not an object (got ${describeValue(body)})`, {
-      timestamp,
-    });
+    return notAnObject('ai-sdk', body, timestamp, 'usage');
   }
   if (USAGE_KEYS.some((key) => key in body)) return aiSdkUsageRecord(body, { timestamp });
   const response = isObject(body.response) ? body.response : {};

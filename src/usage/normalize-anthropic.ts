@@ -5,6 +5,7 @@ import {
   isObject,
   type JsonObject,
   missingCount,
+  notAnObject,
   text,
   tokenCount,
   type UsageMeta,
@@ -119,9 +120,7 @@ export function normalizeAnthropic(response: unknown, options?: NormalizeUsageOp
   const body = decodeBody(response);
   if (Array.isArray(body)) return fromEvents(body, timestamp);
   if (!isObject(body)) {
-    return unavailableUsage('anthropic', `the response is not an object (got ${describeValue(body)})`, {
-      timestamp,
-    });
+    return notAnObject('anthropic', body, timestamp);
   }
   if (body.type === 'message_start' || body.type === 'message_delta') return fromEvents([body], timestamp);
   if (body.usage === undefined && 'input_tokens' in body)

@@ -6,6 +6,7 @@ import {
   isObject,
   type JsonObject,
   missingCount,
+  notAnObject,
   text,
   tokenCount,
   type UsageMeta,
@@ -77,9 +78,7 @@ export function normalizeGemini(response: unknown, options?: NormalizeUsageOptio
   const body = decodeBody(response);
   if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
-    return unavailableUsage('gemini', `the response is not an object (got ${describeValue(body)})`, {
-      timestamp,
-    });
+    return notAnObject('gemini', body, timestamp);
   }
   if (body.usageMetadata === undefined && 'promptTokenCount' in body)
     return geminiUsageRecord(body, { timestamp });

@@ -2,12 +2,12 @@ import { openAIChatUsageRecord } from './normalize-openai-chat.js';
 import {
   availableUsage,
   decodeBody,
-  describeValue,
   fromLastUsageChunk,
   isObject,
   isoFromUnixSeconds,
   type JsonObject,
   missingCount,
+  notAnObject,
   text,
   tokenCount,
   type UsageMeta,
@@ -90,9 +90,7 @@ export function normalizeLlamaCpp(response: unknown, options?: NormalizeUsageOpt
   const body = decodeBody(response);
   if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
-    return unavailableUsage('llama-cpp', `the response is not an object (got ${describeValue(body)})`, {
-      timestamp,
-    });
+    return notAnObject('llama-cpp', body, timestamp);
   }
   return fromFinal(body, timestamp);
 }

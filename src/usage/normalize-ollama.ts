@@ -2,13 +2,13 @@ import { openAIChatUsageRecord } from './normalize-openai-chat.js';
 import {
   availableUsage,
   decodeBody,
-  describeValue,
   fromLastUsageChunk,
   isObject,
   isoFromUnixSeconds,
   isoTimestamp,
   type JsonObject,
   missingCount,
+  notAnObject,
   text,
   tokenCount,
   type UsageMeta,
@@ -70,9 +70,7 @@ export function normalizeOllama(response: unknown, options?: NormalizeUsageOptio
   const body = decodeBody(response);
   if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
-    return unavailableUsage('ollama', `the response is not an object (got ${describeValue(body)})`, {
-      timestamp,
-    });
+    return notAnObject('ollama', body, timestamp);
   }
   if (body.done === false) {
     return unavailableUsage(

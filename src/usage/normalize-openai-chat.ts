@@ -7,6 +7,7 @@ import {
   isoFromUnixSeconds,
   type JsonObject,
   missingCount,
+  notAnObject,
   text,
   tokenCount,
   type UsageMeta,
@@ -105,9 +106,7 @@ export function normalizeOpenAIChat(response: unknown, options?: NormalizeUsageO
   const body = decodeBody(response);
   if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
-    return unavailableUsage('openai-chat', `the response is not an object (got ${describeValue(body)})`, {
-      timestamp,
-    });
+    return notAnObject('openai-chat', body, timestamp);
   }
   if (body.object === 'chat.completion.chunk') return fromLastUsageChunk([body], timestamp, STREAM);
   if (body.usage === undefined && 'prompt_tokens' in body) {

@@ -7,6 +7,7 @@ import {
   isoFromUnixSeconds,
   type JsonObject,
   missingCount,
+  notAnObject,
   text,
   tokenCount,
   type UsageMeta,
@@ -87,13 +88,7 @@ export function normalizeOpenAIResponses(response: unknown, options?: NormalizeU
   const body = decodeBody(response);
   if (Array.isArray(body)) return fromLastUsageChunk(body, timestamp, STREAM);
   if (!isObject(body)) {
-    return unavailableUsage(
-      'openai-responses',
-      `the response is not an object (got ${describeValue(body)})`,
-      {
-        timestamp,
-      },
-    );
+    return notAnObject('openai-responses', body, timestamp);
   }
   if (typeof body.type === 'string' && body.type.startsWith('response.'))
     return fromLastUsageChunk([body], timestamp, STREAM);

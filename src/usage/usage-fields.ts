@@ -200,3 +200,13 @@ export function decodeBody(input: unknown): unknown {
   }
   return values;
 }
+
+/** The record for an answer that is not a JSON object: unavailable, saying what it was instead. */
+export function notAnObject(
+  source: UsageSource,
+  body: unknown,
+  timestamp: string | undefined,
+  what = 'response',
+): UsageRecord {
+  return unavailableUsage(source, `the ${what} is not an object (got ${describeValue(body)})`, { timestamp });
+}
