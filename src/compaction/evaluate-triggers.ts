@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseOrThrow } from './parse-or-throw.js';
-import { TokenEventSchema, TPM_WINDOW_MS, tokensInWindow } from './tpm-window.js';
+import { TokenEventSchema, TPM_WINDOW_MS, tokensInWindow } from './token-window.js';
 
 /** Semantic mode: compact after a task completes, once the context holds more than this. */
 export const DEFAULT_SEMANTIC_THRESHOLD = 50_000;
@@ -51,8 +51,10 @@ export const TriggerInputSchema = z.strictObject({
   taskCompleted: z.boolean().optional(),
   /** Time of the evaluation (ms); with `usageEvents`, it measures the TPM window. */
   now: z.number().finite().optional(),
-  /** Tokens used per request, timestamped; survival is evaluated only when they are given. */
+  /** Tokens used per request, timestamped; survival is evaluated only when they (or `windowTokens`) are given. */
   usageEvents: z.array(TokenEventSchema).optional(),
+  /** Tokens already used in the current quota window, as the caller measures it (a session's token window). */
+  windowTokens: z.number().min(0).optional(),
   /** Size of the next request; by default the current context, since every request resends it. */
   estimatedNextRequestTokens: z.number().int().min(0).optional(),
 });
@@ -87,7 +89,12 @@ export function createTriggerState(): TriggerState {
   return {};
 }
 
-function resolveConfig(config: TriggerConfig) {
+/**
+ * The config with every default filled in, validated once: a session resolves it at creation and passes the
+ * result to {@link evaluateTriggersResolved} on every turn instead of re-validating it.
+ * @throws HeadroomValidationError when the config is invalid
+ */
+export function resolveTriggerConfig(config: TriggerConfig = {}) {
   const valid = parseOrThrow(TriggerConfigSchema, config, 'trigger config');
   return {
     semanticThreshold: valid.semanticThreshold ?? DEFAULT_SEMANTIC_THRESHOLD,
@@ -101,18 +108,22 @@ function resolveConfig(config: TriggerConfig) {
     windowMs: valid.windowMs ?? TPM_WINDOW_MS,
   };
 }
-type ResolvedConfig = ReturnType<typeof resolveConfig>;
+export type ResolvedTriggerConfig = ReturnType<typeof resolveTriggerConfig>;
+type ResolvedConfig = ResolvedTriggerConfig;
 
 function survivalCheck(input: TriggerInput, config: ResolvedConfig, reasons: string[]): boolean {
   if (config.tpmLimit === null) {
     reasons.push('survival: no TPM limit configured, not evaluated');
     return false;
   }
-  if (input.usageEvents === undefined || input.now === undefined) {
+  let used: number;
+  if (input.windowTokens !== undefined) used = input.windowTokens;
+  else if (input.usageEvents !== undefined && input.now !== undefined)
+    used = tokensInWindow(input.usageEvents, input.now, config.windowMs);
+  else {
     reasons.push('survival: no timestamped usage events (and now) given, not evaluated');
     return false;
   }
-  const used = tokensInWindow(input.usageEvents, input.now, config.windowMs);
   const left = config.tpmLimit - used;
   const next = input.estimatedNextRequestTokens ?? input.tokens;
   const needed = next * config.survivalMargin;
@@ -214,9 +225,22 @@ export function evaluateTriggers(
   input: TriggerInput,
   config: TriggerConfig = {},
 ): TriggerDecision {
-  const validState = parseOrThrow(TriggerStateSchema, state, 'trigger state');
-  const validInput = parseOrThrow(TriggerInputSchema, input, 'trigger input');
-  const resolved = resolveConfig(config);
+  return evaluateTriggersResolved(
+    parseOrThrow(TriggerStateSchema, state, 'trigger state'),
+    parseOrThrow(TriggerInputSchema, input, 'trigger input'),
+    resolveTriggerConfig(config),
+  );
+}
+
+/**
+ * {@link evaluateTriggers} on input already validated and a config already resolved: what a session calls on
+ * each turn, so that its hot path validates nothing twice.
+ */
+export function evaluateTriggersResolved(
+  validState: TriggerState,
+  validInput: TriggerInput,
+  resolved: ResolvedTriggerConfig,
+): TriggerDecision {
   const reasons: string[] = [];
   const mode = candidate(validInput, resolved, reasons);
   const gated = guardsPass(validState, validInput, resolved, reasons);
@@ -244,10 +268,21 @@ export function recordCompaction(
   result: CompactionResult,
   config: TriggerConfig = {},
 ): TriggerState {
-  const valid = parseOrThrow(CompactionResultSchema, result, 'compaction result');
-  const resolved = resolveConfig(config);
+  return recordCompactionResolved(
+    parseOrThrow(TriggerStateSchema, state, 'trigger state'),
+    parseOrThrow(CompactionResultSchema, result, 'compaction result'),
+    resolveTriggerConfig(config),
+  );
+}
+
+/** {@link recordCompaction} on values already validated and a config already resolved. */
+export function recordCompactionResolved(
+  state: TriggerState,
+  valid: CompactionResult,
+  resolved: ResolvedTriggerConfig,
+): TriggerState {
   const removed = valid.before > 0 ? (valid.before - valid.after) / valid.before : 0;
-  const { lockedAtTokens: _released, ...rest } = parseOrThrow(TriggerStateSchema, state, 'trigger state');
+  const { lockedAtTokens: _released, ...rest } = state;
   return {
     ...rest,
     lastCompaction: { before: valid.before, after: valid.after, stalled: removed < resolved.stallReduction },

@@ -57,7 +57,11 @@ export {
   DEFAULT_TOKEN_THRESHOLD,
   DEFAULT_TPM_LIMIT,
   evaluateTriggers,
+  evaluateTriggersResolved,
+  type ResolvedTriggerConfig,
   recordCompaction,
+  recordCompactionResolved,
+  resolveTriggerConfig,
   type TriggerConfig,
   TriggerConfigSchema,
   type TriggerDecision,
@@ -143,12 +147,15 @@ export {
   thinkingBudget,
 } from './thinking-budget.js';
 export {
-  DEFAULT_TPM_MAX_EVENTS,
+  addTokens,
+  emptyTokenWindow,
   type TokenEvent,
   TokenEventSchema,
+  type TokenWindow,
+  TokenWindowSchema,
+  type TokenWindowSpec,
   TPM_WINDOW_MS,
-  TpmWindow,
-  type TpmWindowOptions,
-  TpmWindowOptionsSchema,
   tokensInWindow,
-} from './tpm-window.js';
+  windowEntries,
+  windowTokens,
+} from './token-window.js';

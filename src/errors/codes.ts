@@ -12,6 +12,9 @@ export const ERROR_CODES = {
   HR_ERR_NOT_FOUND: 'No such route or resource.',
   HR_ERR_SESSION_NOT_FOUND: 'No session with that id.',
   HR_ERR_SESSION_EXISTS: 'A session with that id already exists.',
+  HR_ERR_SESSION_LIMIT:
+    'The session store holds its maximum; creating one more is refused, never done by dropping one.',
+  HR_ERR_TOO_MANY_STREAMS: 'Too many event-stream clients are connected.',
   HR_ERR_UNKNOWN_MODEL: 'The model is not in the registry and no context window was given.',
   HR_ERR_USAGE_UNAVAILABLE: 'The provider response carries no usage figures.',
   HR_ERR_ARCHIVE_NOT_FOUND: 'No archive for that session and task.',

@@ -7,19 +7,25 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
+import { parseSessionRecord, SessionMonitor, type SessionRecord } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
-import { MemorySessionStore } from '../store/memory-session-store.js';
+import { MemoryStateStore } from '../store/memory-state-store.js';
+import { StateSnapshot } from '../store/state-snapshot.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
-import { buildOpenApiDocument } from './openapi.js';
+import { EventHub } from './event-hub.js';
+import { parseJsonBody } from './json-body.js';
+import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
 import { sendInvalid, sendProblem } from './problem.js';
-import { registerDisciplineRoutes } from './routes/discipline.js';
-import { registerPressureRoutes } from './routes/pressure.js';
-import { registerReplayRoutes } from './routes/replay.js';
-import { registerSessionRoutes } from './routes/sessions.js';
+import { type ApiRoute, registerRoutes } from './route-table.js';
+import { disciplineRoutes } from './routes/discipline.js';
+import { pressureRoutes } from './routes/pressure.js';
+import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
+import { sessionRoutes } from './routes/sessions.js';
 
 /** What the app reads from outside, injectable for tests. */
 export interface AppDependencies {
@@ -27,8 +33,8 @@ export interface AppDependencies {
   now?: () => number;
   /** A limiter to share or inspect; built from the options when absent. */
   concurrencyLimiter?: ConcurrencyLimiter;
-  /** The session store; an in-memory one by default. */
-  store?: MemorySessionStore;
+  /** The session monitor; one over a memory store kept in `<dataDir>/sessions` by default. */
+  monitor?: SessionMonitor;
   /** A loaded config file (`headroom.config.json`/`.yaml`) whose model entries override the registry. */
   config?: HeadroomConfig;
 }
@@ -41,7 +47,23 @@ declare module 'fastify' {
     /** Set on routes that run an evaluation: they count toward the per-agent concurrency limit. */
     evaluation?: boolean;
   }
+  interface FastifyInstance {
+    /** The routes of the API, as registered and as documented. */
+    headroomRoutes: readonly ApiRoute[];
+    headroomMonitor: SessionMonitor;
+    headroomEvents: EventHub;
+  }
 }
+
+/** The HTTP status of each library error code that a route lets through. */
+const STATUS_OF_CODE: Readonly<Record<string, number>> = {
+  HR_ERR_SESSION_NOT_FOUND: 404,
+  HR_ERR_SESSION_EXISTS: 409,
+  HR_ERR_SESSION_LIMIT: 503,
+  HR_ERR_UNKNOWN_MODEL: 400,
+  HR_ERR_ARCHIVE_NOT_FOUND: 404,
+  HR_ERR_ARTIFACT_NOT_FOUND: 404,
+};
 
 /**
  * Builds the headroom HTTP service (not listening yet: call `listen`, or `inject` in tests).
@@ -56,9 +78,9 @@ export async function buildApp(
   const settings: ResolvedServerOptions = parsed.value;
   const now = dependencies.now ?? Date.now;
   const limiter = dependencies.concurrencyLimiter ?? new ConcurrencyLimiter(settings.maxConcurrentPerAgent);
-  const store =
-    dependencies.store ??
-    new MemorySessionStore({ now, ...(dependencies.config ? { config: dependencies.config } : {}) });
+  const dataDir = resolve(settings.dataDir);
+  const archive = new ArchiveStore({ root: join(dataDir, 'archives') });
+  const artifacts = new ArtifactRegistry({ root: join(dataDir, 'artifacts') });
 
   const requestLogging = ['debug', 'trace'].includes(settings.logLevel);
   const app = Fastify({
@@ -69,8 +91,61 @@ export async function buildApp(
     // with the request id in their own fields instead.
     ...(requestLogging ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     bodyLimit: settings.bodyLimitBytes,
+    // A request whose headers and body have not all arrived in time is answered 408 and its socket closed.
+    requestTimeout: settings.requestTimeoutMs,
+    // Ids are up to 128 characters: every route must accept every id that creation accepts.
+    routerOptions: { maxParamLength: MAX_ID_LENGTH * 2 },
     return503OnClosing: true,
     forceCloseConnections: true,
+  });
+
+  const monitor =
+    dependencies.monitor ??
+    new SessionMonitor({
+      store: await MemoryStateStore.open<SessionRecord>({
+        maxEntries: settings.maxSessions,
+        ...(settings.persistSessions
+          ? {
+              snapshot: new StateSnapshot<SessionRecord>({
+                directory: join(dataDir, 'sessions'),
+                parse: parseSessionRecord,
+                onProblem: (problem) => app.log.warn(problem, 'session file skipped'),
+              }),
+            }
+          : {}),
+      }),
+      archive,
+      now,
+      sessionTtlMs: settings.sessionTtlSeconds * 1000,
+      ...(dependencies.config ? { config: dependencies.config } : {}),
+    });
+  const hub = new EventHub(monitor, { maxStreams: settings.maxEventStreams, flushMs: settings.eventFlushMs });
+  app.decorate('headroomMonitor', monitor);
+  app.decorate('headroomEvents', hub);
+
+  // Idle sessions expire on a timer, and each expiry is logged.
+  const sweepEveryMs = Math.min(60_000, Math.max(1000, (settings.sessionTtlSeconds * 1000) / 10));
+  const sweeper =
+    settings.sessionTtlSeconds > 0
+      ? setInterval(() => {
+          monitor.sweep().then(
+            (expired) => {
+              for (const id of expired)
+                app.log.info(
+                  { sessionId: id, ttlSeconds: settings.sessionTtlSeconds },
+                  'session expired: idle longer than its TTL',
+                );
+            },
+            (error: unknown) => app.log.error({ err: error }, 'session sweep failed'),
+          );
+        }, sweepEveryMs)
+      : undefined;
+  sweeper?.unref();
+  app.addHook('onClose', async () => {
+    if (sweeper) clearInterval(sweeper);
+    hub.close();
+    // The monitor given by a caller is the caller's to close; ours writes its last changes out.
+    if (!dependencies.monitor) await monitor.close();
   });
 
   app.setErrorHandler((error: FastifyError & { limit?: string }, request, reply) => {
@@ -109,16 +184,10 @@ export async function buildApp(
           limitBytes: settings.bodyLimitBytes,
         });
     }
-    if (error instanceof HeadroomValidationError) return sendInvalid(reply, error.issues);
-    if (error.validation) {
-      return sendInvalid(
-        reply,
-        error.validation.map((entry) => ({
-          field: entry.instancePath,
-          value: null,
-          message: entry.message ?? '',
-        })),
-      );
+    if (error instanceof HeadroomValidationError) {
+      const status = STATUS_OF_CODE[error.code];
+      if (status === undefined) return sendInvalid(reply, error.issues);
+      return sendProblem(reply, status, error.code, error.message, { issues: error.issues });
     }
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return sendProblem(reply, error.statusCode, 'HR_ERR_INVALID_PARAM', error.message);
@@ -133,73 +202,103 @@ export async function buildApp(
     sendProblem(reply, 404, 'HR_ERR_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
   );
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  const openApi = buildOpenApiDocument();
-  app.get('/openapi.json', async () => openApi);
-
-  await app.register(
-    async (api) => {
-      // The API speaks JSON only: a text/plain body is a 400 naming the content type, not a string to parse.
-      api.removeContentTypeParser('text/plain');
-      if (settings.rateLimitPerMinute > 0) {
-        await api.register(rateLimit, {
-          max: settings.rateLimitPerMinute,
-          timeWindow: 60_000,
-          keyGenerator: (request) => request.ip,
-          errorResponseBuilder: (_request, context) => ({
-            statusCode: 429,
-            code: 'HR_ERR_RATE_LIMITED',
-            message: `Rate limit exceeded: ${context.max} requests per minute per client IP; retry in ${context.after}`,
-          }),
-        });
-      }
-      // One agent, named by x-agent-id, may hold `maxConcurrentPerAgent` evaluations at once. Only
-      // evaluations count: an event stream held open for an hour is not one. Callback-style hooks, and none at
-      // all when the limit is off: they run on every request.
-      if (limiter.max > 0) {
-        api.addHook('onRequest', (request, reply, done) => {
-          if (request.routeOptions.config.evaluation !== true) return done();
-          const header = request.headers['x-agent-id'];
-          const agent = Array.isArray(header) ? header[0] : header;
-          if (!agent) return done();
-          if (!limiter.tryAcquire(agent)) {
-            reply.header('retry-after', '1');
-            sendProblem(
-              reply,
-              429,
-              'HR_ERR_TOO_MANY_CONCURRENT',
-              `Too many concurrent evaluations for agent ${JSON.stringify(agent)}: at most ${limiter.max} at once`,
-              { limit: 'concurrent_evaluations_per_agent', agent },
-            );
-            return;
-          }
-          request.headroomAgent = agent;
-          done();
-        });
-        const release = (request: { headroomAgent?: string }, _reply: unknown, done: () => void) => {
-          if (request.headroomAgent !== undefined) {
-            limiter.release(request.headroomAgent);
-            request.headroomAgent = undefined;
-          }
-          done();
-        };
-        api.addHook('onResponse', release);
-        api.addHook('onRequestAbort', (request, done) => release(request, undefined, done));
-      }
-
-      registerPressureRoutes(api, { now });
-      registerSessionRoutes(api, store);
-      registerReplayRoutes(api, settings.replayBodyLimitBytes);
-      const dataDir = resolve(settings.dataDir);
-      registerDisciplineRoutes(api, {
-        archive: new ArchiveStore({ root: join(dataDir, 'archives') }),
-        artifacts: new ArtifactRegistry({ root: join(dataDir, 'artifacts') }),
-        sessions: store,
-        dataDir,
-      });
+  const routes: ApiRoute[] = [
+    ...pressureRoutes({ now }, pressureQueryParameters()),
+    ...sessionRoutes(monitor, hub),
+    ...replayRoutes(settings.replayBodyLimitBytes),
+    ...disciplineRoutes({ archive, artifacts, monitor }),
+  ];
+  const openApi: { value?: Record<string, unknown> } = {};
+  routes.push(
+    {
+      method: 'GET',
+      url: '/healthz',
+      scope: 'root',
+      summary: 'Liveness',
+      responses: { '200': { description: '{ "status": "ok" }' } },
+      handler: async () => ({ status: 'ok' }),
     },
-    { prefix: '/api/v1' },
+    {
+      method: 'GET',
+      url: '/openapi.json',
+      scope: 'root',
+      summary: 'This document',
+      responses: { '200': { description: 'The OpenAPI 3.0 document of every route' } },
+      handler: async () => {
+        openApi.value ??= buildOpenApiDocument(routes);
+        return openApi.value;
+      },
+    },
   );
+  app.decorate('headroomRoutes', routes);
+  registerRoutes(app, routes, 'root');
+
+  await app.register(async (api) => {
+    if (settings.rateLimitPerMinute > 0) {
+      await api.register(rateLimit, {
+        max: settings.rateLimitPerMinute,
+        timeWindow: 60_000,
+        keyGenerator: (request) => request.ip,
+        errorResponseBuilder: (_request, context) => ({
+          statusCode: 429,
+          code: 'HR_ERR_RATE_LIMITED',
+          message: `Rate limit exceeded: ${context.max} requests per minute per client IP; retry in ${context.after}`,
+        }),
+      });
+    }
+    // One agent, named by x-agent-id, may hold `maxConcurrentPerAgent` evaluations at once. Only evaluations
+    // count, and only once their body has arrived (preHandler): a slow body holds no slot. Callback-style
+    // hooks, and none at all when the limit is off: they run on every request.
+    if (limiter.max > 0) {
+      api.addHook('preHandler', (request, reply, done) => {
+        if (request.routeOptions.config.evaluation !== true) return done();
+        const header = request.headers['x-agent-id'];
+        const agent = Array.isArray(header) ? header[0] : header;
+        if (!agent) return done();
+        if (!limiter.tryAcquire(agent)) {
+          reply.header('retry-after', '1');
+          sendProblem(
+            reply,
+            429,
+            'HR_ERR_TOO_MANY_CONCURRENT',
+            `Too many concurrent evaluations for agent ${JSON.stringify(agent)}: at most ${limiter.max} at once`,
+            { limit: 'concurrent_evaluations_per_agent', agent },
+          );
+          return;
+        }
+        request.headroomAgent = agent;
+        done();
+      });
+      const release = (request: { headroomAgent?: string }, _reply: unknown, done: () => void) => {
+        if (request.headroomAgent !== undefined) {
+          limiter.release(request.headroomAgent);
+          request.headroomAgent = undefined;
+        }
+        done();
+      };
+      api.addHook('onResponse', release);
+      api.addHook('onRequestAbort', (request, done) => release(request, undefined, done));
+    }
+
+    await api.register(async (json) => {
+      // The API speaks JSON only: a text/plain body is a 400 naming the content type, not a string to parse.
+      json.removeContentTypeParser(['application/json', 'text/plain']);
+      json.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+      registerRoutes(json, routes, 'json');
+    });
+    await api.register(async (text) => {
+      // The log is text whatever it is labelled: JSON Lines, or one JSON document (OpenHands).
+      text.removeContentTypeParser(['application/json', 'text/plain']);
+      for (const type of REPLAY_CONTENT_TYPES) {
+        text.addContentTypeParser(
+          type,
+          { parseAs: 'string', bodyLimit: settings.replayBodyLimitBytes },
+          (_request, body, done) => done(null, body),
+        );
+      }
+      registerRoutes(text, routes, 'text');
+    });
+  });
   if (settings.dashboard) await registerDashboard(app);
 
   return app;

@@ -33,7 +33,7 @@ describe('POST /api/v1/compact', () => {
     expect(body.messages[0]).toEqual(HISTORY[0]);
     expect(JSON.stringify(body.messages)).toContain('[Recap of the session so far]');
     // Relative to the data directory: the server's own paths are not a client's business.
-    expect(body.archives).toEqual(['archives/run-1/compaction-1.log']);
+    expect(body.archives).toEqual(['/api/v1/archives/run-1/compaction-1']);
     const archive = (await app.inject({ url: '/api/v1/archives/run-1/compaction-1' })).json();
     const toolResult = archive.records.find(
       (record: { itemId: string }) => record.itemId === 'call_0:result',
@@ -58,7 +58,7 @@ describe('POST /api/v1/compact', () => {
     expect(response.statusCode).toBe(200);
     const body = response.json();
     expect(body.mode).toBe('eviction');
-    expect(body.evicted).toEqual([{ task: 'fix-1', items: 1, archive: 'archives/run-2/fix-1.log' }]);
+    expect(body.evicted).toEqual([{ task: 'fix-1', items: 1, archive: '/api/v1/archives/run-2/fix-1' }]);
     expect(body.messages[3].content).toContain('[Task fix-1 completed: output evicted to archive]');
     const raw = await app.inject({ url: '/api/v1/archives/run-2/fix-1?item=call_0:result' });
     expect(raw.body).toBe(HISTORY[3].content);
@@ -111,9 +111,9 @@ describe('a compaction reaches the live session of the same id', () => {
       trigger: 'auto',
     });
     expect(recorded.statusCode).toBe(201);
-    expect(
-      recorded.json().session.markers.filter((marker: { type: string }) => marker.type === 'compaction'),
-    ).toHaveLength(2);
+    expect(recorded.json().event).toMatchObject({ type: 'compaction', before: 215_000, after: 190_000 });
+    const view = (await app.inject({ url: '/api/v1/sessions/live' })).json();
+    expect(view.markers.filter((marker: { type: string }) => marker.type === 'compaction')).toHaveLength(2);
     // 205,000 is above the threshold but not 10% over 190,000: the guard holds and says so.
     const held = (await usage(205_000)).json();
     expect(held.trigger.fire).toBe(false);

@@ -1,18 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors/codes.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
-import { PressureInputSchema, PressureReportSchema } from '../pressure/schemas.js';
-import { API_OPERATIONS } from './api-operations.js';
-
-/** Extra operations contributed by other route modules (sessions, compaction), each with its schemas. */
-export interface OpenApiOperation {
-  path: string;
-  method: 'get' | 'post' | 'delete';
-  summary: string;
-  requestBody?: z.ZodType;
-  responses: Record<string, { description: string; schema?: z.ZodType }>;
-  parameters?: Array<{ name: string; in: 'path' | 'query'; required?: boolean; description?: string }>;
-}
+import { type ApiRoute, openApiPath, type RouteResponse } from './route-table.js';
 
 const ValidationIssueSchema = z.object({
   field: z.string(),
@@ -65,21 +54,14 @@ function toSchema(schema: z.ZodType, components: Components): unknown {
   return rewriteRefs(rest);
 }
 
-const problemResponses = {
-  '400': {
-    description: 'Invalid input: every issue names the field, the value and the allowed range',
-    schema: ProblemSchema,
-  },
-  '429': {
-    description: 'Rate limit (per IP) or concurrency limit (per agent) exceeded; see Retry-After',
-    schema: ProblemSchema,
-  },
+const problemResponse = {
+  description: 'Invalid input: every issue names the field, the value and the allowed range',
+  schema: ProblemSchema,
 };
 
-/** The OpenAPI 3.0 document, generated from the same zod schemas that validate requests. */
-export function buildOpenApiDocument(): Record<string, unknown> {
-  const components: Components = {};
-  const pressureParameters = [
+/** The query parameters of `/api/v1/pressure`, from the seed's parameter table (ranges and defaults). */
+export function pressureQueryParameters(): Array<Record<string, unknown>> {
+  return [
     ...NUMERIC_PARAMETER_NAMES.map((name) => {
       const spec = NUMERIC_PARAMETERS[name];
       return {
@@ -107,57 +89,67 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       },
     })),
   ];
-  const jsonContent = (schema: z.ZodType) => ({
-    'application/json': { schema: toSchema(schema, components) },
-  });
-  const responsesOf = (responses: OpenApiOperation['responses']) =>
-    Object.fromEntries(
-      Object.entries(responses).map(([status, response]) => [
-        status,
-        {
-          description: response.description,
-          ...(response.schema ? { content: jsonContent(response.schema) } : {}),
-        },
-      ]),
-    );
-  const paths: Record<string, Record<string, unknown>> = {
-    '/api/v1/pressure': {
-      get: {
-        summary: 'Evaluate context pressure (seed 000) from query parameters',
-        parameters: pressureParameters,
-        responses: responsesOf({
-          '200': { description: 'The pressure report', schema: PressureReportSchema },
-          ...problemResponses,
-        }),
-      },
-      post: {
-        summary: 'Evaluate context pressure (seed 000) from a JSON body',
-        requestBody: { required: false, content: jsonContent(PressureInputSchema) },
-        responses: responsesOf({
-          '200': { description: 'The pressure report', schema: PressureReportSchema },
-          ...problemResponses,
-        }),
-      },
-    },
-    '/healthz': { get: { summary: 'Liveness', responses: { '200': { description: '{ "status": "ok" }' } } } },
-  };
-  for (const operation of API_OPERATIONS) {
-    paths[operation.path] ??= {};
-    paths[operation.path]![operation.method] = {
-      summary: operation.summary,
-      ...(operation.parameters
+}
+
+/** Parameters of one place (path or query) from an object schema: each property a parameter. */
+function parametersOf(schema: z.ZodType, where: 'path' | 'query', components: Components) {
+  const json = toSchema(schema, components) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || (json.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+/**
+ * The OpenAPI 3.0 document of the route table: every route with its parameters, request body and responses,
+ * generated from the same zod schemas that validate requests and describe answers.
+ */
+export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string, unknown> {
+  const components: Components = {};
+  const content = (response: RouteResponse) =>
+    response.schema
+      ? { content: { 'application/json': { schema: toSchema(response.schema, components) } } }
+      : response.contentType
+        ? { content: { [response.contentType]: { schema: { type: 'string' } } } }
+        : {};
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.url);
+    const parameters = [
+      ...(route.params ? parametersOf(route.params, 'path', components) : []),
+      ...(route.query ? parametersOf(route.query, 'query', components) : []),
+      ...(route.queryParameters ?? []),
+    ];
+    const responses: Record<string, unknown> = {};
+    for (const [status, response] of Object.entries(route.responses)) {
+      responses[status] = { description: response.description, ...content(response) };
+    }
+    if (route.url.startsWith('/api/v1/')) {
+      responses['400'] ??= { description: problemResponse.description, ...content(problemResponse) };
+    }
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      summary: route.summary,
+      ...(parameters.length ? { parameters } : {}),
+      ...(route.body
         ? {
-            parameters: operation.parameters.map((parameter) => ({
-              ...parameter,
-              required: parameter.in === 'path' || parameter.required === true,
-              schema: { type: 'string' },
-            })),
+            requestBody: {
+              required: route.method !== 'GET',
+              content: { 'application/json': { schema: toSchema(route.body, components) } },
+            },
           }
-        : {}),
-      ...(operation.requestBody
-        ? { requestBody: { required: true, content: jsonContent(operation.requestBody) } }
-        : {}),
-      responses: responsesOf({ ...operation.responses, ...problemResponses }),
+        : route.textBody
+          ? {
+              requestBody: {
+                required: true,
+                description: route.textBody,
+                content: { 'text/plain': { schema: { type: 'string' } } },
+              },
+            }
+          : {}),
+      responses,
     };
   }
   return {

@@ -9,6 +9,15 @@ export const DEFAULT_MAX_CONCURRENT_PER_AGENT = 10;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_REPLAY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/** Sessions kept at most; one more is refused with HR_ERR_SESSION_LIMIT, never made room for by dropping one. */
+export const DEFAULT_MAX_SESSIONS = 10_000;
+/** Sessions idle this long expire (and the log says so). */
+export const DEFAULT_SESSION_TTL_SECONDS = 24 * 60 * 60;
+/** Event-stream clients at most, over every stream. */
+export const DEFAULT_MAX_EVENT_STREAMS = 1000;
+/** A request (headers and body) must arrive within this time: a slow body cannot hold a connection forever. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /** Options of `buildApp` / `headroom serve`; unknown keys are rejected. */
@@ -27,10 +36,22 @@ export const ServerOptionsSchema = z.strictObject({
   bodyLimitBytes: z.number().int().min(1024).default(DEFAULT_BODY_LIMIT_BYTES),
   replayBodyLimitBytes: z.number().int().min(1024).default(DEFAULT_REPLAY_BODY_LIMIT_BYTES),
   logLevel: z.enum(LOG_LEVELS).default('info'),
-  /** Folder for archives and artifacts written by compaction; defaults to ./.headroom. */
+  /** Folder for sessions, archives and artifacts; defaults to ./.headroom. */
   dataDir: z.string().min(1).default('.headroom'),
   /** Serve the dashboard at `/` when its built files exist. */
   dashboard: z.boolean().default(true),
+  /** Keep sessions in `<dataDir>/sessions` so that a restart finds them. */
+  persistSessions: z.boolean().default(true),
+  /** Sessions kept at most; creating one more is refused (503 HR_ERR_SESSION_LIMIT). */
+  maxSessions: z.number().int().min(1).default(DEFAULT_MAX_SESSIONS),
+  /** Sessions idle longer than this expire; 0 keeps them forever. */
+  sessionTtlSeconds: z.number().int().min(0).default(DEFAULT_SESSION_TTL_SECONDS),
+  /** Event-stream clients at most; one more gets 503 HR_ERR_TOO_MANY_STREAMS. */
+  maxEventStreams: z.number().int().min(1).default(DEFAULT_MAX_EVENT_STREAMS),
+  /** Time allowed to receive a whole request, headers and body; 0 turns the limit off. */
+  requestTimeoutMs: z.number().int().min(0).default(DEFAULT_REQUEST_TIMEOUT_MS),
+  /** Changes are gathered this long before event streams send them. */
+  eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });
 
 export type ServerOptions = z.input<typeof ServerOptionsSchema>;

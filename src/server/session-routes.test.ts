@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCassette, readTrace } from '../usage/test-helpers/traces.js';
@@ -5,13 +8,20 @@ import { buildApp } from './app.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 let app: FastifyInstance | undefined;
+let dataDir: string | undefined;
 afterEach(async () => {
   await app?.close();
   app = undefined;
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  dataDir = undefined;
 });
 
 async function makeApp() {
-  app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0 }, { now: () => T0 });
+  dataDir = mkdtempSync(join(tmpdir(), 'headroom-sessions-'));
+  app = await buildApp(
+    { logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false, eventFlushMs: 5 },
+    { now: () => T0 },
+  );
   return app;
 }
 
@@ -113,7 +123,8 @@ describe('POST /api/v1/sessions/:id/usage', () => {
     const critical = (await post(190_000)).json();
     expect(critical.health).toMatchObject({ level: 'critical', countdown: 4 });
     expect(critical.verdict.priority).toBe('urgent');
-    expect(critical.session.timeline).toHaveLength(3);
+    expect(critical.generation).toBe(3);
+    expect((await server.inject({ url: '/api/v1/sessions/s' })).json().timeline).toHaveLength(3);
   });
 
   it('normalizes a raw provider response (an OpenAI chat stream whose usage is in the last chunk)', async () => {

@@ -9,19 +9,25 @@ export {
   type ReplayCompaction,
   type ReplayOptions,
   type ReplayResult,
-  replayIntoSession,
+  replayIntoState,
   replayLogText,
   replaySessionLog,
   sessionForLog,
+  sessionOptionsForLog,
 } from './replay.js';
-export { RollingWindow } from './rolling-window.js';
+export { Session, type SessionDependencies, type SessionEvent, type SessionHealth } from './session.js';
 export {
-  Session,
-  type SessionDependencies,
-  type SessionEvent,
-  type SessionHealth,
-  type SessionUpdate,
-} from './session.js';
+  type CompactAnswer,
+  type CompactRequest,
+  DEFAULT_SESSION_TTL_MS,
+  type LoadLogRequest,
+  type MonitorEvent,
+  parseSessionRecord,
+  SessionMonitor,
+  type SessionMonitorOptions,
+  type SessionRecord,
+  SessionRecordSchema,
+} from './session-monitor.js';
 export {
   DEFAULT_BURN_WINDOW_SECONDS,
   SessionKvSchema,
@@ -29,26 +35,41 @@ export {
   SessionOptionsSchema,
   type UsageUpdate,
 } from './session-options.js';
+export * from './session-schemas.js';
 export {
+  type CreateSessionDependencies,
+  createSessionState,
+  type SessionState,
+  SessionStateSchema,
+} from './session-state.js';
+export {
+  appendToTimeline,
   DEFAULT_TIMELINE_MARKERS,
   DEFAULT_TIMELINE_POINTS,
+  emptyTimeline,
+  markersOf,
+  pointOf,
   SessionTimeline,
-  type SessionView,
   sessionSummary,
   sessionView,
-  type TimelineMarker,
-  type TimelinePoint,
+  type Timeline,
+  TimelineSchema,
 } from './session-timeline.js';
+export {
+  type CompactionReport,
+  healthOf,
+  MAX_TIME_MS,
+  recordCompactionStep,
+  type SessionUpdate,
+  type StepContext,
+  signalsOf,
+  stepSession,
+  toMillis,
+} from './step-session.js';
 export {
   ManualUsageInputSchema,
   parseUsageInput,
   RawUsageInputSchema,
   UsageInputSchema,
 } from './usage-input.js';
-export {
-  combineVerdict,
-  type Verdict,
-  type VerdictAction,
-  type VerdictModel,
-  type VerdictReason,
-} from './verdict.js';
+export { combineVerdict } from './verdict.js';

@@ -2,25 +2,9 @@ import { evaluateResolved } from '../pressure/evaluate.js';
 import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
 import type { ResolvedPressureInput } from '../pressure/resolve-input.js';
 import type { PressureReport } from '../pressure/types.js';
+import type { SessionSignals } from './session-schemas.js';
 
-/** What the session measures, in its own units. `null` where it has no figure. */
-export interface SessionSignals {
-  lastPromptTokens: number | null;
-  lastCompletionTokens: number | null;
-  /** The window measured against: the agent's effective window or the model's prompt window. */
-  window: number | null;
-  percentOfWindow: number | null;
-  /** Tokens (prompt + completion) per minute over the burn window. */
-  burnRateTokensPerMin: number;
-  tokensLastMinute: number;
-  tpmLimit: number | null;
-  tpmLeft: number | null;
-  tokenBudget: number | null;
-  budgetUsed: number | null;
-  budgetRemaining: number | null;
-  ageSeconds: number;
-  driftPercent: number | null;
-}
+export type { SessionSignals } from './session-schemas.js';
 
 /** The regulator's bounds on the budget: seed 000's parameter table. */
 const BUDGET_MIN = 1000;

@@ -2,8 +2,11 @@ import { HeadroomValidationError } from '../errors/validation.js';
 import type { AgentName } from '../models/model-profile.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
-import { Session, type SessionDependencies, type SessionEvent, type SessionUpdate } from './session.js';
-import type { VerdictAction, VerdictReason } from './verdict.js';
+import { Session, type SessionDependencies } from './session.js';
+import type { SessionOptions } from './session-options.js';
+import type { SessionEvent, VerdictAction, VerdictReason } from './session-schemas.js';
+import { createSessionState, type SessionState } from './session-state.js';
+import { recordCompactionStep, type SessionUpdate, stepSession } from './step-session.js';
 
 /** The agent whose effective window applies to each log format. */
 const AGENT_OF_FORMAT: Readonly<Record<LogFormat, AgentName>> = {
@@ -58,12 +61,11 @@ export interface ReplayResult {
   };
 }
 
-/** Creates the session a log replays into: the log's model and the agent's effective window. */
-export function sessionForLog(
+/** The options of the session a log replays into: the log's model and the agent's effective window. */
+export function sessionOptionsForLog(
   log: SessionLog,
   options: Pick<ReplayOptions, 'model' | 'contextWindow'> & { id?: string },
-  dependencies: SessionDependencies = {},
-): Session {
+): SessionOptions {
   const model = options.model ?? log.model;
   if (!model) {
     throw new HeadroomValidationError([
@@ -71,31 +73,42 @@ export function sessionForLog(
     ]);
   }
   const contextWindow = options.contextWindow ?? log.contextWindow;
-  return new Session(
-    {
-      model,
-      agent: AGENT_OF_FORMAT[log.format],
-      ...(contextWindow === undefined ? {} : { contextWindow }),
-      ...(options.id === undefined ? {} : { id: options.id }),
-    },
-    { now: () => Date.parse(log.calls[0]?.timestamp ?? '1970-01-01T00:00:00Z'), ...dependencies },
-  );
+  return {
+    model,
+    agent: AGENT_OF_FORMAT[log.format],
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(options.id === undefined ? {} : { id: options.id }),
+  };
+}
+
+/** Creates the session a log replays into: the log's model and the agent's effective window. */
+export function sessionForLog(
+  log: SessionLog,
+  options: Pick<ReplayOptions, 'model' | 'contextWindow'> & { id?: string },
+  dependencies: SessionDependencies = {},
+): Session {
+  return new Session(sessionOptionsForLog(log, options), {
+    now: () => Date.parse(log.calls[0]?.timestamp ?? '1970-01-01T00:00:00Z'),
+    ...dependencies,
+  });
 }
 
 /**
- * Feeds a log's calls to a session in recorded time, telling it of each recorded compaction before the call
- * that follows it. `onUpdate` sees every update with its compaction event, if any.
+ * Feeds a log's calls to a session state in recorded time, telling it of each recorded compaction before the
+ * call that follows it, and returns the final state. `onUpdate` sees every update with its compaction event.
  */
-export function replayIntoSession(
-  session: Session,
+export function replayIntoState(
+  initial: SessionState,
   log: SessionLog,
   onUpdate: (update: SessionUpdate, callIndex: number, compaction: SessionEvent | undefined) => void,
   onProgress?: ReplayOptions['onProgress'],
-): void {
+): SessionState {
+  let state = initial;
   let nextCompaction = 0;
   const total = log.calls.length;
   for (let position = 0; position < total; position++) {
     const call = log.calls[position]!;
+    const context = { now: Date.parse(call.timestamp) };
     let compactionEvent: SessionEvent | undefined;
     while (
       nextCompaction < log.compactions.length &&
@@ -103,28 +116,41 @@ export function replayIntoSession(
     ) {
       const recorded = log.compactions[nextCompaction++]!;
       const after = recorded.postTokens ?? (call.usage.available ? call.usage.promptTokens : undefined);
-      compactionEvent = session.recordCompaction({
-        trigger: recorded.trigger,
-        timestamp: recorded.timestamp,
-        ...(recorded.preTokens === undefined ? {} : { before: recorded.preTokens }),
-        ...(after === undefined ? {} : { after }),
-      });
+      const before = recorded.preTokens ?? state.lastPrompt ?? undefined;
+      const step = recordCompactionStep(
+        state,
+        {
+          trigger: recorded.trigger,
+          timestamp: recorded.timestamp,
+          ...(before === undefined ? {} : { before }),
+          // A log may record a "compaction" that left more than it found; the guards take it as no reduction.
+          ...(after === undefined ? {} : { after: before === undefined ? after : Math.min(after, before) }),
+        },
+        context,
+      );
+      state = step.state;
+      compactionEvent = step.event;
     }
-    const update = session.update({ usage: call.usage, timestamp: call.timestamp });
-    onUpdate(update, call.index, compactionEvent);
+    const step = stepSession(state, { usage: call.usage, timestamp: call.timestamp }, context);
+    state = step.state;
+    onUpdate(step.update, call.index, compactionEvent);
     if (onProgress && (position % 256 === 255 || position === total - 1))
       onProgress('replay', position + 1, total);
   }
+  return state;
 }
 
 /** Replays a parsed log through a fresh Session and returns its timeline. */
 export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): ReplayResult {
-  const session = sessionForLog(log, options, options.config ? { config: options.config } : {});
+  const initial = createSessionState(sessionOptionsForLog(log, options), {
+    now: () => Date.parse(log.calls[0]?.timestamp ?? '1970-01-01T00:00:00Z'),
+    ...(options.config ? { config: options.config } : {}),
+  });
   const calls: ReplayCall[] = [];
   let firstCompress: number | null = null;
   let peak: number | null = null;
-  replayIntoSession(
-    session,
+  replayIntoState(
+    initial,
     log,
     (update, index) => {
       const prompt = update.signals.lastPromptTokens;
@@ -152,8 +178,8 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
   );
   return {
     format: log.format,
-    model: session.model,
-    contextWindow: session.thresholds.limit ?? null,
+    model: initial.model,
+    contextWindow: initial.thresholds.limit,
     calls,
     compactions: log.compactions.map((compaction) => ({
       timestamp: compaction.timestamp,

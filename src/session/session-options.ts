@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TriggerConfigSchema } from '../compaction/evaluate-triggers.js';
+import { IdSchema } from '../ids/id-schema.js';
 import { AgentNameSchema } from '../models/model-profile.js';
 
 const tokens = z.number().int().min(1);
@@ -20,10 +21,7 @@ export const DEFAULT_BURN_WINDOW_SECONDS = 300;
  * the optional limits the caller knows. Strict: unknown keys are rejected.
  */
 export const SessionOptionsSchema = z.strictObject({
-  id: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be 1-128 letters, digits, dots, dashes or underscores')
-    .optional(),
+  id: IdSchema.optional(),
   model: z.string().min(1, 'must name a model').max(200),
   agent: AgentNameSchema.optional(),
   /** The window to measure against, overriding the registry and the agent rule. */

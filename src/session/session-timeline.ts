@@ -1,31 +1,39 @@
-import type { Session, SessionEvent, SessionUpdate } from './session.js';
+import { z } from 'zod';
+import {
+  type MarkerType,
+  type SessionEvent,
+  type SessionSummary,
+  type SessionView,
+  type TimelineMarker,
+  TimelineMarkerSchema,
+  type TimelinePoint,
+  TimelinePointSchema,
+} from './session-schemas.js';
+import type { SessionState } from './session-state.js';
+import { healthOf, type SessionUpdate, signalsOf } from './step-session.js';
 
-/** One point of a session's timeline, as the dashboard draws it. */
-export interface TimelinePoint {
-  index: number;
-  timestamp: string;
-  promptTokens: number | null;
-  completionTokens: number | null;
-  health: string;
-  regulatorLevel: string;
-  viability: number;
-  burnRate: number;
-  action: string;
-  countdown: number | null;
-  reminder: boolean;
-}
-
-export type MarkerType = 'compaction' | 'forced_new_round' | 'reminder_added' | 'reminder_dropped';
-export interface TimelineMarker {
-  type: MarkerType;
-  timestamp: string;
-  index: number;
-  detail: string;
-}
+export type {
+  MarkerType,
+  SessionSummary,
+  SessionView,
+  TimelineMarker,
+  TimelinePoint,
+} from './session-schemas.js';
 
 /** @default 500 points and 200 markers: enough for a chart, bounded however long the session runs. */
 export const DEFAULT_TIMELINE_POINTS = 500;
 export const DEFAULT_TIMELINE_MARKERS = 200;
+
+/** The recent history of a session for people to look at, as plain JSON: points and markers, both bounded. */
+export const TimelineSchema = z.strictObject({
+  points: z.array(TimelinePointSchema),
+  markers: z.array(TimelineMarkerSchema),
+});
+export type Timeline = z.infer<typeof TimelineSchema>;
+
+export function emptyTimeline(): Timeline {
+  return { points: [], markers: [] };
+}
 
 const MARKER_TYPES = new Set<string>([
   'compaction',
@@ -49,85 +57,123 @@ function describe(event: SessionEvent): string {
   }
 }
 
-/**
- * The recent history of a session for people to look at: points and markers in bounded rings. Kept beside
- * the Session (which stays a few numbers), by whoever shows it: the server's store, a replay.
- */
-export class SessionTimeline {
-  readonly points: TimelinePoint[] = [];
-  readonly markers: TimelineMarker[] = [];
-  readonly #maxPoints: number;
-  readonly #maxMarkers: number;
+/** The timeline point of one update; `index` is the generation's 0-based number. */
+export function pointOf(update: SessionUpdate, index: number): TimelinePoint {
+  const pressure = update.regulator.report.pressure;
+  return {
+    index,
+    timestamp: new Date(update.at).toISOString(),
+    promptTokens: update.signals.lastPromptTokens,
+    completionTokens: update.signals.lastCompletionTokens,
+    health: update.health.level,
+    regulatorLevel: pressure.level,
+    viability: pressure.sessionViability,
+    burnRate: update.signals.burnRateTokensPerMin,
+    action: update.verdict.action,
+    countdown: update.health.countdown,
+    reminder: update.health.reminder !== null,
+  };
+}
 
-  constructor(maxPoints = DEFAULT_TIMELINE_POINTS, maxMarkers = DEFAULT_TIMELINE_MARKERS) {
-    this.#maxPoints = maxPoints;
-    this.#maxMarkers = maxMarkers;
-  }
-
-  record(update: SessionUpdate, index: number, extraEvents: SessionEvent[] = []): void {
-    const timestamp = new Date(update.at).toISOString();
-    const point: TimelinePoint = {
-      index,
-      timestamp,
-      promptTokens: update.signals.lastPromptTokens,
-      completionTokens: update.signals.lastCompletionTokens,
-      health: update.health.level,
-      regulatorLevel: update.regulator.report.pressure.level,
-      viability: update.regulator.report.pressure.sessionViability,
-      burnRate: update.signals.burnRateTokensPerMin,
-      action: update.verdict.action,
-      countdown: update.health.countdown,
-      reminder: update.health.reminder !== null,
-    };
-    this.points.push(point);
-    if (this.points.length > this.#maxPoints) this.points.splice(0, this.points.length - this.#maxPoints);
-    for (const event of [...extraEvents, ...update.events]) this.mark(event, index);
-  }
-
-  /** Adds a marker for an event that is one (a compaction, a forced new round, a reminder); others are ignored. */
-  mark(event: SessionEvent, index: number): void {
-    if (!MARKER_TYPES.has(event.type)) return;
-    this.markers.push({
+/** The markers of some events (compactions, forced new rounds, reminders); other events make none. */
+export function markersOf(events: readonly SessionEvent[], index: number): TimelineMarker[] {
+  const markers: TimelineMarker[] = [];
+  for (const event of events) {
+    if (!MARKER_TYPES.has(event.type)) continue;
+    markers.push({
       type: event.type as MarkerType,
       timestamp: new Date(event.at).toISOString(),
       index,
       detail: describe(event),
     });
-    if (this.markers.length > this.#maxMarkers)
-      this.markers.splice(0, this.markers.length - this.#maxMarkers);
   }
+  return markers;
 }
 
-/** The JSON view of a session: what `GET /api/v1/sessions/:id` answers (see docs/sessions-api.md). */
-export function sessionView(session: Session, timeline?: SessionTimeline) {
-  const signals = session.signals();
+/** A new timeline with the points and markers appended, the oldest dropped past the limits. */
+export function appendToTimeline(
+  timeline: Timeline,
+  points: readonly TimelinePoint[],
+  markers: readonly TimelineMarker[],
+  limits: { points: number; markers: number } = {
+    points: DEFAULT_TIMELINE_POINTS,
+    markers: DEFAULT_TIMELINE_MARKERS,
+  },
+): Timeline {
   return {
-    id: session.id,
-    model: session.model,
-    agent: session.agent,
-    createdAt: new Date(session.createdAt).toISOString(),
-    updatedAt: session.lastActivityAt === null ? null : new Date(session.lastActivityAt).toISOString(),
-    generations: session.generations,
-    profile: {
-      contextWindow: session.thresholds.limit ?? null,
-      optimalMaxTokens: session.thresholds.optimal,
-      criticalMaxTokens: session.thresholds.critical ?? null,
-      tpmLimit: session.profile.tpmLimit ?? null,
-      tokenBudget: session.tokenBudget,
-    },
-    signals,
-    health: session.health(),
-    regulator: session.lastPressure,
-    verdict: session.lastVerdict,
-    timeline: timeline ? timeline.points : [],
-    markers: timeline ? timeline.markers : [],
+    points: points.length ? capped(timeline.points, points, limits.points) : timeline.points,
+    markers: markers.length ? capped(timeline.markers, markers, limits.markers) : timeline.markers,
   };
 }
 
-export type SessionView = ReturnType<typeof sessionView>;
+function capped<T>(current: readonly T[], added: readonly T[], limit: number): T[] {
+  const keep = Math.max(0, limit - added.length);
+  const start = Math.max(0, current.length - keep);
+  const result = current.slice(start);
+  for (const item of added.length > limit ? added.slice(added.length - limit) : added) result.push(item);
+  return result;
+}
 
-/** A session view without its timeline and markers: what lists and the all-sessions stream carry. */
-export function sessionSummary(view: SessionView): Omit<SessionView, 'timeline' | 'markers'> {
-  const { timeline: _timeline, markers: _markers, ...summary } = view;
-  return summary;
+/**
+ * A timeline to fill by hand (a replay, a library user showing a chart): the same data as {@link Timeline},
+ * with the two operations that grow it.
+ */
+export class SessionTimeline {
+  #timeline: Timeline = emptyTimeline();
+  readonly #limits: { points: number; markers: number };
+
+  constructor(maxPoints = DEFAULT_TIMELINE_POINTS, maxMarkers = DEFAULT_TIMELINE_MARKERS) {
+    this.#limits = { points: maxPoints, markers: maxMarkers };
+  }
+  get points(): TimelinePoint[] {
+    return this.#timeline.points;
+  }
+  get markers(): TimelineMarker[] {
+    return this.#timeline.markers;
+  }
+  get data(): Timeline {
+    return this.#timeline;
+  }
+
+  record(update: SessionUpdate, index: number, extraEvents: SessionEvent[] = []): void {
+    this.#timeline = appendToTimeline(
+      this.#timeline,
+      [pointOf(update, index)],
+      markersOf([...extraEvents, ...update.events], index),
+      this.#limits,
+    );
+  }
+
+  /** Adds a marker for an event that is one (a compaction, a forced new round, a reminder); others are ignored. */
+  mark(event: SessionEvent, index: number): void {
+    this.#timeline = appendToTimeline(this.#timeline, [], markersOf([event], index), this.#limits);
+  }
+}
+
+/** A session's summary: everything but its timeline (what lists and the all-sessions stream carry). */
+export function sessionSummary(state: SessionState): SessionSummary {
+  return {
+    id: state.id,
+    model: state.model,
+    agent: state.agent,
+    createdAt: new Date(state.createdAt).toISOString(),
+    updatedAt: state.lastAt === null ? null : new Date(state.lastAt).toISOString(),
+    generations: state.generations,
+    profile: {
+      contextWindow: state.thresholds.limit,
+      optimalMaxTokens: state.thresholds.optimal,
+      criticalMaxTokens: state.thresholds.critical,
+      tpmLimit: state.profile.tpmLimit ?? null,
+      tokenBudget: state.options.tokenBudget ?? null,
+    },
+    signals: signalsOf(state),
+    health: healthOf(state),
+    regulator: state.lastPressure,
+    verdict: state.lastVerdict,
+  };
+}
+
+/** The JSON view of a session: what `GET /api/v1/sessions/:id` answers (see docs/sessions-api.md). */
+export function sessionView(state: SessionState, timeline: Timeline = emptyTimeline()): SessionView {
+  return { ...sessionSummary(state), timeline: timeline.points, markers: timeline.markers };
 }

@@ -184,7 +184,11 @@ describe('the regulator as a session sees it', () => {
   });
 
   it('compares the unrounded memory (regression: 80.0005% was rounded to 80.0 and missed memory_critical)', () => {
-    const update = session({ contextWindow: 2_000_000, optimalMaxTokens: 1_999_000 }).update({
+    const update = session({
+      contextWindow: 2_000_000,
+      optimalMaxTokens: 1_999_000,
+      criticalMaxTokens: 1_999_500,
+    }).update({
       usage: usage(1_600_010),
     });
     expect(update.signals.percentOfWindow).toBe(80);

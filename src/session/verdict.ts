@@ -1,22 +1,7 @@
 import type { PressureReport, Priority } from '../pressure/types.js';
+import type { Verdict, VerdictAction, VerdictReason } from './session-schemas.js';
 
-export type VerdictAction = 'continue' | 'optimize' | 'compress' | 'terminate';
-export type VerdictModel = 'health' | 'regulator' | 'kv' | 'triggers' | 'budget';
-
-/** One model's say: its action, its priority and why, in its own words. */
-export interface VerdictReason {
-  model: VerdictModel;
-  action: VerdictAction;
-  priority: Priority;
-  reason: string;
-}
-
-/** The session's one answer per update: the most severe action any model gave, with every model's reason. */
-export interface Verdict {
-  action: VerdictAction;
-  priority: Priority;
-  reasons: VerdictReason[];
-}
+export type { Verdict, VerdictAction, VerdictModel, VerdictReason } from './session-schemas.js';
 
 const ACTION_RANK: Readonly<Record<VerdictAction, number>> = {
   continue: 0,

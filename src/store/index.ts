@@ -1,7 +1,5 @@
 export { ArchiveError, ArchiveStore, decodeArchive, encodeRecord, readArchiveFile } from './archive.js';
 export { ArtifactRegistry, ArtifactRegistryError } from './artifact-registry.js';
-export {
-  MemorySessionStore,
-  type MemorySessionStoreOptions,
-  type StoreEvent,
-} from './memory-session-store.js';
+export { DEFAULT_MAX_ENTRIES, MemoryStateStore, type MemoryStateStoreOptions } from './memory-state-store.js';
+export { DEFAULT_FLUSH_INTERVAL_MS, StateSnapshot, type StateSnapshotOptions } from './state-snapshot.js';
+export type { StateStore } from './state-store.js';

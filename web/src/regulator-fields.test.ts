@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/server/openapi.js';
+import { buildOpenApiDocument, pressureQueryParameters } from '../../src/server/openapi.js';
+import { pressureRoutes } from '../../src/server/routes/pressure.js';
+
+const pressureDocument = () =>
+  buildOpenApiDocument(pressureRoutes({ now: Date.now }, pressureQueryParameters()));
+
 import {
   describeRange,
   pressureBodyFromForm,
@@ -9,7 +14,7 @@ import {
 
 describe('regulatorFieldsFromOpenApi', () => {
   it("reads the ten inputs with seed 000's defaults from the service's own OpenAPI document", () => {
-    const fields = regulatorFieldsFromOpenApi(buildOpenApiDocument());
+    const fields = regulatorFieldsFromOpenApi(pressureDocument());
     // Seed 000's parameter table, in its order.
     expect(fields.map((field) => [field.name, field.defaultValue])).toEqual([
       ['memoryUsedPercent', '45'],
@@ -26,7 +31,7 @@ describe('regulatorFieldsFromOpenApi', () => {
   });
 
   it('reads the ranges and the choices', () => {
-    const fields = regulatorFieldsFromOpenApi(buildOpenApiDocument());
+    const fields = regulatorFieldsFromOpenApi(pressureDocument());
     const byName = new Map(fields.map((field) => [field.name, field]));
     expect(byName.get('tokenBurnRatePerMin')).toMatchObject({ kind: 'number', min: 0, max: 200 });
     expect(byName.get('sessionAgeSeconds')).toMatchObject({ kind: 'number', min: 0 });

@@ -1,7 +1,7 @@
 import { sep } from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { CompletedTaskSchema, compactOpenAIMessages } from '../../compaction/compact-messages.js';
+import { CompletedTaskSchema } from '../../compaction/compact-messages.js';
 import { BudgetLimitsSchema } from '../../discipline/budget-limits.js';
 import { capHotState } from '../../discipline/cap-hot-state.js';
 import { enforceBudget } from '../../discipline/enforce-budget.js';
@@ -10,10 +10,12 @@ import { storeReferences } from '../../discipline/store-references.js';
 import { PromptPartsSchema, validateBudgets } from '../../discipline/validate-budgets.js';
 import { DiffOnlyOptionsSchema, validateDiffOnly } from '../../discipline/validate-diff-only.js';
 import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
+import { IdSchema } from '../../ids/id-schema.js';
+import type { SessionMonitor } from '../../session/session-monitor.js';
 import { ArchiveError, type ArchiveStore } from '../../store/archive.js';
 import { type ArtifactRegistry, ArtifactRegistryError } from '../../store/artifact-registry.js';
-import type { MemorySessionStore } from '../../store/memory-session-store.js';
 import { sendInvalid, sendProblem } from '../problem.js';
+import type { ApiRoute } from '../route-table.js';
 
 export const HotStateCheckSchema = z.strictObject({
   hotState: z.unknown(),
@@ -37,8 +39,14 @@ export const CompactRequestSchema = z.strictObject({
   messages: z.array(z.unknown()),
   /** Completed tasks: their tagged tool outputs (`task_id`) are evicted instead of a recap being made. */
   tasks: z.array(CompletedTaskSchema).optional(),
-  sessionId: z.string().optional(),
-  keepTurns: z.number().int().min(0).optional(),
+  sessionId: IdSchema.optional(),
+  keepTurns: z.number().int().min(0).max(10_000).optional(),
+});
+
+const ArchiveParamsSchema = z.strictObject({ session: IdSchema, task: IdSchema });
+const ArchiveQuerySchema = z.strictObject({ item: z.string().min(1).max(300).optional() });
+const ArtifactParamsSchema = z.strictObject({
+  id: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 in hex'),
 });
 
 const HOT_STATE_EXAMPLE =
@@ -58,169 +66,246 @@ function hotStateOf(reply: FastifyReply, raw: unknown, example: string) {
   return undefined;
 }
 
+/**
+ * Tombstones and archive lists over HTTP name an archive by its API address
+ * (`/api/v1/archives/<session>/<task>?item=<id>`), never by the server's file system path.
+ */
+export function apiAddresses<T>(value: T, archiveRoot: string): T {
+  const prefix = archiveRoot + sep;
+  const rewrite = (text: string): string => {
+    if (!text.includes(prefix)) return text;
+    let out = '';
+    let from = 0;
+    for (let at = text.indexOf(prefix); at !== -1; at = text.indexOf(prefix, from)) {
+      out += text.slice(from, at);
+      const match = /^([^/\\\s]+)[/\\]([^/\\\s]+?)\.log(?:#(\S+))?/.exec(text.slice(at + prefix.length));
+      if (!match) {
+        out += prefix;
+        from = at + prefix.length;
+        continue;
+      }
+      const [whole, session, task, item] = match;
+      out += `/api/v1/archives/${session}/${task}${item === undefined ? '' : `?item=${encodeURIComponent(item)}`}`;
+      from = at + prefix.length + whole.length;
+    }
+    return out + text.slice(from);
+  };
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') return rewrite(node);
+    if (Array.isArray(node)) return node.map(walk);
+    if (node !== null && typeof node === 'object') {
+      const copy: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(node)) copy[key] = walk(inner);
+      return copy;
+    }
+    return node;
+  };
+  return walk(value) as T;
+}
+
 /** Context discipline (seed 002) and compaction (seed 004) over HTTP. */
-export function registerDisciplineRoutes(
-  api: FastifyInstance,
-  stores: {
-    archive: ArchiveStore;
-    artifacts: ArtifactRegistry;
-    sessions: MemorySessionStore;
-    dataDir: string;
-  },
-): void {
-  // Paths are reported relative to the data directory: a client has no use for the server's file system layout.
-  const relative = (path: string) =>
-    path.startsWith(stores.dataDir + sep) ? path.slice(stores.dataDir.length + 1) : path;
-
-  api.post('/hot-state/check', async (request, reply) => {
-    const body = parseWith(HotStateCheckSchema, request.body ?? {});
-    if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
-    const state = hotStateOf(reply, body.value.hotState, HOT_STATE_EXAMPLE);
-    if (!state) return reply;
-    const capped = capHotState(state, body.value.maxTokens ?? body.value.limits?.maxHotStateTokens ?? 1000);
-    const budgets = validateBudgets(
-      state,
-      body.value.prompt,
-      body.value.limits ? { limits: body.value.limits } : {},
-    );
-    return { capped, budgets };
-  });
-
-  api.post('/hot-state/enforce', async (request, reply) => {
-    const body = parseWith(EnforceRequestSchema, request.body ?? {});
-    if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
-    const state = hotStateOf(reply, body.value.hotState, HOT_STATE_EXAMPLE);
-    if (!state) return reply;
-    const { hotState: _ignored, ...options } = body.value;
-    // Reference extraction stores the moved lists before answering, so every id in the new state resolves.
-    try {
-      return await storeReferences(enforceBudget(state, options), stores.artifacts);
-    } catch (error) {
-      if (error instanceof ArtifactRegistryError && error.code === 'HR_ERR_ARTIFACT_TOO_LARGE') {
-        return sendProblem(
-          reply,
-          413,
-          error.code,
-          `A list to move to an artifact is too large: ${error.message}`,
+export function disciplineRoutes(stores: {
+  archive: ArchiveStore;
+  artifacts: ArtifactRegistry;
+  monitor: SessionMonitor;
+}): ApiRoute[] {
+  return [
+    {
+      method: 'POST',
+      url: '/api/v1/hot-state/check',
+      scope: 'json',
+      summary: 'Validate a hot state, cap it to a token budget, and check the prompt budgets',
+      body: HotStateCheckSchema,
+      responses: { '200': { description: '{ capped, budgets }' } },
+      handler: async (request, reply) => {
+        const body = parseWith(HotStateCheckSchema, request.body ?? {});
+        if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
+        const state = hotStateOf(reply, body.value.hotState, HOT_STATE_EXAMPLE);
+        if (!state) return reply;
+        const capped = capHotState(
+          state,
+          body.value.maxTokens ?? body.value.limits?.maxHotStateTokens ?? 1000,
         );
-      }
-      throw error;
-    }
-  });
-
-  api.post('/diff/check', async (request, reply) => {
-    const body = parseWith(DiffCheckSchema, request.body ?? {});
-    if (!body.ok)
-      return sendInvalid(
-        reply,
-        body.issues,
-        'POST /api/v1/diff/check {"output":"--- a/x\\n+++ b/x\\n@@ ...","taskType":"code-modification"}',
-      );
-    const { output, ...options } = body.value;
-    return validateDiffOnly(output, options);
-  });
-
-  api.post('/compact', async (request, reply) => {
-    const body = parseWith(CompactRequestSchema, request.body ?? {});
-    if (!body.ok) return sendInvalid(reply, body.issues, COMPACT_EXAMPLE);
-    try {
-      const history = body.value.tasks
-        ? { messages: body.value.messages, tasks: body.value.tasks }
-        : body.value.messages;
-      const result = await compactOpenAIMessages(history, {
-        ...(body.value.sessionId === undefined ? {} : { sessionId: body.value.sessionId }),
-        ...(body.value.keepTurns === undefined ? {} : { keepTurns: body.value.keepTurns }),
-        archive: stores.archive,
-      });
-      if (!result.ok) {
-        return sendProblem(reply, 422, result.code, `Compaction refused: ${result.reason}`, {
-          before: result.before,
-          after: result.after,
-        });
-      }
-      const { mode, evicted, before, after, archives, messages, counter } = result;
-      // A live session of the same id learns of the compaction, so its loop guards hold until it grows again.
-      const sessionId = body.value.sessionId;
-      const recorded =
-        sessionId !== undefined && stores.sessions.has(sessionId)
-          ? stores.sessions.recordCompaction(sessionId, { after: after.tokens, trigger: 'headroom' })
-          : undefined;
-      return {
-        mode,
-        evicted: evicted.map((task) => ({
-          ...task,
-          archive: task.archive === null ? null : relative(task.archive),
-        })),
-        before,
-        after,
-        archives: archives.map(relative),
-        messages,
-        counter,
-        sessionRecorded: recorded !== undefined,
-      };
-    } catch (error) {
-      if (error instanceof HeadroomValidationError) {
-        return sendInvalid(
-          reply,
-          error.issues.map((issue) => ({
-            ...issue,
-            field: issue.field.startsWith('[') ? `messages${issue.field}` : issue.field,
-          })),
-          COMPACT_EXAMPLE,
+        const budgets = validateBudgets(
+          state,
+          body.value.prompt,
+          body.value.limits ? { limits: body.value.limits } : {},
         );
-      }
-      throw error;
-    }
-  });
-
-  api.get<{ Params: { session: string; task: string }; Querystring: { item?: string } }>(
-    '/archives/:session/:task',
-    async (request, reply) => {
-      const { session, task } = request.params;
-      try {
-        const records = await stores.archive.readArchive(session, task);
-        const item = request.query.item;
-        if (item === undefined) return { sessionId: session, taskId: task, records };
-        const record = records.findLast((entry) => entry.itemId === item);
-        if (!record)
-          return sendProblem(
-            reply,
-            404,
-            'HR_ERR_ARCHIVE_NOT_FOUND',
-            `No item ${JSON.stringify(item)} in ${session}/${task}`,
-          );
-        // The archived bytes exactly, for `curl -o`.
-        return reply.type('text/plain; charset=utf-8').send(record.content);
-      } catch (error) {
-        if (error instanceof HeadroomValidationError) return sendInvalid(reply, error.issues);
-        if (error instanceof ArchiveError) {
-          return sendProblem(
-            reply,
-            error.code === 'HR_ERR_ARCHIVE_NOT_FOUND' ? 404 : 500,
-            error.code,
-            error.message.replace(stores.archive.root, '<archive root>'),
-          );
-        }
-        throw error;
-      }
+        return { capped, budgets };
+      },
     },
-  );
-
-  api.get<{ Params: { id: string } }>('/artifacts/:id', async (request, reply) => {
-    try {
-      const content = await stores.artifacts.get(request.params.id);
-      return reply.type('application/octet-stream').send(content);
-    } catch (error) {
-      if (error instanceof HeadroomValidationError) return sendInvalid(reply, error.issues);
-      if (error instanceof ArtifactRegistryError) {
-        return sendProblem(
-          reply,
-          error.code === 'HR_ERR_ARTIFACT_NOT_FOUND' ? 404 : 500,
-          error.code,
-          error.message,
-        );
-      }
-      throw error;
-    }
-  });
+    {
+      method: 'POST',
+      url: '/api/v1/hot-state/enforce',
+      scope: 'json',
+      summary:
+        'Run the budgeter on a hot state: pass, compress, reference (lists stored as artifacts) or reject',
+      body: EnforceRequestSchema,
+      responses: {
+        '200': { description: 'The decision' },
+        '413': { description: 'A list to move to an artifact is too large' },
+      },
+      handler: async (request, reply) => {
+        const body = parseWith(EnforceRequestSchema, request.body ?? {});
+        if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
+        const state = hotStateOf(reply, body.value.hotState, HOT_STATE_EXAMPLE);
+        if (!state) return reply;
+        const { hotState: _ignored, ...options } = body.value;
+        // Reference extraction stores the moved lists before answering, so every id in the new state resolves.
+        try {
+          return await storeReferences(enforceBudget(state, options), stores.artifacts);
+        } catch (error) {
+          if (error instanceof ArtifactRegistryError && error.code === 'HR_ERR_ARTIFACT_TOO_LARGE') {
+            return sendProblem(
+              reply,
+              413,
+              error.code,
+              `A list to move to an artifact is too large: ${error.message}`,
+            );
+          }
+          throw error;
+        }
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/diff/check',
+      scope: 'json',
+      summary: 'Check that an output is diff-only (unified diff or JSON Patch)',
+      body: DiffCheckSchema,
+      responses: { '200': { description: '{ ok, kind, reasons, ... }' } },
+      handler: async (request, reply) => {
+        const body = parseWith(DiffCheckSchema, request.body ?? {});
+        if (!body.ok)
+          return sendInvalid(
+            reply,
+            body.issues,
+            'POST /api/v1/diff/check {"output":"--- a/x\\n+++ b/x\\n@@ ...","taskType":"code-modification"}',
+          );
+        const { output, ...options } = body.value;
+        return validateDiffOnly(output, options);
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/compact',
+      scope: 'json',
+      summary:
+        'Compact an OpenAI chat history: recap and flush, or evict completed tasks; archives first, and a live session of sessionId records it',
+      body: CompactRequestSchema,
+      responses: {
+        '200': {
+          description: '{ mode, evicted, before, after, archives, messages, counter, sessionRecorded }',
+        },
+        '422': { description: 'Refused: the result would not be smaller' },
+      },
+      handler: async (request, reply) => {
+        const body = parseWith(CompactRequestSchema, request.body ?? {});
+        if (!body.ok) return sendInvalid(reply, body.issues, COMPACT_EXAMPLE);
+        try {
+          const { messages, tasks, sessionId, keepTurns } = body.value;
+          const result = await stores.monitor.compact({
+            history: tasks ? { messages, tasks } : messages,
+            ...(sessionId === undefined ? {} : { sessionId }),
+            ...(keepTurns === undefined ? {} : { keepTurns }),
+          });
+          if (!result.ok) {
+            return sendProblem(reply, 422, result.code, `Compaction refused: ${result.reason}`, {
+              before: result.before,
+              after: result.after,
+            });
+          }
+          const { ok: _ok, ...answer } = result;
+          return apiAddresses(answer, stores.archive.root);
+        } catch (error) {
+          if (error instanceof HeadroomValidationError && error.code === 'HR_ERR_INVALID_PARAM') {
+            return sendInvalid(
+              reply,
+              error.issues.map((issue) => ({
+                ...issue,
+                field: issue.field.startsWith('[') ? `messages${issue.field}` : issue.field,
+              })),
+              COMPACT_EXAMPLE,
+            );
+          }
+          throw error;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/archives/:session/:task',
+      scope: 'json',
+      summary: 'Read an archive (records), or one item exactly with ?item=ID',
+      params: ArchiveParamsSchema,
+      query: ArchiveQuerySchema,
+      responses: {
+        '200': {
+          description: '{ sessionId, taskId, records }, or with ?item= the item as text/plain, byte for byte',
+        },
+        '404': { description: 'No such archive or item' },
+      },
+      handler: async (request, reply) => {
+        const params = parseWith(ArchiveParamsSchema, request.params);
+        if (!params.ok) return sendInvalid(reply, params.issues);
+        const query = parseWith(ArchiveQuerySchema, request.query ?? {});
+        if (!query.ok) return sendInvalid(reply, query.issues);
+        const { session, task } = params.value;
+        try {
+          const records = await stores.archive.readArchive(session, task);
+          const item = query.value.item;
+          if (item === undefined) return { sessionId: session, taskId: task, records };
+          const record = records.findLast((entry) => entry.itemId === item);
+          if (!record)
+            return sendProblem(
+              reply,
+              404,
+              'HR_ERR_ARCHIVE_NOT_FOUND',
+              `No item ${JSON.stringify(item)} in ${session}/${task}`,
+            );
+          // The archived bytes exactly, for `curl -o`.
+          return reply.type('text/plain; charset=utf-8').send(record.content);
+        } catch (error) {
+          if (error instanceof ArchiveError) {
+            return sendProblem(
+              reply,
+              error.code === 'HR_ERR_ARCHIVE_NOT_FOUND' ? 404 : 500,
+              error.code,
+              error.message.replaceAll(stores.archive.root, '<archive root>'),
+            );
+          }
+          throw error;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/artifacts/:id',
+      scope: 'json',
+      summary: 'Read a stored artifact by its sha256 id',
+      params: ArtifactParamsSchema,
+      responses: {
+        '200': { description: 'The artifact bytes', contentType: 'application/octet-stream' },
+        '404': { description: 'No such artifact' },
+      },
+      handler: async (request, reply) => {
+        const params = parseWith(ArtifactParamsSchema, request.params);
+        if (!params.ok) return sendInvalid(reply, params.issues);
+        try {
+          const content = await stores.artifacts.get(params.value.id);
+          return reply.type('application/octet-stream').send(content);
+        } catch (error) {
+          if (error instanceof ArtifactRegistryError) {
+            return sendProblem(
+              reply,
+              error.code === 'HR_ERR_ARTIFACT_NOT_FOUND' ? 404 : 500,
+              error.code,
+              error.message,
+            );
+          }
+          throw error;
+        }
+      },
+    },
+  ];
 }

@@ -1,10 +1,10 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { evaluateResolved } from '../../pressure/evaluate.js';
 import { NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../../pressure/parameters.js';
 import { parsePressureInput } from '../../pressure/parse.js';
-import { PressureReportSchema } from '../../pressure/schemas.js';
+import { PressureInputSchema, PressureReportSchema } from '../../pressure/schemas.js';
 import { sendInvalid } from '../problem.js';
+import type { ApiRoute } from '../route-table.js';
 
 const exampleQuery = [
   ...NUMERIC_PARAMETER_NAMES.map((name) => `${name}=${NUMERIC_PARAMETERS[name].default}`),
@@ -43,52 +43,44 @@ const REPORT_RESPONSE_SCHEMA = simplifyNullable(
 );
 const routeOptions = { config: { evaluation: true }, schema: { response: { 200: REPORT_RESPONSE_SCHEMA } } };
 
-/**
- * Plain JSON.parse for this route's bodies. Fastify's default parser also scans every body for `__proto__`
- * and `constructor` keys; here that scan is redundant (the input is read by a strict schema that refuses any
- * key it does not know, and never merged into another object) and costs a measurable share of each request.
- */
-function parseJsonBody(
-  _request: unknown,
-  body: string,
-  done: (error: Error | null, value?: unknown) => void,
-): void {
-  if (body === '') {
-    done(
-      Object.assign(new Error('Body cannot be empty when content-type is set to application/json'), {
-        code: 'FST_ERR_CTP_EMPTY_JSON_BODY',
-        statusCode: 400,
-      }),
-    );
-    return;
-  }
-  try {
-    done(null, JSON.parse(body));
-  } catch (error) {
-    done(
-      Object.assign(new Error(`Body is not valid JSON: ${(error as Error).message}`), {
-        code: 'FST_ERR_CTP_INVALID_JSON_BODY',
-        statusCode: 400,
-      }),
-    );
-  }
-}
-
-/** `GET|POST /api/v1/pressure`: seed 000's regulator, stateless. */
-export function registerPressureRoutes(parent: FastifyInstance, context: { now: () => number }): void {
-  parent.register(async (api) => {
-    api.removeContentTypeParser('application/json');
-    api.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
-    // Synchronous handlers: the evaluation never waits, and a promise per request is measurable overhead.
-    api.get('/pressure', routeOptions, (request, reply) => {
-      const parsed = parsePressureInput(request.query, 'text');
-      if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_GET_EXAMPLE);
-      return reply.send(evaluateResolved(parsed.value, { now: context.now() }));
-    });
-    api.post('/pressure', routeOptions, (request, reply) => {
-      const parsed = parsePressureInput(request.body, 'body');
-      if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_POST_EXAMPLE);
-      return reply.send(evaluateResolved(parsed.value, { now: context.now() }));
-    });
-  });
+/** `GET|POST /api/v1/pressure`: seed 000's regulator, stateless. Synchronous handlers: the evaluation never
+ * waits, and a promise per request is measurable overhead. */
+export function pressureRoutes(
+  context: { now: () => number },
+  queryParameters: Array<Record<string, unknown>>,
+): ApiRoute[] {
+  const responses = {
+    '200': { description: 'The pressure report', schema: PressureReportSchema },
+    '429': { description: 'Rate limit (per IP) or concurrency limit (per agent) exceeded; see Retry-After' },
+  };
+  return [
+    {
+      method: 'GET',
+      url: '/api/v1/pressure',
+      scope: 'json',
+      summary: 'Evaluate context pressure (seed 000) from query parameters',
+      queryParameters,
+      responses,
+      options: routeOptions,
+      handler: (request, reply) => {
+        const parsed = parsePressureInput(request.query, 'text');
+        if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_GET_EXAMPLE);
+        return reply.send(evaluateResolved(parsed.value, { now: context.now() }));
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/pressure',
+      scope: 'json',
+      summary: 'Evaluate context pressure (seed 000) from a JSON body',
+      body: PressureInputSchema,
+      responses,
+      options: routeOptions,
+      handler: (request, reply) => {
+        const parsed = parsePressureInput(request.body, 'body');
+        if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_POST_EXAMPLE);
+        return reply.send(evaluateResolved(parsed.value, { now: context.now() }));
+      },
+    },
+  ];
 }

@@ -1,10 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
+import { parseWith } from '../../errors/validation.js';
 import { replayLogText } from '../../session/replay.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { sendInvalid } from '../problem.js';
-import { sendValidationError } from './sessions.js';
+import type { ApiRoute } from '../route-table.js';
 
 export const ReplayQuerySchema = z.strictObject({
   format: z
@@ -22,37 +21,38 @@ export const ReplayQuerySchema = z.strictObject({
 const EXAMPLE = 'POST /api/v1/replay?format=auto (body: the log file, as text/plain or application/x-ndjson)';
 
 /** `POST /api/v1/replay`: the same replay as `headroom replay --json`, on an uploaded log. */
-export function registerReplayRoutes(api: FastifyInstance, bodyLimit: number): void {
-  api.register(async (scope) => {
-    // The log is text whatever it is labelled: JSON Lines, or one JSON document (OpenHands).
-    scope.removeContentTypeParser('application/json');
-    for (const type of [
-      'application/json',
-      'text/plain',
-      'application/x-ndjson',
-      'application/jsonl',
-      'application/octet-stream',
-    ]) {
-      scope.addContentTypeParser(type, { parseAs: 'string', bodyLimit }, (_request, body, done) =>
-        done(null, body),
-      );
-    }
-    scope.post('/replay', { bodyLimit }, async (request, reply) => {
-      const query = parseWith(ReplayQuerySchema, request.query ?? {});
-      if (!query.ok) return sendInvalid(reply, query.issues, EXAMPLE);
-      if (typeof request.body !== 'string' || request.body.trim() === '') {
-        return sendInvalid(
-          reply,
-          [{ field: '(body)', value: null, message: 'must be the text of a session log' }],
-          EXAMPLE,
-        );
-      }
-      try {
+export function replayRoutes(bodyLimit: number): ApiRoute[] {
+  return [
+    {
+      method: 'POST',
+      url: '/api/v1/replay',
+      scope: 'text',
+      summary: 'Replay a recorded agent session log (body: the log as text)',
+      query: ReplayQuerySchema,
+      textBody: 'The log file: JSON Lines, or one JSON document (OpenHands)',
+      responses: { '200': { description: '{ format, model, contextWindow, calls, compactions, summary }' } },
+      options: { bodyLimit },
+      handler: async (request, reply) => {
+        const query = parseWith(ReplayQuerySchema, request.query ?? {});
+        if (!query.ok) return sendInvalid(reply, query.issues, EXAMPLE);
+        if (typeof request.body !== 'string' || request.body.trim() === '') {
+          return sendInvalid(
+            reply,
+            [{ field: '(body)', value: null, message: 'must be the text of a session log' }],
+            EXAMPLE,
+          );
+        }
         return replayLogText(request.body, query.value);
-      } catch (error) {
-        if (error instanceof HeadroomValidationError) return sendValidationError(reply, error, EXAMPLE);
-        throw error;
-      }
-    });
-  });
+      },
+    },
+  ];
 }
+
+/** The content types the replay route reads as text. */
+export const REPLAY_CONTENT_TYPES = [
+  'application/json',
+  'text/plain',
+  'application/x-ndjson',
+  'application/jsonl',
+  'application/octet-stream',
+] as const;

@@ -1,199 +1,278 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
-import { replayIntoSession, sessionForLog } from '../../session/replay.js';
-import type { SessionOptions } from '../../session/session-options.js';
-import { sessionSummary } from '../../session/session-timeline.js';
-import { parseUsageInput } from '../../session/usage-input.js';
-import type { MemorySessionStore } from '../../store/memory-session-store.js';
-import { readSessionLog } from '../../usage/read-session-log.js';
+import { IdSchema } from '../../ids/id-schema.js';
+import type { SessionMonitor } from '../../session/session-monitor.js';
+import { SessionOptionsSchema } from '../../session/session-options.js';
+import {
+  SessionEventSchema,
+  SessionSummarySchema,
+  SessionViewSchema,
+  UsageAnswerSchema,
+} from '../../session/session-schemas.js';
+import { parseUsageInput, UsageInputSchema } from '../../session/usage-input.js';
+import type { EventHub } from '../event-hub.js';
 import { sendInvalid, sendProblem } from '../problem.js';
+import type { ApiRoute } from '../route-table.js';
 import { readSample, SAMPLES } from '../samples.js';
-import { openEventStream } from '../sse.js';
 
 export const SESSION_CREATE_EXAMPLE =
   'POST /api/v1/sessions {"model":"claude-opus-4-6","agent":"claude-code","tokenBudget":2000000}';
 export const COMPACTION_EXAMPLE =
   'POST /api/v1/sessions/:id/compactions {"before":182000,"after":41000,"trigger":"auto"}';
-
-/** A compaction the caller made (or the agent did): the context size before (default: the last prompt) and after. */
-export const CompactionInputSchema = z.strictObject({
-  before: z.number().int().min(0).optional(),
-  after: z.number().int().min(0),
-  trigger: z.string().min(1).max(64).optional(),
-  timestamp: z
-    .union([z.iso.datetime({ offset: true }), z.number().int().min(0)], {
-      error: 'must be an ISO 8601 time or epoch milliseconds',
-    })
-    .optional(),
-});
-
 export const USAGE_EXAMPLE =
   'POST /api/v1/sessions/:id/usage {"promptTokens":123000,"completionTokens":800} or {"format":"anthropic","response":{...}}';
 
-/** Maps a library validation error to its status: unknown model 400, duplicate id 409, else 400. */
-export function sendValidationError(
-  reply: FastifyReply,
-  error: HeadroomValidationError,
-  example?: string,
-): FastifyReply {
-  if (error.code === 'HR_ERR_SESSION_EXISTS') {
-    return sendProblem(reply, 409, error.code, error.message, { issues: error.issues });
-  }
-  if (error.code !== 'HR_ERR_INVALID_PARAM') {
-    return sendProblem(reply, 400, error.code, error.message, {
-      issues: error.issues,
-      ...(example ? { example } : {}),
-    });
-  }
-  return sendInvalid(reply, error.issues, example);
-}
+const timestamp = z.union([z.iso.datetime({ offset: true }), z.number().int().min(0).max(8.64e15)], {
+  error: 'must be an ISO 8601 time or epoch milliseconds (at most 8640000000000000)',
+});
 
-function notFound(reply: FastifyReply, id: string): FastifyReply {
-  return sendProblem(reply, 404, 'HR_ERR_SESSION_NOT_FOUND', `No session ${JSON.stringify(id)}`);
-}
-
-/** The sessions API (docs/sessions-api.md): create, post usage, read, delete, live events, samples. */
-export function registerSessionRoutes(api: FastifyInstance, store: MemorySessionStore): void {
-  api.post('/sessions', async (request, reply) => {
-    const body = request.body ?? {};
-    if (typeof body !== 'object' || Array.isArray(body)) {
-      return sendInvalid(
-        reply,
-        [{ field: '', value: body, message: 'must be a JSON object' }],
-        SESSION_CREATE_EXAMPLE,
-      );
-    }
-    try {
-      return reply.code(201).send(store.create(body as SessionOptions));
-    } catch (error) {
-      if (error instanceof HeadroomValidationError)
-        return sendValidationError(reply, error, SESSION_CREATE_EXAMPLE);
-      throw error;
+/** A compaction the caller made (or the agent did): the context size before (default: the last prompt) and after. */
+export const CompactionInputSchema = z
+  .strictObject({
+    before: z.number().int().min(0).optional(),
+    after: z.number().int().min(0),
+    trigger: z.string().min(1).max(64).optional(),
+    timestamp: timestamp.optional(),
+  })
+  .superRefine((value, context) => {
+    if (value.before !== undefined && value.after > value.before) {
+      context.addIssue({
+        code: 'too_big',
+        maximum: value.before,
+        origin: 'number',
+        inclusive: true,
+        path: ['after'],
+        message: `must not exceed before (${value.before}): a compaction does not grow the context`,
+      });
     }
   });
 
-  api.get('/sessions', async () => ({ sessions: store.list() }));
+export const SessionIdParamsSchema = z.strictObject({ id: IdSchema });
+const SampleParamsSchema = z.strictObject({ name: z.string() });
+const CompactionAnswerSchema = z.strictObject({ event: SessionEventSchema, session: SessionSummarySchema });
+const SamplesAnswerSchema = z.strictObject({
+  samples: z.array(z.strictObject({ name: z.string(), format: z.string(), description: z.string() })),
+});
 
-  api.get<{ Params: { id: string } }>('/sessions/:id', async (request, reply) => {
-    return store.get(request.params.id) ?? notFound(reply, request.params.id);
-  });
+/** The path's id, checked by the one id rule: an id the API cannot have is a 400 naming it, not a 404. */
+function idOf(request: FastifyRequest, reply: FastifyReply): string | undefined {
+  const parsed = parseWith(SessionIdParamsSchema, request.params);
+  if (parsed.ok) return parsed.value.id;
+  sendInvalid(reply, parsed.issues);
+  return undefined;
+}
 
-  api.delete<{ Params: { id: string } }>('/sessions/:id', async (request, reply) => {
-    if (!store.delete(request.params.id)) return notFound(reply, request.params.id);
-    return reply.code(204).send();
-  });
-
-  api.post<{ Params: { id: string } }>(
-    '/sessions/:id/usage',
-    { config: { evaluation: true } },
-    async (request, reply) => {
-      if (!store.has(request.params.id)) return notFound(reply, request.params.id);
-      const parsed = parseUsageInput(request.body);
-      if (!parsed.ok) return sendInvalid(reply, parsed.issues, USAGE_EXAMPLE);
-      try {
-        const result = store.update(request.params.id, parsed.value);
-        if (!result) return notFound(reply, request.params.id);
-        const { update, view } = result;
-        return {
-          verdict: update.verdict,
-          health: update.health,
-          signals: update.signals,
-          regulator: update.regulator.report.pressure,
-          trigger: {
-            fire: update.trigger.fire,
-            trigger: update.trigger.trigger ?? null,
-            reasons: update.trigger.reasons,
-          },
-          events: update.events,
-          session: view,
-        };
-      } catch (error) {
-        if (error instanceof HeadroomValidationError) return sendValidationError(reply, error, USAGE_EXAMPLE);
-        throw error;
-      }
+/** The sessions API (docs/sessions-api.md): each route translates to one monitor call. */
+export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[] {
+  return [
+    {
+      method: 'POST',
+      url: '/api/v1/sessions',
+      scope: 'json',
+      summary: 'Create a monitored session for a model (and agent, limits, budget)',
+      body: SessionOptionsSchema,
+      responses: {
+        '201': { description: 'The session view', schema: SessionViewSchema },
+        '409': { description: 'A session with that id exists' },
+        '503': { description: 'The store holds its maximum of sessions (HR_ERR_SESSION_LIMIT)' },
+      },
+      handler: async (request, reply) => {
+        const body = request.body ?? {};
+        if (typeof body !== 'object' || Array.isArray(body)) {
+          return sendInvalid(
+            reply,
+            [{ field: '', value: body, message: 'must be a JSON object' }],
+            SESSION_CREATE_EXAMPLE,
+          );
+        }
+        const parsed = parseWith(SessionOptionsSchema, body);
+        if (!parsed.ok) return sendInvalid(reply, parsed.issues, SESSION_CREATE_EXAMPLE);
+        return reply.code(201).send(await monitor.create(parsed.value));
+      },
     },
+    {
+      method: 'GET',
+      url: '/api/v1/sessions',
+      scope: 'json',
+      summary: 'List sessions (summaries), most recently updated first',
+      responses: {
+        '200': {
+          description: '{ sessions }',
+          schema: z.strictObject({ sessions: z.array(SessionSummarySchema) }),
+        },
+      },
+      handler: async () => ({ sessions: await monitor.list() }),
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/sessions/:id',
+      scope: 'json',
+      summary: 'Read a session view (summary, timeline, markers)',
+      params: SessionIdParamsSchema,
+      responses: {
+        '200': { description: 'The session view', schema: SessionViewSchema },
+        '404': { description: 'No such session' },
+      },
+      handler: async (request, reply) => {
+        const id = idOf(request, reply);
+        return id === undefined ? reply : monitor.view(id);
+      },
+    },
+    {
+      method: 'DELETE',
+      url: '/api/v1/sessions/:id',
+      scope: 'json',
+      summary: 'Delete a session',
+      params: SessionIdParamsSchema,
+      responses: { '204': { description: 'Deleted' }, '404': { description: 'No such session' } },
+      handler: async (request, reply) => {
+        const id = idOf(request, reply);
+        if (id === undefined) return reply;
+        await monitor.delete(id);
+        return reply.code(204).send();
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/sessions/:id/usage',
+      scope: 'json',
+      summary: "Post one generation's usage (normalized, or a raw provider response) and get the verdict",
+      params: SessionIdParamsSchema,
+      body: UsageInputSchema,
+      responses: {
+        '200': { description: 'What the agent needs to act (at most a few KB)', schema: UsageAnswerSchema },
+        '404': { description: 'No such session' },
+      },
+      options: { config: { evaluation: true } },
+      handler: async (request, reply) => {
+        const id = idOf(request, reply);
+        if (id === undefined) return reply;
+        const parsed = parseUsageInput(request.body);
+        if (!parsed.ok) return sendInvalid(reply, parsed.issues, USAGE_EXAMPLE);
+        return monitor.postUsage(id, parsed.value);
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/sessions/:id/compactions',
+      scope: 'json',
+      summary: 'Record a compaction of the session (the agent’s own, or one made elsewhere)',
+      params: SessionIdParamsSchema,
+      body: CompactionInputSchema,
+      responses: {
+        '201': {
+          description: 'The compaction event and the session summary',
+          schema: CompactionAnswerSchema,
+        },
+        '404': { description: 'No such session' },
+      },
+      handler: async (request, reply) => {
+        const id = idOf(request, reply);
+        if (id === undefined) return reply;
+        const parsed = parseWith(CompactionInputSchema, request.body ?? {});
+        if (!parsed.ok) return sendInvalid(reply, parsed.issues, COMPACTION_EXAMPLE);
+        const { trigger, ...rest } = parsed.value;
+        return reply
+          .code(201)
+          .send(await monitor.recordCompaction(id, { ...rest, trigger: trigger ?? 'manual' }));
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/sessions/:id/events',
+      scope: 'json',
+      summary: 'Server-sent events of one session: its view, then model events and updates (what was added)',
+      params: SessionIdParamsSchema,
+      responses: {
+        '200': {
+          description: 'text/event-stream (see docs/sessions-api.md)',
+          contentType: 'text/event-stream',
+        },
+        '404': { description: 'No such session' },
+        '503': { description: 'Too many event-stream clients (HR_ERR_TOO_MANY_STREAMS)' },
+      },
+      handler: async (request, reply) => {
+        const id = idOf(request, reply);
+        if (id === undefined) return reply;
+        if (!hub.hasRoom()) return tooManyStreams(reply, hub);
+        const view = await monitor.view(id);
+        hub.open(request, reply, id, `event: session\ndata: ${JSON.stringify(view)}\n\n`);
+        return reply;
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/events',
+      scope: 'json',
+      summary:
+        'Server-sent events of every session: the list, then the latest summary of each changed session',
+      responses: {
+        '200': {
+          description: 'text/event-stream (see docs/sessions-api.md)',
+          contentType: 'text/event-stream',
+        },
+        '503': { description: 'Too many event-stream clients (HR_ERR_TOO_MANY_STREAMS)' },
+      },
+      handler: async (request, reply) => {
+        if (!hub.hasRoom()) return tooManyStreams(reply, hub);
+        const sessions = await monitor.list();
+        hub.open(request, reply, null, `event: sessions\ndata: ${JSON.stringify({ sessions })}\n\n`);
+        return reply;
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/samples',
+      scope: 'json',
+      summary: 'The bundled sample sessions',
+      responses: { '200': { description: '{ samples }', schema: SamplesAnswerSchema } },
+      handler: async () => ({
+        samples: SAMPLES.map(({ name, format, description }) => ({ name, format, description })),
+      }),
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/samples/:name/load',
+      scope: 'json',
+      summary: 'Load a bundled sample into a new live session',
+      params: SampleParamsSchema,
+      responses: {
+        '201': { description: 'The session view', schema: SessionViewSchema },
+        '404': { description: 'No such sample' },
+      },
+      handler: async (request, reply) => {
+        const { name } = request.params as { name: string };
+        const text = readSample(name);
+        if (!text) {
+          return sendProblem(reply, 404, 'HR_ERR_NOT_FOUND', `No sample ${JSON.stringify(name)}`, {
+            samples: SAMPLES.map((sample) => sample.name),
+          });
+        }
+        const log = await text;
+        // A fresh id each time: the same sample may be loaded again beside the first.
+        for (let attempt = 1; ; attempt++) {
+          const id = `sample-${name}-${attempt}`;
+          if (await monitor.has(id)) continue;
+          try {
+            return reply.code(201).send(await monitor.loadLog({ log, id }));
+          } catch (error) {
+            if (error instanceof HeadroomValidationError && error.code === 'HR_ERR_SESSION_EXISTS') continue;
+            throw error;
+          }
+        }
+      },
+    },
+  ];
+}
+
+function tooManyStreams(reply: FastifyReply, hub: EventHub): FastifyReply {
+  reply.header('retry-after', '5');
+  return sendProblem(
+    reply,
+    503,
+    'HR_ERR_TOO_MANY_STREAMS',
+    `Too many event-stream clients: at most ${hub.maxStreams} at once`,
+    { limit: hub.maxStreams },
   );
-
-  api.post<{ Params: { id: string } }>('/sessions/:id/compactions', async (request, reply) => {
-    if (!store.has(request.params.id)) return notFound(reply, request.params.id);
-    const parsed = parseWith(CompactionInputSchema, request.body ?? {});
-    if (!parsed.ok) return sendInvalid(reply, parsed.issues, COMPACTION_EXAMPLE);
-    const { before, after, trigger, timestamp } = parsed.value;
-    const recorded = store.recordCompaction(request.params.id, {
-      after,
-      trigger: trigger ?? 'manual',
-      ...(before === undefined ? {} : { before }),
-      ...(timestamp === undefined ? {} : { timestamp }),
-    });
-    if (!recorded) return notFound(reply, request.params.id);
-    return reply.code(201).send({ event: recorded.event, session: recorded.view });
-  });
-
-  api.get<{ Params: { id: string } }>('/sessions/:id/events', async (request, reply) => {
-    const id = request.params.id;
-    const view = store.get(id);
-    if (!view) return notFound(reply, id);
-    let unsubscribe = () => {};
-    const stream = openEventStream(request, reply, () => unsubscribe());
-    stream.send('session', view);
-    unsubscribe = store.subscribe((event) => {
-      if (event.id !== id) return;
-      if (event.type === 'session') stream.send('session', event.view);
-      else if (event.type === 'session_event')
-        stream.send(event.event.type, { sessionId: id, ...event.event });
-      else {
-        stream.send('deleted', { id });
-        stream.close();
-      }
-    });
-  });
-
-  api.get('/events', async (request, reply) => {
-    let unsubscribe = () => {};
-    const stream = openEventStream(request, reply, () => unsubscribe());
-    stream.send('sessions', { sessions: store.list() });
-    unsubscribe = store.subscribe((event) => {
-      // Summaries only: a list needs no timelines, and every update of every session goes to every client here.
-      if (event.type === 'session') stream.send('session', sessionSummary(event.view));
-      else if (event.type === 'deleted') stream.send('deleted', { id: event.id });
-    });
-  });
-
-  api.get('/samples', async () => ({
-    samples: SAMPLES.map(({ name, format, description }) => ({ name, format, description })),
-  }));
-
-  let loaded = 0;
-  api.post<{ Params: { name: string } }>('/samples/:name/load', async (request, reply) => {
-    const text = readSample(request.params.name);
-    if (!text) {
-      return sendProblem(reply, 404, 'HR_ERR_NOT_FOUND', `No sample ${JSON.stringify(request.params.name)}`, {
-        samples: SAMPLES.map((sample) => sample.name),
-      });
-    }
-    const log = readSessionLog(await text);
-    loaded++;
-    const id = `sample-${request.params.name}-${loaded}`;
-    // The model and window come from the log, exactly as `headroom replay` would take them.
-    const probe = sessionForLog(log, { id });
-    let view: ReturnType<typeof store.create>;
-    try {
-      view = store.create({
-        id,
-        model: probe.model,
-        ...(probe.agent ? { agent: probe.agent as SessionOptions['agent'] } : {}),
-        ...(probe.thresholds.limit === undefined ? {} : { contextWindow: probe.thresholds.limit }),
-      });
-    } catch (error) {
-      if (error instanceof HeadroomValidationError) return sendValidationError(reply, error);
-      throw error;
-    }
-    const loadedView = store.batch(view.id, (session, timeline) => {
-      replayIntoSession(session, log, (update, index, compaction) => {
-        timeline.record(update, index, compaction ? [compaction] : []);
-      });
-    });
-    return reply.code(201).send(loadedView);
-  });
 }

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addTokens,
+  emptyTokenWindow,
+  type TokenWindow,
+  TokenWindowSchema,
+  type TokenWindowSpec,
+  tokensInWindow,
+  windowEntries,
+  windowTokens,
+} from './token-window.js';
+
+const MINUTE: TokenWindowSpec = { windowMs: 60_000, buckets: 60 };
+
+function fill(spec: TokenWindowSpec, records: Array<[number, number]>): TokenWindow {
+  let window = emptyTokenWindow(spec);
+  for (const [at, tokens] of records) window = addTokens(window, spec, at, tokens);
+  return window;
+}
+
+describe('token window', () => {
+  it('sums the tokens of the last window and forgets older ones', () => {
+    const window = fill(MINUTE, [
+      [0, 100],
+      [30_000, 200],
+      [59_000, 300],
+    ]);
+    expect(windowTokens(window, MINUTE, 59_000)).toBe(600);
+    // At 60 s the bucket of time 0 has left the window.
+    expect(windowTokens(window, MINUTE, 60_000)).toBe(500);
+    expect(windowTokens(window, MINUTE, 119_000)).toBe(0);
+  });
+
+  it('stays exact for a steady stream far longer than the window (regression: merged entries never expired)', () => {
+    let window = emptyTokenWindow(MINUTE);
+    // 5,000 tokens every 2 s: always exactly 30 calls, 150,000 tokens, in the last minute.
+    for (let call = 0; call < 1_000; call++) {
+      const at = call * 2_000;
+      window = addTokens(window, MINUTE, at, 5_000);
+      if (call >= 30) expect(windowTokens(window, MINUTE, at)).toBe(150_000);
+    }
+  });
+
+  it('measures a five-minute window in ten-second buckets', () => {
+    const spec = { windowMs: 300_000, buckets: 30 };
+    let window = emptyTokenWindow(spec);
+    for (let call = 0; call < 600; call++) window = addTokens(window, spec, call * 5_000, 1_000);
+    // The last 300 s hold 60 calls.
+    expect(windowTokens(window, spec, 599 * 5_000)).toBe(60_000);
+  });
+
+  it('counts a late record in its own bucket while that is inside the window, and drops older ones', () => {
+    const window = fill(MINUTE, [
+      [50_000, 1],
+      [40_000, 2],
+      [-30_000, 4],
+    ]);
+    expect(windowTokens(window, MINUTE, 50_000)).toBe(3);
+    expect(windowTokens(window, MINUTE, 100_500)).toBe(1);
+  });
+
+  it('lists non-empty buckets with their start times', () => {
+    const window = fill(MINUTE, [
+      [10_500, 7],
+      [12_100, 3],
+    ]);
+    expect(windowEntries(window, MINUTE, 20_000)).toEqual([
+      { at: 10_000, tokens: 7 },
+      { at: 12_000, tokens: 3 },
+    ]);
+  });
+
+  it('leaves the window it was given untouched and stays plain JSON', () => {
+    const before = fill(MINUTE, [[1_000, 5]]);
+    const copy = JSON.parse(JSON.stringify(before));
+    const after = addTokens(before, MINUTE, 2_000, 9);
+    expect(before).toEqual(copy);
+    expect(TokenWindowSchema.parse(JSON.parse(JSON.stringify(after)))).toEqual(after);
+    expect(windowTokens(after, MINUTE, 2_000)).toBe(14);
+  });
+});
+
+describe('tokensInWindow', () => {
+  it('counts events later than now (a lagging clock must not hide usage)', () => {
+    expect(
+      tokensInWindow(
+        [
+          { at: 100_000, tokens: 1 },
+          { at: 40_000, tokens: 2 },
+          { at: 39_999, tokens: 4 },
+        ],
+        99_999,
+      ),
+    ).toBe(3);
+  });
+});

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+
+/**
+ * Tokens over a sliding time window, as plain data: a ring of `buckets` counts, each `windowMs / buckets`
+ * wide, and the index (time / bucket width) of the newest bucket written. It costs the same after ten calls or
+ * ten million, old tokens always expire, and it is JSON, so a session holding it can live in any store. The
+ * one window behind the burn rate, the quota window and the survival trigger; measured to one bucket's width.
+ */
+export const TokenWindowSchema = z.strictObject({
+  /** Index of the newest bucket written; null before the first. */
+  latest: z.number().int().nullable(),
+  counts: z.array(z.number().min(0)).min(1),
+});
+export type TokenWindow = z.infer<typeof TokenWindowSchema>;
+
+/** A window's shape: how far back it reaches and into how many buckets it is cut. */
+export interface TokenWindowSpec {
+  windowMs: number;
+  buckets: number;
+}
+
+/** Providers count tokens-per-minute quotas over the last 60 seconds. */
+export const TPM_WINDOW_MS = 60_000;
+
+export function emptyTokenWindow(spec: TokenWindowSpec): TokenWindow {
+  return { latest: null, counts: new Array<number>(spec.buckets).fill(0) };
+}
+
+function slotOf(index: number, size: number): number {
+  return ((index % size) + size) % size;
+}
+
+/**
+ * A new window with `tokens` added at `at` (epoch ms); the given one is untouched. A time older than the newest
+ * bucket still counts in its own bucket while that bucket is inside the window; older than the window it is
+ * dropped (it could not count anyway).
+ */
+export function addTokens(
+  window: TokenWindow,
+  spec: TokenWindowSpec,
+  at: number,
+  tokens: number,
+): TokenWindow {
+  const bucketMs = spec.windowMs / spec.buckets;
+  const index = Math.floor(at / bucketMs);
+  const size = window.counts.length;
+  const counts = window.counts.slice();
+  let latest = window.latest;
+  if (latest === null || index > latest) {
+    if (latest === null || index - latest >= size) counts.fill(0);
+    else for (let next = latest + 1; next <= index; next++) counts[slotOf(next, size)] = 0;
+    latest = index;
+  }
+  if (index > latest - size) {
+    const slot = slotOf(index, size);
+    counts[slot] = counts[slot]! + tokens;
+  }
+  return { latest, counts };
+}
+
+/** Tokens in the window that ends at `now`. Buckets newer than `now` (a clock behind the data) still count. */
+export function windowTokens(window: TokenWindow, spec: TokenWindowSpec, now: number): number {
+  if (window.latest === null) return 0;
+  const size = window.counts.length;
+  const nowIndex = Math.floor(now / (spec.windowMs / spec.buckets));
+  const oldest = Math.max(window.latest - size + 1, nowIndex - size + 1);
+  let total = 0;
+  for (let index = oldest; index <= window.latest; index++) total += window.counts[slotOf(index, size)]!;
+  return total;
+}
+
+/** The non-empty buckets of the window that ends at `now`, oldest first, each stamped with its start time. */
+export function windowEntries(
+  window: TokenWindow,
+  spec: TokenWindowSpec,
+  now: number,
+): Array<{ at: number; tokens: number }> {
+  if (window.latest === null) return [];
+  const size = window.counts.length;
+  const bucketMs = spec.windowMs / spec.buckets;
+  const nowIndex = Math.floor(now / bucketMs);
+  const oldest = Math.max(window.latest - size + 1, nowIndex - size + 1);
+  const entries: Array<{ at: number; tokens: number }> = [];
+  for (let index = oldest; index <= window.latest; index++) {
+    const tokens = window.counts[slotOf(index, size)]!;
+    if (tokens > 0) entries.push({ at: index * bucketMs, tokens });
+  }
+  return entries;
+}
+
+/** Tokens used per request, timestamped: the triggers' input when a caller keeps its own events. */
+export const TokenEventSchema = z.strictObject({
+  at: z.number().finite(),
+  tokens: z.number().finite().min(0),
+});
+export type TokenEvent = z.infer<typeof TokenEventSchema>;
+
+/** Tokens of `events` in the window ending at `now` (`now − windowMs < at`); later events count too. */
+export function tokensInWindow(events: readonly TokenEvent[], now: number, windowMs = TPM_WINDOW_MS): number {
+  let sum = 0;
+  const start = now - windowMs;
+  for (const event of events) if (event.at > start) sum += event.tokens;
+  return sum;
+}

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+
+/**
+ * The one id rule of headroom, for sessions, tasks, archives and artifacts: a letter or digit first, then
+ * letters, digits, `.`, `_`, `-`; at most 128 characters; never `..`. Ids become path segments of the API and
+ * names of files under the data dir, so an id accepted anywhere is usable on every route and as a file name
+ * (the server raises Fastify's 100-character path-parameter limit to fit it).
+ */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const MAX_ID_LENGTH = 128;
+
+export const IdSchema = z
+  .string()
+  .regex(
+    ID_PATTERN,
+    'must start with a letter or digit and hold only letters, digits, ".", "_", "-" (at most 128 characters)',
+  )
+  .refine((value) => !value.includes('..'), 'must not contain ".."');
+
+/** Whether a string satisfies {@link IdSchema}, without building an issue (for hot paths). */
+export function isId(value: unknown): value is string {
+  return typeof value === 'string' && ID_PATTERN.test(value) && !value.includes('..');
+}

@@ -1,0 +1,373 @@
+import { z } from 'zod';
+import type { ArchiveSink } from '../compaction/archive-sink.js';
+import type { Summarizer } from '../compaction/compact-history.js';
+import { type CompactMessagesResult, compactOpenAIMessages } from '../compaction/compact-messages.js';
+import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import type { HeadroomConfig } from '../models/headroom-config.js';
+import { MemoryStateStore } from '../store/memory-state-store.js';
+import type { StateStore } from '../store/state-store.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { readSessionLog } from '../usage/read-session-log.js';
+import type { LogFormat, SessionLog } from '../usage/session-log.js';
+import { replayIntoState, sessionOptionsForLog } from './replay.js';
+import type { SessionOptions, UsageUpdate } from './session-options.js';
+import type {
+  SessionEvent,
+  SessionSummary,
+  SessionView,
+  TimelineMarker,
+  TimelinePoint,
+  UsageAnswer,
+} from './session-schemas.js';
+import { createSessionState, type SessionState, SessionStateSchema } from './session-state.js';
+import {
+  appendToTimeline,
+  emptyTimeline,
+  markersOf,
+  pointOf,
+  sessionSummary,
+  sessionView,
+  type Timeline,
+  TimelineSchema,
+} from './session-timeline.js';
+import { type CompactionReport, recordCompactionStep, stepSession } from './step-session.js';
+
+/** What the monitor keeps per session: its state, its timeline, and when it last changed (wall clock). */
+export const SessionRecordSchema = z.strictObject({
+  state: SessionStateSchema,
+  timeline: TimelineSchema,
+  /** Epoch ms of the last change, by the monitor's clock: what the idle expiry reads. */
+  touchedAt: z.number(),
+});
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+
+/** Checks a record read back from a store (a snapshot file, Redis). */
+export function parseSessionRecord(
+  value: unknown,
+): { ok: true; value: SessionRecord } | { ok: false; reason: string } {
+  const parsed = parseWith(SessionRecordSchema, value);
+  if (parsed.ok) return parsed;
+  return {
+    ok: false,
+    reason: parsed.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.field || '(record)'}: ${issue.message}`)
+      .join('; '),
+  };
+}
+
+/** What a monitor tells its subscribers (the event streams, later the webhooks). */
+export type MonitorEvent =
+  | { type: 'created'; id: string; state: SessionState }
+  | {
+      type: 'changed';
+      id: string;
+      state: SessionState;
+      points: TimelinePoint[];
+      markers: TimelineMarker[];
+      events: SessionEvent[];
+    }
+  | { type: 'deleted'; id: string; reason: 'deleted' | 'expired' };
+
+/** Idle sessions expire after a day by default. */
+export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface SessionMonitorOptions {
+  /** Where sessions live. @default an in-memory store without a snapshot */
+  store?: StateStore<SessionRecord>;
+  /** Where `compact` archives what it replaces. Without one, `compact` refuses to evict task outputs. */
+  archive?: ArchiveSink;
+  /** The clock (epoch ms). @default Date.now */
+  now?: () => number;
+  /** A loaded config file whose model entries override the built-in registry. */
+  config?: HeadroomConfig;
+  /** Sessions idle longer than this expire (see `sweep`); 0 keeps them forever. @default 86400000 (24 h) */
+  sessionTtlMs?: number;
+  generateId?: () => string;
+}
+
+export interface CompactRequest {
+  /** The history: OpenAI chat messages, or `{ messages, tasks }` with completed tasks to evict. */
+  history: unknown;
+  /** A live session to tell of the compaction; also the archive's session folder. */
+  sessionId?: string;
+  keepTurns?: number;
+  summarizer?: Summarizer;
+  counter?: TokenCounter;
+}
+
+export type CompactAnswer = CompactMessagesResult & { sessionRecorded: boolean };
+
+export interface LoadLogRequest {
+  /** The log's text (any supported format), or a log already read. */
+  log: string | SessionLog;
+  id?: string;
+  format?: LogFormat | 'auto';
+  model?: string;
+  contextWindow?: number;
+}
+
+function notFound(id: string): HeadroomValidationError {
+  return new HeadroomValidationError(
+    [{ field: 'id', value: id, message: 'no session with this id' }],
+    'session',
+    'HR_ERR_SESSION_NOT_FOUND',
+  );
+}
+
+/**
+ * The one entry point to live sessions that the library, the HTTP service, the CLI and the MCP server call:
+ * it creates sessions, applies usage and compactions to them through the store's atomic update, keeps their
+ * timelines, and tells subscribers what changed. Each operation is one call; surfaces translate, they do not
+ * decide.
+ *
+ * @example
+ * const monitor = new SessionMonitor();
+ * await monitor.create({ id: 'run-1', model: 'claude-opus-4-6', agent: 'claude-code' });
+ * const answer = await monitor.postUsage('run-1', { usage: normalizeUsage('anthropic', response) });
+ * answer.verdict.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
+ */
+export class SessionMonitor {
+  readonly store: StateStore<SessionRecord>;
+  readonly archive: ArchiveSink | undefined;
+  readonly #now: () => number;
+  readonly #config: HeadroomConfig | undefined;
+  readonly #ttlMs: number;
+  readonly #generateId: (() => string) | undefined;
+  readonly #listeners = new Set<(event: MonitorEvent) => void>();
+
+  constructor(options: SessionMonitorOptions = {}) {
+    this.store = options.store ?? new MemoryStateStore<SessionRecord>();
+    this.archive = options.archive;
+    this.#now = options.now ?? Date.now;
+    this.#config = options.config;
+    this.#ttlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+    this.#generateId = options.generateId;
+  }
+
+  /**
+   * Creates a session.
+   * @throws HeadroomValidationError: bad or inconsistent options, an unknown model (HR_ERR_UNKNOWN_MODEL), an id
+   * in use (HR_ERR_SESSION_EXISTS), a full store (HR_ERR_SESSION_LIMIT)
+   */
+  async create(options: SessionOptions): Promise<SessionView> {
+    const state = createSessionState(options, {
+      now: this.#now,
+      ...(this.#config ? { config: this.#config } : {}),
+      ...(this.#generateId ? { generateId: this.#generateId } : {}),
+    });
+    const record: SessionRecord = { state, timeline: emptyTimeline(), touchedAt: this.#now() };
+    await this.#insert(record);
+    return sessionView(state, record.timeline);
+  }
+
+  /**
+   * Applies one generation's usage to a session, whole or not at all, and answers with what the agent needs.
+   * @throws HeadroomValidationError: no such session (HR_ERR_SESSION_NOT_FOUND), a time a date cannot hold
+   */
+  async postUsage(id: string, update: UsageUpdate): Promise<UsageAnswer> {
+    let step: ReturnType<typeof stepSession> | undefined;
+    let point: TimelinePoint | undefined;
+    let markers: TimelineMarker[] = [];
+    const change = (current: SessionRecord): SessionRecord => {
+      step = stepSession(current.state, update, { now: this.#now() });
+      const index = step.state.generations - 1;
+      point = pointOf(step.update, index);
+      markers = markersOf(step.update.events, index);
+      return {
+        state: step.state,
+        timeline: appendToTimeline(current.timeline, [point], markers),
+        touchedAt: this.#now(),
+      };
+    };
+    // The memory store answers without a promise; the hot path saves one per request.
+    const record =
+      this.store instanceof MemoryStateStore
+        ? this.store.updateNow(id, change)
+        : await this.store.update(id, change);
+    if (!record || !step || !point) throw notFound(id);
+    const { update: result } = step;
+    this.#emit({ type: 'changed', id, state: record.state, points: [point], markers, events: result.events });
+    return {
+      sessionId: id,
+      generation: record.state.generations,
+      at: point.timestamp,
+      verdict: result.verdict,
+      health: result.health,
+      signals: result.signals,
+      regulator: result.regulator.report.pressure,
+      trigger: {
+        fire: result.trigger.fire,
+        trigger: result.trigger.trigger ?? null,
+        reasons: result.trigger.reasons,
+      },
+      events: result.events,
+    };
+  }
+
+  /**
+   * Tells a session that its context was compacted (by the agent, or by headroom), so that the triggers' loop
+   * guards hold until the context grows again.
+   * @throws HeadroomValidationError: no such session, `after` larger than `before`, a bad time
+   */
+  async recordCompaction(
+    id: string,
+    report: CompactionReport,
+  ): Promise<{ event: Extract<SessionEvent, { type: 'compaction' }>; session: SessionSummary }> {
+    let event: Extract<SessionEvent, { type: 'compaction' }> | undefined;
+    let markers: TimelineMarker[] = [];
+    const record = await this.store.update(id, (current) => {
+      const step = recordCompactionStep(current.state, report, { now: this.#now() });
+      event = step.event;
+      markers = markersOf([step.event], step.state.generations);
+      return {
+        state: step.state,
+        timeline: appendToTimeline(current.timeline, [], markers),
+        touchedAt: this.#now(),
+      };
+    });
+    if (!record || !event) throw notFound(id);
+    this.#emit({ type: 'changed', id, state: record.state, points: [], markers, events: [event] });
+    return { event, session: sessionSummary(record.state) };
+  }
+
+  /**
+   * Compacts a history (recap and flush, or eviction of completed tasks), archiving what it replaces first;
+   * then, when `sessionId` names a live session, records the compaction in it.
+   * @throws HeadroomValidationError for a malformed history or options
+   */
+  async compact(request: CompactRequest): Promise<CompactAnswer> {
+    const result = await compactOpenAIMessages(request.history, {
+      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+      ...(request.keepTurns === undefined ? {} : { keepTurns: request.keepTurns }),
+      ...(request.summarizer ? { summarizer: request.summarizer } : {}),
+      ...(request.counter ? { counter: request.counter } : {}),
+      ...(this.archive ? { archive: this.archive } : {}),
+    });
+    if (!result.ok || request.sessionId === undefined) return { ...result, sessionRecorded: false };
+    if (!(await this.store.get(request.sessionId))) return { ...result, sessionRecorded: false };
+    await this.recordCompaction(request.sessionId, {
+      before: Math.max(result.before.tokens, result.after.tokens),
+      after: result.after.tokens,
+      trigger: 'headroom',
+    });
+    return { ...result, sessionRecorded: true };
+  }
+
+  /**
+   * A new live session fed with a recorded log's calls (its model and the agent's window come from the log,
+   * exactly as `headroom replay` takes them); it appears whole, once replayed.
+   * @throws HeadroomValidationError for a log that cannot be read, an unknown model, an id in use, a full store
+   */
+  async loadLog(request: LoadLogRequest): Promise<SessionView> {
+    const log =
+      typeof request.log === 'string'
+        ? readSessionLog(request.log, request.format === undefined ? {} : { format: request.format })
+        : request.log;
+    const options = sessionOptionsForLog(log, {
+      ...(request.model === undefined ? {} : { model: request.model }),
+      ...(request.contextWindow === undefined ? {} : { contextWindow: request.contextWindow }),
+    });
+    let state = createSessionState(
+      { ...options, ...(request.id === undefined ? {} : { id: request.id }) },
+      {
+        now: () => Date.parse(log.calls[0]?.timestamp ?? '1970-01-01T00:00:00Z'),
+        ...(this.#config ? { config: this.#config } : {}),
+        ...(this.#generateId ? { generateId: this.#generateId } : {}),
+      },
+    );
+    let timeline: Timeline = emptyTimeline();
+    state = replayIntoState(state, log, (update, index, compaction) => {
+      timeline = appendToTimeline(
+        timeline,
+        [pointOf(update, index)],
+        markersOf(compaction ? [compaction, ...update.events] : update.events, index),
+      );
+    });
+    const record: SessionRecord = { state, timeline, touchedAt: this.#now() };
+    await this.#insert(record);
+    return sessionView(state, timeline);
+  }
+
+  /** @throws HeadroomValidationError when there is no such session (HR_ERR_SESSION_NOT_FOUND) */
+  async view(id: string): Promise<SessionView> {
+    const record = await this.store.get(id);
+    if (!record) throw notFound(id);
+    return sessionView(record.state, record.timeline);
+  }
+
+  /** Whether a session exists. */
+  async has(id: string): Promise<boolean> {
+    return (await this.store.get(id)) !== undefined;
+  }
+
+  /** Every session's summary, most recently updated first. */
+  async list(): Promise<SessionSummary[]> {
+    const summaries = (await this.store.values()).map((record) => sessionSummary(record.state));
+    return summaries.sort((a, b) => (b.updatedAt ?? b.createdAt).localeCompare(a.updatedAt ?? a.createdAt));
+  }
+
+  /** @throws HeadroomValidationError when there is no such session */
+  async delete(id: string): Promise<void> {
+    if (!(await this.store.delete(id))) throw notFound(id);
+    this.#emit({ type: 'deleted', id, reason: 'deleted' });
+  }
+
+  /** Deletes the sessions idle longer than the TTL; answers their ids. */
+  async sweep(): Promise<string[]> {
+    if (this.#ttlMs <= 0) return [];
+    const cutoff = this.#now() - this.#ttlMs;
+    const expired: string[] = [];
+    for (const record of await this.store.values()) {
+      if (record.touchedAt >= cutoff) continue;
+      if (await this.store.delete(record.state.id)) {
+        expired.push(record.state.id);
+        this.#emit({ type: 'deleted', id: record.state.id, reason: 'expired' });
+      }
+    }
+    return expired;
+  }
+
+  /** Subscribes to every session's changes; returns the unsubscribe function. */
+  subscribe(listener: (event: MonitorEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Writes out what the store has pending. */
+  async close(): Promise<void> {
+    this.#listeners.clear();
+    await this.store.close();
+  }
+
+  async #insert(record: SessionRecord): Promise<void> {
+    const id = record.state.id;
+    const outcome = await this.store.create(id, record);
+    if (outcome === 'exists') {
+      throw new HeadroomValidationError(
+        [{ field: 'id', value: id, message: 'a session with this id already exists' }],
+        'session',
+        'HR_ERR_SESSION_EXISTS',
+      );
+    }
+    if (outcome === 'full') {
+      const limit = this.store instanceof MemoryStateStore ? ` of ${this.store.maxEntries}` : '';
+      throw new HeadroomValidationError(
+        [
+          {
+            field: 'id',
+            value: id,
+            message: `the store holds its maximum${limit} sessions: delete one, wait for idle ones to expire, or raise --max-sessions`,
+          },
+        ],
+        'session',
+        'HR_ERR_SESSION_LIMIT',
+      );
+    }
+    this.#emit({ type: 'created', id, state: record.state });
+  }
+
+  #emit(event: MonitorEvent): void {
+    for (const listener of this.#listeners) listener(event);
+  }
+}

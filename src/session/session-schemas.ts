@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { HealthLevelSchema } from '../health/health-level.js';
+import { AgentNameSchema } from '../models/model-profile.js';
+import {
+  PressureAssessmentSchema,
+  PressureLevelSchema,
+  PrioritySchema,
+  SuggestedActionSchema,
+} from '../pressure/schemas.js';
+
+/**
+ * The shapes a session shows the world (HTTP answers, event-stream messages, the library's return values), one
+ * zod schema each; the TypeScript types are inferred from them, and the OpenAPI document and
+ * docs/sessions-api.md are generated from the same schemas.
+ */
+
+const count = z.number().int().min(0);
+const iso = z.string().meta({ description: 'ISO 8601 time' });
+
+export const VerdictActionSchema = SuggestedActionSchema;
+export type VerdictAction = z.infer<typeof VerdictActionSchema>;
+export const VerdictModelSchema = z.enum(['health', 'regulator', 'kv', 'triggers', 'budget']);
+export type VerdictModel = z.infer<typeof VerdictModelSchema>;
+
+/** One model's say: its action, its priority and why, in its own words. */
+export const VerdictReasonSchema = z.strictObject({
+  model: VerdictModelSchema,
+  action: VerdictActionSchema,
+  priority: PrioritySchema,
+  reason: z.string(),
+});
+export type VerdictReason = z.infer<typeof VerdictReasonSchema>;
+
+/** The session's one answer per update: the most severe action any model gave, with every model's reason. */
+export const VerdictSchema = z
+  .strictObject({
+    action: VerdictActionSchema,
+    priority: PrioritySchema,
+    reasons: z.array(VerdictReasonSchema),
+  })
+  .meta({ id: 'Verdict' });
+export type Verdict = z.infer<typeof VerdictSchema>;
+
+/** The health part of an update: the level, the thresholds, the owned reminder and the countdown. */
+export const SessionHealthSchema = z
+  .strictObject({
+    level: HealthLevelSchema,
+    promptTokens: count.nullable(),
+    optimal: count,
+    critical: count.nullable(),
+    limit: count.nullable(),
+    reminder: z.strictObject({ id: z.literal('context_health'), text: z.string() }).nullable(),
+    countdown: count.nullable(),
+  })
+  .meta({ id: 'SessionHealth' });
+export type SessionHealth = z.infer<typeof SessionHealthSchema>;
+
+/** What the session measures, in its own units; `null` where it has no figure. */
+export const SessionSignalsSchema = z
+  .strictObject({
+    lastPromptTokens: count.nullable(),
+    lastCompletionTokens: count.nullable(),
+    /** The window measured against: the agent's effective window or the model's prompt window. */
+    window: count.nullable(),
+    percentOfWindow: z.number().min(0).nullable(),
+    /** Tokens (prompt + completion) per minute over the burn window. */
+    burnRateTokensPerMin: count,
+    tokensLastMinute: z.number().min(0),
+    tpmLimit: count.nullable(),
+    tpmLeft: z.number().min(0).nullable(),
+    tokenBudget: count.nullable(),
+    budgetUsed: count.nullable(),
+    budgetRemaining: count.nullable(),
+    ageSeconds: count,
+    driftPercent: z.number().min(0).max(100).nullable(),
+  })
+  .meta({ id: 'SessionSignals' });
+export type SessionSignals = z.infer<typeof SessionSignalsSchema>;
+
+const at = z.number().meta({ description: 'epoch milliseconds' });
+
+/** Something that happened in a session: the health model's events and the session's own. */
+export const SessionEventSchema = z
+  .discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('level_changed'),
+      at,
+      from: HealthLevelSchema,
+      to: HealthLevelSchema,
+      promptTokens: count.optional(),
+    }),
+    z.strictObject({ type: z.literal('reminder_added'), at, level: z.enum(['caution', 'critical']) }),
+    z.strictObject({ type: z.literal('reminder_updated'), at, level: z.enum(['caution', 'critical']) }),
+    z.strictObject({ type: z.literal('reminder_dropped'), at, promptTokens: count }),
+    z.strictObject({ type: z.literal('countdown'), at, remaining: count }),
+    z.strictObject({ type: z.literal('forced_new_round'), at, promptTokens: count, critical: count }),
+    z.strictObject({
+      type: z.literal('verdict_changed'),
+      at,
+      from: VerdictActionSchema.nullable(),
+      to: VerdictActionSchema,
+    }),
+    z.strictObject({
+      type: z.literal('regulator_level_changed'),
+      at,
+      from: PressureLevelSchema.nullable(),
+      to: PressureLevelSchema,
+    }),
+    z.strictObject({
+      type: z.literal('compaction'),
+      at,
+      trigger: z.string(),
+      before: count.nullable(),
+      after: count.nullable(),
+    }),
+    z.strictObject({ type: z.literal('usage_unavailable'), at, reason: z.string() }),
+  ])
+  .meta({ id: 'SessionEvent' });
+export type SessionEvent = z.infer<typeof SessionEventSchema>;
+export type SessionEventType = SessionEvent['type'];
+/** Every event type, in the order the docs list them. */
+export const SESSION_EVENT_TYPES = SessionEventSchema.options.map(
+  (option) => option.shape.type.value,
+) as SessionEventType[];
+
+/** The compaction triggers' decision as an answer shows it. */
+export const TriggerViewSchema = z.strictObject({
+  fire: z.boolean(),
+  trigger: z.enum(['semantic', 'standard', 'survival']).nullable(),
+  reasons: z.array(z.string()),
+});
+
+/**
+ * What `POST /api/v1/sessions/:id/usage` answers (and `SessionMonitor.postUsage` returns): what an agent needs
+ * to act, and nothing that grows with the session's age.
+ */
+export const UsageAnswerSchema = z
+  .strictObject({
+    sessionId: z.string(),
+    /** 1 for the session's first update. */
+    generation: count,
+    at: iso,
+    verdict: VerdictSchema,
+    health: SessionHealthSchema,
+    signals: SessionSignalsSchema,
+    regulator: PressureAssessmentSchema,
+    trigger: TriggerViewSchema,
+    events: z.array(SessionEventSchema),
+  })
+  .meta({ id: 'UsageAnswer' });
+export type UsageAnswer = z.infer<typeof UsageAnswerSchema>;
+
+/** One point of a session's timeline, as the dashboard draws it. */
+export const TimelinePointSchema = z
+  .strictObject({
+    index: count,
+    timestamp: iso,
+    promptTokens: count.nullable(),
+    completionTokens: count.nullable(),
+    health: HealthLevelSchema,
+    regulatorLevel: PressureLevelSchema,
+    viability: z.number(),
+    /** Measured tokens per minute (the burn-rate signal), not the regulator's 0-200 scale. */
+    burnRate: z.number(),
+    action: VerdictActionSchema,
+    countdown: count.nullable(),
+    reminder: z.boolean(),
+  })
+  .meta({ id: 'TimelinePoint' });
+export type TimelinePoint = z.infer<typeof TimelinePointSchema>;
+
+export const MarkerTypeSchema = z.enum([
+  'compaction',
+  'forced_new_round',
+  'reminder_added',
+  'reminder_dropped',
+]);
+export type MarkerType = z.infer<typeof MarkerTypeSchema>;
+export const TimelineMarkerSchema = z
+  .strictObject({ type: MarkerTypeSchema, timestamp: iso, index: count, detail: z.string() })
+  .meta({ id: 'TimelineMarker' });
+export type TimelineMarker = z.infer<typeof TimelineMarkerSchema>;
+
+/** A session without its timeline: what lists and the all-sessions stream carry. */
+export const SessionSummarySchema = z
+  .strictObject({
+    id: z.string(),
+    model: z.string(),
+    agent: AgentNameSchema.nullable(),
+    createdAt: iso,
+    updatedAt: iso.nullable(),
+    generations: count,
+    profile: z.strictObject({
+      contextWindow: count.nullable(),
+      optimalMaxTokens: count,
+      criticalMaxTokens: count.nullable(),
+      tpmLimit: count.nullable(),
+      tokenBudget: count.nullable(),
+    }),
+    signals: SessionSignalsSchema,
+    health: SessionHealthSchema,
+    regulator: PressureAssessmentSchema.nullable(),
+    verdict: VerdictSchema.nullable(),
+  })
+  .meta({ id: 'SessionSummary' });
+export type SessionSummary = z.infer<typeof SessionSummarySchema>;
+
+/** The whole session: its summary, the last points of its timeline and its markers. */
+export const SessionViewSchema = SessionSummarySchema.extend({
+  timeline: z.array(TimelinePointSchema),
+  markers: z.array(TimelineMarkerSchema),
+}).meta({ id: 'SessionView' });
+export type SessionView = z.infer<typeof SessionViewSchema>;
+
+/**
+ * What a session's event stream sends after each change (`event: update`): the new summary, the timeline
+ * points and markers added since the last message, never the whole timeline again.
+ */
+export const SessionDeltaSchema = z
+  .strictObject({
+    sessionId: z.string(),
+    summary: SessionSummarySchema,
+    points: z.array(TimelinePointSchema),
+    markers: z.array(TimelineMarkerSchema),
+  })
+  .meta({ id: 'SessionDelta' });
+export type SessionDelta = z.infer<typeof SessionDeltaSchema>;

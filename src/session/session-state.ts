@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { TriggerStateSchema } from '../compaction/evaluate-triggers.js';
+import { emptyTokenWindow, TokenWindowSchema } from '../compaction/token-window.js';
+import { HeadroomValidationError, parseWith, type ValidationIssue } from '../errors/validation.js';
+import { healthThresholds } from '../health/health-thresholds.js';
+import { HealthStateSchema, initialHealthState } from '../health/step-health.js';
+import { IdSchema } from '../ids/id-schema.js';
+import { contextPressure } from '../kv/context-pressure.js';
+import type { HeadroomConfig } from '../models/headroom-config.js';
+import { AgentNameSchema, ModelProfileSchema, promptWindow } from '../models/model-profile.js';
+import { resolveProfile } from '../models/resolve-profile.js';
+import { PressureAssessmentSchema } from '../pressure/schemas.js';
+import { DEFAULT_BURN_WINDOW_SECONDS, type SessionOptions, SessionOptionsSchema } from './session-options.js';
+import { VerdictSchema } from './session-schemas.js';
+
+const count = z.number().int().min(0);
+
+/** Buckets of the burn window (5 minutes by default: 10-second buckets). */
+export const BURN_BUCKETS = 30;
+/** The quota window: the last minute, in 2-second buckets. */
+export const QUOTA_WINDOW = Object.freeze({ windowMs: 60_000, buckets: 30 });
+
+/**
+ * Everything a session remembers between updates, as plain JSON: what it was created with, its resolved
+ * limits, the last figures, the health and trigger state machines, the two token windows and the last verdict.
+ * A few kilobytes however long the session runs; anything that can hold JSON can hold a session.
+ */
+export const SessionStateSchema = z
+  .strictObject({
+    version: z.literal(1),
+    id: IdSchema,
+    model: z.string().min(1),
+    agent: AgentNameSchema.nullable(),
+    /** Epoch ms. */
+    createdAt: z.number(),
+    /** The options the session was created with, as validated. */
+    options: SessionOptionsSchema,
+    profile: ModelProfileSchema,
+    thresholds: z.strictObject({ limit: count.nullable(), optimal: count, critical: count.nullable() }),
+    generations: count,
+    firstAt: z.number().nullable(),
+    lastAt: z.number().nullable(),
+    lastPrompt: count.nullable(),
+    lastCompletion: count.nullable(),
+    budgetUsed: z.number().min(0),
+    drift: z.number().min(0).max(100).nullable(),
+    health: HealthStateSchema,
+    triggers: TriggerStateSchema,
+    /** The owned reminder's figures (its text is written out when read), or null when none is shown. */
+    reminder: z.strictObject({ prompt: count, countdown: count.nullable() }).nullable(),
+    /** Tokens over the burn window, and over the last minute (the quota window). */
+    burn: TokenWindowSchema,
+    minute: TokenWindowSchema,
+    lastVerdict: VerdictSchema.nullable(),
+    lastPressure: PressureAssessmentSchema.nullable(),
+  })
+  .meta({ id: 'SessionState' });
+export type SessionState = z.infer<typeof SessionStateSchema>;
+
+export interface CreateSessionDependencies {
+  /** The clock (epoch ms). @default Date.now */
+  now?: () => number;
+  generateId?: () => string;
+  /** A loaded config file whose model entries override the built-in registry. */
+  config?: HeadroomConfig;
+}
+
+function invalid(issues: ValidationIssue[], code?: 'HR_ERR_UNKNOWN_MODEL'): HeadroomValidationError {
+  return new HeadroomValidationError(issues, 'session options', code);
+}
+
+/**
+ * A new session's state: the options validated (strict), the model looked up with the agent's effective
+ * window, the limits checked against each other.
+ * @throws HeadroomValidationError for bad or inconsistent options, or an unknown model without `contextWindow`
+ * (HR_ERR_UNKNOWN_MODEL)
+ */
+export function createSessionState(
+  options: SessionOptions,
+  dependencies: CreateSessionDependencies = {},
+): SessionState {
+  const parsed = parseWith(SessionOptionsSchema, options);
+  if (!parsed.ok) throw invalid(parsed.issues);
+  const valid = parsed.value;
+  if (valid.kv) {
+    // Checked now, with the KV model's own rules (hardLimit ≥ nBatch), not at the first update.
+    try {
+      contextPressure({ ...valid.kv, cellsUsed: 0 });
+    } catch (error) {
+      if (!(error instanceof HeadroomValidationError)) throw error;
+      throw invalid(error.issues.map((issue) => ({ ...issue, field: `kv.${issue.field}` })));
+    }
+  }
+  const overrides = {
+    ...(valid.contextWindow === undefined
+      ? {}
+      : { contextLength: valid.contextWindow, effectiveWindow: valid.contextWindow }),
+    ...(valid.optimalMaxTokens === undefined ? {} : { optimalMaxTokens: valid.optimalMaxTokens }),
+    ...(valid.criticalMaxTokens === undefined ? {} : { criticalMaxTokens: valid.criticalMaxTokens }),
+    ...(valid.tpmLimit === undefined ? {} : { tpmLimit: valid.tpmLimit }),
+  };
+  const profile = resolveProfile(valid.model, {
+    ...(valid.agent ? { agent: valid.agent } : {}),
+    overrides,
+    ...(dependencies.config ? { config: dependencies.config } : {}),
+  });
+  const window = profile ? (profile.effectiveWindow ?? promptWindow(profile)) : undefined;
+  if (!profile || window === undefined) {
+    throw invalid(
+      [
+        {
+          field: 'model',
+          value: valid.model,
+          message: `unknown model ${JSON.stringify(valid.model)}: give contextWindow (tokens) or use a model of the registry`,
+        },
+      ],
+      'HR_ERR_UNKNOWN_MODEL',
+    );
+  }
+  const thresholds = healthThresholds({ ...profile, effectiveWindow: window });
+  checkConsistent(valid, thresholds);
+  const now = (dependencies.now ?? Date.now)();
+  const burnWindowMs = (valid.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000;
+  return {
+    version: 1,
+    id: valid.id ?? (dependencies.generateId ?? randomUUID)(),
+    model: valid.model,
+    agent: valid.agent ?? null,
+    createdAt: now,
+    options: valid,
+    // resolveProfile builds its result field by field; a literal with fixed keys keeps the state small.
+    profile: definedOf({
+      id: profile.id,
+      source: profile.source,
+      contextLength: profile.contextLength,
+      inputLength: profile.inputLength,
+      maxOutput: profile.maxOutput,
+      optimalMaxTokens: profile.optimalMaxTokens,
+      criticalMaxTokens: profile.criticalMaxTokens,
+      tpmLimit: profile.tpmLimit,
+      effectiveWindow: profile.effectiveWindow,
+    }),
+    thresholds: {
+      limit: thresholds.limit ?? null,
+      optimal: thresholds.optimal,
+      critical: thresholds.critical ?? null,
+    },
+    generations: 0,
+    firstAt: null,
+    lastAt: null,
+    lastPrompt: null,
+    lastCompletion: null,
+    budgetUsed: 0,
+    drift: null,
+    health: initialHealthState(),
+    triggers: {},
+    reminder: null,
+    burn: emptyTokenWindow({ windowMs: burnWindowMs, buckets: BURN_BUCKETS }),
+    minute: emptyTokenWindow(QUOTA_WINDOW),
+    lastVerdict: null,
+    lastPressure: null,
+  };
+}
+
+/**
+ * Limits that contradict each other are refused, naming the fields: a caution threshold above the critical
+ * one would never be seen, and a critical threshold beyond the window could never be reached.
+ */
+function checkConsistent(
+  valid: z.output<typeof SessionOptionsSchema>,
+  thresholds: { limit: number | undefined; optimal: number; critical: number | undefined },
+): void {
+  const issues: ValidationIssue[] = [];
+  const { limit, critical } = thresholds;
+  if (valid.criticalMaxTokens !== undefined && limit !== undefined && valid.criticalMaxTokens > limit) {
+    issues.push({
+      field: 'criticalMaxTokens',
+      value: valid.criticalMaxTokens,
+      message: `must not exceed the window (${limit} tokens${valid.contextWindow === undefined ? ` for ${valid.model}` : ', contextWindow'})`,
+      allowed: { max: limit },
+    });
+  }
+  if (valid.optimalMaxTokens !== undefined && critical !== undefined && valid.optimalMaxTokens > critical) {
+    issues.push({
+      field: 'optimalMaxTokens',
+      value: valid.optimalMaxTokens,
+      message: `must not exceed the critical threshold (${critical} tokens${valid.criticalMaxTokens === undefined ? ', 90% of the window' : ', criticalMaxTokens'})`,
+      allowed: { max: critical },
+    });
+  }
+  if (issues.length) throw invalid(issues);
+}
+
+function definedOf<T extends Record<string, unknown>>(value: T): T {
+  for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
+  return value;
+}

@@ -1,0 +1,432 @@
+import {
+  evaluateTriggersResolved,
+  type ResolvedTriggerConfig,
+  recordCompactionResolved,
+  resolveTriggerConfig,
+  type TriggerDecision,
+} from '../compaction/evaluate-triggers.js';
+import { DEFAULT_LOW_THINKING_BELOW, LOW_THINKING_BUDGET } from '../compaction/thinking-budget.js';
+import { addTokens, type TokenWindowSpec, windowTokens } from '../compaction/token-window.js';
+import { HeadroomValidationError } from '../errors/validation.js';
+import type { HealthLevel } from '../health/health-level.js';
+import { cautionReminderText, criticalReminderText } from '../health/health-reminder.js';
+import type { HealthThresholds } from '../health/health-thresholds.js';
+import { stepHealth } from '../health/step-health.js';
+import { contextPressure } from '../kv/context-pressure.js';
+import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
+import type { UsageRecord } from '../usage/usage-record.js';
+import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
+import { DEFAULT_BURN_WINDOW_SECONDS, type UsageUpdate } from './session-options.js';
+import type {
+  SessionEvent,
+  SessionHealth,
+  SessionSignals,
+  Verdict,
+  VerdictReason,
+} from './session-schemas.js';
+import { BURN_BUCKETS, QUOTA_WINDOW, type SessionState } from './session-state.js';
+import { combineVerdict, regulatorReason } from './verdict.js';
+
+const MINUTE_MS = 60_000;
+/** The largest time a JavaScript Date can hold: ±8.64e15 ms (ECMA-262 "Time Values and Time Range"). */
+export const MAX_TIME_MS = 8.64e15;
+/** The regulator's mode and profile for sessions: its production baseline and the seed's own (balanced) rules. */
+const REGULATOR_SETTINGS: { systemMode: SystemMode; agentProfile: AgentProfile } = Object.freeze({
+  systemMode: 'production',
+  agentProfile: 'balanced',
+});
+
+/** What one update answers. */
+export interface SessionUpdate {
+  /** When the generation happened, epoch ms. */
+  at: number;
+  verdict: Verdict;
+  health: SessionHealth;
+  signals: SessionSignals;
+  regulator: SessionRegulatorView;
+  trigger: TriggerDecision;
+  events: SessionEvent[];
+}
+
+/** What a step reads from outside the state. */
+export interface StepContext {
+  /** The clock's time (epoch ms), used only when the update carries no time of its own. */
+  now: number;
+}
+
+/** A compaction as a caller reports it: the context size before (default: the last prompt) and after. */
+export interface CompactionReport {
+  before?: number;
+  after?: number;
+  trigger?: string;
+  timestamp?: number | string;
+}
+
+// Derived settings are computed once per options object, not on every update: a state read back from a store
+// gets a fresh options object and pays for one resolution.
+const derived = new WeakMap<object, { triggers: ResolvedTriggerConfig; burn: TokenWindowSpec }>();
+function settingsOf(state: SessionState) {
+  let settings = derived.get(state.options);
+  if (!settings) {
+    settings = {
+      triggers: resolveTriggerConfig({
+        ...(state.options.triggers ?? {}),
+        tpmLimit: state.profile.tpmLimit ?? null,
+      }),
+      burn: {
+        windowMs: (state.options.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000,
+        buckets: BURN_BUCKETS,
+      },
+    };
+    derived.set(state.options, settings);
+  }
+  return settings;
+}
+
+function thresholdsOf(state: SessionState): HealthThresholds {
+  const t = state.thresholds;
+  return { limit: t.limit ?? undefined, optimal: t.optimal, critical: t.critical ?? undefined };
+}
+
+/**
+ * A time as epoch ms: a number as is, an ISO text parsed. A time JavaScript cannot represent (beyond
+ * ±8.64e15 ms) or text that is not a time is refused, naming the field, before anything is applied.
+ * @throws HeadroomValidationError
+ */
+export function toMillis(value: number | string, field = 'timestamp'): number {
+  const parsed = typeof value === 'number' ? value : Date.parse(value);
+  if (!Number.isFinite(parsed) || Math.abs(parsed) > MAX_TIME_MS) {
+    throw new HeadroomValidationError([
+      {
+        field,
+        value,
+        message:
+          typeof value === 'number'
+            ? `must be epoch milliseconds a date can hold (at most ${MAX_TIME_MS})`
+            : 'must be an ISO 8601 time or epoch milliseconds',
+        ...(typeof value === 'number' ? { allowed: { min: -MAX_TIME_MS, max: MAX_TIME_MS } } : {}),
+      },
+    ]);
+  }
+  return parsed;
+}
+
+function timeOf(update: UsageUpdate, now: number): number {
+  if (update.timestamp !== undefined) return toMillis(update.timestamp);
+  if (update.usage.timestamp !== undefined) return toMillis(update.usage.timestamp, 'usage.timestamp');
+  return now;
+}
+
+/** The signals of a state as of `at` (the last update's time by default). */
+export function signalsOf(state: SessionState, at: number = state.lastAt ?? state.createdAt): SessionSignals {
+  const window = state.thresholds.limit;
+  const settings = settingsOf(state);
+  const burnMinutes = settings.burn.windowMs / MINUTE_MS;
+  const tokensLastMinute = windowTokens(state.minute, QUOTA_WINDOW, at);
+  const tpmLimit = state.profile.tpmLimit ?? null;
+  const tokenBudget = state.options.tokenBudget ?? null;
+  return {
+    lastPromptTokens: state.lastPrompt,
+    lastCompletionTokens: state.lastCompletion,
+    window,
+    percentOfWindow:
+      state.lastPrompt === null || window === null
+        ? null
+        : Math.round((state.lastPrompt / window) * 1000) / 10,
+    burnRateTokensPerMin: Math.round(windowTokens(state.burn, settings.burn, at) / burnMinutes),
+    tokensLastMinute,
+    tpmLimit,
+    tpmLeft: tpmLimit === null ? null : Math.max(0, tpmLimit - tokensLastMinute),
+    tokenBudget,
+    budgetUsed: tokenBudget === null ? null : state.budgetUsed,
+    budgetRemaining: tokenBudget === null ? null : Math.max(0, tokenBudget - state.budgetUsed),
+    ageSeconds: state.firstAt === null ? 0 : Math.max(0, Math.round((at - state.firstAt) / 1000)),
+    driftPercent: state.drift,
+  };
+}
+
+/** The health part of a state: level, thresholds, the owned reminder (its text written out) and the countdown. */
+export function healthOf(state: SessionState): SessionHealth {
+  const t = state.thresholds;
+  let reminder: SessionHealth['reminder'] = null;
+  if (state.reminder !== null) {
+    const figures = { promptTokens: state.reminder.prompt, thresholds: thresholdsOf(state) };
+    reminder = {
+      id: 'context_health',
+      text:
+        state.reminder.countdown === null
+          ? cautionReminderText(figures)
+          : criticalReminderText({ ...figures, countdown: state.reminder.countdown }),
+    };
+  }
+  return {
+    level: state.health.level,
+    promptTokens: state.lastPrompt,
+    optimal: t.optimal,
+    critical: t.critical,
+    limit: t.limit,
+    reminder,
+    countdown: state.health.countdown,
+  };
+}
+
+/**
+ * One generation's usage applied to a session's state: every model judges it (context health, the regulator,
+ * the KV budget, the compaction triggers, the budget) into one verdict. Pure: the given state is untouched, the
+ * new one is returned with the answer; time comes from the update, or `context.now`. Nothing here validates
+ * with a schema: the boundary did.
+ * @throws HeadroomValidationError for a time a date cannot hold; nothing is applied then
+ */
+export function stepSession(
+  state: SessionState,
+  update: UsageUpdate,
+  context: StepContext,
+): { state: SessionState; update: SessionUpdate } {
+  const at = timeOf(update, context.now);
+  const usage: UsageRecord = update.usage;
+  const settings = settingsOf(state);
+  const events: SessionEvent[] = [];
+  const next: SessionState = {
+    ...state,
+    generations: state.generations + 1,
+    firstAt: state.firstAt ?? at,
+    lastAt: at,
+    drift: update.driftPercent ?? state.drift,
+  };
+  if (usage.available) {
+    const spent = usage.promptTokens + usage.completionTokens;
+    next.lastPrompt = usage.promptTokens;
+    next.lastCompletion = usage.completionTokens;
+    next.budgetUsed = state.budgetUsed + spent;
+    next.burn = addTokens(state.burn, settings.burn, at, spent);
+    next.minute = addTokens(state.minute, QUOTA_WINDOW, at, spent);
+  } else {
+    events.push({ type: 'usage_unavailable', at, reason: usage.reason });
+  }
+
+  const healthStep = stepHealth(
+    state.health,
+    usage.available ? { available: true, promptTokens: usage.promptTokens } : { available: false },
+    {
+      thresholds: thresholdsOf(state),
+      ...(state.options.cautionCadence === undefined ? {} : { cautionCadence: state.options.cautionCadence }),
+    },
+  );
+  next.health = healthStep.state;
+  const reminderAction = healthStep.reminder.action;
+  if ((reminderAction === 'add' || reminderAction === 'update') && usage.available) {
+    next.reminder = {
+      prompt: usage.promptTokens,
+      countdown: healthStep.state.reminder === 'critical' ? (healthStep.state.countdown ?? 0) : null,
+    };
+  } else if (reminderAction === 'drop') {
+    next.reminder = null;
+  }
+  for (const event of healthStep.events) events.push({ ...event, at } as SessionEvent);
+
+  const signals = signalsOf(next, at);
+  const regulator = regulatorView(signals, REGULATOR_SETTINGS, at);
+  const reasons: VerdictReason[] = [healthReason(next, healthStep.level, usage)];
+  reasons.push(regulatorReason(regulator.report, regulator.notes));
+  const kv = kvReason(next);
+  if (kv) reasons.push(kv);
+  const trigger = triggerDecision(
+    next,
+    settings.triggers,
+    at,
+    update.taskCompleted === true,
+    usage.available,
+  );
+  next.triggers = trigger.state;
+  reasons.push(triggerReason(trigger, signals));
+  const budget = budgetReason(signals);
+  if (budget) reasons.push(budget);
+  const verdict = combineVerdict(reasons);
+
+  const pressure = regulator.report.pressure;
+  const previousLevel = state.lastPressure?.level ?? null;
+  if (previousLevel !== pressure.level) {
+    events.push({ type: 'regulator_level_changed', at, from: previousLevel, to: pressure.level });
+  }
+  if (state.lastVerdict?.action !== verdict.action) {
+    events.push({ type: 'verdict_changed', at, from: state.lastVerdict?.action ?? null, to: verdict.action });
+  }
+  next.lastVerdict = verdict;
+  next.lastPressure = pressure;
+  return {
+    state: next,
+    update: { at, verdict, health: healthOf(next), signals, regulator, trigger, events },
+  };
+}
+
+/**
+ * Tells a state a compaction happened (the agent's own or headroom's), so that the triggers' loop guards hold
+ * until the context grows again. Pure, like {@link stepSession}.
+ * @throws HeadroomValidationError for a bad time, or `after` larger than `before`
+ */
+export function recordCompactionStep(
+  state: SessionState,
+  compaction: CompactionReport,
+  context: StepContext,
+): { state: SessionState; event: Extract<SessionEvent, { type: 'compaction' }> } {
+  const at =
+    compaction.timestamp === undefined ? (state.lastAt ?? context.now) : toMillis(compaction.timestamp);
+  const before = compaction.before ?? state.lastPrompt;
+  const after = compaction.after;
+  if (before !== null && after !== undefined && after > before) {
+    throw new HeadroomValidationError([
+      {
+        field: 'after',
+        value: after,
+        message: `must not exceed before (${before} tokens${compaction.before === undefined ? ', the last prompt' : ''}): a compaction does not grow the context`,
+        allowed: { max: before },
+      },
+    ]);
+  }
+  let next = state;
+  if (before !== null && after !== undefined) {
+    next = {
+      ...state,
+      triggers: recordCompactionResolved(
+        state.triggers,
+        { before: Math.round(before), after: Math.round(after) },
+        settingsOf(state).triggers,
+      ),
+    };
+  }
+  return {
+    state: next,
+    event: { type: 'compaction', at, trigger: compaction.trigger ?? 'manual', before, after: after ?? null },
+  };
+}
+
+function healthReason(state: SessionState, level: HealthLevel, usage: UsageRecord): VerdictReason {
+  const t = state.thresholds;
+  const prompt = state.lastPrompt;
+  switch (level) {
+    case 'unknown':
+      return {
+        model: 'health',
+        action: 'continue',
+        priority: 'low',
+        reason: usage.available
+          ? 'context health unknown: no window known'
+          : `usage unavailable (${usage.reason})`,
+      };
+    case 'healthy':
+      return {
+        model: 'health',
+        action: 'continue',
+        priority: 'low',
+        reason: `healthy: ${prompt} prompt tokens <= optimal ${t.optimal}`,
+      };
+    case 'caution':
+      return {
+        model: 'health',
+        action: 'compress',
+        priority: 'normal',
+        reason: `caution: ${prompt} prompt tokens > optimal ${t.optimal}${t.critical === null ? '' : ` (critical at ${t.critical})`}`,
+      };
+    case 'critical':
+      return {
+        model: 'health',
+        action: 'compress',
+        priority: 'urgent',
+        reason: `critical: ${prompt} prompt tokens > critical ${t.critical}; new round in ${state.health.countdown ?? 0} generations`,
+      };
+  }
+}
+
+function kvReason(state: SessionState): VerdictReason | undefined {
+  const kv = state.options.kv;
+  if (!kv) return undefined;
+  const snapshot = contextPressure({
+    ...kv,
+    cellsUsed: (state.lastPrompt ?? 0) + (state.lastCompletion ?? 0),
+  });
+  const figures = `${snapshot.remaining} cells remaining, headroom ${snapshot.headroom}`;
+  if (snapshot.critical) {
+    return {
+      model: 'kv',
+      action: 'terminate',
+      priority: 'urgent',
+      reason: `KV critical: ${figures} < hard limit ${snapshot.hardLimit}`,
+    };
+  }
+  if (snapshot.headroom <= 0) {
+    return {
+      model: 'kv',
+      action: 'compress',
+      priority: 'high',
+      reason: `KV headroom exhausted: ${figures}; tool results are refused`,
+    };
+  }
+  return { model: 'kv', action: 'continue', priority: 'low', reason: `KV: ${figures}` };
+}
+
+function triggerDecision(
+  state: SessionState,
+  config: ResolvedTriggerConfig,
+  at: number,
+  taskCompleted: boolean,
+  available: boolean,
+): TriggerDecision {
+  if (!available || state.lastPrompt === null) {
+    return {
+      fire: false,
+      reasons: ['no usage figure this generation: triggers not evaluated'],
+      state: state.triggers,
+    };
+  }
+  return evaluateTriggersResolved(
+    state.triggers,
+    {
+      tokens: state.lastPrompt,
+      turns: state.generations,
+      taskCompleted,
+      now: at,
+      windowTokens: windowTokens(state.minute, QUOTA_WINDOW, at),
+    },
+    config,
+  );
+}
+
+function triggerReason(trigger: TriggerDecision, signals: SessionSignals): VerdictReason {
+  const guards = trigger.reasons.join('; ');
+  if (trigger.fire && trigger.trigger) {
+    return {
+      model: 'triggers',
+      action: 'compress',
+      priority: trigger.trigger === 'survival' ? 'urgent' : 'high',
+      reason: `${trigger.trigger} compaction triggered: ${guards}`,
+    };
+  }
+  // Seed 004's thinking budget, read without re-validating: below the threshold, reasoning goes low.
+  if (signals.tpmLeft !== null && signals.tpmLeft < DEFAULT_LOW_THINKING_BELOW) {
+    return {
+      model: 'triggers',
+      action: 'optimize',
+      priority: 'normal',
+      reason: `thinking budget lowered to ${LOW_THINKING_BUDGET} tokens: ${signals.tpmLeft} TPM left; ${guards}`,
+    };
+  }
+  return { model: 'triggers', action: 'continue', priority: 'low', reason: `no trigger: ${guards}` };
+}
+
+function budgetReason(signals: SessionSignals): VerdictReason | undefined {
+  if (signals.tokenBudget === null || signals.budgetUsed === null) return undefined;
+  if (signals.budgetUsed >= signals.tokenBudget) {
+    return {
+      model: 'budget',
+      action: 'terminate',
+      priority: 'urgent',
+      reason: `token budget exhausted: ${signals.budgetUsed} of ${signals.tokenBudget} used`,
+    };
+  }
+  return {
+    model: 'budget',
+    action: 'continue',
+    priority: 'low',
+    reason: `token budget: ${signals.budgetRemaining} of ${signals.tokenBudget} left`,
+  };
+}
