@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { join, resolve } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, {
@@ -92,7 +93,17 @@ export async function buildApp(
     ...(requestLogging ? {} : { childLoggerFactory: (logger: FastifyBaseLogger) => logger }),
     bodyLimit: settings.bodyLimitBytes,
     // A request whose headers and body have not all arrived in time is answered 408 and its socket closed.
-    requestTimeout: settings.requestTimeoutMs,
+    // Node checks that limit every `connectionsCheckingInterval` (30 s by default): checked every second here.
+    serverFactory: (handler) =>
+      createServer(
+        {
+          requestTimeout: settings.requestTimeoutMs,
+          headersTimeout:
+            settings.requestTimeoutMs === 0 ? 60_000 : Math.min(60_000, settings.requestTimeoutMs),
+          connectionsCheckingInterval: Math.min(1000, Math.max(100, settings.requestTimeoutMs / 4 || 1000)),
+        },
+        handler,
+      ),
     // Ids are up to 128 characters: every route must accept every id that creation accepts.
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 2 },
     return503OnClosing: true,
@@ -119,7 +130,11 @@ export async function buildApp(
       sessionTtlMs: settings.sessionTtlSeconds * 1000,
       ...(dependencies.config ? { config: dependencies.config } : {}),
     });
-  const hub = new EventHub(monitor, { maxStreams: settings.maxEventStreams, flushMs: settings.eventFlushMs });
+  const hub = new EventHub(monitor, {
+    maxStreams: settings.maxEventStreams,
+    flushMs: settings.eventFlushMs,
+    maxBufferedBytes: settings.maxEventBufferBytes,
+  });
   app.decorate('headroomMonitor', monitor);
   app.decorate('headroomEvents', hub);
 

@@ -50,6 +50,12 @@ export const ServerOptionsSchema = z.strictObject({
   maxEventStreams: z.number().int().min(1).default(DEFAULT_MAX_EVENT_STREAMS),
   /** Time allowed to receive a whole request, headers and body; 0 turns the limit off. */
   requestTimeoutMs: z.number().int().min(0).default(DEFAULT_REQUEST_TIMEOUT_MS),
+  /** An event-stream client that lets this many bytes pile up unread is disconnected. */
+  maxEventBufferBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   /** Changes are gathered this long before event streams send them. */
   eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });

@@ -154,12 +154,12 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       // Still critical: the countdown runs down to a forced new round, drawn as a marker.
       let forced = false;
       for (let attempt = 0; attempt < 8 && !forced; attempt++) {
-        const posted = await service.call<{ session: { markers: Array<{ type: string }> } }>(
+        const posted = await service.call<{ events: Array<{ type: string }> }>(
           'POST',
           `/api/v1/sessions/${id}/usage`,
           { promptTokens: 190_000, completionTokens: 500 },
         );
-        forced = posted.body.session.markers.some((marker) => marker.type === 'forced_new_round');
+        forced = posted.body.events.some((event) => event.type === 'forced_new_round');
       }
       expect(forced).toBe(true);
       await sessionPage.locator('.markers .marker-forced_new_round').first().waitFor({ timeout: 10_000 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { countByHealth, isNewer, removeSession, sortSessions, upsertSession } from './session-list.js';
+import {
+  applyDelta,
+  countByHealth,
+  isNewer,
+  removeSession,
+  sortSessions,
+  upsertSession,
+} from './session-list.js';
 import type { HealthView, SessionView } from './types.js';
 
 function view(
@@ -78,5 +85,56 @@ describe('countByHealth', () => {
     expect(
       countByHealth([view('a', 1, null, 'critical'), view('b', 1, null, 'critical'), view('c', 0, null)]),
     ).toEqual({ critical: 2, caution: 0, healthy: 0, unknown: 1 });
+  });
+});
+
+describe('applyDelta', () => {
+  const point = (index: number) =>
+    ({
+      index,
+      timestamp: `2026-11-22T12:00:0${index}Z`,
+      promptTokens: 1000 * index,
+      completionTokens: 10,
+      health: 'healthy',
+      regulatorLevel: 'LOW',
+      viability: 90,
+      burnRate: 10,
+      action: 'continue',
+      countdown: null,
+      reminder: false,
+    }) as const;
+  const base = {
+    id: 's',
+    model: 'm',
+    agent: null,
+    createdAt: '2026-11-22T12:00:00Z',
+    updatedAt: '2026-11-22T12:00:01Z',
+    generations: 2,
+    profile: {
+      contextWindow: 1,
+      optimalMaxTokens: 1,
+      criticalMaxTokens: 1,
+      tpmLimit: null,
+      tokenBudget: null,
+    },
+    signals: null,
+    health: null,
+    regulator: null,
+    verdict: null,
+    timeline: [point(0), point(1)],
+    markers: [],
+  };
+
+  it('appends the points an update adds and takes its summary, never a point twice', () => {
+    const { timeline: _t, markers: _m, ...summary } = { ...base, generations: 3 };
+    const next = applyDelta(base, {
+      sessionId: 's',
+      summary,
+      points: [point(1), point(2)],
+      markers: [{ type: 'compaction', timestamp: '2026-11-22T12:00:02Z', index: 2, detail: 'auto' }],
+    });
+    expect(next.generations).toBe(3);
+    expect(next.timeline.map((each) => each.index)).toEqual([0, 1, 2]);
+    expect(next.markers).toHaveLength(1);
   });
 });

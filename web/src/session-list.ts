@@ -1,5 +1,5 @@
 import { healthLevelOf } from './health.js';
-import type { HealthLevel, SessionView } from './types.js';
+import type { HealthLevel, SessionDelta, SessionView } from './types.js';
 
 /**
  * Whether `candidate` is at least as recent as `current`. A list fetched over HTTP and the event stream can
@@ -49,4 +49,31 @@ export function countByHealth(sessions: Iterable<SessionView>): Record<HealthLev
   const counts: Record<HealthLevel, number> = { critical: 0, caution: 0, healthy: 0, unknown: 0 };
   for (const view of sessions) counts[sessionHealth(view)] += 1;
   return counts;
+}
+
+/** The timeline length the API keeps (docs/sessions-api.md); a page following a session keeps as many. */
+export const TIMELINE_POINTS = 500;
+export const TIMELINE_MARKERS = 200;
+
+/**
+ * A session view with an `update` message applied: the new summary, and the points and markers the message
+ * added (points the view already holds, by index, are not added twice).
+ */
+export function applyDelta(view: SessionView, delta: SessionDelta): SessionView {
+  const last = view.timeline.at(-1)?.index ?? -1;
+  const points = delta.points.filter((point) => point.index > last);
+  const lastMarker = view.markers.at(-1);
+  const markers = lastMarker
+    ? delta.markers.filter(
+        (marker) =>
+          marker.index > lastMarker.index ||
+          (marker.index === lastMarker.index && marker.timestamp > lastMarker.timestamp),
+      )
+    : delta.markers;
+  return {
+    ...view,
+    ...delta.summary,
+    timeline: [...view.timeline, ...points].slice(-TIMELINE_POINTS),
+    markers: [...view.markers, ...markers].slice(-TIMELINE_MARKERS),
+  };
 }

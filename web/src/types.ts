@@ -140,3 +140,11 @@ export interface ApiProblem {
   code: string;
   issues?: Array<{ field: string; value: unknown; message: string }>;
 }
+
+/** What a session's stream sends after each change (`event: update`): the summary and what was added. */
+export interface SessionDelta {
+  sessionId: string;
+  summary: Omit<SessionView, 'timeline' | 'markers'>;
+  points: TimelinePoint[];
+  markers: SessionMarker[];
+}

@@ -5,6 +5,8 @@ import { loadConfig } from '../../models/load-config.js';
 import {
   DEFAULT_HOST,
   DEFAULT_MAX_CONCURRENT_PER_AGENT,
+  DEFAULT_MAX_EVENT_STREAMS,
+  DEFAULT_MAX_SESSIONS,
   DEFAULT_PORT,
   DEFAULT_RATE_LIMIT_PER_MINUTE,
   LOG_LEVELS,
@@ -22,10 +24,23 @@ export const SERVE_ENVIRONMENT = {
   maxConcurrentPerAgent: 'HEADROOM_MAX_CONCURRENT_PER_AGENT',
   logLevel: 'HEADROOM_LOG_LEVEL',
   dataDir: 'HEADROOM_DATA_DIR',
+  maxSessions: 'HEADROOM_MAX_SESSIONS',
+  sessionTtl: 'HEADROOM_SESSION_TTL',
+  maxEventStreams: 'HEADROOM_MAX_EVENT_STREAMS',
+  requestTimeout: 'HEADROOM_REQUEST_TIMEOUT',
   config: 'HEADROOM_CONFIG',
 } as const;
 
 const INTEGER_TEXT = /^\d+$/;
+const DURATION_TEXT = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+const SECONDS_PER_UNIT: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** `24h`, `30m`, `90s`, `500ms`, `2d` or a bare number of seconds, in seconds; undefined when it is none. */
+export function durationSeconds(text: string): number | undefined {
+  const match = DURATION_TEXT.exec(text.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * SECONDS_PER_UNIT[match[2] ?? 's']!;
+}
 
 /** `headroom serve`: the HTTP service with its dashboard. */
 export function registerServeCommand(program: Command, io: CliIo): void {
@@ -54,6 +69,22 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `where archives and artifacts are written (env ${SERVE_ENVIRONMENT.dataDir}; default .headroom)`,
     )
     .option(
+      '--max-sessions <n>',
+      `sessions kept at most; one more is refused with 503 HR_ERR_SESSION_LIMIT (env ${SERVE_ENVIRONMENT.maxSessions}; default ${DEFAULT_MAX_SESSIONS})`,
+    )
+    .option(
+      '--session-ttl <duration>',
+      `sessions idle longer than this expire, e.g. 24h, 30m, 90s; 0 = never (env ${SERVE_ENVIRONMENT.sessionTtl}; default 24h)`,
+    )
+    .option(
+      '--max-event-streams <n>',
+      `event-stream clients at most (env ${SERVE_ENVIRONMENT.maxEventStreams}; default ${DEFAULT_MAX_EVENT_STREAMS})`,
+    )
+    .option(
+      '--request-timeout <duration>',
+      `time allowed to receive a whole request, e.g. 30s; 0 = off (env ${SERVE_ENVIRONMENT.requestTimeout}; default 30s)`,
+    )
+    .option(
       '--config <path>',
       `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
     )
@@ -63,14 +94,31 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .action(async (flags: Record<string, string | undefined>) => {
       const raw: Record<string, unknown> = {};
-      const numeric = new Set(['port', 'rateLimitPerMinute', 'maxConcurrentPerAgent']);
+      const numeric = new Set([
+        'port',
+        'rateLimitPerMinute',
+        'maxConcurrentPerAgent',
+        'maxSessions',
+        'maxEventStreams',
+      ]);
+      const durations: Record<string, string> = {
+        sessionTtl: 'sessionTtlSeconds',
+        requestTimeout: 'requestTimeoutMs',
+      };
       for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
         if (key === 'config') continue;
         const text = flags[key] ?? io.env[variable];
         if (text === undefined || text === '') continue;
         const source =
           flags[key] !== undefined ? `--${key.replace(/[A-Z]/g, (l) => `-${l.toLowerCase()}`)}` : variable;
-        if (numeric.has(key)) {
+        if (key in durations) {
+          const seconds = durationSeconds(text);
+          if (seconds === undefined)
+            throw new UsageError(
+              `${source} must be a duration such as 24h, 30m, 90s or a number of seconds; got ${JSON.stringify(text)}`,
+            );
+          raw[durations[key]!] = key === 'requestTimeout' ? Math.round(seconds * 1000) : Math.round(seconds);
+        } else if (numeric.has(key)) {
           if (!INTEGER_TEXT.test(text))
             throw new UsageError(`${source} must be a whole number ≥ 0; got ${JSON.stringify(text)}`);
           raw[key] = Number(text);
@@ -85,8 +133,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
       );
       const server = await startServer(options.value, { handleSignals: true, config });
+      const sessions = (await server.app.headroomMonitor.list()).length;
       io.stdout.write(
-        `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1)\n`,
+        `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} restored from ${resolve(io.cwd, options.value.dataDir)}\n`,
       );
     });
 }

@@ -9,9 +9,9 @@ import { describeEvent, type LiveEvent, MODEL_EVENT_NAMES } from '../event-text.
 import { formatAgo, formatClock, formatPercent, formatTokens } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
-import { isNewer, sessionHealth } from '../session-list.js';
+import { applyDelta, isNewer, sessionHealth } from '../session-list.js';
 import { chartModelOfSession, MARKER_LABELS } from '../timeline-model.js';
-import type { SessionView, TimelinePoint, Verdict } from '../types.js';
+import type { SessionDelta, SessionView, TimelinePoint, Verdict } from '../types.js';
 
 /** How many generations the table lists, newest first; the chart shows the whole timeline. */
 const TABLE_ROWS = 50;
@@ -68,6 +68,14 @@ export function SessionPage({ id }: { id: string }) {
       session: (data: unknown) => {
         setMissing(false);
         accept(data as SessionView);
+      },
+      // After the first view the stream sends only what changed: the summary and the points added.
+      update: (data: unknown) => {
+        const delta = data as SessionDelta;
+        setView((current) => (current ? applyDelta(current, delta) : current));
+        const last = delta.points.at(-1);
+        const verdict = delta.summary.verdict;
+        if (verdict && last) setVerdicts((current) => new Map(current).set(last.index, verdict));
       },
       deleted: () => setDeleted(true),
     };
