@@ -53,6 +53,8 @@ declare module 'fastify' {
     headroomRoutes: readonly ApiRoute[];
     headroomMonitor: SessionMonitor;
     headroomEvents: EventHub;
+    /** Every route Fastify registered, as an onRoute hook saw it (the route-table test reads it). */
+    headroomRegistered: Array<{ method: string; url: string }>;
   }
 }
 
@@ -108,6 +110,12 @@ export async function buildApp(
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 2 },
     return503OnClosing: true,
     forceCloseConnections: true,
+  });
+
+  const registered: Array<{ method: string; url: string }> = [];
+  app.decorate('headroomRegistered', registered);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registered.push({ method, url: route.url });
   });
 
   const monitor =
