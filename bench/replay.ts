@@ -4,7 +4,7 @@ import { Session } from '../src/session/session.js';
 import type { UsageRecord } from '../src/usage/usage-record.js';
 
 const CLAUDE = new URL(
-  '../../shared/traces/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl',
+  '../test/fixtures/traces/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl',
   import.meta.url,
 );
 

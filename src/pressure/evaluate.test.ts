@@ -481,3 +481,15 @@ describe('properties', () => {
     );
   });
 });
+
+describe('evaluatePressure without options', () => {
+  it('stamps the report with the clock when no time is given', () => {
+    const before = Date.now();
+    const report = evaluatePressure({ memoryUsedPercent: 72 });
+    const stamped = Date.parse(report.timestamp);
+    // The report's time has one-second resolution.
+    expect(stamped).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(stamped).toBeLessThanOrEqual(Date.now());
+    expect(report.pressure.memoryPressure).toBe(72);
+  });
+});

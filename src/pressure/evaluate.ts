@@ -223,17 +223,27 @@ function evaluateFast(input: PressureInput, now: Date | number): PressureReport 
  * evaluatePressure({ memoryUsedPercent: 72, tokenBurnRatePerMin: 55, contextDriftPercent: 68,
  *   tokenBudgetUsed: 62000 }, { now: Date.now() }).pressure.suggestedAction // 'compress'
  */
-export function evaluatePressure(input: PressureInput, options: EvaluateOptions): PressureReport {
-  const fast = evaluateFast(input, options.now);
+export function evaluatePressure(
+  input: PressureInput,
+  options: Partial<EvaluateOptions> = {},
+): PressureReport {
+  const now = options.now ?? Date.now();
+  const fast = evaluateFast(input, now);
   if (fast !== undefined) return fast;
   const resolved = resolvePressureInput(input);
   if (!resolved.ok) throw new HeadroomValidationError(resolved.issues, 'pressure input');
-  return evaluateResolved(resolved.value, options);
+  return evaluateResolved(resolved.value, { ...options, now });
 }
 
 /** Like `evaluatePressure`, but returns the validation issues as data instead of throwing. */
-export function safeEvaluatePressure(input: PressureInput, options: EvaluateOptions): Result<PressureReport> {
+export function safeEvaluatePressure(
+  input: PressureInput,
+  options: Partial<EvaluateOptions> = {},
+): Result<PressureReport> {
   const resolved = resolvePressureInput(input);
   if (!resolved.ok) return resolved;
-  return { ok: true, value: evaluateResolved(resolved.value, options) };
+  return {
+    ok: true,
+    value: evaluateResolved(resolved.value, { ...options, now: options.now ?? Date.now() }),
+  };
 }

@@ -22,7 +22,7 @@ export const CHROMIUM_ARGS = [
 ];
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const TRACES = new URL('../../../shared/traces/', import.meta.url);
+export const TRACES = new URL('../fixtures/traces/', import.meta.url);
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'e2e');
 
 /** Why Chromium cannot run here, or undefined when it can. */

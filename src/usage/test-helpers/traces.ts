@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 
-/** /work/shared/traces, resolved from this file (src/usage/test-helpers/ in the repository). */
-export const TRACES = new URL('../../../../shared/traces/', import.meta.url);
+/** test/fixtures/traces of the repository (see its SOURCES.md), resolved from src/usage/test-helpers/. */
+export const TRACES = new URL('../../../test/fixtures/traces/', import.meta.url);
 
 export function readTrace(path: string): string {
   return readFileSync(new URL(path, TRACES), 'utf8');

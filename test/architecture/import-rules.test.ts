@@ -1,0 +1,112 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { findCycle, type ImportEdge, importGraph, importsOf, reachable } from './import-graph.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const edges = importGraph(ROOT, ['src', 'web/src', 'bench', 'examples']).filter(
+  (edge) => !edge.from.endsWith('.test.ts'),
+);
+const layer = (path: string) =>
+  /^src\/([^/]+)\//.exec(path)?.[1] ?? (path.startsWith('web/') ? 'web' : path.split('/')[0]);
+
+/** DESIGN.md's layering, each rule a set of layers a layer must not import. */
+const CORE = [
+  'pressure',
+  'kv',
+  'health',
+  'discipline',
+  'compaction',
+  'tokens',
+  'models',
+  'usage',
+  'errors',
+  'ids',
+];
+const SURFACES = ['session', 'store', 'pools', 'server', 'cli', 'mcp', 'integrations'];
+const FORBIDDEN: Record<string, readonly string[]> = {
+  ...Object.fromEntries(CORE.map((name) => [name, SURFACES])),
+  store: ['session', 'server', 'cli', 'mcp', 'integrations'],
+  session: ['server', 'cli', 'mcp', 'integrations'],
+  server: ['cli'],
+};
+/**
+ * Value imports from src that web may make, each with its reason. The regulator page prints the API's report
+ * exactly as `headroom pressure` does by running the CLI's own formatter: a pure function of 42 lines whose own
+ * imports are types only, so the bundle gains no server code, and the two outputs cannot drift apart.
+ */
+const WEB_VALUE_IMPORTS = new Set(['src/cli/format-pressure.ts']);
+const NETWORK_AND_SERVER_PACKAGES = /^(node:(net|http|https|http2)|fastify|@fastify\/|pino$|commander$)/;
+
+function violations(list: readonly ImportEdge[]): string[] {
+  const found: string[] = [];
+  for (const edge of list) {
+    const from = layer(edge.from);
+    if (edge.to === null) {
+      if (CORE.includes(from!) && NETWORK_AND_SERVER_PACKAGES.test(edge.specifier))
+        found.push(`${edge.from} → ${edge.specifier} (the pure core loads no server or network package)`);
+      continue;
+    }
+    const to = layer(edge.to);
+    if (from === 'web' && edge.to.startsWith('src/') && !edge.typeOnly && !WEB_VALUE_IMPORTS.has(edge.to))
+      found.push(`${edge.from} → ${edge.specifier} (web imports types only from src)`);
+    if (from && to && FORBIDDEN[from]?.includes(to!))
+      found.push(`${edge.from} → ${edge.specifier} (${from} must not import ${to})`);
+  }
+  return found;
+}
+
+describe('import rules (DESIGN.md layering)', () => {
+  it('keeps every layer to what it may import', () => {
+    expect(violations(edges)).toEqual([]);
+  });
+
+  it('has no import cycle in src', () => {
+    expect(findCycle(edges.filter((edge) => edge.from.startsWith('src/')))).toBeNull();
+  });
+
+  it('loads no server, CLI, Fastify or pino from the library entry (import "headroom")', () => {
+    const { files, packages } = reachable(edges, 'src/index.ts');
+    expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);
+    expect([...packages].filter((name) => NETWORK_AND_SERVER_PACKAGES.test(name))).toEqual([]);
+  });
+
+  it('keeps Session a thin wrapper over the pure step', () => {
+    const session = edges.filter(
+      (edge) => edge.from === 'src/session/session.ts' && edge.to !== null && !edge.typeOnly,
+    );
+    expect(session.map((edge) => edge.to).sort()).toEqual(
+      ['src/errors/validation.ts', 'src/session/session-state.ts', 'src/session/step-session.ts'].sort(),
+    );
+  });
+});
+
+describe('the checker itself', () => {
+  it('reads static, type-only, re-export and dynamic imports, and not those in comments', () => {
+    const found = importsOf(
+      "import { a } from './a.js';\nimport type { B } from './b.js';\nimport { type C } from './c.js';\nexport { d } from './d.js';\n// import x from './x.js';\nconst e = await import('./e.js');",
+    );
+    expect(found).toEqual([
+      { specifier: './a.js', typeOnly: false },
+      { specifier: './b.js', typeOnly: true },
+      { specifier: './c.js', typeOnly: true },
+      { specifier: './d.js', typeOnly: false },
+      { specifier: './e.js', typeOnly: false },
+    ]);
+  });
+
+  it('catches a forbidden import, a value import from web, and a cycle', () => {
+    const fake: ImportEdge[] = [
+      { from: 'src/pressure/x.ts', specifier: '../session/y.js', typeOnly: false, to: 'src/session/y.ts' },
+      {
+        from: 'web/src/page.ts',
+        specifier: '../../src/server/app.js',
+        typeOnly: false,
+        to: 'src/server/app.ts',
+      },
+      { from: 'src/session/y.ts', specifier: './z.js', typeOnly: false, to: 'src/session/z.ts' },
+      { from: 'src/session/z.ts', specifier: './y.js', typeOnly: true, to: 'src/session/y.ts' },
+    ];
+    expect(violations(fake)).toHaveLength(2);
+    expect(findCycle(fake)).toEqual(['src/session/y.ts', 'src/session/z.ts', 'src/session/y.ts']);
+  });
+});
