@@ -3,7 +3,10 @@
  * generator does not share their event loop: `bare` (node:http doing the same work: read the body,
  * JSON.parse, evaluate, JSON.stringify) and `headroom` (the real app, rate limits off).
  */
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { evaluatePressure } from '../src/pressure/index.js';
 import { buildApp } from '../src/server/app.js';
 
@@ -40,6 +43,9 @@ if (kind === 'bare') {
     logLevel: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
     rateLimitPerMinute: 0,
     maxConcurrentPerAgent: 0,
+    dashboard: false,
+    // A data dir of its own, removed by the parent: sessions posted by a benchmark are not kept anywhere else.
+    dataDir: process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'headroom-bench-')),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -7,6 +7,7 @@ import { benchHttp, LOAD_GENERATOR } from './http.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchTokens } from './tokens.js';
+import { benchUsageHttp, hasWrk } from './usage-http.js';
 
 const selected = new Set(process.argv.slice(2));
 const wants = (name: string) => selected.size === 0 || selected.has(name);
@@ -100,4 +101,18 @@ if (wants('eviction')) {
   console.log(
     `ratio: ${(figures.medianMs / figures.baselineMedianMs).toFixed(2)}× the baseline's time (medians)`,
   );
+}
+
+if (wants('usage')) {
+  console.log(
+    '\n# POST /api/v1/sessions/:id/usage against POST /api/v1/pressure, same server, 50 connections, wrk',
+  );
+  if (!hasWrk()) console.log('skipped: wrk is not installed (apt-get install wrk)');
+  else {
+    const figures = await benchUsageHttp();
+    console.log(
+      `usage: ${format(figures.medianUsage)} req/s (median), answer ${figures.usageBytes} bytes; pressure: ${format(figures.medianPressure)} req/s, answer ${figures.pressureBytes} bytes`,
+    );
+    console.log(`ratio: ${figures.medianRatio.toFixed(3)}× the pressure route (goal ≥ 0.5×)`);
+  }
 }

@@ -1,0 +1,139 @@
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const SERVERS = fileURLToPath(new URL('./http-servers.ts', import.meta.url));
+const SESSIONS = 50;
+const USAGE_BODY = '{"promptTokens":120000,"completionTokens":800,"cachedReadTokens":110000}';
+const PRESSURE_BODY =
+  '{"memoryUsedPercent":72,"tokenBurnRatePerMin":55,"contextDriftPercent":68,"tokenBudgetTotal":100000,"tokenBudgetUsed":62000}';
+
+async function startHeadroom(dataDir: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(SERVERS, ['headroom'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_DATA_DIR: dataDir },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  return { child, port };
+}
+
+/** wrk with a Lua script: POST `body` to `paths`, one after the other per connection. */
+function wrk(port: number, paths: string[], body: string, seconds: number): { rps: number; non2xx: number } {
+  const folder = mkdtempSync(join(tmpdir(), 'headroom-wrk-'));
+  const script = join(folder, 'post.lua');
+  writeFileSync(
+    script,
+    [
+      'wrk.method = "POST"',
+      'wrk.headers["Content-Type"] = "application/json"',
+      `wrk.body = '${body}'`,
+      `local paths = { ${paths.map((path) => `"${path}"`).join(', ')} }`,
+      'local i = 0',
+      'request = function()',
+      '  i = i + 1',
+      '  return wrk.format(nil, paths[(i % #paths) + 1])',
+      'end',
+    ].join('\n'),
+  );
+  try {
+    const output = execFileSync(
+      'wrk',
+      ['-t1', '-c50', `-d${seconds}s`, '-s', script, `http://127.0.0.1:${port}`],
+      {
+        encoding: 'utf8',
+      },
+    );
+    return {
+      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
+      non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+export function hasWrk(): boolean {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+  }
+}
+
+/**
+ * `POST /api/v1/sessions/:id/usage` against `POST /api/v1/pressure` on the same server in the same run, in
+ * alternating rounds (50 connections spread over 50 sessions); the median of the per-round ratios is the figure.
+ */
+export async function benchUsageHttp(seconds = 3, rounds = 5) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'headroom-bench-usage-'));
+  const { child, port } = await startHeadroom(dataDir);
+  const base = `http://127.0.0.1:${port}`;
+  const paths: string[] = [];
+  try {
+    for (let index = 0; index < SESSIONS; index++) {
+      const id = `bench-${index}`;
+      const created = await fetch(`${base}/api/v1/sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id, model: 'claude-opus-4-6', agent: 'claude-code', tpmLimit: 2_000_000 }),
+      });
+      if (created.status !== 201)
+        throw new Error(`creating ${id}: ${created.status} ${await created.text()}`);
+      paths.push(`/api/v1/sessions/${id}/usage`);
+    }
+    const sizeOf = async (path: string, body: string) =>
+      (
+        await (
+          await fetch(`${base}${path}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          })
+        ).arrayBuffer()
+      ).byteLength;
+    const usageBytes = await sizeOf(paths[0]!, USAGE_BODY);
+    const pressureBytes = await sizeOf('/api/v1/pressure', PRESSURE_BODY);
+    // Warm-up: JIT, and the timelines reach their 500-point cap as a long-lived session's would.
+    wrk(port, paths, USAGE_BODY, 2);
+    wrk(port, ['/api/v1/pressure'], PRESSURE_BODY, 2);
+    const ratios: number[] = [];
+    const usage: number[] = [];
+    const pressure: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const first = round % 2 === 1;
+      const a = first
+        ? wrk(port, paths, USAGE_BODY, seconds)
+        : wrk(port, ['/api/v1/pressure'], PRESSURE_BODY, seconds);
+      const b = first
+        ? wrk(port, ['/api/v1/pressure'], PRESSURE_BODY, seconds)
+        : wrk(port, paths, USAGE_BODY, seconds);
+      const [u, p] = first ? [a, b] : [b, a];
+      if (u.non2xx || p.non2xx) throw new Error(`non-2xx answers: usage ${u.non2xx}, pressure ${p.non2xx}`);
+      usage.push(u.rps);
+      pressure.push(p.rps);
+      ratios.push(u.rps / p.rps);
+      process.stderr.write(
+        `  round ${round}: usage ${Math.round(u.rps)} req/s, pressure ${Math.round(p.rps)} req/s, ratio ${(u.rps / p.rps).toFixed(3)}\n`,
+      );
+    }
+    const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
+    return {
+      usageBytes,
+      pressureBytes,
+      medianUsage: median(usage),
+      medianPressure: median(pressure),
+      medianRatio: median(ratios),
+    };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
