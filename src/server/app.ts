@@ -215,12 +215,13 @@ export async function buildApp(
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       return sendProblem(reply, error.statusCode, 'HR_ERR_INVALID_PARAM', error.message);
     }
-    // The fault is logged with the request id; the client learns that id, never the internal message (it may
-    // hold paths or data of another request).
+    // Seed 000's shape for a fault: { error, message }, with the request id to find it in the log.
     request.log.error({ err: error, reqId: request.id, url: request.url }, 'request failed');
     return reply.code(500).send({
-      error: `Internal error while handling the request (request id ${request.id}; the server log has the details)`,
+      error: 'Failed to evaluate request',
       code: 'HR_ERR_INTERNAL',
+      message: error.message,
+      requestId: request.id,
     });
   });
 
