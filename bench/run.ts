@@ -6,8 +6,9 @@ import { benchEviction } from './eviction.js';
 import { benchHttp, LOAD_GENERATOR } from './http.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
+import { benchUsageFanOut } from './sse-fanout.js';
 import { benchTokens } from './tokens.js';
-import { benchUsageHttp, hasWrk } from './usage-http.js';
+import { benchUsageHttp, hasWrk, startUsageServer } from './usage-http.js';
 
 const selected = new Set(process.argv.slice(2));
 const wants = (name: string) => selected.size === 0 || selected.has(name);
@@ -105,14 +106,38 @@ if (wants('eviction')) {
 
 if (wants('usage')) {
   console.log(
-    '\n# POST /api/v1/sessions/:id/usage against POST /api/v1/pressure, same server, 50 connections, wrk',
+    '\n# POST /api/v1/sessions/:id/usage against POST /api/v1/pressure, same server, 50 connections over 50 sessions, wrk',
   );
   if (!hasWrk()) console.log('skipped: wrk is not installed (apt-get install wrk)');
   else {
-    const figures = await benchUsageHttp();
-    console.log(
-      `usage: ${format(figures.medianUsage)} req/s (median), answer ${figures.usageBytes} bytes; pressure: ${format(figures.medianPressure)} req/s, answer ${figures.pressureBytes} bytes`,
-    );
-    console.log(`ratio: ${figures.medianRatio.toFixed(3)}× the pressure route (goal ≥ 0.5×)`);
+    const server = await startUsageServer();
+    try {
+      const figures = await benchUsageHttp(server);
+      console.log(
+        `usage: ${format(figures.medianUsage)} req/s (median), answer ${figures.usageBytes} bytes; pressure: ${format(figures.medianPressure)} req/s, answer ${figures.pressureBytes} bytes`,
+      );
+      console.log(`ratio: ${figures.medianRatio.toFixed(3)}× the pressure route (goal ≥ 0.5×)`);
+      for (const [stream, what] of [
+        ['/api/v1/events', 'all sessions'],
+        ['/api/v1/sessions/bench-1/events', 'one session'],
+      ] as const) {
+        console.log(
+          `\n# the same usage load with 500 event-stream subscribers on GET ${stream} (${what}) against none, same server`,
+        );
+        const fanOut = await benchUsageFanOut(server, stream);
+        console.log(
+          `usage without subscribers: ${format(fanOut.medianWithout)} req/s (median); with ${fanOut.subscribers}: ${format(fanOut.medianWith)} req/s (median)`,
+        );
+        console.log(
+          `subscribers: ${fanOut.subscribers} connected each round, fewest still open at a round's end ${fanOut.fewestStillOpen}; received ${(fanOut.bytesAtConnect / 1e6).toFixed(1)} MB on connecting (the first answers), ${(fanOut.bytesDuringLoad / 1e6).toFixed(0)} MB during the loaded rounds (${(fanOut.bytesDuringLoad / 1e6 / fanOut.loadedSeconds).toFixed(1)} MB/s)` +
+            (fanOut.socketErrors ? `; wrk socket errors ${fanOut.socketErrors}` : ''),
+        );
+        console.log(
+          `ratio: ${fanOut.medianRatio.toFixed(3)}× with ${fanOut.subscribers} subscribers / without (goal: no collapse)`,
+        );
+      }
+    } finally {
+      await server.close();
+    }
   }
 }
