@@ -20,15 +20,26 @@ export const ArchiveIdSchema = z
 export const ArchiveAddressSchema = z.strictObject({ sessionId: ArchiveIdSchema, taskId: ArchiveIdSchema });
 
 /**
- * One piece of content taken out of a history: which item, which of its fields, and the content exactly as it
- * was (`content` of a tool result, the JSON text of a tool call's `input`, or the JSON of a whole item that a
- * compaction replaced).
+ * One piece of content taken out of a history. What `content` holds depends on `kind` and `field`:
+ *
+ * | kind | field | content | written by |
+ * |---|---|---|---|
+ * | `tool-result` | `content` | the tool output exactly as it was in the history (a string) | eviction |
+ * | `tool-call` | `input` | the JSON text of the call's `input` | eviction |
+ * | any history item kind | `item` | the JSON of the whole {@link HistoryItem} a compaction replaced | `compactHistory` |
+ * | `message` | `message` | the JSON of one provider message (an OpenAI chat message object) exactly as the caller sent it | `compactOpenAIMessages` |
+ *
+ * With `json: true`, `content` is JSON text and the archive file stores it as a JSON value inside the record
+ * (encoded once, so `grep` on the file finds a tool output's words); it reads back as the same text, byte for
+ * byte. Without it, `content` is stored as a JSON string.
  */
 export interface ArchiveEntry {
   itemId: string;
-  kind: HistoryItem['kind'];
-  field: 'content' | 'input' | 'item';
+  kind: HistoryItem['kind'] | 'message';
+  field: 'content' | 'input' | 'item' | 'message';
   content: string;
+  /** `content` is JSON text (`JSON.stringify` output), stored as a JSON value rather than as a string. @default false */
+  json?: boolean;
 }
 
 export interface ArchiveAppendResult {
@@ -46,6 +57,12 @@ export interface ArchiveSink {
   append(sessionId: string, taskId: string, entries: readonly ArchiveEntry[]): Promise<ArchiveAppendResult>;
   /** Whether an archive exists already; compaction numbers its archives past the ones there. */
   has?(sessionId: string, taskId: string): Promise<boolean>;
+  /**
+   * Creates an empty archive if none exists, atomically (also across processes): true if this call created it,
+   * false if it existed. Compaction reserves `compaction-<n>` with it, so two compactions of one session never
+   * share an archive; without it, compaction falls back to `has`, which two concurrent compactions can race.
+   */
+  reserve?(sessionId: string, taskId: string): Promise<boolean>;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { ArchiveIdSchema, type ArchiveSink } from './archive-sink.js';
+import { type ArchiveEntry, ArchiveIdSchema, type ArchiveSink } from './archive-sink.js';
 import { buildRecap, type RecapOptions } from './build-recap.js';
 import { DEFAULT_KEEP_TURNS, findCut, flushAt, nextRecapNumber } from './flush.js';
 import { countHistoryTokens, type HistoryItem, isSystemItem } from './history-item.js';
@@ -21,6 +21,12 @@ export interface CompactHistoryOptions {
   keepTurns?: number;
   /** Where the replaced items go (task id `compaction-<n>`); without it nothing is archived. */
   archive?: ArchiveSink;
+  /**
+   * The archive entries for what a compaction replaces, given the cut (the non-system items before it are
+   * replaced). Adapters pass one that archives the provider messages as the caller sent them; item ids must
+   * be unique within the list. Default: each replaced item whole, as JSON (`field: 'item'`).
+   */
+  archiveEntries?: (cut: number) => ArchiveEntry[];
   /** Writes the recap instead of the deterministic {@link buildRecap}. */
   summarizer?: Summarizer;
   /** Tasks for the deterministic recap. */
@@ -64,9 +70,9 @@ export async function compactHistory(
   const replaced = history.slice(0, cut).filter((item) => !isSystemItem(item));
   // Each item is tokenized once: the kept items count the same before and after.
   const replacedTokens = countHistoryTokens(replaced, options.counter);
+  const keptSystem = history.slice(0, cut).filter(isSystemItem);
   const keptTokens =
-    countHistoryTokens(history.slice(0, cut).filter(isSystemItem), options.counter) +
-    countHistoryTokens(history.slice(cut), options.counter);
+    countHistoryTokens(keptSystem, options.counter) + countHistoryTokens(history.slice(cut), options.counter);
   const before = { messages: history.length, tokens: keptTokens + replacedTokens };
   if (replaced.length === 0) {
     return {
@@ -80,14 +86,11 @@ export async function compactHistory(
   const recapText = options.summarizer
     ? await options.summarizer.summarize(replaced)
     : buildRecap(history, options.tasks ?? [], options.recap ?? {}).text;
-  // Numbered past both the recaps in the history and the archives already written for this session: a recap
-  // need not survive a round trip through a provider's message format, and a second compaction must never
-  // append to (and shadow the items of) the first one's archive.
-  let number = nextRecapNumber(history);
-  while (options.archive?.has && (await options.archive.has(options.sessionId, `compaction-${number}`)))
-    number++;
-  const messages = flushAt(history, cut, recapText, number);
-  const after = { messages: messages.length, tokens: keptTokens + options.counter.count(recapText) };
+  // The system items, the recap, the kept items: known before the flush is built or a number taken.
+  const after = {
+    messages: keptSystem.length + 1 + (history.length - cut),
+    tokens: keptTokens + options.counter.count(recapText),
+  };
   if (after.tokens >= before.tokens) {
     return {
       ok: false,
@@ -97,16 +100,53 @@ export async function compactHistory(
       reason: `the compacted history would hold ${after.tokens} tokens, not fewer than ${before.tokens}`,
     };
   }
+  const number = await compactionNumber(history, options.sessionId, options.archive);
+  const messages = flushAt(history, cut, recapText, number);
   const compactionId = `compaction-${number}`;
   const archives: string[] = [];
   if (options.archive) {
-    const entries = replaced.map((item) => ({
-      itemId: item.id,
-      kind: item.kind,
-      field: 'item' as const,
-      content: JSON.stringify(item),
-    }));
+    const entries = options.archiveEntries ? options.archiveEntries(cut) : itemEntries(replaced);
     archives.push((await options.archive.append(options.sessionId, compactionId, entries)).path);
   }
   return { ok: true, before, after, archives, messages, compactionId };
+}
+
+/**
+ * The number of this compaction's archive and recap: past the recaps in the history (a recap need not survive
+ * a round trip through a provider's message format) and past every archive of the session. With a sink that
+ * can `reserve`, the archive file is created exclusively, so two compactions of one session running at once —
+ * in one process or two — never get the same number and never append to (and shadow) each other's archive.
+ * The number is taken only once the compaction is known to go ahead, so a refusal leaves no empty archive.
+ */
+async function compactionNumber(
+  history: readonly HistoryItem[],
+  sessionId: string,
+  archive: ArchiveSink | undefined,
+): Promise<number> {
+  let number = nextRecapNumber(history);
+  if (archive?.reserve) {
+    while (!(await archive.reserve(sessionId, `compaction-${number}`))) number++;
+  } else if (archive?.has) {
+    while (await archive.has(sessionId, `compaction-${number}`)) number++;
+  }
+  return number;
+}
+
+/**
+ * Each replaced item whole, encoded once as JSON. A history may repeat an item id (some agents reuse tool call
+ * ids), so a repeated id gets `~<n>` appended: every record of one compaction is addressable on its own.
+ */
+function itemEntries(replaced: readonly HistoryItem[]): ArchiveEntry[] {
+  const seen = new Map<string, number>();
+  return replaced.map((item) => {
+    const count = (seen.get(item.id) ?? 0) + 1;
+    seen.set(item.id, count);
+    return {
+      itemId: count === 1 ? item.id : `${item.id}~${count}`,
+      kind: item.kind,
+      field: 'item' as const,
+      json: true,
+      content: JSON.stringify(item),
+    };
+  });
 }

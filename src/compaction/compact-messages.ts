@@ -3,15 +3,17 @@ import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { countMessages } from '../tokens/count-messages.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import type { ArchiveSink } from './archive-sink.js';
+import { resultId } from './adapter-support.js';
+import type { ArchiveEntry, ArchiveSink } from './archive-sink.js';
 import { compactHistory, type Summarizer } from './compact-history.js';
 import { evictTask } from './evict-task.js';
 import { DEFAULT_KEEP_TURNS } from './flush.js';
-import type { HistoryItem } from './history-item.js';
+import { type HistoryItem, isSystemItem } from './history-item.js';
 import {
   fromOpenAIMessages,
   type OpenAIChatMessage,
   OpenAIChatMessageSchema,
+  readOpenAIMessages,
   toOpenAIMessages,
 } from './openai-messages.js';
 import { MIN_SUMMARY_LENGTH, TaskIdSchema } from './task-list.js';
@@ -158,8 +160,46 @@ async function evictCompletedTasks(
 }
 
 /**
+ * The archive entries of a recap compaction: every message it replaces, as the caller sent it, encoded once as
+ * JSON (kind and field `message`), so that `grep` on the archive finds a tool output's words and the message
+ * reads back deep-equal. A message is replaced when one of its non-system items lies before the cut (one split
+ * by the cut is archived whole), or when it lies before the cut and yields no item at all (it leaves the history
+ * too). Item ids: a tool message is `<call id>:result`, as its eviction record is named; any other message, and
+ * a tool message whose call id an earlier one of this compaction already used, is `message-<index in the
+ * history>` — unique within the compaction.
+ */
+function replacedMessageEntries(
+  given: readonly unknown[],
+  history: readonly HistoryItem[],
+  sources: readonly number[],
+  cut: number,
+): ArchiveEntry[] {
+  const replaced = new Set<number>();
+  for (let position = 0; position < cut; position += 1) {
+    if (!isSystemItem(history[position] as HistoryItem)) replaced.add(sources[position] as number);
+  }
+  const firstKept = cut < history.length ? (sources[cut] as number) : given.length;
+  const withItems = new Set(sources);
+  for (let index = 0; index < firstKept; index += 1) if (!withItems.has(index)) replaced.add(index);
+  const used = new Set<string>();
+  return [...replaced]
+    .sort((left, right) => left - right)
+    .map((index) => {
+      const message = given[index] as { role?: unknown; tool_call_id?: unknown };
+      const callResult =
+        message.role === 'tool' && typeof message.tool_call_id === 'string'
+          ? resultId(message.tool_call_id)
+          : undefined;
+      const itemId = callResult !== undefined && !used.has(callResult) ? callResult : `message-${index}`;
+      used.add(itemId);
+      return { itemId, kind: 'message', field: 'message', json: true, content: JSON.stringify(message) };
+    });
+}
+
+/**
  * Compacts an OpenAI chat history: keeps the system messages and the most recent turns, replaces the rest
- * by the deterministic recap (or the summarizer's), and archives everything it replaced before answering.
+ * by the deterministic recap (or the summarizer's), and archives every message it replaced, as given, before
+ * answering (archive `compaction-<n>`, reserved so that concurrent compactions of one session never share one).
  * Token counts are of the chat messages with their framing (o200k by default). A compaction whose result is
  * not smaller is refused, with nothing archived.
  * @throws HeadroomValidationError for a malformed history or options
@@ -212,12 +252,17 @@ export async function compactOpenAIMessages(
       counter: counter.name,
     };
   }
-  const history = fromOpenAIMessages(messages);
+  const { items: history, sources } = readOpenAIMessages(messages);
+  // The messages exactly as given (validated above, so the same length and order as `messages`): the parsed
+  // copies may differ in key order, and the archive gives back what the caller sent.
+  const given = (Array.isArray(input) ? input : (input as { messages: unknown[] }).messages) as unknown[];
   const outcome = await compactHistory(history, {
     counter,
     sessionId,
     keepTurns: checked.value.keepTurns ?? DEFAULT_KEEP_TURNS,
-    ...(archive ? { archive } : {}),
+    ...(archive
+      ? { archive, archiveEntries: (cut: number) => replacedMessageEntries(given, history, sources, cut) }
+      : {}),
     ...(summarizer ? { summarizer } : {}),
   });
   if (!outcome.ok) {

@@ -55,47 +55,70 @@ function parseArguments(text: string): unknown {
  * @throws HeadroomValidationError when a message does not have the OpenAI shape
  */
 export function fromOpenAIMessages(messages: unknown, options: FromMessagesOptions = {}): HistoryItem[] {
+  return readOpenAIMessages(messages, options).items;
+}
+
+/**
+ * {@link fromOpenAIMessages}, also saying which message each item came from (`sources[i]` is the index of the
+ * message of `items[i]`), so that a compaction can archive the messages it replaced as the caller sent them.
+ * @throws HeadroomValidationError when a message does not have the OpenAI shape
+ */
+export function readOpenAIMessages(
+  messages: unknown,
+  options: FromMessagesOptions = {},
+): { items: HistoryItem[]; sources: number[] } {
   const parsed = parseOrThrow(z.array(OpenAIChatMessageSchema), messages, 'OpenAI messages');
   const items: HistoryItem[] = [];
+  const sources: number[] = [];
   parsed.forEach((message, index) => {
-    const at = (part: number) => generatedId(options.idPrefix, index, part);
-    if (message.role === 'tool') {
-      const blocks = typeof message.content !== 'string';
-      items.push({
-        kind: 'tool-result',
-        id: resultId(message.tool_call_id),
-        callId: message.tool_call_id,
-        content: blocks ? JSON.stringify(message.content) : (message.content as string),
-        ...(blocks ? { format: 'blocks' as const } : {}),
-      });
-      return;
-    }
-    const role = message.role === 'developer' ? 'system' : message.role;
-    const content = message.content;
-    const hasCalls = message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0;
-    if (typeof content === 'string') {
-      // An assistant message that only calls tools often carries content "" or null: no text item for it.
-      if (!(hasCalls && content === '')) items.push(textItem(role, at(0), content, message.role));
-    } else if (content) {
-      content.forEach((part, partIndex) => {
-        const text = textOf(part);
-        if (text !== undefined) items.push(textItem(role, at(partIndex), text, message.role));
-        else items.push({ kind: 'opaque', id: at(partIndex), role, provider: 'openai', value: part });
-      });
-    }
-    if (message.role === 'assistant') {
-      for (const call of message.tool_calls ?? []) {
-        items.push({
-          kind: 'tool-call',
-          id: call.id,
-          callId: call.id,
-          name: call.function.name,
-          input: parseArguments(call.function.arguments),
-        });
-      }
-    }
+    readMessage(message, index, items, options);
+    while (sources.length < items.length) sources.push(index);
   });
-  return items;
+  return { items, sources };
+}
+
+function readMessage(
+  message: OpenAIChatMessage,
+  index: number,
+  items: HistoryItem[],
+  options: FromMessagesOptions,
+): void {
+  const at = (part: number) => generatedId(options.idPrefix, index, part);
+  if (message.role === 'tool') {
+    const blocks = typeof message.content !== 'string';
+    items.push({
+      kind: 'tool-result',
+      id: resultId(message.tool_call_id),
+      callId: message.tool_call_id,
+      content: blocks ? JSON.stringify(message.content) : (message.content as string),
+      ...(blocks ? { format: 'blocks' as const } : {}),
+    });
+    return;
+  }
+  const role = message.role === 'developer' ? 'system' : message.role;
+  const content = message.content;
+  const hasCalls = message.role === 'assistant' && (message.tool_calls?.length ?? 0) > 0;
+  if (typeof content === 'string') {
+    // An assistant message that only calls tools often carries content "" or null: no text item for it.
+    if (!(hasCalls && content === '')) items.push(textItem(role, at(0), content, message.role));
+  } else if (content) {
+    content.forEach((part, partIndex) => {
+      const text = textOf(part);
+      if (text !== undefined) items.push(textItem(role, at(partIndex), text, message.role));
+      else items.push({ kind: 'opaque', id: at(partIndex), role, provider: 'openai', value: part });
+    });
+  }
+  if (message.role === 'assistant') {
+    for (const call of message.tool_calls ?? []) {
+      items.push({
+        kind: 'tool-call',
+        id: call.id,
+        callId: call.id,
+        name: call.function.name,
+        input: parseArguments(call.function.arguments),
+      });
+    }
+  }
 }
 
 function textItem(

@@ -1,10 +1,10 @@
-import { mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../compaction/archive-sink.js';
 import { HeadroomValidationError } from '../errors/validation.js';
-import { ArchiveError, ArchiveStore, decodeArchive, encodeRecord } from './archive.js';
+import { ArchiveStore, decodeArchive, encodeRecord } from './archive.js';
 
 const roots: string[] = [];
 let root: string;
@@ -162,17 +162,65 @@ describe('torn writes', () => {
     expect(decodeArchive(damaged)).toMatchObject({ tornTail: true, validBytes: lastStart });
   });
 
-  it('reports damage before the last record as HR_ERR_INTEGRITY', async () => {
+  it('skips a damaged record mid-file and returns the records before and after it, reporting what it skipped', async () => {
     const damaged = Buffer.from(whole);
     damaged[lastStart - 4] = 'X'.charCodeAt(0);
-    expect(() => decodeArchive(damaged)).toThrow(ArchiveError);
+    const decoded = decodeArchive(damaged);
+    expect(decoded.records.map((record) => record.itemId)).toEqual(['i0', 'i2']);
+    const middleStart = (records[0] as Buffer).length;
+    expect(decoded.skipped).toEqual([{ offset: middleStart, bytes: lastStart - middleStart }]);
+    expect(decoded.tornTail).toBe(false);
     const store = new ArchiveStore({ root });
     await store.append('s', 't', [entry('a', 'x')]);
     await writeFile(store.pathFor('s', 't'), damaged);
-    await expect(store.readArchive('s', 't')).rejects.toMatchObject({ code: 'HR_ERR_INTEGRITY' });
+    expect((await store.readArchive('s', 't')).map((record) => record.itemId)).toEqual(['i0', 'i2']);
+    expect((await store.inspectArchive('s', 't')).skipped).toHaveLength(1);
   });
 
-  it('cuts a torn tail off before appending, so the next record is not buried behind it', async () => {
+  it('never returns a record whose hash fails, even when its payload is valid JSON', () => {
+    const damaged = Buffer.from(whole);
+    const at = damaged.indexOf('alpha');
+    damaged[at] = 'A'.charCodeAt(0);
+    const decoded = decodeArchive(damaged);
+    expect(decoded.records.map((record) => record.itemId)).toEqual(['i1', 'i2']);
+    expect(decoded.records.some((record) => record.content.includes('Alpha'))).toBe(false);
+    expect(decoded.skipped).toEqual([{ offset: 0, bytes: (records[0] as Buffer).length }]);
+  });
+
+  it('reads back every valid record of a file with garbage between them, whatever the garbage', () => {
+    const fakeHeader = Buffer.from(`HRA1 5 ${'0'.repeat(64)}\nhello\n`, 'latin1');
+    const garbages = [
+      Buffer.alloc(4096),
+      Buffer.from('HRA1 999999 abc\nnot a record\n'),
+      fakeHeader,
+      Buffer.from('HRA1 12'),
+      (records[1] as Buffer).subarray(0, 40),
+      (records[1] as Buffer).subarray(0, 120),
+      Buffer.from('HRA1 HRA1 HRA1 '),
+    ];
+    for (const garbage of garbages) {
+      const file = Buffer.concat([
+        records[0] as Buffer,
+        garbage,
+        records[1] as Buffer,
+        garbage,
+        records[2] as Buffer,
+      ]);
+      const decoded = decodeArchive(file);
+      expect(decoded.records.map((record) => record.itemId)).toEqual(['i0', 'i1', 'i2']);
+      expect(decoded.skipped).toEqual([
+        { offset: (records[0] as Buffer).length, bytes: garbage.length },
+        {
+          offset: (records[0] as Buffer).length + garbage.length + (records[1] as Buffer).length,
+          bytes: garbage.length,
+        },
+      ]);
+      expect(decoded.tornTail).toBe(false);
+      expect(decoded.validBytes).toBe(file.length);
+    }
+  });
+
+  it('appends after a torn tail without truncating it: the torn bytes are skipped and the next record reads back', async () => {
     const store = new ArchiveStore({ root });
     await store.append('s', 't', [entry('a', 'first'), entry('b', 'second '.repeat(100))]);
     const path = store.pathFor('s', 't');
@@ -183,7 +231,97 @@ describe('torn writes', () => {
     await next.append('s', 't', [entry('c', 'third')]);
     const back = await next.readArchive('s', 't');
     expect(back.map((record) => record.itemId)).toEqual(['a', 'c']);
-    expect(decodeArchive(await readFile(path)).tornTail).toBe(false);
+    const decoded = decodeArchive(await readFile(path));
+    expect(decoded.tornTail).toBe(false);
+    expect(decoded.skipped).toHaveLength(1);
+  });
+
+  it("a record torn by a killed process and buried by another process's append never makes the file unreadable", async () => {
+    // Regression: the CLI was killed mid-append, then the server appended; every read answered HR_ERR_INTEGRITY.
+    const cli = new ArchiveStore({ root });
+    const server = new ArchiveStore({ root });
+    await cli.append('s', 't', [entry('before', 'kept before')]);
+    const path = cli.pathFor('s', 't');
+    const intact = (await readFile(path)).length;
+    for (const cut of [3, 30, 90, 200]) {
+      // A torn append: the first `cut` bytes of a record, as a kill between two write calls leaves them.
+      const torn = encodeRecord({
+        sessionId: 's',
+        taskId: 't',
+        archivedAt: 'x',
+        ...entry(`torn${cut}`, 'y'.repeat(300)),
+      });
+      await appendFile(path, torn.subarray(0, cut));
+      await server.append('s', 't', [entry(`after${cut}`, `kept after ${cut}`)]);
+    }
+    const decoded = await server.inspectArchive('s', 't');
+    expect(decoded.records.map((record) => record.itemId)).toEqual([
+      'before',
+      'after3',
+      'after30',
+      'after90',
+      'after200',
+    ]);
+    expect(decoded.skipped.map((region) => region.bytes)).toEqual([3, 30, 90, 200]);
+    expect(decoded.skipped[0]?.offset).toBe(intact);
+    await expect(server.readLocation(`${path}#after200`)).resolves.toMatchObject({
+      content: 'kept after 200',
+    });
+  });
+});
+
+describe('json entries', () => {
+  const message = {
+    role: 'tool',
+    tool_call_id: 'call_1',
+    content: 'npm test output line one\nsecond line with "quotes" and \\ backslash\nplain words to grep for',
+  };
+
+  it('stores a JSON entry encoded once, so grep on the file finds its text, and reads it back byte for byte', async () => {
+    const store = new ArchiveStore({ root });
+    const content = JSON.stringify(message);
+    const { path } = await store.append('s', 'c', [
+      { itemId: 'call_1:result', kind: 'message', field: 'message', json: true, content },
+    ]);
+    const file = await readFile(path, 'utf8');
+    expect(file).toContain('plain words to grep for');
+    expect(file).toContain('npm test output line one\\nsecond line with \\"quotes\\"');
+    const [record] = await store.readArchive('s', 'c');
+    expect(record?.content === content).toBe(true);
+    expect(JSON.parse(record?.content ?? '')).toEqual(message);
+    expect(record).toMatchObject({ json: true, kind: 'message', field: 'message' });
+  });
+
+  it('stores JSON text that is a primitive or not canonical as a string, still byte for byte', async () => {
+    const store = new ArchiveStore({ root });
+    const samples = ['"just a string"', '42', 'null', '{ "spaced": true }', '{"a":1.0}', 'not json at all'];
+    await store.append(
+      's',
+      'p',
+      samples.map((content, index) => ({
+        itemId: `p${index}`,
+        kind: 'message',
+        field: 'message',
+        json: true,
+        content,
+      })),
+    );
+    expect((await store.readArchive('s', 'p')).map((record) => record.content)).toEqual(samples);
+  });
+});
+
+describe('reserve', () => {
+  it('creates an archive once: a second store asking for the same name is told it exists', async () => {
+    const first = new ArchiveStore({ root });
+    const second = new ArchiveStore({ root });
+    const answers = await Promise.all([
+      first.reserve('s', 'compaction-1'),
+      second.reserve('s', 'compaction-1'),
+      first.reserve('s', 'compaction-1'),
+    ]);
+    expect(answers.filter(Boolean)).toHaveLength(1);
+    expect(await first.readArchive('s', 'compaction-1')).toEqual([]);
+    await expect(first.reserve('../x', 'compaction-1')).rejects.toBeInstanceOf(HeadroomValidationError);
   });
 });
 

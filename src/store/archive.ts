@@ -12,15 +12,23 @@ import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 
 /**
  * Record framing: `HRA1 <payload bytes> <sha256 of payload, hex>\n<payload>\n`. The length finds the record's
- * end, the hash proves it whole: a write cut short by a kill leaves a record whose declared end is past the end
- * of the file (or a header without its newline), which readers skip.
+ * end, the hash proves it whole. The payload is the JSON of an {@link ArchiveRecord} — `sessionId`, `taskId`,
+ * `archivedAt`, `itemId`, `kind`, `field`, then `content`: a JSON string (the text itself), or, for an entry
+ * appended with `json: true` whose content is a JSON object or array, that value itself (`"json": true`), so a
+ * replaced message is encoded once in the file and its words can be found with `grep`. What `content` holds for
+ * each `kind` is listed on {@link ArchiveEntry}.
+ *
+ * JSON never holds a raw newline, so a header line (`HRA1 … <hash>` then a newline) cannot occur inside a
+ * payload: a reader that meets damage can search for the next `HRA1 ` whose length and hash check out and be
+ * sure it found a record that was written whole, not a piece of one.
  */
 const MAGIC = 'HRA1';
+const MAGIC_SPACE = Buffer.from(`${MAGIC} `, 'latin1');
 const HEADER = /^HRA1 (\d{1,15}) ([0-9a-f]{64})$/;
 const MAX_HEADER_BYTES = MAGIC.length + 1 + 15 + 1 + 64 + 1;
 const NEWLINE = 0x0a;
 
-/** One archived entry as read back. */
+/** One archived entry as read back (`content` always as text: an embedded JSON value comes back as its JSON). */
 export interface ArchiveRecord extends ArchiveEntry {
   sessionId: string;
   taskId: string;
@@ -28,7 +36,7 @@ export interface ArchiveRecord extends ArchiveEntry {
   archivedAt: string;
 }
 
-/** A missing archive, or one whose bytes do not match their hashes (other than a torn last record). */
+/** A missing archive, or one whose bytes cannot be trusted. */
 export class ArchiveError extends Error {
   readonly code: Extract<ErrorCode, 'HR_ERR_ARCHIVE_NOT_FOUND' | 'HR_ERR_INTEGRITY'>;
   readonly path: string;
@@ -48,28 +56,64 @@ export interface ArchiveStoreOptions {
   /** Clock for `archivedAt` (ms since the epoch). @default Date.now */
   now?: () => number;
   /**
-   * Bytes per write call. By default an append is one write call, which a kill on Linux rarely cuts; crash
-   * tests set a few KiB so that a kill lands mid-record and the torn-tail handling is exercised for real.
+   * Bytes per write call. By default an append is one write call on a file opened with O_APPEND, which lands
+   * whole and unmixed with other processes' appends; crash tests set a few KiB so that a kill lands mid-record
+   * and the reader's handling of torn records is exercised for real. Never set it where two processes append to
+   * one file: their chunks could interleave.
    */
   writeChunkBytes?: number;
 }
 
+/** Bytes a decoder could not read as a whole record (a write cut short, or damage), skipped. */
+export interface SkippedRegion {
+  /** Byte offset where the skipped bytes start. */
+  offset: number;
+  /** How many bytes were skipped. */
+  bytes: number;
+}
+
 /** What {@link decodeArchive} found in a file's bytes. */
 export interface DecodedArchive {
+  /** Every record whose length and hash check out, in file order. */
   records: ArchiveRecord[];
   /** Bytes up to the end of the last whole record. */
   validBytes: number;
-  /** True when bytes after the last whole record were skipped (a write cut short). */
+  /** True when bytes after the last whole record were skipped (a write cut short, or one still under way). */
   tornTail: boolean;
+  /** Every region skipped, in file order, the torn tail (if any) last. Empty for an undamaged file. */
+  skipped: SkippedRegion[];
 }
 
 function hash(payload: Uint8Array): string {
   return createHash('sha256').update(payload).digest('hex');
 }
 
-export function encodeRecord(record: ArchiveRecord): Buffer {
+/** Whether JSON text is an object or array that `JSON.stringify` writes back to the very same text. */
+function embeddable(content: string): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch {
+    return false;
+  }
+  // A primitive would be ambiguous on disk (a string value reads as text); non-canonical text would not read
+  // back byte for byte. Both are stored as a string instead.
+  return value !== null && typeof value === 'object' && JSON.stringify(value) === content;
+}
+
+function payloadOf(record: ArchiveRecord): string {
+  if (record.json === true && embeddable(record.content)) {
+    const { content, json: _json, ...rest } = record;
+    const head = JSON.stringify({ ...rest, json: true });
+    // The content is spliced in as it is: parsing and re-serializing it would cost a copy of every message.
+    return `${head.slice(0, -1)},"content":${content}}`;
+  }
   // JSON.stringify escapes lone surrogates and control characters, so any JS string comes back identical.
-  const payload = Buffer.from(JSON.stringify(record), 'utf8');
+  return JSON.stringify(record);
+}
+
+export function encodeRecord(record: ArchiveRecord): Buffer {
+  const payload = Buffer.from(payloadOf(record), 'utf8');
   return Buffer.concat([
     Buffer.from(`${MAGIC} ${payload.length} ${hash(payload)}\n`, 'latin1'),
     payload,
@@ -77,58 +121,85 @@ export function encodeRecord(record: ArchiveRecord): Buffer {
   ]);
 }
 
-interface Frame {
-  /** Offset of the payload, its length and hash; `end` is the offset after the trailing newline. */
-  start: number;
-  length: number;
-  digest: string;
-  end: number;
+/** A record's payload, or undefined when the bytes (whose hash matched) are not an archive record. */
+function recordOf(payload: Uint8Array): ArchiveRecord | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.length).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const record = parsed as Record<string, unknown>;
+  if (typeof record.itemId !== 'string') return undefined;
+  if (typeof record.content === 'string') return record as unknown as ArchiveRecord;
+  if (record.json === true && record.content !== null && typeof record.content === 'object') {
+    return { ...record, content: JSON.stringify(record.content) } as unknown as ArchiveRecord;
+  }
+  return undefined;
 }
 
-/** Reads a header at `offset`: a frame, 'torn' if the bytes end inside it, or 'corrupt'. */
-function readFrame(bytes: Uint8Array, offset: number, fileSize: number): Frame | 'torn' | 'corrupt' {
-  const window = bytes.subarray(0, Math.min(bytes.length, MAX_HEADER_BYTES));
+/** The whole record whose header starts at `offset`, or undefined if there is none (torn, damaged, not one). */
+function recordAt(bytes: Buffer, offset: number): { record: ArchiveRecord; end: number } | undefined {
+  const window = bytes.subarray(offset, Math.min(bytes.length, offset + MAX_HEADER_BYTES));
   const newline = window.indexOf(NEWLINE);
-  if (newline === -1) return fileSize - offset < MAX_HEADER_BYTES ? 'torn' : 'corrupt';
-  const match = HEADER.exec(Buffer.from(window.subarray(0, newline)).toString('latin1'));
-  if (!match) return 'corrupt';
-  const length = Number(match[1]);
+  if (newline === -1) return undefined;
+  const match = HEADER.exec(window.subarray(0, newline).toString('latin1'));
+  if (!match) return undefined;
   const start = offset + newline + 1;
-  return { start, length, digest: match[2] as string, end: start + length + 1 };
+  const length = Number(match[1]);
+  const end = start + length + 1;
+  if (end > bytes.length || bytes[end - 1] !== NEWLINE) return undefined;
+  const payload = bytes.subarray(start, start + length);
+  // A record whose hash fails is never returned as data, whatever its JSON says.
+  if (hash(payload) !== match[2]) return undefined;
+  const record = recordOf(payload);
+  return record ? { record, end } : undefined;
+}
+
+/** The next whole record at or after `from`: resynchronisation after damage. */
+function nextRecord(
+  bytes: Buffer,
+  from: number,
+): { offset: number; record: ArchiveRecord; end: number } | undefined {
+  for (let at = bytes.indexOf(MAGIC_SPACE, from); at !== -1; at = bytes.indexOf(MAGIC_SPACE, at + 1)) {
+    const found = recordAt(bytes, at);
+    if (found) return { offset: at, ...found };
+  }
+  return undefined;
 }
 
 /**
- * Decodes an archive file's bytes. A torn last record (cut short by a crash) is skipped and reported; damage
- * anywhere else is an {@link ArchiveError} `HR_ERR_INTEGRITY`, since it means bytes once written were changed.
+ * Decodes an archive file's bytes: every whole record, in order. Bytes that are not a whole record — a record
+ * torn by a kill (at the end, or buried mid-file by a later append from another process), or damage — are
+ * skipped up to the next header whose length and hash check out, and reported in `skipped`; they never make
+ * the other records unreadable, and a record whose hash fails is never returned.
+ * @param _path kept for callers of the earlier signature; decoding no longer throws.
  */
-export function decodeArchive(bytes: Buffer, path = '<archive>'): DecodedArchive {
+export function decodeArchive(bytes: Buffer, _path = '<archive>'): DecodedArchive {
   const records: ArchiveRecord[] = [];
+  const skipped: SkippedRegion[] = [];
   let offset = 0;
+  let validBytes = 0;
   while (offset < bytes.length) {
-    const frame = readFrame(bytes.subarray(offset), offset, bytes.length);
-    if (frame === 'torn') return { records, validBytes: offset, tornTail: true };
-    if (frame === 'corrupt')
-      throw new ArchiveError('HR_ERR_INTEGRITY', path, `${path}: bad record header at byte ${offset}`);
-    if (frame.end > bytes.length) return { records, validBytes: offset, tornTail: true };
-    const payload = bytes.subarray(frame.start, frame.start + frame.length);
-    if (bytes[frame.end - 1] !== NEWLINE || hash(payload) !== frame.digest) {
-      // Garbage in a last record of full length is what a power loss leaves (size updated, data not): torn too.
-      if (frame.end === bytes.length) return { records, validBytes: offset, tornTail: true };
-      throw new ArchiveError(
-        'HR_ERR_INTEGRITY',
-        path,
-        `${path}: record at byte ${offset} does not match its hash`,
-      );
+    let found = recordAt(bytes, offset);
+    if (!found) {
+      const next = nextRecord(bytes, offset + 1);
+      skipped.push({ offset, bytes: (next?.offset ?? bytes.length) - offset });
+      if (!next) break;
+      found = next;
     }
-    try {
-      records.push(JSON.parse(payload.toString('utf8')) as ArchiveRecord);
-    } catch {
-      // The hash matched, so these are the bytes once written: not an archive record at all.
-      throw new ArchiveError('HR_ERR_INTEGRITY', path, `${path}: record at byte ${offset} is not JSON`);
-    }
-    offset = frame.end;
+    records.push(found.record);
+    offset = found.end;
+    validBytes = found.end;
   }
-  return { records, validBytes: offset, tornTail: false };
+  const last = skipped.at(-1);
+  return {
+    records,
+    validBytes,
+    tornTail: last !== undefined && last.offset + last.bytes === bytes.length,
+    skipped,
+  };
 }
 
 function isMissing(error: unknown): boolean {
@@ -144,8 +215,8 @@ async function syncDirectory(path: string): Promise<void> {
   }
 }
 
-/** Reads and decodes one archive file (torn last record skipped). */
-export async function readArchiveFile(path: string): Promise<ArchiveRecord[]> {
+/** Reads and decodes one archive file: its records and what was skipped. */
+export async function decodeArchiveFile(path: string): Promise<DecodedArchive> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -153,14 +224,21 @@ export async function readArchiveFile(path: string): Promise<ArchiveRecord[]> {
     if (isMissing(error)) throw new ArchiveError('HR_ERR_ARCHIVE_NOT_FOUND', path, `no archive at ${path}`);
     throw error;
   }
-  return decodeArchive(bytes, path).records;
+  return decodeArchive(bytes, path);
+}
+
+/** Reads one archive file's whole records (torn or damaged bytes skipped; see {@link decodeArchiveFile}). */
+export async function readArchiveFile(path: string): Promise<ArchiveRecord[]> {
+  return (await decodeArchiveFile(path)).records;
 }
 
 /**
  * Append-only archives of what eviction and compaction removed from a history: `<root>/<session>/<task>.log`.
- * Each `append` writes its records with one write and fsyncs before it resolves, so a caller that tombstones
- * after `await append(…)` never points at content that is not on disk. One store instance per archive root and
- * process: appends to one file are serialized here, not across processes.
+ * Each `append` writes its records with one write on a file opened with O_APPEND and fsyncs before it resolves,
+ * so a caller that tombstones after `await append(…)` never points at content that is not on disk. Several
+ * stores — in one process or in several (the server and the CLI on one data dir) — may append to one file at
+ * once: each append lands whole at the end of the file, and nothing ever rewrites or truncates bytes already
+ * there (see `write`).
  *
  * @example
  * const archive = new ArchiveStore({ root: '.headroom/archives' });
@@ -172,8 +250,6 @@ export class ArchiveStore implements ArchiveSink {
   private readonly durable: boolean;
   private readonly now: () => number;
   private readonly writeChunkBytes: number;
-  /** Files whose tail this instance has checked (or written whole): no torn bytes to trim before appending. */
-  private readonly clean = new Set<string>();
   private readonly queues = new Map<string, Promise<unknown>>();
 
   constructor(options: ArchiveStoreOptions) {
@@ -220,10 +296,12 @@ export class ArchiveStore implements ArchiveSink {
           itemId: entry.itemId,
           kind: entry.kind,
           field: entry.field,
+          ...(entry.json === true ? { json: true } : {}),
           content: entry.content,
         }),
       ),
     );
+    // In one process appends to a file still go one at a time, so that chunked writes (crash tests) never mix.
     const previous = this.queues.get(path) ?? Promise.resolve();
     const run = previous.catch(() => undefined).then(() => this.write(path, sessionId, bytes));
     this.queues.set(path, run);
@@ -246,9 +324,34 @@ export class ArchiveStore implements ArchiveSink {
     }
   }
 
+  /**
+   * Creates the (empty) archive of a session's task if it does not exist: true if this call created it. The
+   * file is created with O_EXCL, so of any number of stores and processes racing for one name exactly one wins;
+   * compaction reserves its `compaction-<n>` this way.
+   */
+  async reserve(sessionId: string, taskId: string): Promise<boolean> {
+    const path = this.pathFor(sessionId, taskId);
+    const directory = await this.ensureDirectory(sessionId);
+    let handle: FileHandle;
+    try {
+      handle = await open(path, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException)?.code === 'EEXIST') return false;
+      throw error;
+    }
+    await handle.close();
+    if (this.durable) await syncDirectory(directory);
+    return true;
+  }
+
   /** The records of a session's task, in the order they were appended. */
   async readArchive(sessionId: string, taskId: string): Promise<ArchiveRecord[]> {
     return readArchiveFile(this.pathFor(sessionId, taskId));
+  }
+
+  /** The records of a session's task and the bytes skipped as torn or damaged. */
+  async inspectArchive(sessionId: string, taskId: string): Promise<DecodedArchive> {
+    return decodeArchiveFile(this.pathFor(sessionId, taskId));
   }
 
   /**
@@ -275,69 +378,52 @@ export class ArchiveStore implements ArchiveSink {
     return record;
   }
 
-  private async write(path: string, sessionId: string, bytes: Buffer): Promise<void> {
+  /** Creates `<root>/<session>` (fsyncing the new directory entries when durable); returns its path. */
+  private async ensureDirectory(sessionId: string): Promise<string> {
     const directory = join(this.root, sessionId);
     const created = await mkdir(directory, { recursive: true });
     if (created !== undefined && this.durable) {
       await syncDirectory(directory);
       await syncDirectory(resolve(directory, '..'));
     }
+    return directory;
+  }
+
+  /**
+   * Appends with O_APPEND: the kernel places each write at the end of the file at that moment, so writes from
+   * other processes never overwrite one another, and a single write() to a local file is not interleaved with
+   * another's. A torn record left by a killed writer is not cut off first: another process may be appending
+   * right then, and to a trimmer its record in flight looks exactly like a torn one — truncating would destroy
+   * a record whose append may already have resolved. Node has no flock, and a lock file left by the SIGKILLed
+   * writer (the very case that tears records) would need stale-lock breaking, which cannot be made race-free
+   * either. Readers resynchronise past torn bytes instead (decodeArchive), so a buried torn record costs only its
+   * bytes, reported in `skipped`.
+   */
+  private async write(path: string, sessionId: string, bytes: Buffer): Promise<void> {
+    const directory = await this.ensureDirectory(sessionId);
     let fresh = false;
-    const handle = await open(path, 'a+');
+    const handle = await open(path, 'a');
     try {
-      const { size } = await handle.stat();
-      fresh = size === 0;
-      if (!this.clean.has(path) && size > 0) await this.trimTornTail(handle, path, size);
-      let written = 0;
-      while (written < bytes.length) {
-        const length = Math.min(bytes.length - written, this.writeChunkBytes);
-        const { bytesWritten } = await handle.write(bytes, written, length);
-        written += bytesWritten;
+      fresh = (await handle.stat()).size === 0;
+      if (this.writeChunkBytes >= bytes.length) {
+        const { bytesWritten } = await handle.write(bytes, 0, bytes.length);
+        // Finishing a short write with a second call could put another process's record inside this one; fail
+        // instead (the partial record is skipped by readers) so that the caller keeps its content.
+        if (bytesWritten !== bytes.length) {
+          throw new Error(`short write to ${path}: ${bytesWritten} of ${bytes.length} bytes`);
+        }
+      } else {
+        let written = 0;
+        while (written < bytes.length) {
+          const length = Math.min(bytes.length - written, this.writeChunkBytes);
+          const { bytesWritten } = await handle.write(bytes, written, length);
+          written += bytesWritten;
+        }
       }
       if (this.durable) await handle.sync();
-      this.clean.add(path);
-    } catch (error) {
-      // A failed write may have left part of a record: check the tail again before the next append.
-      this.clean.delete(path);
-      throw error;
     } finally {
       await handle.close();
     }
     if (fresh && this.durable) await syncDirectory(directory);
-  }
-
-  /**
-   * A process killed mid-append leaves a torn record at the end; appending after it would bury it mid-file,
-   * where it reads as corruption. So before the first append, walk the headers (no payload reads except the
-   * last record's hash) and cut the file back to its last whole record.
-   */
-  private async trimTornTail(handle: FileHandle, path: string, size: number): Promise<void> {
-    const header = Buffer.alloc(MAX_HEADER_BYTES);
-    let offset = 0;
-    let last: Frame | undefined;
-    let lastOffset = 0;
-    let validEnd = 0;
-    while (offset < size) {
-      const { bytesRead } = await handle.read(header, 0, MAX_HEADER_BYTES, offset);
-      const frame = readFrame(header.subarray(0, bytesRead), offset, size);
-      if (frame === 'corrupt')
-        throw new ArchiveError('HR_ERR_INTEGRITY', path, `${path}: bad record header at byte ${offset}`);
-      if (frame === 'torn' || frame.end > size) break;
-      last = frame;
-      lastOffset = offset;
-      validEnd = frame.end;
-      offset = frame.end;
-    }
-    if (last && validEnd === size) {
-      const payload = Buffer.alloc(last.length + 1);
-      await handle.read(payload, 0, payload.length, last.start);
-      const whole =
-        payload[last.length] === NEWLINE && hash(payload.subarray(0, last.length)) === last.digest;
-      if (!whole) validEnd = lastOffset;
-    }
-    if (validEnd < size) {
-      await handle.truncate(validEnd);
-      if (this.durable) await handle.sync();
-    }
   }
 }

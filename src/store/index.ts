@@ -1,4 +1,15 @@
-export { ArchiveError, ArchiveStore, decodeArchive, encodeRecord, readArchiveFile } from './archive.js';
+export {
+  ArchiveError,
+  type ArchiveRecord,
+  ArchiveStore,
+  type ArchiveStoreOptions,
+  type DecodedArchive,
+  decodeArchive,
+  decodeArchiveFile,
+  encodeRecord,
+  readArchiveFile,
+  type SkippedRegion,
+} from './archive.js';
 export { ArtifactRegistry, ArtifactRegistryError } from './artifact-registry.js';
 export { DEFAULT_MAX_ENTRIES, MemoryStateStore, type MemoryStateStoreOptions } from './memory-state-store.js';
 export { DEFAULT_FLUSH_INTERVAL_MS, StateSnapshot, type StateSnapshotOptions } from './state-snapshot.js';
