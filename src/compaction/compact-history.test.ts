@@ -163,6 +163,48 @@ describe('compactHistory', () => {
     expect(outcome.messages.map((item) => item.id).slice(0, 3)).toEqual(['sys', 'recap-1', 'u2']);
   });
 
+  it('gives two compactions of one session running at once different archives, each with its own items only', async () => {
+    // Regression: both read "compaction-1 does not exist" and appended to it, mixing their items.
+    const other = new ArchiveStore({ root });
+    const first = session(4);
+    const second = session(5).map((item) =>
+      item.kind === 'user' ? { ...item, text: `${item.text} (second)` } : item,
+    );
+    const [one, two] = await Promise.all([
+      compactHistory(first, { counter, sessionId: 'sess-race', keepTurns: 1, archive }),
+      compactHistory(second, { counter, sessionId: 'sess-race', keepTurns: 1, archive: other }),
+    ]);
+    if (!one?.ok || !two?.ok) throw new Error('a compaction was refused');
+    expect(new Set([one.compactionId, two.compactionId])).toEqual(new Set(['compaction-1', 'compaction-2']));
+    expect(one.archives[0]).not.toBe(two.archives[0]);
+    // Each recap is numbered like its archive.
+    expect(one.messages[1]?.id).toBe(`recap-${one.compactionId.slice('compaction-'.length)}`);
+    const firstRecords = await archive.readArchive('sess-race', one.compactionId);
+    const secondRecords = await archive.readArchive('sess-race', two.compactionId);
+    expect(firstRecords.map((record) => JSON.parse(record.content))).toEqual(first.slice(1, 13));
+    expect(secondRecords.map((record) => JSON.parse(record.content))).toEqual(second.slice(1, 17));
+  });
+
+  it('gives a repeated item id a suffix, so every record of one compaction is addressable on its own', async () => {
+    const history = session(4).map((item) => (item.kind === 'assistant' ? { ...item, id: 'answer' } : item));
+    const outcome = await compactHistory(history, { counter, sessionId: 'sess-dup', keepTurns: 1, archive });
+    if (!outcome.ok) throw new Error(outcome.reason);
+    const ids = (await archive.readArchive('sess-dup', outcome.compactionId)).map((record) => record.itemId);
+    expect(ids.filter((id) => id.startsWith('answer'))).toEqual(['answer', 'answer~2', 'answer~3']);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('takes no archive name for a refused compaction', async () => {
+    const tiny: HistoryItem[] = [
+      { kind: 'user', id: 'u1', text: 'hi' },
+      { kind: 'assistant', id: 'a1', text: 'hello' },
+      { kind: 'user', id: 'u2', text: 'bye' },
+    ];
+    const outcome = await compactHistory(tiny, { counter, sessionId: 'sess-tiny', keepTurns: 1, archive });
+    expect(outcome.ok).toBe(false);
+    expect(await archive.has('sess-tiny', 'compaction-1')).toBe(false);
+  });
+
   it('propagates an archive failure', async () => {
     const failing: ArchiveSink = {
       append: async () => {
