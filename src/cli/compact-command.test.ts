@@ -67,6 +67,33 @@ describe('headroom compact', () => {
     expect(JSON.parse(item.stdout).content).toBe(history[3].content);
   });
 
+  it('archives each replaced message as given: grep finds a tool output in the file and --item gives the message back', async () => {
+    await cli(['compact', FIXTURE, '--session', 'as-sent']);
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    const file = await readFile(join(directory, '.headroom/archives/as-sent/compaction-1.log'), 'utf8');
+    const line = (history[3].content as string).split('\n')[0] as string;
+    expect(line).not.toMatch(/["\\]/);
+    expect(file).toContain(line);
+    const message = await cli(['archive', 'as-sent', 'compaction-1', '--item', 'message-1']);
+    expect(message.code).toBe(0);
+    expect(message.stdout).toBe(JSON.stringify(history[1]));
+    const tool = await cli(['archive', 'as-sent', 'compaction-1', '--item', 'call_0:result']);
+    expect(JSON.parse(tool.stdout)).toEqual(history[3]);
+  });
+
+  it('reads an archive with a torn record buried mid-file, saying on stderr what it skipped', async () => {
+    await cli(['compact', FIXTURE, '--session', 'torn']);
+    const path = join(directory, '.headroom/archives/torn/compaction-1.log');
+    const whole = await readFile(path);
+    // A killed process's torn append, then another process's whole one.
+    await writeFile(path, Buffer.concat([whole, whole.subarray(0, 100), whole]));
+    const listed = await cli(['archive', 'torn', 'compaction-1', '--item', 'call_0:result']);
+    expect(listed.code).toBe(0);
+    expect(listed.stderr).toContain('skipped 100 bytes in 1 region(s)');
+    const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
+    expect(JSON.parse(listed.stdout)).toEqual(history[3]);
+  });
+
   it('numbers a second compaction of the same session past the first, so both stay addressable', async () => {
     await cli(['compact', FIXTURE, '--session', 'again', '--output', 'once.json']);
     const second = await cli([

@@ -19,7 +19,15 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
         const store = new ArchiveStore({ root: resolve(io.cwd, flags.archiveDir) });
         let records: Awaited<ReturnType<ArchiveStore['readArchive']>>;
         try {
-          records = await store.readArchive(session, task);
+          const decoded = await store.inspectArchive(session, task);
+          records = decoded.records;
+          // On stderr, so that --item and --json output stay exactly the archived bytes.
+          if (decoded.skipped.length > 0) {
+            const bytes = decoded.skipped.reduce((sum, region) => sum + region.bytes, 0);
+            io.stderr.write(
+              `note: skipped ${bytes} bytes in ${decoded.skipped.length} region(s) that are not whole records (a write cut short); every whole record is shown\n`,
+            );
+          }
         } catch (error) {
           if (error instanceof ArchiveError && error.code === 'HR_ERR_ARCHIVE_NOT_FOUND') {
             throw new UsageError(`no archive for session ${session}, task ${task} under ${flags.archiveDir}`);

@@ -38,8 +38,10 @@ export function registerCompactCommand(program: Command, io: CliIo): void {
     .addHelpText(
       'after',
       `
-Every replaced message is appended to <archive-dir>/<session>/compaction-<n>.log before the compacted
-history is written; read it back with: headroom archive <session> compaction-<n>.
+Every replaced message is appended, exactly as given (JSON), to <archive-dir>/<session>/compaction-<n>.log
+before the compacted history is written; <n> is reserved, so compactions of one session running at once never
+share an archive. Item ids: <tool call id>:result for a tool message, message-<index in the file> otherwise.
+Read it back with: headroom archive <session> compaction-<n> [--item <id>].
 With "tasks" (completed tasks, each with a result summary of 15 characters or more), the tool outputs tagged
 with those tasks ("task_id" on the tool message, or on the assistant message or its tool call) are archived to
 <archive-dir>/<session>/<task>.log and replaced by "[Task <id> completed: output evicted to archive] <where>".
