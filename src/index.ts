@@ -8,6 +8,11 @@ export * from './discipline/index.js';
 export * from './errors/index.js';
 export * from './health/index.js';
 export * from './ids/id-schema.js';
+export {
+  type CommandSummarizerOptions,
+  createCommandSummarizer,
+  DEFAULT_SUMMARIZER_TIMEOUT_MS,
+} from './integrations/command-summarizer.js';
 export * from './kv/index.js';
 export * from './models/index.js';
 export * from './pressure/index.js';

@@ -49,7 +49,7 @@ describe('headroom compact', () => {
     ]);
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
-    expect(Object.keys(result)).toEqual(['before', 'after', 'archives', 'messages']);
+    expect(Object.keys(result)).toEqual(['before', 'after', 'archives', 'messages', 'warnings']);
     expect(result.before).toEqual({ messages: 25, tokens: expect.any(Number) });
     expect(result.after.tokens).toBeLessThan(result.before.tokens);
     expect(result.archives).toEqual([join(directory, 'arch/run-7/compaction-1.log')]);
@@ -211,5 +211,51 @@ describe('headroom compact', () => {
     const { code, stderr } = await cli(['compact', join(directory, 'bad.json')]);
     expect(code).toBe(2);
     expect(stderr).toContain('[0].role');
+  });
+});
+
+describe('headroom compact with a summarizer command', () => {
+  const node = (script: string) => `"${process.execPath}" -e ${JSON.stringify(script)}`;
+
+  it("uses the command's summary as the recap", async () => {
+    const { code, stdout } = await cli([
+      'compact',
+      FIXTURE,
+      '--json',
+      '--summarizer-command',
+      node("process.stdin.resume();process.stdin.on('end',()=>process.stdout.write('LLM recap.'))"),
+    ]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.messages.some((message: { content?: unknown }) => message.content === 'LLM recap.')).toBe(
+      true,
+    );
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('falls back to the deterministic recap with a warning when the command fails', async () => {
+    const { code, stdout, stderr } = await cli([
+      'compact',
+      FIXTURE,
+      '--json',
+      '--summarizer-command',
+      node('process.exit(7)'),
+    ]);
+    expect(code).toBe(0);
+    const result = JSON.parse(stdout);
+    expect(result.warnings).toEqual([
+      'summarizer failed (summarizer command exited with 7); the deterministic recap was used',
+    ]);
+    expect(stderr).toContain('warning: summarizer failed (summarizer command exited with 7)');
+    expect(JSON.stringify(result.messages)).toContain('[Recap of the session so far]');
+  });
+
+  it('refuses a compaction under --min-gain, and rejects a --min-gain over 100', async () => {
+    const refused = await cli(['compact', FIXTURE, '--min-gain', '99']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/less than minGainPercent 99%/);
+    const bad = await cli(['compact', FIXTURE, '--min-gain', '120']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--min-gain must be a percentage from 0 to 100; got "120"');
   });
 });

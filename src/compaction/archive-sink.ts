@@ -63,6 +63,8 @@ export interface ArchiveSink {
    * share an archive; without it, compaction falls back to `has`, which two concurrent compactions can race.
    */
   reserve?(sessionId: string, taskId: string): Promise<boolean>;
+  /** Where an archive lives (or will), without touching it: the recap names it so the model can ask for items. */
+  pathFor?(sessionId: string, taskId: string): string;
 }
 
 /**

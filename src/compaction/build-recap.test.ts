@@ -71,6 +71,9 @@ describe('buildRecap', () => {
     expect(buildRecap(history, tasks).text).toBe(
       [
         '[Recap of the session so far]',
+        'User requests (oldest first; each whole in the archive):',
+        '- The parser in src/parser/index.ts crashes on empty input; see https://example.com/issue/12 from 2026/11/03.',
+        '- Now update README.md, please.',
         'Tasks:',
         '- t1 (completed) Fix the parser: Parser handles empty input now',
         '- t2 (in progress)',
@@ -82,7 +85,7 @@ describe('buildRecap', () => {
         '- src/lexer.ts',
         '- test/parser.test.ts',
         '- README.md',
-        'Last user request: Now update README.md, please.',
+        'Last conclusion: Fixed. Decision: return an empty AST for empty input Open question: should whitespace-only input warn?',
       ].join('\n'),
     );
   });
@@ -137,5 +140,79 @@ describe('buildRecap', () => {
       },
     ];
     expect(buildRecap(evicted).filesTouched).toEqual([]);
+  });
+
+  it('keeps every request, the plan and the last conclusion of a natural 22-message history', () => {
+    // The found case: a natural history whose recap kept only a file list and "Last user request: Go ahead."
+    const call = (id: string, name: string, input: unknown): HistoryItem => ({
+      kind: 'tool-call',
+      id,
+      callId: id,
+      name,
+      input,
+    });
+    const result = (id: string, content: string): HistoryItem => ({
+      kind: 'tool-result',
+      id: `${id}:result`,
+      callId: id,
+      content,
+    });
+    const natural: HistoryItem[] = [
+      {
+        kind: 'user',
+        id: 'u1',
+        text: 'The CLI needs a --json flag on `report`; keep the text output as it is.',
+      },
+      { kind: 'assistant', id: 'a1', text: 'I will look at the command first.' },
+      call('c1', 'Read', { file_path: 'src/cli/report.ts' }),
+      result('c1', 'export function report() { /* 400 lines */ }'),
+      call('c2', 'TodoWrite', {
+        todos: [
+          { content: 'Add the flag', status: 'in_progress', activeForm: 'Adding the flag' },
+          { content: 'Write the tests', status: 'pending', activeForm: 'Writing the tests' },
+        ],
+      }),
+      result('c2', 'Todos have been modified successfully.'),
+      { kind: 'assistant', id: 'a2', text: 'Plan: add the flag, then tests. Shall I go ahead?' },
+      { kind: 'user', id: 'u2', text: 'Also print errors as JSON when --json is set.' },
+      call('c3', 'Edit', { file_path: 'src/cli/report.ts', old_string: 'a', new_string: 'b' }),
+      result('c3', 'The file src/cli/report.ts has been updated.'),
+      { kind: 'assistant', id: 'a3', text: 'Decision: errors go to stdout as { "error": … } under --json' },
+      { kind: 'user', id: 'u3', text: 'Go ahead.' },
+      call('c4', 'Write', { file_path: 'test/report.test.ts', content: 'it(...)' }),
+      result('c4', 'File created successfully at: test/report.test.ts'),
+      call('c5', 'Bash', { command: 'npm test' }),
+      result('c5', '12 passed'),
+      call('c6', 'TodoWrite', {
+        todos: [
+          { content: 'Add the flag', status: 'completed', activeForm: 'Adding the flag' },
+          { content: 'Write the tests', status: 'completed', activeForm: 'Writing the tests' },
+        ],
+      }),
+      result('c6', 'Todos have been modified successfully.'),
+      {
+        kind: 'assistant',
+        id: 'a4',
+        text: 'Done: `report --json` prints JSON, errors included; 12 tests pass.',
+      },
+      { kind: 'user', id: 'u4', text: '<command-name>/cost</command-name>' },
+      { kind: 'user', id: 'u5', text: '[Request interrupted by user for tool use]' },
+      { kind: 'assistant', id: 'a5', text: '' },
+    ];
+    expect(natural).toHaveLength(22);
+    const recap = buildRecap(natural, [], { archiveItemOf: (position) => natural[position]?.id });
+    expect(recap.userRequests).toEqual([
+      { item: 'u1', text: 'The CLI needs a --json flag on `report`; keep the text output as it is.' },
+      { item: 'u2', text: 'Also print errors as JSON when --json is set.' },
+      { item: 'u3', text: 'Go ahead.' },
+    ]);
+    expect(recap.plan).toEqual([
+      { status: 'completed', text: 'Add the flag' },
+      { status: 'completed', text: 'Write the tests' },
+    ]);
+    expect(recap.decisions).toEqual(['errors go to stdout as { "error": … } under --json']);
+    expect(recap.filesTouched).toEqual(['src/cli/report.ts', 'test/report.test.ts']);
+    expect(recap.lastConclusion).toBe('Done: `report --json` prints JSON, errors included; 12 tests pass.');
+    expect(recap.text.length).toBeLessThan(JSON.stringify(natural).length);
   });
 });

@@ -77,9 +77,20 @@ describe('compactHistory', () => {
     expect(outcome.after.tokens).toBeLessThan(outcome.before.tokens);
     const recap = outcome.messages[1];
     expect(recap?.kind === 'user' && recap.text).toContain('Decision: keep f1 pure');
-    expect(recap?.kind === 'user' && recap.text).toContain(
-      'Last user request: Step 6: look at src/module6.ts',
+    const text = recap?.kind === 'user' ? recap.text : '';
+    // Every replaced request, with the archive record that holds it whole; the kept ones are not repeated.
+    expect(text).toContain(`Archive: ${join(root, 'sess', 'compaction-1.log')} holds every replaced message`);
+    expect(text).toContain(
+      [
+        'User requests (oldest first; each whole in the archive):',
+        '- [u1] Step 1: look at src/module1.ts',
+        '- [u2] Step 2: look at src/module2.ts',
+        '- [u3] Step 3: look at src/module3.ts',
+        '- [u4] Step 4: look at src/module4.ts',
+      ].join('\n'),
     );
+    expect(text).not.toContain('Step 5');
+    expect(text).toContain('Last conclusion: Module 4 multiplies by 4. Decision: keep f4 pure');
   });
 
   it('archives every replaced item whole, byte for byte, as compaction-<n>', async () => {
@@ -113,6 +124,48 @@ describe('compactHistory', () => {
     expect(outcome.after.tokens).toBeGreaterThanOrEqual(outcome.before.tokens);
     expect(outcome.before.tokens).toBe(countHistoryTokens(tiny, counter));
     expect(appended).toBe(false);
+  });
+
+  it('refuses a compaction that saves less than minGainPercent of the tokens, with the figures', async () => {
+    // What an agent loop acting on every verdict did: 38 compactions of 1-5 tokens each. Here the replaced
+    // turn is small next to the two kept ones, so the recap saves a little, well under 5%.
+    const history: HistoryItem[] = [
+      { kind: 'user', id: 'u0', text: 'Read the notes.' },
+      { kind: 'tool-call', id: 'c0', callId: 'c0', name: 'read_file', input: { path: 'NOTES' } },
+      { kind: 'tool-result', id: 'c0:result', callId: 'c0', content: 'The build is green. '.repeat(30) },
+      { kind: 'assistant', id: 'a0', text: 'Noted.' },
+      ...session(2).slice(1),
+    ];
+    let appended = false;
+    const spy: ArchiveSink = {
+      append: async (_s, _t, entries) => {
+        appended = true;
+        return { path: '/x', records: entries.length };
+      },
+    };
+    const outcome = await compactHistory(history, { counter, sessionId: 's', keepTurns: 2, archive: spy });
+    if (outcome.ok) throw new Error('expected a refusal');
+    const saved = outcome.before.tokens - outcome.after.tokens;
+    expect(saved).toBeGreaterThan(0);
+    expect(saved / outcome.before.tokens).toBeLessThan(0.05);
+    expect(outcome.reason).toBe(
+      `the compaction would save ${saved} of ${outcome.before.tokens} tokens (${((saved / outcome.before.tokens) * 100).toFixed(1)}%), less than minGainPercent 5%`,
+    );
+    expect(appended).toBe(false);
+    // The caller may accept any gain.
+    const accepted = await compactHistory(history, {
+      counter,
+      sessionId: 's',
+      keepTurns: 2,
+      minGainPercent: 0,
+    });
+    expect(accepted.ok).toBe(true);
+  });
+
+  it('rejects a minGainPercent outside 0-100, naming it', async () => {
+    await expect(
+      compactHistory(session(3), { counter, sessionId: 's', minGainPercent: 101 }),
+    ).rejects.toMatchObject({ issues: [{ field: 'minGainPercent' }] });
   });
 
   it('refuses when nothing lies before the kept turns', async () => {

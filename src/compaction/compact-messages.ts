@@ -47,6 +47,10 @@ export const CompactMessagesOptionsSchema = z.strictObject({
     .optional(),
   /** Recent turns kept verbatim. @default 2 */
   keepTurns: z.number().int().min(0).max(10_000).optional(),
+  /** The kept turns are shortened to at most this many tokens, at a step boundary. @default 20,000 */
+  keepTokens: z.number().int().min(0).max(100_000_000).optional(),
+  /** A compaction saving less than this share of the tokens is refused. @default 5 */
+  minGainPercent: z.number().min(0).max(100).optional(),
 });
 
 export interface CompactMessagesOptions extends z.input<typeof CompactMessagesOptionsSchema> {
@@ -55,6 +59,8 @@ export interface CompactMessagesOptions extends z.input<typeof CompactMessagesOp
   /** @default o200k_base */
   counter?: TokenCounter;
   summarizer?: Summarizer;
+  /** On a summarizer failure, use the deterministic recap and add a warning. @default false */
+  summarizerFallback?: boolean;
 }
 
 export type CompactMessagesResult =
@@ -69,6 +75,8 @@ export type CompactMessagesResult =
       archives: string[];
       messages: OpenAIChatMessage[];
       counter: string;
+      /** What went wrong but did not stop the compaction (a failed summarizer replaced by the recap). */
+      warnings: string[];
     }
   | {
       ok: false;
@@ -208,7 +216,7 @@ export async function compactOpenAIMessages(
   input: unknown,
   options: CompactMessagesOptions = {},
 ): Promise<CompactMessagesResult> {
-  const { archive, counter = createTokenCounter(), summarizer, ...rest } = options;
+  const { archive, counter = createTokenCounter(), summarizer, summarizerFallback, ...rest } = options;
   const checked = parseWith(CompactMessagesOptionsSchema, rest);
   if (!checked.ok) throw new HeadroomValidationError(checked.issues, 'compaction options');
   const { messages, tasks } = openAIHistoryOf(input);
@@ -250,6 +258,7 @@ export async function compactOpenAIMessages(
       archives,
       messages: compacted,
       counter: counter.name,
+      warnings: [],
     };
   }
   const { items: history, sources } = readOpenAIMessages(messages);
@@ -260,10 +269,18 @@ export async function compactOpenAIMessages(
     counter,
     sessionId,
     keepTurns: checked.value.keepTurns ?? DEFAULT_KEEP_TURNS,
+    ...(checked.value.keepTokens !== undefined ? { keepTokens: checked.value.keepTokens } : {}),
+    ...(checked.value.minGainPercent !== undefined ? { minGainPercent: checked.value.minGainPercent } : {}),
     ...(archive
-      ? { archive, archiveEntries: (cut: number) => replacedMessageEntries(given, history, sources, cut) }
+      ? {
+          archive,
+          archiveEntries: (cut: number) => replacedMessageEntries(given, history, sources, cut),
+          // A user message is never a tool message, so its record is `message-<index in the history>`.
+          archiveItemOf: (position: number) => `message-${sources[position]}`,
+        }
       : {}),
     ...(summarizer ? { summarizer } : {}),
+    ...(summarizerFallback ? { summarizerFallback } : {}),
   });
   if (!outcome.ok) {
     return { ok: false, code: outcome.code, reason: outcome.reason, before, after: outcome.after };
@@ -290,5 +307,6 @@ export async function compactOpenAIMessages(
     archives: outcome.archives,
     messages: compacted,
     counter: counter.name,
+    warnings: outcome.warnings,
   };
 }

@@ -1,9 +1,17 @@
 import { HeadroomValidationError } from '../errors/validation.js';
 import type { Recap } from './build-recap.js';
-import { type HistoryItem, isSystemItem, isTurnStart, type UserItem } from './history-item.js';
+import { type HistoryItem, isSystemItem, isTurnStart, itemRole, type UserItem } from './history-item.js';
 
 /** Turns kept verbatim after a flush. */
 export const DEFAULT_KEEP_TURNS = 2;
+
+/**
+ * The most tokens a compaction keeps verbatim after the recap. A coding agent's turn can hold one request and
+ * hundreds of tool calls, so a tail counted only in turns may be the whole history. 20,000 keeps the last few
+ * steps: the recorded agents' own compactions ended near 36,000 (Claude Code, from 170,251) and 48,297 (Codex,
+ * from 209,950) tokens, recap included, so a 20,000-token tail leaves room for the recap in the same range.
+ */
+export const DEFAULT_KEEP_TOKENS = 20_000;
 
 export interface FlushOptions {
   /** The most recent turns kept as they are (a turn starts at a user request). @default 2 */
@@ -53,6 +61,61 @@ export function findCut(history: readonly HistoryItem[], keepTurns = DEFAULT_KEE
     cut = turnStart;
   }
   return cut;
+}
+
+/**
+ * Where a compaction's kept tail starts: the last `keepTurns` turns ({@link findCut}), shortened while it holds
+ * more than `keepTokens` tokens. A shortened tail starts at an assistant message, never between a tool call and
+ * its result, and never inside one assistant message (its thinking, text and tool calls stay together); it keeps
+ * at least the last such step. `tokens[i]` is the token count of `history[i]`.
+ */
+export function findCompactionCut(
+  history: readonly HistoryItem[],
+  tokens: readonly number[],
+  options: { keepTurns?: number; keepTokens?: number } = {},
+): number {
+  const turnCut = findCut(history, options.keepTurns ?? DEFAULT_KEEP_TURNS);
+  const keepTokens = options.keepTokens ?? DEFAULT_KEEP_TOKENS;
+  if (!Number.isInteger(keepTokens) || keepTokens < 0) {
+    throw new HeadroomValidationError(
+      [{ field: 'keepTokens', value: keepTokens, message: 'must be an integer ≥ 0', allowed: { min: 0 } }],
+      'compaction options',
+    );
+  }
+  let tail = 0;
+  for (let index = turnCut; index < history.length; index += 1) tail += tokens[index] ?? 0;
+  if (tail <= keepTokens) return turnCut;
+  // A position splits a tool pair when a call (or result) lies before it and its partner at or after it.
+  const firstOf = new Map<string, number>();
+  const lastOf = new Map<string, number>();
+  history.forEach((item, index) => {
+    if (item.kind !== 'tool-call' && item.kind !== 'tool-result') return;
+    if (!firstOf.has(item.callId)) firstOf.set(item.callId, index);
+    lastOf.set(item.callId, index);
+  });
+  const opensAt = new Array<number>(history.length + 1).fill(0);
+  for (const [callId, first] of firstOf) {
+    const last = lastOf.get(callId) as number;
+    if (last > first) {
+      opensAt[first + 1] = (opensAt[first + 1] ?? 0) + 1;
+      opensAt[last + 1] = (opensAt[last + 1] ?? 0) - 1;
+    }
+  }
+  // open = how many pairs span a cut at `index` (first < index ≤ last): a running sum of opensAt.
+  let open = 0;
+  for (let at = 0; at <= turnCut; at += 1) open += opensAt[at] ?? 0;
+  let lastSafe = -1;
+  for (let index = turnCut + 1; index < history.length; index += 1) {
+    open += opensAt[index] ?? 0;
+    tail -= tokens[index - 1] ?? 0;
+    const item = history[index] as HistoryItem;
+    const startsStep =
+      itemRole(item) === 'assistant' && itemRole(history[index - 1] as HistoryItem) !== 'assistant';
+    if (open !== 0 || !startsStep) continue;
+    lastSafe = index;
+    if (tail <= keepTokens) return index;
+  }
+  return lastSafe === -1 ? turnCut : lastSafe;
 }
 
 /** The id of the next recap: one past the highest `recap-<n>` in the history, so ids never repeat. */

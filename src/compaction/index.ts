@@ -19,17 +19,23 @@ export {
 } from './archive-sink.js';
 export {
   buildRecap,
+  DEFAULT_RECAP_MAX_CONCLUSION_CHARS,
   DEFAULT_RECAP_MAX_FILES,
   DEFAULT_RECAP_MAX_NOTES,
   DEFAULT_RECAP_MAX_REQUEST_CHARS,
+  DEFAULT_RECAP_MAX_REQUESTS,
   RECAP_HEADING,
   type Recap,
   type RecapOptions,
+  type RecapPlanStep,
+  type RecapRequest,
 } from './build-recap.js';
+export { claudeCodeConversations } from './claude-code-history.js';
 export {
   type CompactHistoryOptions,
   type CompactionOutcome,
   compactHistory,
+  DEFAULT_MIN_GAIN_PERCENT,
   type HistorySize,
   type Summarizer,
 } from './compact-history.js';
@@ -72,7 +78,15 @@ export {
   TriggerStateSchema,
 } from './evaluate-triggers.js';
 export { type EvictTaskOptions, type EvictTaskResult, evictTask } from './evict-task.js';
-export { DEFAULT_KEEP_TURNS, type FlushOptions, findCut, flush, nextRecapNumber } from './flush.js';
+export {
+  DEFAULT_KEEP_TOKENS,
+  DEFAULT_KEEP_TURNS,
+  type FlushOptions,
+  findCompactionCut,
+  findCut,
+  flush,
+  nextRecapNumber,
+} from './flush.js';
 export {
   type AssistantItem,
   AssistantItemSchema,

@@ -7,6 +7,7 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
+import type { Summarizer } from '../compaction/compact-history.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
@@ -38,6 +39,8 @@ export interface AppDependencies {
   monitor?: SessionMonitor;
   /** A loaded config file (`headroom.config.json`/`.yaml`) whose model entries override the registry. */
   config?: HeadroomConfig;
+  /** Writes compaction recaps (e.g. `--summarizer-command`); on failure the deterministic recap is used. */
+  summarizer?: Summarizer;
 }
 
 declare module 'fastify' {
@@ -137,6 +140,7 @@ export async function buildApp(
       now,
       sessionTtlMs: settings.sessionTtlSeconds * 1000,
       ...(dependencies.config ? { config: dependencies.config } : {}),
+      ...(dependencies.summarizer ? { summarizer: dependencies.summarizer } : {}),
     });
   const hub = new EventHub(monitor, {
     maxStreams: settings.maxEventStreams,

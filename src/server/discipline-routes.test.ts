@@ -24,6 +24,40 @@ const post = (url: string, payload: unknown) =>
   app.inject({ method: 'POST', url, payload: payload as object });
 
 describe('POST /api/v1/compact', () => {
+  it('refuses a compaction under minGainPercent with the figures, and names a bad keepTokens', async () => {
+    const refused = await post('/api/v1/compact', {
+      messages: HISTORY,
+      sessionId: 'gain',
+      minGainPercent: 99,
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().error).toMatch(/less than minGainPercent 99%/);
+    const bad = await post('/api/v1/compact', { messages: HISTORY, keepTokens: -1 });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toContain('keepTokens');
+  });
+
+  it("uses the server's summarizer, and the deterministic recap with a warning when it fails", async () => {
+    const failing = await buildApp(
+      { logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false },
+      { summarizer: { summarize: async () => Promise.reject(new Error('model unavailable')) } },
+    );
+    try {
+      const response = await failing.inject({
+        method: 'POST',
+        url: '/api/v1/compact',
+        payload: { messages: HISTORY, sessionId: 'summ' },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json().warnings).toEqual([
+        'summarizer failed (model unavailable); the deterministic recap was used',
+      ]);
+      expect(JSON.stringify(response.json().messages)).toContain('[Recap of the session so far]');
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('compacts an OpenAI history, archives what it replaced, and serves it back byte for byte', async () => {
     const response = await post('/api/v1/compact', { messages: HISTORY, sessionId: 'run-1', keepTurns: 2 });
     expect(response.statusCode).toBe(200);

@@ -84,6 +84,11 @@ export interface SessionMonitorOptions {
   /** Sessions idle longer than this expire (see `sweep`); 0 keeps them forever. @default 86400000 (24 h) */
   sessionTtlMs?: number;
   generateId?: () => string;
+  /**
+   * Writes compaction recaps unless a request brings its own; when it fails, the deterministic recap is used
+   * and the answer carries a warning.
+   */
+  summarizer?: Summarizer;
 }
 
 export interface CompactRequest {
@@ -92,6 +97,10 @@ export interface CompactRequest {
   /** A live session to tell of the compaction; also the archive's session folder. */
   sessionId?: string;
   keepTurns?: number;
+  /** The kept turns are shortened to at most this many tokens. @default 20,000 */
+  keepTokens?: number;
+  /** Refuse a compaction saving less than this share of the tokens. @default 5 */
+  minGainPercent?: number;
   summarizer?: Summarizer;
   counter?: TokenCounter;
 }
@@ -134,6 +143,7 @@ export class SessionMonitor {
   readonly #config: HeadroomConfig | undefined;
   readonly #ttlMs: number;
   readonly #generateId: (() => string) | undefined;
+  readonly #summarizer: Summarizer | undefined;
   readonly #listeners = new Set<(event: MonitorEvent) => void>();
 
   constructor(options: SessionMonitorOptions = {}) {
@@ -143,6 +153,7 @@ export class SessionMonitor {
     this.#config = options.config;
     this.#ttlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
     this.#generateId = options.generateId;
+    this.#summarizer = options.summarizer;
   }
 
   /**
@@ -240,7 +251,13 @@ export class SessionMonitor {
     const result = await compactOpenAIMessages(request.history, {
       ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
       ...(request.keepTurns === undefined ? {} : { keepTurns: request.keepTurns }),
-      ...(request.summarizer ? { summarizer: request.summarizer } : {}),
+      ...(request.keepTokens === undefined ? {} : { keepTokens: request.keepTokens }),
+      ...(request.minGainPercent === undefined ? {} : { minGainPercent: request.minGainPercent }),
+      ...(request.summarizer
+        ? { summarizer: request.summarizer }
+        : this.#summarizer
+          ? { summarizer: this.#summarizer, summarizerFallback: true }
+          : {}),
       ...(request.counter ? { counter: request.counter } : {}),
       ...(this.archive ? { archive: this.archive } : {}),
     });

@@ -3,9 +3,18 @@ import { constants } from 'node:fs';
 import { access, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { DEFAULT_MIN_GAIN_PERCENT } from '../../compaction/compact-history.js';
 import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
+import { DEFAULT_KEEP_TOKENS } from '../../compaction/flush.js';
 import { ArchiveStore } from '../../store/archive.js';
 import { type CliIo, UsageError } from '../io.js';
+import { summarizerFrom } from '../summarizer-flags.js';
+
+/** Environment variables read by `headroom compact` (the same names as `headroom serve`'s). */
+export const SUMMARIZER_ENVIRONMENT = {
+  summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
+  summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
+} as const;
 
 /** Default folder for archives written from the CLI, relative to the working directory. */
 export const DEFAULT_ARCHIVE_DIR = '.headroom/archives';
@@ -33,6 +42,24 @@ export function registerCompactCommand(program: Command, io: CliIo): void {
     .option('--archive-dir <dir>', 'where replaced messages are archived', DEFAULT_ARCHIVE_DIR)
     .option('--session <id>', 'archive under this session id (default: the file name)')
     .option('--keep-turns <n>', 'recent turns kept verbatim', '2')
+    .option(
+      '--keep-tokens <n>',
+      'the kept turns are shortened to at most this many tokens, at a step boundary (tool pairs intact)',
+      String(DEFAULT_KEEP_TOKENS),
+    )
+    .option(
+      '--min-gain <percent>',
+      'refuse a compaction that saves less than this share of the tokens',
+      String(DEFAULT_MIN_GAIN_PERCENT),
+    )
+    .option(
+      '--summarizer-command <cmd>',
+      `a command that writes the recap: the replaced items as JSON ({ "items": [...] }) on stdin, the summary on stdout; on failure the deterministic recap is used, with a warning (env ${SUMMARIZER_ENVIRONMENT.summarizerCommand})`,
+    )
+    .option(
+      '--summarizer-timeout <duration>',
+      `how long the summarizer command may run (env ${SUMMARIZER_ENVIRONMENT.summarizerTimeout}; default 60s)`,
+    )
     .option('--output <file>', 'write the compacted messages to this file (JSON)')
     .option('--json', 'print { before, after, archives, messages }')
     .addHelpText(
@@ -45,7 +72,10 @@ Read it back with: headroom archive <session> compaction-<n> [--item <id>].
 With "tasks" (completed tasks, each with a result summary of 15 characters or more), the tool outputs tagged
 with those tasks ("task_id" on the tool message, or on the assistant message or its tool call) are archived to
 <archive-dir>/<session>/<task>.log and replaced by "[Task <id> completed: output evicted to archive] <where>".
-A compaction that would not make the history smaller is refused (exit 1) and nothing is written.
+The kept turns are cut to --keep-tokens at a step boundary (a call and its result stay together), so a turn of
+one request and hundreds of tool calls still compacts; the recap lists every replaced request with its archive
+item, the plan, decisions, files touched and the last conclusion. A compaction that saves less than --min-gain
+percent of the tokens is refused (exit 1) and nothing is written.
 
 Example:
   headroom compact run-42.json --keep-turns 3 --output run-42.compacted.json`,
@@ -53,13 +83,35 @@ Example:
     .action(
       async (
         file: string,
-        flags: { archiveDir: string; session?: string; keepTurns: string; output?: string; json?: boolean },
+        flags: {
+          archiveDir: string;
+          session?: string;
+          keepTurns: string;
+          keepTokens: string;
+          minGain: string;
+          summarizerCommand?: string;
+          summarizerTimeout?: string;
+          output?: string;
+          json?: boolean;
+        },
       ) => {
         if (!/^\d+$/.test(flags.keepTurns)) {
           throw new UsageError(
             `--keep-turns must be a whole number ≥ 0; got ${JSON.stringify(flags.keepTurns)}`,
           );
         }
+        if (!/^\d+$/.test(flags.keepTokens)) {
+          throw new UsageError(
+            `--keep-tokens must be a whole number ≥ 0; got ${JSON.stringify(flags.keepTokens)}`,
+          );
+        }
+        const minGain = Number(flags.minGain);
+        if (!/^\d+(\.\d+)?$/.test(flags.minGain) || minGain > 100) {
+          throw new UsageError(
+            `--min-gain must be a percentage from 0 to 100; got ${JSON.stringify(flags.minGain)}`,
+          );
+        }
+        const summarizer = summarizerFrom(flags, io, SUMMARIZER_ENVIRONMENT);
         let text: string;
         try {
           text = await readFile(file, 'utf8');
@@ -87,8 +139,12 @@ Example:
         const result = await compactOpenAIMessages(input, {
           sessionId: flags.session ?? sessionFromFile(file),
           keepTurns: Number(flags.keepTurns),
+          keepTokens: Number(flags.keepTokens),
+          minGainPercent: minGain,
           archive: new ArchiveStore({ root: archiveRoot }),
+          ...(summarizer ? { summarizer, summarizerFallback: true } : {}),
         });
+        if (result.ok) for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
         if (!result.ok) {
           throw new Error(
             `compaction refused: ${result.reason} (before ${result.before.tokens} tokens, after ${result.after.tokens}); nothing was written`,
@@ -102,8 +158,8 @@ Example:
           await rename(temporary, target);
         }
         if (flags.json) {
-          const { before, after, archives, messages } = result;
-          io.stdout.write(`${JSON.stringify({ before, after, archives, messages }, null, 2)}\n`);
+          const { before, after, archives, messages, warnings } = result;
+          io.stdout.write(`${JSON.stringify({ before, after, archives, messages, warnings }, null, 2)}\n`);
           return;
         }
         const saved = result.before.tokens - result.after.tokens;

@@ -13,8 +13,10 @@ import {
   ServerOptionsSchema,
 } from '../../server/options.js';
 import { startServer } from '../../server/serve.js';
+import { durationSeconds } from '../duration.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
+import { summarizerFrom } from '../summarizer-flags.js';
 
 /** Environment variables read by `headroom serve`; a flag wins over its variable. */
 export const SERVE_ENVIRONMENT = {
@@ -29,19 +31,11 @@ export const SERVE_ENVIRONMENT = {
   maxEventStreams: 'HEADROOM_MAX_EVENT_STREAMS',
   requestTimeout: 'HEADROOM_REQUEST_TIMEOUT',
   config: 'HEADROOM_CONFIG',
+  summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
+  summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
 } as const;
 
 const INTEGER_TEXT = /^\d+$/;
-const DURATION_TEXT = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
-const SECONDS_PER_UNIT: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
-
-/** `24h`, `30m`, `90s`, `500ms`, `2d` or a bare number of seconds, in seconds; undefined when it is none. */
-export function durationSeconds(text: string): number | undefined {
-  const match = DURATION_TEXT.exec(text.trim());
-  if (!match) return undefined;
-  return Number(match[1]) * SECONDS_PER_UNIT[match[2] ?? 's']!;
-}
-
 /** `headroom serve`: the HTTP service with its dashboard. */
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
@@ -88,6 +82,14 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       '--config <path>',
       `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
     )
+    .option(
+      '--summarizer-command <cmd>',
+      `a command that writes compaction recaps: the replaced history as JSON on stdin, the summary on stdout; on failure the deterministic recap is used (env ${SERVE_ENVIRONMENT.summarizerCommand})`,
+    )
+    .option(
+      '--summarizer-timeout <duration>',
+      `how long the summarizer command may run, e.g. 60s (env ${SERVE_ENVIRONMENT.summarizerTimeout}; default 60s)`,
+    )
     .addHelpText(
       'after',
       `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. Stops gracefully on SIGTERM/SIGINT.`,
@@ -106,7 +108,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         requestTimeout: 'requestTimeoutMs',
       };
       for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
-        if (key === 'config') continue;
+        if (key === 'config' || key === 'summarizerCommand' || key === 'summarizerTimeout') continue;
         const text = flags[key] ?? io.env[variable];
         if (text === undefined || text === '') continue;
         const source =
@@ -132,7 +134,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const config = await loadConfig(
         configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
       );
-      const server = await startServer(options.value, { handleSignals: true, config });
+      const summarizer = summarizerFrom(flags, io, SERVE_ENVIRONMENT);
+      const server = await startServer(options.value, {
+        handleSignals: true,
+        config,
+        ...(summarizer ? { summarizer } : {}),
+      });
       const sessions = (await server.app.headroomMonitor.list()).length;
       io.stdout.write(
         `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} restored from ${resolve(io.cwd, options.value.dataDir)}\n`,

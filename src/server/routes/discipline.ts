@@ -41,6 +41,10 @@ export const CompactRequestSchema = z.strictObject({
   tasks: z.array(CompletedTaskSchema).optional(),
   sessionId: IdSchema.optional(),
   keepTurns: z.number().int().min(0).max(10_000).optional(),
+  /** The kept turns are shortened to at most this many tokens, at a step boundary. @default 20,000 */
+  keepTokens: z.number().int().min(0).max(100_000_000).optional(),
+  /** A compaction saving less than this share of the history's tokens is refused. @default 5 */
+  minGainPercent: z.number().min(0).max(100).optional(),
 });
 
 const ArchiveParamsSchema = z.strictObject({ session: IdSchema, task: IdSchema });
@@ -203,11 +207,13 @@ export function disciplineRoutes(stores: {
         const body = parseWith(CompactRequestSchema, request.body ?? {});
         if (!body.ok) return sendInvalid(reply, body.issues, COMPACT_EXAMPLE);
         try {
-          const { messages, tasks, sessionId, keepTurns } = body.value;
+          const { messages, tasks, sessionId, keepTurns, keepTokens, minGainPercent } = body.value;
           const result = await stores.monitor.compact({
             history: tasks ? { messages, tasks } : messages,
             ...(sessionId === undefined ? {} : { sessionId }),
             ...(keepTurns === undefined ? {} : { keepTurns }),
+            ...(keepTokens === undefined ? {} : { keepTokens }),
+            ...(minGainPercent === undefined ? {} : { minGainPercent }),
           });
           if (!result.ok) {
             return sendProblem(reply, 422, result.code, `Compaction refused: ${result.reason}`, {
