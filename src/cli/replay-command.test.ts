@@ -49,6 +49,9 @@ describe('headroom replay', () => {
       'regulatorLevel',
       'action',
       'reasons',
+      'model',
+      'contextWindow',
+      'taskCompleted',
     ]);
     expect(result.compactions).toEqual([
       { timestamp: expect.any(String), trigger: 'auto', preTokens: 170251, beforeCallIndex: 61 },
@@ -56,6 +59,7 @@ describe('headroom replay', () => {
     expect(Object.keys(result.summary)).toEqual([
       'calls',
       'compactions',
+      'tasksCompleted',
       'firstCompressCallIndex',
       'peakPromptTokens',
     ]);

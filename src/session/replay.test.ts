@@ -57,3 +57,62 @@ describe('replaying recorded sessions with the agent effective window', () => {
     );
   });
 });
+
+describe('task completions and model switches recorded in logs', () => {
+  it('marks the calls a Codex task_complete follows, and the semantic trigger fires in the replay', () => {
+    const result = replayLogText(readTrace(CODEX));
+    // The rollout has 33 task_complete events (grep -c '"task_complete"'), each after a turn with calls.
+    expect(result.summary.tasksCompleted).toBe(33);
+    const semantic = result.calls.filter((call) =>
+      call.reasons.some(
+        (reason) => reason.model === 'triggers' && reason.reason.startsWith('semantic compaction triggered'),
+      ),
+    );
+    expect(semantic.length).toBeGreaterThan(0);
+    // Seed 004's semantic rule: a completed task and more than 50,000 tokens.
+    for (const call of semantic) {
+      expect(call.taskCompleted).toBe(true);
+      expect(call.promptTokens).toBeGreaterThan(50_000);
+    }
+  });
+
+  it('marks the Claude Code calls whose TodoWrite completes an item', () => {
+    const result = replayLogText(readTrace('claude-code/small-sonnet-session.jsonl'));
+    // Computed apart from the reader (a Python pass over the log's TodoWrite inputs): the calls whose TodoWrite
+    // lists an item as completed for the first time.
+    expect(result.calls.filter((call) => call.taskCompleted).map((call) => call.index)).toEqual([
+      3, 6, 8, 10, 12, 15, 17, 25, 27, 29,
+    ]);
+  });
+
+  it("judges each call against its own model's window when a log switches models", () => {
+    const line = (model: string, id: string, second: number, prompt: number) =>
+      JSON.stringify({
+        type: 'assistant',
+        timestamp: `2026-11-01T10:00:${String(second).padStart(2, '0')}.000Z`,
+        message: {
+          id,
+          model,
+          role: 'assistant',
+          content: [],
+          usage: { input_tokens: prompt, output_tokens: 10 },
+        },
+      });
+    // Claude Code keeps 33,000 tokens of any window (docs/rules.md, agent windows): claude-sonnet-4 lists 200,000
+    // → 167,000; gpt-4o-mini lists 128,000 → 95,000.
+    const log = [
+      line('claude-sonnet-4-20250514', 'm1', 1, 120_000),
+      line('gpt-4o-mini', 'm2', 2, 120_000),
+      line('claude-sonnet-4-20250514', 'm3', 3, 120_000),
+    ].join('\n');
+    const result = replayLogText(log, { format: 'claude-code' });
+    expect(result.calls.map((call) => [call.model, call.contextWindow])).toEqual([
+      ['claude-sonnet-4-20250514', 167_000],
+      ['gpt-4o-mini', 95_000],
+      ['claude-sonnet-4-20250514', 167_000],
+    ]);
+    // 120,000 tokens: caution on sonnet (critical at 90% of 167,000 = 150,300), critical on gpt-4o-mini
+    // (critical at 90% of 95,000 = 85,500).
+    expect(result.calls.map((call) => call.health)).toEqual(['caution', 'critical', 'caution']);
+  });
+});

@@ -5,7 +5,7 @@ import type { LogFormat, SessionLog } from '../usage/session-log.js';
 import { Session, type SessionDependencies } from './session.js';
 import type { SessionOptions } from './session-options.js';
 import type { SessionEvent, VerdictAction, VerdictReason } from './session-schemas.js';
-import { createSessionState, type SessionState } from './session-state.js';
+import { createSessionState, type SessionState, withModel } from './session-state.js';
 import { recordCompactionStep, type SessionUpdate, stepSession } from './step-session.js';
 
 /** The agent whose effective window applies to each log format. */
@@ -37,6 +37,11 @@ export interface ReplayCall {
   regulatorLevel: string;
   action: VerdictAction;
   reasons: VerdictReason[];
+  /** The model of this call, and the window its verdict was judged against (a log may switch models). */
+  model: string;
+  contextWindow: number | null;
+  /** The log records a task completed by this call (Codex task_complete, a Claude Code TodoWrite item). */
+  taskCompleted: boolean;
 }
 
 export interface ReplayCompaction {
@@ -56,6 +61,8 @@ export interface ReplayResult {
   summary: {
     calls: number;
     compactions: number;
+    /** Calls the log marks as completing a task. */
+    tasksCompleted: number;
     firstCompressCallIndex: number | null;
     peakPromptTokens: number | null;
   };
@@ -93,6 +100,13 @@ export function sessionForLog(
   });
 }
 
+/** How a replay follows the models a log's calls name. */
+export interface ModelSwitching {
+  /** Judge each call against its own model's window. False when the caller forced a model. @default true */
+  follow?: boolean;
+  config?: import('../models/headroom-config.js').HeadroomConfig;
+}
+
 /**
  * Feeds a log's calls to a session state in recorded time, telling it of each recorded compaction before the
  * call that follows it, and returns the final state. `onUpdate` sees every update with its compaction event.
@@ -100,8 +114,14 @@ export function sessionForLog(
 export function replayIntoState(
   initial: SessionState,
   log: SessionLog,
-  onUpdate: (update: SessionUpdate, callIndex: number, compaction: SessionEvent | undefined) => void,
+  onUpdate: (
+    update: SessionUpdate,
+    callIndex: number,
+    compaction: SessionEvent | undefined,
+    state: SessionState,
+  ) => void,
   onProgress?: ReplayOptions['onProgress'],
+  switching: ModelSwitching = {},
 ): SessionState {
   let state = initial;
   let nextCompaction = 0;
@@ -131,9 +151,25 @@ export function replayIntoState(
       state = step.state;
       compactionEvent = step.event;
     }
-    const step = stepSession(state, { usage: call.usage, timestamp: call.timestamp }, context);
+    if (switching.follow !== false && call.model !== undefined && call.model !== state.model) {
+      try {
+        state = withModel(state, call.model, switching.config ? { config: switching.config } : {});
+      } catch (error) {
+        // A model the registry does not know keeps the window of the one before: better than stopping.
+        if (!(error instanceof HeadroomValidationError)) throw error;
+      }
+    }
+    const step = stepSession(
+      state,
+      {
+        usage: call.usage,
+        timestamp: call.timestamp,
+        ...(call.taskCompleted ? { taskCompleted: true } : {}),
+      },
+      context,
+    );
     state = step.state;
-    onUpdate(step.update, call.index, compactionEvent);
+    onUpdate(step.update, call.index, compactionEvent, state);
     if (onProgress && (position % 256 === 255 || position === total - 1))
       onProgress('replay', position + 1, total);
   }
@@ -152,7 +188,7 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
   replayIntoState(
     initial,
     log,
-    (update, index) => {
+    (update, index, _compaction, state) => {
       const prompt = update.signals.lastPromptTokens;
       const call = log.calls[calls.length]!;
       const available = call.usage.available;
@@ -172,9 +208,16 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
         regulatorLevel: update.regulator.report.pressure.level,
         action: update.verdict.action,
         reasons: update.verdict.reasons,
+        model: state.model,
+        contextWindow: state.thresholds.limit,
+        taskCompleted: call.taskCompleted === true,
       });
     },
     options.onProgress,
+    {
+      follow: options.model === undefined,
+      ...(options.config ? { config: options.config } : {}),
+    },
   );
   return {
     format: log.format,
@@ -190,6 +233,7 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
     summary: {
       calls: calls.length,
       compactions: log.compactions.length,
+      tasksCompleted: calls.filter((call) => call.taskCompleted).length,
       firstCompressCallIndex: firstCompress,
       peakPromptTokens: peak,
     },

@@ -294,13 +294,22 @@ export class SessionMonitor {
       },
     );
     let timeline: Timeline = emptyTimeline();
-    state = replayIntoState(state, log, (update, index, compaction) => {
-      timeline = appendToTimeline(
-        timeline,
-        [pointOf(update, index)],
-        markersOf(compaction ? [compaction, ...update.events] : update.events, index),
-      );
-    });
+    state = replayIntoState(
+      state,
+      log,
+      (update, index, compaction) => {
+        timeline = appendToTimeline(
+          timeline,
+          [pointOf(update, index)],
+          markersOf(compaction ? [compaction, ...update.events] : update.events, index),
+        );
+      },
+      undefined,
+      {
+        follow: request.model === undefined,
+        ...(this.#config ? { config: this.#config } : {}),
+      },
+    );
     const record: SessionRecord = { state, timeline, touchedAt: this.#now() };
     await this.#insert(record);
     return sessionView(state, timeline);

@@ -196,3 +196,26 @@ function definedOf<T extends Record<string, unknown>>(value: T): T {
   for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
   return value;
 }
+
+/**
+ * The state with another model's limits: its profile and health thresholds, as a session created with the same
+ * options on that model would have (an agent's window rule, an explicit `contextWindow`, the config file all
+ * apply). Used when a log switches models mid-session. Everything measured (figures, windows, state machines)
+ * is kept.
+ * @throws HeadroomValidationError for an unknown model without `contextWindow` (HR_ERR_UNKNOWN_MODEL)
+ */
+export function withModel(
+  state: SessionState,
+  model: string,
+  dependencies: Pick<CreateSessionDependencies, 'config'> = {},
+): SessionState {
+  if (model === state.model) return state;
+  const fresh = createSessionState(
+    { ...state.options, model, id: state.id },
+    {
+      now: () => state.createdAt,
+      ...dependencies,
+    },
+  );
+  return { ...state, model, profile: fresh.profile, thresholds: fresh.thresholds };
+}

@@ -7,12 +7,37 @@ import { isObject, isoTimestamp, text, tokenCount } from './usage-fields.js';
 const SYNTHETIC_MODEL = '<synthetic>';
 
 /**
+ * How many TodoWrite items an assistant message's content marks completed that were not completed before; the
+ * set of completed items is updated. TodoWrite's input is `{ todos: [{ content, status, activeForm }] }`, the
+ * whole list each time, so an item is newly completed when its text was not completed in the lists before.
+ */
+function newlyCompletedTodos(content: unknown, completed: Set<string>): number {
+  if (!Array.isArray(content)) return 0;
+  let fresh = 0;
+  for (const block of content) {
+    if (!isObject(block) || block.type !== 'tool_use' || block.name !== 'TodoWrite') continue;
+    const input = isObject(block.input) ? block.input : {};
+    if (!Array.isArray(input.todos)) continue;
+    for (const todo of input.todos) {
+      if (!isObject(todo) || todo.status !== 'completed') continue;
+      const key = text(todo.content) ?? '';
+      if (completed.has(key)) continue;
+      completed.add(key);
+      fresh++;
+    }
+  }
+  return fresh;
+}
+
+/**
  * Reads a Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`).
  *
  * - A call is an `assistant` line with `message.usage`. One API message is logged as several lines
  *   (one per content block) that share `message.id`, and `output_tokens` grows across them: the call
  *   keeps its first line's time and its last line's usage.
  * - The prompt is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`.
+ * - A TodoWrite call that marks an item completed (one not completed in an earlier list) completes a task:
+ *   its call gets `taskCompleted`.
  * - `system` lines with subtype `compact_boundary` are compactions (`compactMetadata.trigger`,
  *   `compactMetadata.preTokens`).
  * - Not calls of this context: sidechain lines (`isSidechain: true`: subagents, which have their own
@@ -26,6 +51,9 @@ const SYNTHETIC_MODEL = '<synthetic>';
 export function readClaudeCodeLog(logText: string, onProgress?: ProgressCallback): SessionLog {
   const builder = new SessionLogBuilder('claude-code');
   const sidechain = new SessionLogBuilder('claude-code');
+  // The completed TodoWrite items seen so far (by their text), for the main conversation and for sidechains.
+  const todos = new Set<string>();
+  const sideTodos = new Set<string>();
   forEachLine(logText, onProgress, (line, lineNumber) => {
     if (!line.includes('"usage"') && !line.includes('compact_boundary')) {
       if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
@@ -49,6 +77,8 @@ export function readClaudeCodeLog(logText: string, onProgress?: ProgressCallback
       const id = text(message.id) ?? text(record.requestId) ?? text(record.uuid);
       const target = record.isSidechain === true ? sidechain : builder;
       target.addCall(id, timestamp, model, anthropicUsageRecord(usage, 'claude-code', { model, timestamp }));
+      const completed = newlyCompletedTodos(message.content, record.isSidechain === true ? sideTodos : todos);
+      if (completed > 0) target.markTaskCompleted(id === undefined ? {} : { id });
       return;
     }
     if (record.type === 'system' && record.subtype === 'compact_boundary') {
@@ -67,7 +97,10 @@ export function readClaudeCodeLog(logText: string, onProgress?: ProgressCallback
   });
   // A subagent's own transcript (`<session>/subagents/agent-*.jsonl`) is all sidechain: read it whole.
   if (builder.calls.length === 0) {
-    for (const call of sidechain.calls) builder.addCall(call.id, call.timestamp, call.model, call.usage);
+    for (const call of sidechain.calls) {
+      builder.addCall(call.id, call.timestamp, call.model, call.usage);
+      if (call.taskCompleted) builder.markTaskCompleted();
+    }
   }
   return builder.build();
 }

@@ -105,3 +105,12 @@ describe('readCodexLog on other recordings', () => {
     expect(log.contextWindow).toBe(1000);
   });
 });
+
+describe('task completions in a Codex rollout', () => {
+  it('marks the last call before each task_complete, once per turn with calls', () => {
+    const log = readSessionLog(readTrace(ROLLOUT));
+    // 33 task_complete events (grep -c '"task_complete"'); each turn of this rollout made at least one call.
+    expect(log.calls.filter((call) => call.taskCompleted).length).toBe(33);
+    expect(SessionLogSchema.safeParse(log).success).toBe(true);
+  });
+});

@@ -21,6 +21,7 @@ const RELEVANT = [
   '"compacted"',
   '"context_compacted"',
   '"task_started"',
+  '"task_complete"',
   '"user_message"',
 ];
 
@@ -78,6 +79,7 @@ function totalsKey(info: JsonObject): string | undefined {
  */
 export function readCodexLog(logText: string, onProgress?: ProgressCallback): SessionLog {
   const builder = new SessionLogBuilder('codex');
+  let callsAtLastCompletion = 0;
   let model: string | undefined;
   let previousTotals: string | undefined;
   let turnHasActivity = false;
@@ -107,6 +109,10 @@ export function readCodexLog(logText: string, onProgress?: ProgressCallback): Se
     if (payload.type === 'task_started') {
       turnHasActivity = false;
       builder.contextWindow = tokenCount(payload.model_context_window) ?? builder.contextWindow;
+    } else if (payload.type === 'task_complete') {
+      // The turn's last call completed the task; a turn without a call of its own completes nothing new.
+      const marked = builder.markTaskCompleted({ since: callsAtLastCompletion });
+      if (marked !== undefined) callsAtLastCompletion = marked + 1;
     } else if (payload.type === 'user_message') {
       turnHasActivity = true;
     } else if (payload.type === 'context_compacted') {

@@ -85,6 +85,17 @@ export class SessionLogBuilder {
     this.calls.push(call);
   }
 
+  /**
+   * Marks a call (by its id, else the last call) as completing a task; with `since`, only a call at or after
+   * that index (a task_complete with no call since the last one marks nothing). Returns the index marked.
+   */
+  markTaskCompleted(options: { id?: string; since?: number } = {}): number | undefined {
+    const index = options.id !== undefined ? this.indexById.get(options.id) : this.calls.length - 1;
+    if (index === undefined || index < 0 || index < (options.since ?? 0)) return undefined;
+    (this.calls[index] as SessionCall).taskCompleted = true;
+    return index;
+  }
+
   hasCall(id: string): boolean {
     return this.indexById.has(id);
   }

@@ -21,6 +21,12 @@ export interface SessionCall {
   timestamp: string;
   model?: string;
   usage: UsageRecord;
+  /**
+   * A task of the agent's was completed by this call, as the log records it: a Codex `task_complete` event after
+   * it, or a Claude Code TodoWrite in it that marks an item completed. The compaction triggers' semantic rule
+   * reads it.
+   */
+  taskCompleted?: true;
 }
 
 /** A compaction the agent itself recorded. */
@@ -68,6 +74,7 @@ export const SessionLogSchema = z
         timestamp: z.iso.datetime({ offset: true }),
         model: z.string().optional(),
         usage: UsageRecordSchema,
+        taskCompleted: z.literal(true).optional(),
       }),
     ),
     compactions: z.array(
