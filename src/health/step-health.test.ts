@@ -134,10 +134,39 @@ describe('stepHealth in critical', () => {
     expect(eventsOf(steps[3], 'countdown')).toEqual([{ type: 'countdown', remaining: 2 }]);
   });
 
-  it('starts a fresh countdown after a forced round', () => {
-    const steps = run(Array(6).fill(CRITICAL));
-    expect(steps[4]?.state.countdown).toBeNull();
-    expect(eventsOf(steps[5], 'countdown')).toEqual([{ type: 'countdown', remaining: 4 }]);
+  it('announces the forced round once and keeps it due while the prompt stays critical', () => {
+    const steps = run(Array(9).fill(CRITICAL));
+    expect(steps.flatMap((step) => eventsOf(step, 'forced_new_round'))).toHaveLength(1);
+    expect(eventsOf(steps[4], 'forced_new_round')).toHaveLength(1);
+    expect(steps.slice(4).map((step) => step.state.countdown)).toEqual([0, 0, 0, 0, 0]);
+    expect(steps.slice(5).flatMap((step) => eventsOf(step, 'countdown'))).toEqual([]);
+    // The agent still gets the reminder's text every generation.
+    expect(steps[8]?.reminder).toMatchObject({
+      action: 'update',
+      text: expect.stringContaining('A new round is being forced now'),
+    });
+  });
+
+  it('ends a due round once the prompt falls below critical; a later critical stretch counts down again', () => {
+    const steps = run([...Array(5).fill(CRITICAL), CAUTION, CRITICAL]);
+    expect(steps[5]?.state.countdown).toBeNull();
+    expect(eventsOf(steps[6], 'countdown')).toEqual([{ type: 'countdown', remaining: 4 }]);
+  });
+
+  it('does not flood the feed: 20 critical generations make 8 events', () => {
+    const steps = run(Array(20).fill(CRITICAL));
+    const types = steps.flatMap((step) => step.events.map((event) => event.type));
+    // level_changed and reminder_added on entry, 5 countdown figures, one forced round.
+    expect(types).toEqual([
+      'level_changed',
+      'reminder_added',
+      'countdown',
+      'countdown',
+      'countdown',
+      'countdown',
+      'countdown',
+      'forced_new_round',
+    ]);
   });
 
   it('honours a criticalCountdown option', () => {

@@ -125,6 +125,9 @@ export function stepHealth(
       events.push({ type: 'reminder_dropped', promptTokens });
     }
   } else if (level === 'caution') {
+    // A forced round is over once the prompt is below critical; a countdown still running is kept, so hovering
+    // at the line cannot dodge it.
+    if (state.countdown === 0) next.countdown = null;
     const due =
       state.reminder === 'caution' && state.sinceReminder + 1 >= cautionCadence(options.cautionCadence);
     if (state.reminder === 'caution' && !due) {
@@ -141,24 +144,39 @@ export function stepHealth(
       next.sinceReminder = 0;
     }
   } else {
-    const start = state.countdown ?? positiveCount(options.criticalCountdown, DEFAULT_CRITICAL_COUNTDOWN);
-    const countdown = Math.max(0, start - 1);
-    events.push({ type: 'countdown', remaining: countdown });
     const action = state.reminder === 'none' ? 'add' : 'update';
-    const text = criticalReminderText({ promptTokens, thresholds, countdown });
-    reminder = { owner: CONTEXT_HEALTH_REMINDER, action, text };
-    events.push({ type: action === 'add' ? 'reminder_added' : 'reminder_updated', level: 'critical' });
     next.reminder = 'critical';
     next.sinceReminder = 0;
-    next.countdown = countdown;
-    if (countdown === 0) {
-      events.push({
-        type: 'forced_new_round',
-        promptTokens,
-        critical: thresholds.critical ?? thresholds.optimal,
-      });
-      // A fresh countdown, not a forced round on every further generation: the new round needs time to shrink.
-      next.countdown = null;
+    // The reminder's text carries the figures, so it is rewritten every critical generation; the feed hears of
+    // it only when it appears or turns critical.
+    if (state.reminder !== 'critical') {
+      events.push({ type: action === 'add' ? 'reminder_added' : 'reminder_updated', level: 'critical' });
+    }
+    if (state.countdown === 0) {
+      // The new round was forced already and stays due until the prompt falls below critical: not forced again.
+      next.countdown = 0;
+      reminder = {
+        owner: CONTEXT_HEALTH_REMINDER,
+        action,
+        text: criticalReminderText({ promptTokens, thresholds, countdown: 0 }),
+      };
+    } else {
+      const start = state.countdown ?? positiveCount(options.criticalCountdown, DEFAULT_CRITICAL_COUNTDOWN);
+      const countdown = Math.max(0, start - 1);
+      events.push({ type: 'countdown', remaining: countdown });
+      reminder = {
+        owner: CONTEXT_HEALTH_REMINDER,
+        action,
+        text: criticalReminderText({ promptTokens, thresholds, countdown }),
+      };
+      next.countdown = countdown;
+      if (countdown === 0) {
+        events.push({
+          type: 'forced_new_round',
+          promptTokens,
+          critical: thresholds.critical ?? thresholds.optimal,
+        });
+      }
     }
   }
   return { state: next, level, reminder, events };

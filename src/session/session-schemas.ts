@@ -36,6 +36,19 @@ export const VerdictSchema = z
   .strictObject({
     action: VerdictActionSchema,
     priority: PrioritySchema,
+    /**
+     * Context pressure calls for a new round (restart with the carried-over state, or compact): the health
+     * countdown ended while the prompt is still critical, or the regulator's memory is over 95% / CRITICAL.
+     * Stays true until the prompt falls below critical.
+     */
+    newRoundDue: z.boolean(),
+    /**
+     * Seconds until the next request of the expected size fits the quota left (the cache-friendly alternative to
+     * compressing for quota reasons), or null when it fits now or no quota is known.
+     */
+    waitSeconds: z.number().min(0).nullable(),
+    /** Provider parameters to merge into the next request to lower reasoning (seed 004's thinking budget), or null. */
+    thinking: z.record(z.string(), z.unknown()).nullable(),
     reasons: z.array(VerdictReasonSchema),
   })
   .meta({ id: 'Verdict' });

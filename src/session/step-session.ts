@@ -227,7 +227,16 @@ export function stepSession(
   const signals = signalsOf(next, at);
   const regulator = regulatorView(signals, REGULATOR_SETTINGS, at);
   const reasons: VerdictReason[] = [healthReason(next, healthStep.level, usage)];
-  reasons.push(regulatorReason(regulator.report, regulator.notes));
+  const memoryPercent =
+    next.lastPrompt === null || next.thresholds.limit === null
+      ? null
+      : (next.lastPrompt / next.thresholds.limit) * 100;
+  const { newRound: regulatorNewRound, ...regulatorSays } = regulatorReason(
+    regulator.report,
+    regulator.notes,
+    memoryPercent,
+  );
+  reasons.push(regulatorSays);
   const kv = kvReason(next);
   if (kv) reasons.push(kv);
   const trigger = triggerDecision(
@@ -239,9 +248,10 @@ export function stepSession(
   );
   next.triggers = trigger.state;
   reasons.push(triggerReason(trigger, signals));
-  const budget = budgetReason(signals);
+  const budget = budgetReason(signals, next);
   if (budget) reasons.push(budget);
-  const verdict = combineVerdict(reasons);
+  const newRoundDue = regulatorNewRound || (healthStep.level === 'critical' && next.health.countdown === 0);
+  const verdict = combineVerdict(reasons, { newRoundDue, waitSeconds: null, thinking: null });
 
   const pressure = regulator.report.pressure;
   const previousLevel = state.lastPressure?.level ?? null;
@@ -332,7 +342,10 @@ function healthReason(state: SessionState, level: HealthLevel, usage: UsageRecor
         model: 'health',
         action: 'compress',
         priority: 'urgent',
-        reason: `critical: ${prompt} prompt tokens > critical ${t.critical}; new round in ${state.health.countdown ?? 0} generations`,
+        reason:
+          state.health.countdown === 0
+            ? `critical: ${prompt} prompt tokens > critical ${t.critical}; a new round is due (restart with the carried-over state, or compact)`
+            : `critical: ${prompt} prompt tokens > critical ${t.critical}; new round in ${state.health.countdown ?? 0} generations`,
       };
   }
 }
@@ -413,7 +426,12 @@ function triggerReason(trigger: TriggerDecision, signals: SessionSignals): Verdi
   return { model: 'triggers', action: 'continue', priority: 'low', reason: `no trigger: ${guards}` };
 }
 
-function budgetReason(signals: SessionSignals): VerdictReason | undefined {
+/**
+ * The token budget: terminate when it is spent, or will be by the next request. The next request sends at least
+ * the last prompt and the last completion again (a conversation grows by what the model wrote), so a budget with
+ * less than that left cannot pay for it.
+ */
+function budgetReason(signals: SessionSignals, state: SessionState): VerdictReason | undefined {
   if (signals.tokenBudget === null || signals.budgetUsed === null) return undefined;
   if (signals.budgetUsed >= signals.tokenBudget) {
     return {
@@ -423,10 +441,20 @@ function budgetReason(signals: SessionSignals): VerdictReason | undefined {
       reason: `token budget exhausted: ${signals.budgetUsed} of ${signals.tokenBudget} used`,
     };
   }
+  const left = signals.budgetRemaining ?? 0;
+  const next = (state.lastPrompt ?? 0) + (state.lastCompletion ?? 0);
+  if (next > 0 && left < next) {
+    return {
+      model: 'budget',
+      action: 'terminate',
+      priority: 'urgent',
+      reason: `token budget spent by the next request: ${left} of ${signals.tokenBudget} left, the next request sends at least ${next} (the last prompt and completion)`,
+    };
+  }
   return {
     model: 'budget',
     action: 'continue',
     priority: 'low',
-    reason: `token budget: ${signals.budgetRemaining} of ${signals.tokenBudget} left`,
+    reason: `token budget: ${left} of ${signals.tokenBudget} left`,
   };
 }

@@ -15,7 +15,14 @@ const PRIORITY_RANK: Readonly<Record<Priority, number>> = { low: 0, normal: 1, h
  * Combines the models' reasons as DESIGN.md's verdict table says: terminate > compress > optimize >
  * continue, and the priority is the highest any model gave.
  */
-export function combineVerdict(reasons: VerdictReason[]): Verdict {
+export function combineVerdict(
+  reasons: VerdictReason[],
+  extras: Pick<Verdict, 'newRoundDue' | 'waitSeconds' | 'thinking'> = {
+    newRoundDue: false,
+    waitSeconds: null,
+    thinking: null,
+  },
+): Verdict {
   let action: VerdictAction = 'continue';
   let priority: Priority = 'low';
   for (const reason of reasons) {
@@ -23,18 +30,56 @@ export function combineVerdict(reasons: VerdictReason[]): Verdict {
     if (ACTION_RANK[reason.action] > ACTION_RANK[action]) action = reason.action;
     if (PRIORITY_RANK[reason.priority] > PRIORITY_RANK[priority]) priority = reason.priority;
   }
-  return { action, priority, reasons };
+  return { action, priority, ...extras, reasons };
 }
 
-/** The regulator speaks through its suggested action, as is. */
-export function regulatorReason(report: PressureReport, notes: string[]): VerdictReason {
+/**
+ * The regulator speaks through its suggested action, except its terminate: in a session, terminate means the
+ * work must stop (the budget model and the KV model say when). A terminate caused by context (memory over 95% of
+ * the window, or the CRITICAL level) is compress, urgent, with a new round due (DESIGN.md's verdict table);
+ * one caused by the budget's runway (minutes < 5) is optimize, high.
+ * `memoryPercent` is the unrounded share of the window the last prompt took.
+ */
+export function regulatorReason(
+  report: PressureReport,
+  notes: string[],
+  memoryPercent: number | null = null,
+): VerdictReason & { newRound: boolean } {
   const p = report.pressure;
   const thresholds = p.thresholdsExceeded.length ? `; thresholds ${p.thresholdsExceeded.join(', ')}` : '';
+  const figures = `${p.level} pressure, viability ${p.sessionViability}/100${thresholds}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+  const contextCause =
+    p.level === 'CRITICAL'
+      ? 'the CRITICAL level'
+      : memoryPercent !== null && memoryPercent > 95
+        ? `memory ${Math.round(memoryPercent * 10) / 10}% of the window (> 95%)`
+        : undefined;
+  if (p.suggestedAction === 'terminate' && contextCause !== undefined) {
+    return {
+      model: 'regulator',
+      action: 'compress',
+      priority: 'urgent',
+      reason: `${figures}: the regulator's terminate comes from context pressure (${contextCause}), relieved by a new round, not by stopping`,
+      newRound: true,
+    };
+  }
+  if (p.suggestedAction === 'terminate') {
+    // Not context: the budget runs out within minutes at this rate (eol). Stopping is the budget model's call
+    // (spent, or spent by the next request); until then the advice is to slow down.
+    return {
+      model: 'regulator',
+      action: 'optimize',
+      priority: 'high',
+      reason: `${figures}: the regulator's terminate comes from the budget's runway (${p.estimatedMinutesRemaining ?? '?'} minutes at this rate); slow down — the budget model stops the work when it is spent`,
+      newRound: false,
+    };
+  }
   return {
     model: 'regulator',
     action: p.suggestedAction,
     priority: p.recommendations.priority,
-    reason: `${p.level} pressure, viability ${p.sessionViability}/100${thresholds}${notes.length ? ` (${notes.join('; ')})` : ''}`,
+    reason: figures,
+    newRound: false,
   };
 }
 

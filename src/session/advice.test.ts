@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { UsageRecord } from '../usage/usage-record.js';
+import { Session } from './session.js';
+
+const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
+const usage = (promptTokens: number, completionTokens = 500): UsageRecord => ({
+  available: true,
+  source: 'manual',
+  promptTokens,
+  completionTokens,
+  totalTokens: promptTokens + completionTokens,
+  cachedReadTokens: 0,
+  cachedWriteTokens: 0,
+  reasoningTokens: 0,
+});
+
+describe('advice a user would follow: terminate means stop, context pressure means a new round', () => {
+  it('a Claude Code session at 96% of its window gets compress, urgent, a new round due — not terminate', () => {
+    // The found case: claude-opus-4-6 under Claude Code works in 167,000 tokens; 96% is 160,320.
+    const s = new Session({ model: 'claude-opus-4-6', agent: 'claude-code' }, { now: () => T0 });
+    const update = s.update({ usage: usage(160_320), timestamp: T0 });
+    expect(update.signals.window).toBe(167_000);
+    expect(update.regulator.report.pressure.suggestedAction).toBe('terminate');
+    expect(update.verdict).toMatchObject({ action: 'compress', priority: 'urgent', newRoundDue: true });
+    const regulator = update.verdict.reasons.find((reason) => reason.model === 'regulator');
+    expect(regulator?.reason).toContain('memory 96% of the window (> 95%)');
+    expect(regulator?.reason).toContain('relieved by a new round, not by stopping');
+  });
+
+  it('terminates when the token budget will be spent by the next request', () => {
+    const s = new Session(
+      { model: 'test-model', contextWindow: 200_000, tokenBudget: 100_000 },
+      { now: () => T0 },
+    );
+    expect(s.update({ usage: usage(30_000, 1_000), timestamp: T0 }).verdict.action).not.toBe('terminate');
+    // 62,000 used, 38,000 left: the next request sends at least 31,000 + 1,000 → still fits.
+    expect(s.update({ usage: usage(30_000, 1_000), timestamp: T0 + 1000 }).verdict.action).not.toBe(
+      'terminate',
+    );
+    // 93,000 used, 7,000 left < 31,000: the next request cannot be paid.
+    const update = s.update({ usage: usage(30_000, 1_000), timestamp: T0 + 2000 });
+    expect(update.verdict).toMatchObject({ action: 'terminate', priority: 'urgent', newRoundDue: false });
+    expect(update.verdict.reasons.find((reason) => reason.model === 'budget')?.reason).toBe(
+      'token budget spent by the next request: 7000 of 100000 left, the next request sends at least 31000 (the last prompt and completion)',
+    );
+  });
+
+  it('announces the forced new round once and keeps it due until the prompt falls below critical', () => {
+    // critical = 90% of 200,000 = 180,000.
+    const s = new Session({ model: 'test-model', contextWindow: 200_000 }, { now: () => T0 });
+    const updates = Array.from({ length: 15 }, (_, index) =>
+      s.update({ usage: usage(185_000), timestamp: T0 + index * 1000 }),
+    );
+    const forced = updates.flatMap((update) =>
+      update.events.filter((event) => event.type === 'forced_new_round'),
+    );
+    expect(forced).toHaveLength(1);
+    expect(updates.map((update) => update.verdict.newRoundDue)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    const after = s.update({ usage: usage(150_000), timestamp: T0 + 20_000 });
+    expect(after.verdict.newRoundDue).toBe(false);
+    // Reminder and countdown updates do not flood the feed: 15 critical generations, 8 health events in all.
+    const health = updates.flatMap((update) =>
+      update.events.filter((event) =>
+        ['level_changed', 'reminder_added', 'reminder_updated', 'countdown', 'forced_new_round'].includes(
+          event.type,
+        ),
+      ),
+    );
+    expect(health.map((event) => event.type)).toEqual([
+      'level_changed',
+      'reminder_added',
+      'countdown',
+      'countdown',
+      'countdown',
+      'countdown',
+      'countdown',
+      'forced_new_round',
+    ]);
+  });
+});
