@@ -14,6 +14,7 @@ import type { HealthThresholds } from '../health/health-thresholds.js';
 import { stepHealth } from '../health/step-health.js';
 import { contextPressure } from '../kv/context-pressure.js';
 import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
+import { serverCompaction } from '../usage/normalize-anthropic.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type UsageUpdate } from './session-options.js';
@@ -193,8 +194,30 @@ export function stepSession(
     lastAt: at,
     drift: update.driftPercent ?? state.drift,
   };
+  // A response that compacted its own context server-side (Anthropic `iterations[]`): the session records the
+  // compaction (a marker, the loop guards) and counts every pass's tokens, as the provider bills them.
+  const server = serverCompaction(usage);
+  if (server) {
+    next.triggers = recordCompactionResolved(
+      state.triggers,
+      {
+        before: server.contextBeforeTokens,
+        after: Math.min(server.contextAfterTokens, server.contextBeforeTokens),
+      },
+      settings.triggers,
+    );
+    events.push({
+      type: 'compaction',
+      at,
+      trigger: 'anthropic-server',
+      before: server.contextBeforeTokens,
+      after: server.contextAfterTokens,
+    });
+  }
   if (usage.available) {
-    const spent = usage.promptTokens + usage.completionTokens;
+    const spent = server
+      ? server.billedPromptTokens + server.billedCompletionTokens
+      : usage.promptTokens + usage.completionTokens;
     next.lastPrompt = usage.promptTokens;
     next.lastCompletion = usage.completionTokens;
     next.budgetUsed = state.budgetUsed + spent;
