@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import data from './data/models.json' with { type: 'json' };
 import { findModel, firstPartyProvider } from './find-model.js';
+import { ModelPriceSchema } from './model-price.js';
 
 // Expected figures are read by hand from traces/registries/models_dev_limits.json (models.dev).
 
@@ -97,9 +98,11 @@ describe('findModel aliases', () => {
 });
 
 describe('findModel consensus when the maker lists no window', () => {
-  it('gives gemini-2.5-pro the window 11 of 16 listings agree on', () => {
+  it("gives gemini-2.5-pro the window 11 of 16 listings agree on, and google's own price", () => {
     // google/gemini-2.5-pro carries only costs. Of the 16 listings with a window, 11 give 1,048,576 (others:
     // 1,000,000, 128,000, 1,048,756, 1,065,535, 1,048,000); 9 of those 11 give output 65,536, 2 give 65,535.
+    // The price is google's listing (1.25 / 10 / 0.125, above 200,000: 2.5 / 15 / 0.25); google states no
+    // reasoning flag, and the agreeing listings that state one say true.
     expect(findModel('gemini-2.5-pro')).toEqual({
       id: 'gemini-2.5-pro',
       provider: undefined,
@@ -108,6 +111,14 @@ describe('findModel consensus when the maker lists no window', () => {
       maxOutput: 65_536,
       match: 'consensus',
       agreement: { agreeing: 11, listings: 16 },
+      reasoning: true,
+      price: {
+        input: 1.25,
+        output: 10,
+        cacheRead: 0.125,
+        tiers: [{ aboveTokens: 200_000, input: 2.5, output: 15, cacheRead: 0.25 }],
+      },
+      priceId: 'google/gemini-2.5-pro',
     });
   });
 
@@ -138,17 +149,107 @@ describe('firstPartyProvider', () => {
   });
 });
 
+describe('findModel prices', () => {
+  // Figures read by hand from traces/registries/models_dev_limits.json (models.dev `cost`, USD per million tokens).
+  it("carries the maker's price, cache write included, with a bare id", () => {
+    expect(findModel('claude-opus-4-6')).toMatchObject({
+      price: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+      priceId: 'anthropic/claude-opus-4-6',
+      reasoning: true,
+    });
+    expect(findModel('gpt-5.3-codex')?.price).toEqual({ input: 1.75, output: 14, cacheRead: 0.175 });
+  });
+
+  it('takes the price of the family entry for an unlisted snapshot (alias)', () => {
+    expect(findModel('gpt-4o-mini-2024-07-18')).toMatchObject({
+      price: { input: 0.15, output: 0.6, cacheRead: 0.075 },
+      priceId: 'openai/gpt-4o-mini',
+      reasoning: false,
+    });
+  });
+
+  it("keeps a listed snapshot's own price rather than its family's", () => {
+    // gpt-4o-2024-05-13 costs 5 / 15 and lists no cache-read price; gpt-4o costs 2.5 / 10 / 1.25.
+    expect(findModel('gpt-4o-2024-05-13')?.price).toEqual({ input: 5, output: 15 });
+    expect(findModel('gpt-4o')?.price).toEqual({ input: 2.5, output: 10, cacheRead: 1.25 });
+  });
+
+  it('carries long-context tiers in ascending order', () => {
+    expect(findModel('gemini-3.1-pro-preview')?.price).toEqual({
+      input: 2,
+      output: 12,
+      cacheRead: 0.2,
+      tiers: [{ aboveTokens: 200_000, input: 4, output: 18, cacheRead: 0.4 }],
+    });
+    expect(findModel('gpt-5.4-pro')?.price).toEqual({
+      input: 30,
+      output: 180,
+      tiers: [{ aboveTokens: 272_000, input: 60, output: 270 }],
+    });
+  });
+
+  it("uses a named provider's own price, not the maker's", () => {
+    // openrouter lists gemini-2.5-pro without a window: the window is the consensus, the price openrouter's.
+    expect(findModel('openrouter/google/gemini-2.5-pro')).toMatchObject({
+      match: 'consensus',
+      price: { input: 1.25, output: 10, cacheRead: 0.125, cacheWrite: 0.375, reasoning: 10 },
+      priceId: 'openrouter/google/gemini-2.5-pro',
+    });
+  });
+
+  it('gives no price when the named provider does not list the model, though the window falls back to the maker', () => {
+    const found = findModel('some-reseller/claude-opus-4-6');
+    expect(found).toMatchObject({ id: 'anthropic/claude-opus-4-6', contextLength: 1_000_000 });
+    expect(found?.price).toBeUndefined();
+  });
+
+  it('gives no price from a consensus: a model whose maker lists nothing has none', () => {
+    // No maker is known for llama-3.1-8b-instant ids, so only the window consensus applies.
+    const found = findModel('llama-3.1-8b-instant');
+    expect(found?.match).toBe('consensus');
+    expect(found?.price).toBeUndefined();
+  });
+
+  it('finds a listing that has a price but no window', () => {
+    expect(findModel('amazon-bedrock/anthropic.claude-opus-4-6-v1')).toEqual({
+      id: 'amazon-bedrock/anthropic.claude-opus-4-6-v1',
+      provider: 'amazon-bedrock',
+      model: 'anthropic.claude-opus-4-6-v1',
+      match: 'exact',
+      price: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
+      priceId: 'amazon-bedrock/anthropic.claude-opus-4-6-v1',
+    });
+  });
+
+  it('returns frozen prices, so a caller cannot change the registry for everyone', () => {
+    const price = findModel('gemini-2.5-pro')?.price;
+    expect(Object.isFrozen(price)).toBe(true);
+    expect(Object.isFrozen(price?.tiers)).toBe(true);
+    expect(Object.isFrozen(price?.tiers?.[0])).toBe(true);
+  });
+});
+
 describe('built-in data', () => {
-  it('holds only rows with a window and positive whole-number limits', () => {
-    expect(data.rows.length).toBeGreaterThan(4000);
+  it('holds rows with a window, a price or a reasoning flag, and positive whole-number limits', () => {
+    expect(data.rows.length).toBeGreaterThan(5000);
     const positive = (value: unknown) => value === null || (Number.isInteger(value) && (value as number) > 0);
     const bad = data.rows.filter(
-      ([provider, model, context, input, output]) =>
+      ([provider, model, context, input, output, reasoning, price]) =>
         typeof provider !== 'string' ||
         typeof model !== 'string' ||
-        (context === null && input === null) ||
-        ![context, input, output].every(positive),
+        (context === null && input === null && reasoning === null && price === null) ||
+        ![context, input, output].every(positive) ||
+        !(reasoning === null || typeof reasoning === 'boolean'),
     );
     expect(bad).toEqual([]);
+  });
+
+  it('holds prices that ModelPriceSchema accepts', () => {
+    const rejected: string[] = [];
+    for (const row of data.rows) {
+      const price = findModel(`${row[0]}/${row[1]}`)?.price;
+      if (row[6] !== null && !ModelPriceSchema.safeParse(price).success) rejected.push(`${row[0]}/${row[1]}`);
+    }
+    expect(rejected).toEqual([]);
   });
 });

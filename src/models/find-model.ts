@@ -1,15 +1,16 @@
 import data from './data/models.json' with { type: 'json' };
 import { canonicalModelId, snapshotRank, splitModelId } from './model-id.js';
+import type { ModelPrice, ModelPriceTier } from './model-price.js';
 
 /**
- * How a look-up found its figures:
+ * How a look-up found its window (or, for a model no listing gives a window, the listing it returns):
  * - `exact`: the registry lists this id (for a bare id, under its first-party provider);
  * - `alias`: a snapshot of the same family under the same provider (`-latest`, a dated snapshot, or the reverse);
  * - `consensus`: the first-party provider lists no window, so the window most providers list is used.
  */
 export type ModelMatch = 'exact' | 'alias' | 'consensus';
 
-/** A model's listed limits, as the registry gives them (maxima, not an agent's effective window). */
+/** A model's listed limits, price and reasoning flag, as the registry gives them (maxima, not an agent's effective window). */
 export interface ModelLimits {
   /** The registry id the figures come from (`provider/model`), or the bare model id for a consensus. */
   readonly id: string;
@@ -23,16 +24,49 @@ export interface ModelLimits {
   readonly match: ModelMatch;
   /** For a consensus: how many listings gave the chosen window, out of how many listings had a window. */
   readonly agreement?: { readonly agreeing: number; readonly listings: number };
+  /**
+   * The price (USD per million tokens) of the listing the id resolves to by an exact or alias match: under the
+   * provider the id names, else (for a bare id) under the model's maker. Never from a consensus or another
+   * provider's listing: prices are the provider's, not the model's. Absent when that listing gives none.
+   */
+  readonly price?: ModelPrice;
+  /** The registry id the price comes from (may differ from `id` when the window came from a consensus). */
+  readonly priceId?: string;
+  /**
+   * Whether the model reasons (models.dev `reasoning`): from the listing the price comes from, else the listing the
+   * window comes from, else (consensus) the value more than half of the agreeing listings that state one give.
+   */
+  readonly reasoning?: boolean;
 }
 
 type MutableLimits = { -readonly [K in keyof ModelLimits]: ModelLimits[K] };
 
+type Usd = number | null;
+type TierRow = readonly [
+  aboveTokens: number,
+  input: number,
+  output: number,
+  cacheRead?: Usd,
+  cacheWrite?: Usd,
+  reasoning?: Usd,
+];
+type PriceRow = readonly [
+  input: number,
+  output: number,
+  cacheRead?: Usd,
+  cacheWrite?: Usd,
+  reasoning?: Usd,
+  tiers?: readonly TierRow[],
+];
+/** A row of data/models.json (scripts/generate-models.ts writes it; trailing nulls of a price are left out). */
 type Row = readonly [
   provider: string,
   model: string,
   context: number | null,
   input: number | null,
   output: number | null,
+  reasoning: boolean | null,
+  price: PriceRow | null,
 ];
 
 /** Where the built-in table comes from, for `--version`-style reports and docs. */
@@ -71,7 +105,10 @@ interface Index {
   byBareFamily: Map<string, Row[]>;
 }
 
-let index: Index | undefined;
+// Two indexes over the same table: the windows are looked up among rows that give one (as before prices were kept,
+// so a listing with only a price never hides another listing's window); prices among every listing.
+let windows: Index | undefined;
+let listings: Index | undefined;
 
 function push(map: Map<string, Row[]>, key: string, row: Row): void {
   const list = map.get(key);
@@ -79,9 +116,12 @@ function push(map: Map<string, Row[]>, key: string, row: Row): void {
   else map.set(key, [row]);
 }
 
-// Built on first use, not at import: importing the package should not cost a walk over four thousand rows.
-function getIndex(): Index {
-  if (index) return index;
+const hasWindow = (row: Row) => row[2] !== null || row[3] !== null;
+
+// Built on first use, not at import: importing the package should not cost a walk over five thousand rows.
+function getIndex(which: 'windows' | 'listings'): Index {
+  if (which === 'windows' && windows) return windows;
+  if (which === 'listings' && listings) return listings;
   const built: Index = {
     byKey: new Map(),
     byProviderFamily: new Map(),
@@ -89,6 +129,7 @@ function getIndex(): Index {
     byBareFamily: new Map(),
   };
   for (const row of data.rows as unknown as Row[]) {
+    if (which === 'windows' && !hasWindow(row)) continue;
     const provider = row[0].toLowerCase();
     const model = row[1].toLowerCase();
     const bare = model.slice(model.lastIndexOf('/') + 1);
@@ -100,16 +141,47 @@ function getIndex(): Index {
   for (const rows of built.byProviderFamily.values()) {
     rows.sort((a, b) => snapshotRank(b[1].toLowerCase()) - snapshotRank(a[1].toLowerCase()));
   }
-  index = built;
+  if (which === 'windows') windows = built;
+  else listings = built;
   return built;
 }
 
-function fromRow(row: Row, match: ModelMatch): ModelLimits {
+const usd = (value: Usd | undefined) => (value === null || value === undefined ? undefined : value);
+
+function rates(input: number, output: number, cacheRead?: Usd, cacheWrite?: Usd, reasoning?: Usd) {
+  const read = usd(cacheRead);
+  const write = usd(cacheWrite);
+  const think = usd(reasoning);
+  return {
+    input,
+    output,
+    ...(read === undefined ? {} : { cacheRead: read }),
+    ...(write === undefined ? {} : { cacheWrite: write }),
+    ...(think === undefined ? {} : { reasoning: think }),
+  };
+}
+
+function priceOf(row: Row): ModelPrice | undefined {
+  const price = row[6];
+  if (!price) return undefined;
+  const [input, output, cacheRead, cacheWrite, reasoning, tiers] = price;
+  const base: ModelPrice = rates(input, output, cacheRead, cacheWrite, reasoning);
+  if (tiers && tiers.length > 0) {
+    base.tiers = tiers.map(
+      ([aboveTokens, ...tier]): ModelPriceTier => Object.freeze({ aboveTokens, ...rates(...tier) }),
+    );
+    Object.freeze(base.tiers);
+  }
+  return Object.freeze(base);
+}
+
+function fromRow(row: Row, match: ModelMatch): MutableLimits {
   const limits: MutableLimits = { id: `${row[0]}/${row[1]}`, provider: row[0], model: row[1], match };
   if (row[2] !== null) limits.contextLength = row[2];
   if (row[3] !== null) limits.inputLength = row[3];
   if (row[4] !== null) limits.maxOutput = row[4];
-  return Object.freeze(limits);
+  if (row[5] !== null) limits.reasoning = row[5];
+  return limits;
 }
 
 // The most frequent value; ties go to the smaller figure, so a disputed window errs towards warning early.
@@ -130,7 +202,20 @@ function listed(rows: readonly Row[], column: 2 | 3 | 4): number[] {
   return values;
 }
 
-function consensus(bare: string, rows: readonly Row[]): ModelLimits {
+// A flag more than half of the listings that state one agree on; otherwise none (a split vote is no answer).
+function majorityFlag(rows: readonly Row[]): boolean | undefined {
+  let yes = 0;
+  let no = 0;
+  for (const row of rows) {
+    if (row[5] === true) yes++;
+    else if (row[5] === false) no++;
+  }
+  if (yes > (yes + no) / 2) return true;
+  if (no > (yes + no) / 2) return false;
+  return undefined;
+}
+
+function consensus(bare: string, rows: readonly Row[]): MutableLimits {
   const window = mostCommon(rows.map((row) => row[2] ?? row[3]));
   const agreeing = rows.filter((row) => (row[2] ?? row[3]) === window.value);
   // A listing that omits a figure does not dispute it: only the listings that give one vote on it.
@@ -147,32 +232,65 @@ function consensus(bare: string, rows: readonly Row[]): ModelLimits {
   if (context !== null) limits.contextLength = context;
   if (input !== null) limits.inputLength = input;
   if (output !== null) limits.maxOutput = output;
-  return Object.freeze(limits);
+  const reasoning = majorityFlag(agreeing);
+  if (reasoning !== undefined) limits.reasoning = reasoning;
+  return limits;
 }
 
-function underProvider(provider: string, model: string): ModelLimits | undefined {
-  const { byKey, byProviderFamily } = getIndex();
+function underProvider(
+  which: 'windows' | 'listings',
+  provider: string,
+  model: string,
+): { row: Row; match: ModelMatch } | undefined {
+  const { byKey, byProviderFamily } = getIndex(which);
   const exact = byKey.get(`${provider}/${model}`);
-  if (exact) return fromRow(exact, 'exact');
+  if (exact) return { row: exact, match: 'exact' };
   const family = byProviderFamily.get(`${provider}/${canonicalModelId(model)}`);
-  return family?.[0] ? fromRow(family[0], 'alias') : undefined;
+  return family?.[0] ? { row: family[0], match: 'alias' } : undefined;
+}
+
+function windowOf(provider: string | undefined, model: string, bare: string): MutableLimits | undefined {
+  if (provider) {
+    const found = underProvider('windows', provider, model);
+    if (found) return fromRow(found.row, found.match);
+  }
+  const maker = firstPartyProvider(bare);
+  if (maker) {
+    const found = underProvider('windows', maker, bare);
+    if (found) return fromRow(found.row, found.match);
+  }
+  const { byBare, byBareFamily } = getIndex('windows');
+  const rows = byBare.get(bare) ?? byBareFamily.get(canonicalModelId(bare));
+  return rows ? consensus(bare, rows) : undefined;
+}
+
+/**
+ * The listing a price may come from: under the provider the id names, else under the maker of a bare id. There is no
+ * fallback to the maker when a provider is named, nor to other providers: a reseller's price is its own, and the
+ * maker's price for a model bought elsewhere would be a guess.
+ */
+function listingOf(provider: string | undefined, model: string, bare: string) {
+  if (provider) return underProvider('listings', provider, model);
+  const maker = firstPartyProvider(bare);
+  return maker ? underProvider('listings', maker, bare) : undefined;
 }
 
 function lookUp(id: string): ModelLimits | undefined {
   const { provider, model, bare } = splitModelId(id);
   if (!bare) return undefined;
-  if (provider) {
-    const found = underProvider(provider, model);
-    if (found) return found;
+  const listing = listingOf(provider, model, bare);
+  const limits = windowOf(provider, model, bare) ?? (listing && fromRow(listing.row, listing.match));
+  if (!limits) return undefined;
+  if (listing) {
+    const price = priceOf(listing.row);
+    if (price) {
+      limits.price = price;
+      limits.priceId = `${listing.row[0]}/${listing.row[1]}`;
+    }
+    // The listing the id resolves to speaks first about its own model; the window's listing or consensus otherwise.
+    if (listing.row[5] !== null) limits.reasoning = listing.row[5];
   }
-  const maker = firstPartyProvider(bare);
-  if (maker) {
-    const found = underProvider(maker, bare);
-    if (found) return found;
-  }
-  const { byBare, byBareFamily } = getIndex();
-  const rows = byBare.get(bare) ?? byBareFamily.get(canonicalModelId(bare));
-  return rows ? consensus(bare, rows) : undefined;
+  return Object.freeze(limits);
 }
 
 const MEMO_LIMIT = 1024;
@@ -185,6 +303,7 @@ const memo = new Map<string, ModelLimits | undefined>();
  * `gpt-*` and `o*`, google for `gemini-*`), dated snapshots and `-latest` ids in either direction, Vertex's
  * `@date` form, Claude Code's `[1m]` suffix and Gemini's `models/` prefix, case-insensitively. When the maker lists
  * no window (models.dev gives none for `google/gemini-2.5-pro`), the window most other listings give is used.
+ * The price comes only from the listing the id resolves to by an exact or alias match (see `ModelLimits.price`).
  *
  * @returns the limits, or undefined when no listing matches.
  * @example findModel('claude-sonnet-4-20250514')?.contextLength // 200000

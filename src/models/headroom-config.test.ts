@@ -35,6 +35,92 @@ describe('parseConfig', () => {
     });
   });
 
+  it('reads a price in models.dev field names and a reasoning flag into camelCase', () => {
+    const result = parseConfig({
+      models: {
+        'gemini-2.5-pro': {
+          reasoning: true,
+          price: {
+            input: 1.25,
+            output: 10,
+            cache_read: 0.125,
+            cache_write: 0.375,
+            reasoning: 10,
+            tiers: [
+              { above_tokens: 500_000, input: 5, output: 20 },
+              { above_tokens: 200_000, input: 2.5, output: 15, cache_read: 0.25 },
+            ],
+          },
+        },
+      },
+    });
+    expect(result).toEqual({
+      ok: true,
+      value: {
+        models: {
+          'gemini-2.5-pro': {
+            reasoning: true,
+            price: {
+              input: 1.25,
+              output: 10,
+              cacheRead: 0.125,
+              cacheWrite: 0.375,
+              reasoning: 10,
+              // Sorted by threshold, whatever order the file gives.
+              tiers: [
+                { aboveTokens: 200_000, input: 2.5, output: 15, cacheRead: 0.25 },
+                { aboveTokens: 500_000, input: 5, output: 20 },
+              ],
+            },
+          },
+        },
+      },
+    });
+  });
+
+  it('rejects a price without an output price, a negative price and camelCase price keys, naming each field', () => {
+    const result = parseConfig({
+      models: {
+        a: { price: { input: 1 } },
+        b: { price: { input: -1, output: 1 } },
+        c: { price: { input: 1, output: 1, cacheRead: 0.1 } },
+      },
+    });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.issues.map((issue) => issue.field).sort()).toEqual([
+        'models.a.price.output',
+        'models.b.price.input',
+        'models.c.price.cacheRead',
+      ]);
+    }
+  });
+
+  it('rejects two tiers with the same threshold and a tier without one', () => {
+    const result = parseConfig({
+      models: {
+        x: {
+          price: {
+            input: 1,
+            output: 2,
+            tiers: [
+              { above_tokens: 200_000, input: 2, output: 3 },
+              { above_tokens: 200_000, input: 3, output: 4 },
+            ],
+          },
+        },
+        y: { price: { input: 1, output: 2, tiers: [{ input: 2, output: 3 }] } },
+      },
+    });
+    expect(result.ok).toBe(false);
+    if (!result.ok) {
+      expect(result.issues.map((issue) => issue.field).sort()).toEqual([
+        'models.x.price.tiers[1].above_tokens',
+        'models.y.price.tiers[0].above_tokens',
+      ]);
+    }
+  });
+
   it('treats a missing models section and an empty document as no settings', () => {
     expect(parseConfig({})).toEqual({ ok: true, value: { models: {} } });
     expect(parseConfig(null)).toEqual({ ok: true, value: { models: {} } });

@@ -1,8 +1,72 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { parseWith, type Result } from '../errors/validation.js';
+import type { ModelPrice, ModelPriceTier } from './model-price.js';
 
 const tokens = z.int().min(1);
+const usdPerMillion = z.number().min(0);
+
+/** The per-token-kind prices of a config file's price or tier, in USD per million tokens (models.dev's names). */
+const PRICE_RATE_FIELDS = {
+  input: usdPerMillion,
+  output: usdPerMillion,
+  cache_read: usdPerMillion.optional(),
+  cache_write: usdPerMillion.optional(),
+  reasoning: usdPerMillion.optional(),
+};
+
+/**
+ * A long-context tier in a config file: its prices replace the base prices for a whole request whose prompt (cache
+ * reads and writes included) exceeds `above_tokens` (models.dev's `tier.size`).
+ */
+export const PriceTierFileSchema = z.strictObject({ above_tokens: z.int().min(0), ...PRICE_RATE_FIELDS });
+
+/**
+ * A model's price in a config file, USD per million tokens, in models.dev's field names. It replaces the built-in
+ * price as a whole (fields are not merged with it: a price is one provider's, not a mix of two sources).
+ * @example { "input": 1.25, "output": 10, "cache_read": 0.125, "tiers": [{ "above_tokens": 200000, "input": 2.5, "output": 15, "cache_read": 0.25 }] }
+ */
+export const PriceFileSchema = z
+  .strictObject({ ...PRICE_RATE_FIELDS, tiers: z.array(PriceTierFileSchema).optional() })
+  .superRefine((price, context) => {
+    const seen = new Set<number>();
+    for (const [index, tier] of (price.tiers ?? []).entries()) {
+      if (seen.has(tier.above_tokens)) {
+        context.addIssue({
+          code: 'custom',
+          path: ['tiers', index, 'above_tokens'],
+          message: `two tiers start above ${tier.above_tokens} tokens`,
+        });
+      }
+      seen.add(tier.above_tokens);
+    }
+  });
+
+type PriceRatesFile = Omit<z.infer<typeof PriceTierFileSchema>, 'above_tokens'>;
+
+function ratesFromFile(rates: PriceRatesFile): Omit<ModelPriceTier, 'aboveTokens'> {
+  return {
+    input: rates.input,
+    output: rates.output,
+    ...(rates.cache_read === undefined ? {} : { cacheRead: rates.cache_read }),
+    ...(rates.cache_write === undefined ? {} : { cacheWrite: rates.cache_write }),
+    ...(rates.reasoning === undefined ? {} : { reasoning: rates.reasoning }),
+  };
+}
+
+function priceFromFile(price: z.infer<typeof PriceFileSchema>): ModelPrice {
+  const { tiers, ...rates } = price;
+  return {
+    ...ratesFromFile(rates),
+    ...(tiers && tiers.length > 0
+      ? {
+          tiers: tiers
+            .map(({ above_tokens, ...tier }) => ({ aboveTokens: above_tokens, ...ratesFromFile(tier) }))
+            .sort((a, b) => a.aboveTokens - b.aboveTokens),
+        }
+      : {}),
+  };
+}
 
 /** One model's entry in a config file, in the file's snake_case. Unknown keys are rejected. */
 export const ModelConfigFileSchema = z
@@ -14,6 +78,8 @@ export const ModelConfigFileSchema = z
     critical_max_tokens: tokens.optional(),
     tpm_limit: tokens.optional(),
     effective_window: tokens.optional(),
+    price: PriceFileSchema.optional(),
+    reasoning: z.boolean().optional(),
   })
   .superRefine((entry, context) => {
     // With critical at or below optimal the caution level could never be reached: almost surely a typo.
@@ -39,6 +105,10 @@ export interface ModelConfig {
   criticalMaxTokens?: number;
   tpmLimit?: number;
   effectiveWindow?: number;
+  /** The model's price at the provider used, USD per million tokens; replaces the built-in price as a whole. */
+  price?: ModelPrice;
+  /** Whether the model reasons (the thinking-budget rule applies only to those that do). */
+  reasoning?: boolean;
 }
 
 /** A parsed, validated `headroom.config.{json,yaml,yml}`. */
@@ -47,7 +117,7 @@ export interface HeadroomConfig {
   models: Record<string, ModelConfig>;
 }
 
-const FIELD_NAMES = {
+const TOKEN_FIELD_NAMES = {
   context_length: 'contextLength',
   input_length: 'inputLength',
   max_output: 'maxOutput',
@@ -55,21 +125,26 @@ const FIELD_NAMES = {
   critical_max_tokens: 'criticalMaxTokens',
   tpm_limit: 'tpmLimit',
   effective_window: 'effectiveWindow',
-} as const satisfies Record<keyof z.infer<typeof ModelConfigFileSchema>, keyof ModelConfig>;
+} as const satisfies Record<
+  Exclude<keyof z.infer<typeof ModelConfigFileSchema>, 'price' | 'reasoning'>,
+  keyof ModelConfig
+>;
 
 function toModelConfig(entry: z.infer<typeof ModelConfigFileSchema>): ModelConfig {
   const config: ModelConfig = {};
-  for (const [fileName, codeName] of Object.entries(FIELD_NAMES)) {
-    const value = entry[fileName as keyof typeof FIELD_NAMES];
+  for (const [fileName, codeName] of Object.entries(TOKEN_FIELD_NAMES)) {
+    const value = entry[fileName as keyof typeof TOKEN_FIELD_NAMES];
     if (value !== undefined) config[codeName] = value;
   }
+  if (entry.price !== undefined) config.price = priceFromFile(entry.price);
+  if (entry.reasoning !== undefined) config.reasoning = entry.reasoning;
   return config;
 }
 
 /**
  * The config file schema: snake_case keys as written in the file, camelCase in the parsed value, unknown keys
  * rejected at every level. An empty file means no settings.
- * @example { "models": { "gpt-5": { "context_length": 272000, "optimal_max_tokens": 200000 } } }
+ * @example { "models": { "gpt-5": { "context_length": 272000, "optimal_max_tokens": 200000, "price": { "input": 1.25, "output": 10, "cache_read": 0.125 }, "reasoning": true } } }
  */
 export const HeadroomConfigSchema = z
   .strictObject({

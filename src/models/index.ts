@@ -13,11 +13,22 @@ export {
   HeadroomConfigSchema,
   type ModelConfig,
   ModelConfigFileSchema,
+  PriceFileSchema,
+  PriceTierFileSchema,
   parseConfig,
   parseConfigText,
 } from './headroom-config.js';
 export { CONFIG_FILE_NAMES, loadConfig } from './load-config.js';
 export { canonicalModelId, normalizeModelId, splitModelId } from './model-id.js';
+export {
+  type ModelPrice,
+  ModelPriceSchema,
+  type ModelPriceTier,
+  ModelPriceTierSchema,
+  type PriceRates,
+  priceRatesFor,
+  type SelectedRates,
+} from './model-price.js';
 export {
   type AgentName,
   AgentNameSchema,

@@ -35,6 +35,39 @@ describe('loadConfig from a directory', () => {
     expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { contextLength: 272_000 } } });
   });
 
+  it('reads a price from YAML', async () => {
+    await writeFile(
+      join(directory, 'headroom.config.yaml'),
+      [
+        'models:',
+        '  claude-opus-4-6:',
+        '    reasoning: true',
+        '    price:',
+        '      input: 5',
+        '      output: 25',
+        '      cache_read: 0.5',
+        '      cache_write: 6.25',
+        '      tiers:',
+        '        - { above_tokens: 200000, input: 10, output: 37.5, cache_read: 1, cache_write: 12.5 }',
+        '',
+      ].join('\n'),
+    );
+    expect(await loadConfig(directory)).toEqual({
+      models: {
+        'claude-opus-4-6': {
+          reasoning: true,
+          price: {
+            input: 5,
+            output: 25,
+            cacheRead: 0.5,
+            cacheWrite: 6.25,
+            tiers: [{ aboveTokens: 200_000, input: 10, output: 37.5, cacheRead: 1, cacheWrite: 12.5 }],
+          },
+        },
+      },
+    });
+  });
+
   it('reads headroom.config.yaml and headroom.config.yml', async () => {
     await writeFile(join(directory, 'headroom.config.yaml'), 'models:\n  gpt-5:\n    tpm_limit: 500000\n');
     expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { tpmLimit: 500_000 } } });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ModelPriceSchema } from './model-price.js';
 
 /** A count of tokens: a whole number, at least 1. */
 const tokens = z.int().min(1);
@@ -19,6 +20,10 @@ export type AgentName = z.infer<typeof AgentNameSchema>;
  * - `optimalMaxTokens`, `criticalMaxTokens`: context-health thresholds (seed 003); unset means the defaults
  *   (100,000 and 90% of the window).
  * - `tpmLimit`: the tokens-per-minute quota of the account, where known.
+ * - `price`: USD per million tokens at the provider used (models.dev, or the config file / session, which replace it
+ *   whole); absent when unknown, and then every cost is null, never a guess. `priceSource` says which layer set it.
+ * - `reasoning`: whether the model reasons; `reasoningSource` says which layer said so.
+ * `source` names the last layer that set any figure, price and reasoning included.
  */
 export const ModelProfileSchema = z.strictObject({
   id: z.string().min(1),
@@ -29,12 +34,21 @@ export const ModelProfileSchema = z.strictObject({
   criticalMaxTokens: tokens.optional(),
   tpmLimit: tokens.optional(),
   effectiveWindow: tokens.optional(),
+  price: ModelPriceSchema.optional(),
+  priceSource: ProfileSourceSchema.optional(),
+  reasoning: z.boolean().optional(),
+  reasoningSource: ProfileSourceSchema.optional(),
   source: ProfileSourceSchema,
 });
 export type ModelProfile = z.infer<typeof ModelProfileSchema>;
 
-/** The figures a caller may set for one session; the id and the source are not theirs to set. */
-export const ModelProfileOverridesSchema = ModelProfileSchema.omit({ id: true, source: true }).partial();
+/** The figures a caller may set for one session; the id and the sources are not theirs to set. */
+export const ModelProfileOverridesSchema = ModelProfileSchema.omit({
+  id: true,
+  source: true,
+  priceSource: true,
+  reasoningSource: true,
+}).partial();
 export type ModelProfileOverrides = z.infer<typeof ModelProfileOverridesSchema>;
 
 /** The profile fields that carry figures, in the order they are layered. */

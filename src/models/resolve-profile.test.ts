@@ -10,14 +10,27 @@ function config(models: Record<string, unknown>): HeadroomConfig {
 }
 
 describe('resolveProfile from built-in data', () => {
-  it('copies the listed limits and marks the source builtin', () => {
+  it('copies the listed limits, price and reasoning flag and marks the source builtin', () => {
+    // models.dev anthropic/claude-sonnet-4-20250514: 3 / 15 / cache read 0.3 / cache write 3.75, reasoning true.
     expect(resolveProfile('claude-sonnet-4-20250514')).toEqual({
       id: 'claude-sonnet-4-20250514',
       contextLength: 200_000,
       maxOutput: 64_000,
       effectiveWindow: 200_000,
+      price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+      priceSource: 'builtin',
+      reasoning: true,
+      reasoningSource: 'builtin',
       source: 'builtin',
     });
+  });
+
+  it('leaves price and reasoning out when the registry has neither', () => {
+    // Only the window consensus knows llama-3.1-8b-instant: no maker's listing, so no price.
+    const profile = resolveProfile('llama-3.1-8b-instant');
+    expect(profile?.contextLength).toBeGreaterThan(0);
+    expect(profile?.price).toBeUndefined();
+    expect(profile?.priceSource).toBeUndefined();
   });
 
   it('takes the input window as the effective window when it is smaller than the context', () => {
@@ -131,6 +144,64 @@ describe('resolveProfile layering', () => {
       expect((error as HeadroomValidationError).issues[0]).toMatchObject({
         field: 'overrides.contextLength',
         value: -5,
+      });
+    }
+  });
+
+  it('lets a config price replace the built-in price whole, tiers included', () => {
+    // Built in, gemini-2.5-pro has a tier above 200,000; a config price without tiers has none.
+    const profile = resolveProfile('gemini-2.5-pro', {
+      config: config({ 'gemini-2.5-pro': { price: { input: 1, output: 8 } } }),
+    });
+    expect(profile).toMatchObject({
+      price: { input: 1, output: 8 },
+      priceSource: 'config',
+      reasoning: true,
+      reasoningSource: 'builtin',
+      source: 'config',
+    });
+    expect(profile?.price?.tiers).toBeUndefined();
+    expect(profile?.price?.cacheRead).toBeUndefined();
+  });
+
+  it('lets a config reasoning flag override the registry', () => {
+    const profile = resolveProfile('gpt-4o-mini', { config: config({ 'gpt-4o-mini': { reasoning: true } }) });
+    expect(profile).toMatchObject({ reasoning: true, reasoningSource: 'config', priceSource: 'builtin' });
+  });
+
+  it('lets a session price override the config price', () => {
+    const profile = resolveProfile('gpt-4o-mini', {
+      config: config({ 'gpt-4o-mini': { price: { input: 1, output: 2 } } }),
+      overrides: { price: { input: 0.1, output: 0.2, cacheRead: 0.05 } },
+    });
+    expect(profile).toMatchObject({
+      price: { input: 0.1, output: 0.2, cacheRead: 0.05 },
+      priceSource: 'session',
+      source: 'session',
+    });
+  });
+
+  it('builds a profile for an unlisted model from a config price alone', () => {
+    expect(
+      resolveProfile('my-local-model', {
+        config: config({ 'my-local-model': { price: { input: 0, output: 0 } } }),
+      }),
+    ).toEqual({
+      id: 'my-local-model',
+      price: { input: 0, output: 0 },
+      priceSource: 'config',
+      source: 'config',
+    });
+  });
+
+  it('rejects a session price with a negative figure, naming the field', () => {
+    try {
+      resolveProfile('gpt-4o-mini', { overrides: { price: { input: -1, output: 1 } } });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as HeadroomValidationError).issues[0]).toMatchObject({
+        field: 'overrides.price.input',
+        value: -1,
       });
     }
   });

@@ -63,13 +63,25 @@ function layer(
     profile[name] = value;
     changed = true;
   }
+  // A price is replaced whole, never merged: a config price without tiers must not inherit the built-in tiers.
+  if (figures.price !== undefined) {
+    profile.price = figures.price;
+    profile.priceSource = source;
+    changed = true;
+  }
+  if (figures.reasoning !== undefined) {
+    profile.reasoning = figures.reasoning;
+    profile.reasoningSource = source;
+    changed = true;
+  }
   if (changed) profile.source = source;
   return changed;
 }
 
 /**
- * A model's profile: built-in limits, then the config file's entry, then the session's overrides, each layer
- * replacing the figures it sets. `source` names the last layer that set any figure.
+ * A model's profile: built-in limits, price and reasoning flag, then the config file's entry, then the session's
+ * overrides, each layer replacing the figures it sets (a price as a whole). `source` names the last layer that set
+ * any figure; `priceSource` and `reasoningSource` the layer each of those came from.
  *
  * Unless a layer sets `effectiveWindow`, it is derived from the resolved limits: the model's prompt window (the
  * smaller of context and input), narrowed by the agent's rule when an agent is given (Claude Code 167,000; Codex
