@@ -57,6 +57,12 @@ export const TriggerInputSchema = z.strictObject({
   windowTokens: z.number().min(0).optional(),
   /** Size of the next request; by default the current context, since every request resends it. */
   estimatedNextRequestTokens: z.number().int().min(0).optional(),
+  /**
+   * The survival rule already judged by the caller against each quota as its provider counts it (a session
+   * does: input, output, requests and tokens per minute, or the provider's own headers); replaces the TPM
+   * computation here.
+   */
+  survival: z.strictObject({ fires: z.boolean(), reason: z.string() }).optional(),
 });
 export type TriggerInput = z.infer<typeof TriggerInputSchema>;
 
@@ -112,6 +118,10 @@ export type ResolvedTriggerConfig = ReturnType<typeof resolveTriggerConfig>;
 type ResolvedConfig = ResolvedTriggerConfig;
 
 function survivalCheck(input: TriggerInput, config: ResolvedConfig, reasons: string[]): boolean {
+  if (input.survival) {
+    reasons.push(input.survival.reason);
+    return input.survival.fires;
+  }
   if (config.tpmLimit === null) {
     reasons.push('survival: no TPM limit configured, not evaluated');
     return false;

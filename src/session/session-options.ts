@@ -13,6 +13,21 @@ export const SessionKvSchema = z.strictObject({
   nBatch: z.number().int().min(1).optional(),
 });
 
+/**
+ * The provider's per-minute quotas for this account and model, as the provider states them. Each usage record
+ * is counted the way its provider counts it (docs/rules.md, Quotas).
+ */
+export const RateLimitsSchema = z.strictObject({
+  requestsPerMinute: tokens.optional(),
+  /** Anthropic ITPM: uncached input + cache writes (cache reads do not count on current models). */
+  inputTokensPerMinute: tokens.optional(),
+  /** Anthropic OTPM. */
+  outputTokensPerMinute: tokens.optional(),
+  /** A combined limit: OpenAI TPM (input + output), Gemini TPM (input). `tpmLimit` is its alias. */
+  tokensPerMinute: tokens.optional(),
+});
+export type RateLimits = z.infer<typeof RateLimitsSchema>;
+
 /** Default sliding window of the burn rate: five minutes. */
 export const DEFAULT_BURN_WINDOW_SECONDS = 300;
 
@@ -30,8 +45,9 @@ export const SessionOptionsSchema = z.strictObject({
   criticalMaxTokens: tokens.optional(),
   /** Total tokens this session may spend; exhausting it terminates. */
   tokenBudget: tokens.optional(),
-  /** The provider's tokens-per-minute quota: scales the burn rate and drives survival compaction. */
+  /** The provider's tokens-per-minute quota (alias of `rateLimits.tokensPerMinute`): scales the burn rate. */
   tpmLimit: tokens.optional(),
+  rateLimits: RateLimitsSchema.optional(),
   kv: SessionKvSchema.optional(),
   triggers: TriggerConfigSchema.omit({ tpmLimit: true }).optional(),
   /** @default 300 */
@@ -51,4 +67,9 @@ export interface UsageUpdate {
   driftPercent?: number;
   /** True when the agent completed a task with this generation (semantic trigger). */
   taskCompleted?: boolean;
+  /**
+   * The provider response's headers (or just its rate-limit ones): `anthropic-ratelimit-*`, `x-ratelimit-*`,
+   * `retry-after`. When present, the quotas they report replace the session's estimate for this update.
+   */
+  headers?: import('../usage/rate-limit-headers.js').HeaderBag;
 }

@@ -22,6 +22,19 @@ export type VerdictAction = z.infer<typeof VerdictActionSchema>;
 export const VerdictModelSchema = z.enum(['health', 'regulator', 'kv', 'triggers', 'budget']);
 export type VerdictModel = z.infer<typeof VerdictModelSchema>;
 
+/** One per-minute quota as the session stands against it. */
+export const QuotaStandingSchema = z
+  .strictObject({
+    dimension: z.enum(['requests', 'input', 'output', 'tokens']),
+    limit: count,
+    used: count,
+    left: count,
+    need: count,
+    source: z.enum(['headers', 'estimate']),
+    waitSeconds: z.number().min(0).nullable(),
+  })
+  .meta({ id: 'QuotaStanding' });
+
 /** One model's say: its action, its priority and why, in its own words. */
 export const VerdictReasonSchema = z.strictObject({
   model: VerdictModelSchema,
@@ -78,9 +91,15 @@ export const SessionSignalsSchema = z
     percentOfWindow: z.number().min(0).nullable(),
     /** Tokens (prompt + completion) per minute over the burn window. */
     burnRateTokensPerMin: count,
+    /** Tokens in the last minute as the combined per-minute limit counts them (the provider's rules). */
     tokensLastMinute: z.number().min(0),
     tpmLimit: count.nullable(),
     tpmLeft: z.number().min(0).nullable(),
+    /**
+     * Each per-minute quota with a known limit (configured, or reported by the provider's headers): used, left,
+     * what the next request needs, and the seconds until it fits.
+     */
+    quotas: z.array(QuotaStandingSchema),
     tokenBudget: count.nullable(),
     budgetUsed: count.nullable(),
     budgetRemaining: count.nullable(),

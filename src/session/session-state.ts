@@ -16,6 +16,20 @@ import { VerdictSchema } from './session-schemas.js';
 
 const count = z.number().int().min(0);
 
+const reportedLimit = z.strictObject({
+  limit: count.optional(),
+  remaining: count.optional(),
+  resetAt: z.number().optional(),
+});
+const ReportedQuotaStateSchema = z.strictObject({
+  at: z.number(),
+  requests: reportedLimit.optional(),
+  input: reportedLimit.optional(),
+  output: reportedLimit.optional(),
+  tokens: reportedLimit.optional(),
+  retryAfterSeconds: z.number().min(0).optional(),
+});
+
 /** Buckets of the burn window (5 minutes by default: 10-second buckets). */
 export const BURN_BUCKETS = 30;
 /** The quota window: the last minute, in 2-second buckets. */
@@ -51,7 +65,21 @@ export const SessionStateSchema = z
     reminder: z.strictObject({ prompt: count, countdown: count.nullable() }).nullable(),
     /** Tokens over the burn window, and over the last minute (the quota window). */
     burn: TokenWindowSchema,
+    /** Tokens as the combined per-minute limit counts them (provider rules), over the last minute. */
     minute: TokenWindowSchema,
+    /** Requests, input and output tokens over the last minute, counted as the provider counts them. */
+    quota: z
+      .strictObject({ requests: TokenWindowSchema, input: TokenWindowSchema, output: TokenWindowSchema })
+      .optional(),
+    /** The last call as the quotas count it: the expected size of the next request. */
+    lastCounts: z
+      .strictObject({ requests: count, input: count, output: count, tokens: count })
+      .nullable()
+      .optional(),
+    /** The quotas the provider's headers reported, and when (epoch ms). */
+    reported: ReportedQuotaStateSchema.nullable().optional(),
+    /** The thinking budget is lowered (kept until 30% of the quota is left again: hysteresis). */
+    thinkingLow: z.boolean().optional(),
     lastVerdict: VerdictSchema.nullable(),
     lastPressure: PressureAssessmentSchema.nullable(),
   })
@@ -98,7 +126,11 @@ export function createSessionState(
       : { contextLength: valid.contextWindow, effectiveWindow: valid.contextWindow }),
     ...(valid.optimalMaxTokens === undefined ? {} : { optimalMaxTokens: valid.optimalMaxTokens }),
     ...(valid.criticalMaxTokens === undefined ? {} : { criticalMaxTokens: valid.criticalMaxTokens }),
-    ...(valid.tpmLimit === undefined ? {} : { tpmLimit: valid.tpmLimit }),
+    ...(valid.tpmLimit === undefined
+      ? valid.rateLimits?.tokensPerMinute === undefined
+        ? {}
+        : { tpmLimit: valid.rateLimits.tokensPerMinute }
+      : { tpmLimit: valid.tpmLimit }),
   };
   const profile = resolveProfile(valid.model, {
     ...(valid.agent ? { agent: valid.agent } : {}),
@@ -140,6 +172,10 @@ export function createSessionState(
       criticalMaxTokens: profile.criticalMaxTokens,
       tpmLimit: profile.tpmLimit,
       effectiveWindow: profile.effectiveWindow,
+      price: profile.price,
+      priceSource: profile.priceSource,
+      reasoning: profile.reasoning,
+      reasoningSource: profile.reasoningSource,
     }),
     thresholds: {
       limit: thresholds.limit ?? null,
@@ -158,6 +194,14 @@ export function createSessionState(
     reminder: null,
     burn: emptyTokenWindow({ windowMs: burnWindowMs, buckets: BURN_BUCKETS }),
     minute: emptyTokenWindow(QUOTA_WINDOW),
+    quota: {
+      requests: emptyTokenWindow(QUOTA_WINDOW),
+      input: emptyTokenWindow(QUOTA_WINDOW),
+      output: emptyTokenWindow(QUOTA_WINDOW),
+    },
+    lastCounts: null,
+    reported: null,
+    thinkingLow: false,
     lastVerdict: null,
     lastPressure: null,
   };
@@ -173,6 +217,14 @@ function checkConsistent(
 ): void {
   const issues: ValidationIssue[] = [];
   const { limit, critical } = thresholds;
+  const tpm = valid.rateLimits?.tokensPerMinute;
+  if (valid.tpmLimit !== undefined && tpm !== undefined && tpm !== valid.tpmLimit) {
+    issues.push({
+      field: 'rateLimits.tokensPerMinute',
+      value: tpm,
+      message: `contradicts tpmLimit (${valid.tpmLimit}), its alias: give one of them`,
+    });
+  }
   if (valid.criticalMaxTokens !== undefined && limit !== undefined && valid.criticalMaxTokens > limit) {
     issues.push({
       field: 'criticalMaxTokens',

@@ -5,8 +5,14 @@ import {
   resolveTriggerConfig,
   type TriggerDecision,
 } from '../compaction/evaluate-triggers.js';
-import { DEFAULT_LOW_THINKING_BELOW, LOW_THINKING_BUDGET } from '../compaction/thinking-budget.js';
-import { addTokens, type TokenWindowSpec, windowTokens } from '../compaction/token-window.js';
+import { type QuotaStanding, quotaStandings } from '../compaction/quota-runway.js';
+import { LOW_THINKING_BUDGET, thinkingBudget } from '../compaction/thinking-budget.js';
+import {
+  addTokens,
+  emptyTokenWindow,
+  type TokenWindowSpec,
+  windowTokens,
+} from '../compaction/token-window.js';
 import { HeadroomValidationError } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { cautionReminderText, criticalReminderText } from '../health/health-reminder.js';
@@ -15,6 +21,8 @@ import { stepHealth } from '../health/step-health.js';
 import { contextPressure } from '../kv/context-pressure.js';
 import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
 import { serverCompaction } from '../usage/normalize-anthropic.js';
+import { quotaCounts, quotaRulesOf } from '../usage/quota-count.js';
+import { readRateLimitHeaders } from '../usage/rate-limit-headers.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type UsageUpdate } from './session-options.js';
@@ -125,6 +133,8 @@ export function signalsOf(state: SessionState, at: number = state.lastAt ?? stat
   const burnMinutes = settings.burn.windowMs / MINUTE_MS;
   const tokensLastMinute = windowTokens(state.minute, QUOTA_WINDOW, at);
   const tpmLimit = state.profile.tpmLimit ?? null;
+  const quotas = quotaStandingsOf(state, at);
+  const tokensStanding = quotas.find((standing) => standing.dimension === 'tokens');
   const tokenBudget = state.options.tokenBudget ?? null;
   return {
     lastPromptTokens: state.lastPrompt,
@@ -136,8 +146,13 @@ export function signalsOf(state: SessionState, at: number = state.lastAt ?? stat
         : Math.round((state.lastPrompt / window) * 1000) / 10,
     burnRateTokensPerMin: Math.round(windowTokens(state.burn, settings.burn, at) / burnMinutes),
     tokensLastMinute,
-    tpmLimit,
-    tpmLeft: tpmLimit === null ? null : Math.max(0, tpmLimit - tokensLastMinute),
+    tpmLimit: tokensStanding?.limit ?? tpmLimit,
+    tpmLeft: tokensStanding
+      ? tokensStanding.left
+      : tpmLimit === null
+        ? null
+        : Math.max(0, tpmLimit - tokensLastMinute),
+    quotas,
     tokenBudget,
     budgetUsed: tokenBudget === null ? null : state.budgetUsed,
     budgetRemaining: tokenBudget === null ? null : Math.max(0, tokenBudget - state.budgetUsed),
@@ -214,15 +229,28 @@ export function stepSession(
       after: server.contextAfterTokens,
     });
   }
+  // Every call counts against the quotas as its provider counts it (a server-side compaction: every pass).
+  const counts = quotaCounts(
+    server ? billedUsage(usage, server) : usage,
+    quotaRulesOf(usage.source, usage.model ?? state.model),
+  );
+  const windows = state.quota ?? emptyQuotaWindows();
+  next.quota = {
+    requests: addTokens(windows.requests, QUOTA_WINDOW, at, counts.requests),
+    input: addTokens(windows.input, QUOTA_WINDOW, at, counts.input),
+    output: addTokens(windows.output, QUOTA_WINDOW, at, counts.output),
+  };
+  next.minute = addTokens(state.minute, QUOTA_WINDOW, at, counts.tokens);
+  if (update.headers !== undefined) next.reported = { at, ...readRateLimitHeaders(update.headers, at) };
   if (usage.available) {
     const spent = server
       ? server.billedPromptTokens + server.billedCompletionTokens
       : usage.promptTokens + usage.completionTokens;
     next.lastPrompt = usage.promptTokens;
     next.lastCompletion = usage.completionTokens;
+    next.lastCounts = counts;
     next.budgetUsed = state.budgetUsed + spent;
     next.burn = addTokens(state.burn, settings.burn, at, spent);
-    next.minute = addTokens(state.minute, QUOTA_WINDOW, at, spent);
   } else {
     events.push({ type: 'usage_unavailable', at, reason: usage.reason });
   }
@@ -262,19 +290,28 @@ export function stepSession(
   reasons.push(regulatorSays);
   const kv = kvReason(next);
   if (kv) reasons.push(kv);
+  const survival = survivalOf(signals.quotas, settings.triggers.survivalMargin);
   const trigger = triggerDecision(
     next,
     settings.triggers,
     at,
     update.taskCompleted === true,
     usage.available,
+    survival,
   );
   next.triggers = trigger.state;
-  reasons.push(triggerReason(trigger, signals));
+  const waitSeconds = waitOf(signals.quotas);
+  const thinking = thinkingOf(next, signals.quotas);
+  next.thinkingLow = thinking.low;
+  reasons.push(triggerReason(trigger, thinking, waitSeconds));
   const budget = budgetReason(signals, next);
   if (budget) reasons.push(budget);
   const newRoundDue = regulatorNewRound || (healthStep.level === 'critical' && next.health.countdown === 0);
-  const verdict = combineVerdict(reasons, { newRoundDue, waitSeconds: null, thinking: null });
+  const verdict = combineVerdict(reasons, {
+    newRoundDue,
+    waitSeconds: waitSeconds ?? null,
+    thinking: thinking.low ? thinking.params : null,
+  });
 
   const pressure = regulator.report.pressure;
   const previousLevel = state.lastPressure?.level ?? null;
@@ -406,6 +443,7 @@ function triggerDecision(
   at: number,
   taskCompleted: boolean,
   available: boolean,
+  survival: { fires: boolean; reason: string } | undefined,
 ): TriggerDecision {
   if (!available || state.lastPrompt === null) {
     return {
@@ -422,28 +460,36 @@ function triggerDecision(
       taskCompleted,
       now: at,
       windowTokens: windowTokens(state.minute, QUOTA_WINDOW, at),
+      ...(survival ? { survival } : {}),
     },
     config,
   );
 }
 
-function triggerReason(trigger: TriggerDecision, signals: SessionSignals): VerdictReason {
+function triggerReason(
+  trigger: TriggerDecision,
+  thinking: { low: boolean; reason: string | undefined },
+  waitSeconds: number | null | undefined,
+): VerdictReason {
   const guards = trigger.reasons.join('; ');
   if (trigger.fire && trigger.trigger) {
+    const wait =
+      trigger.trigger === 'survival' && waitSeconds !== null && waitSeconds !== undefined && waitSeconds > 0
+        ? `; or wait ${waitSeconds} s until the next request fits the quota: waiting keeps the prompt cache, compressing rewrites it`
+        : '';
     return {
       model: 'triggers',
       action: 'compress',
       priority: trigger.trigger === 'survival' ? 'urgent' : 'high',
-      reason: `${trigger.trigger} compaction triggered: ${guards}`,
+      reason: `${trigger.trigger} compaction triggered: ${guards}${wait}`,
     };
   }
-  // Seed 004's thinking budget, read without re-validating: below the threshold, reasoning goes low.
-  if (signals.tpmLeft !== null && signals.tpmLeft < DEFAULT_LOW_THINKING_BELOW) {
+  if (thinking.low) {
     return {
       model: 'triggers',
       action: 'optimize',
       priority: 'normal',
-      reason: `thinking budget lowered to ${LOW_THINKING_BUDGET} tokens: ${signals.tpmLeft} TPM left; ${guards}`,
+      reason: `${thinking.reason}; ${guards}`,
     };
   }
   return { model: 'triggers', action: 'continue', priority: 'low', reason: `no trigger: ${guards}` };
@@ -480,4 +526,159 @@ function budgetReason(signals: SessionSignals, state: SessionState): VerdictReas
     priority: 'low',
     reason: `token budget: ${left} of ${signals.tokenBudget} left`,
   };
+}
+
+const QUOTA_LABELS: Readonly<Record<QuotaStanding['dimension'], string>> = {
+  requests: 'requests per minute',
+  input: 'input tokens per minute',
+  output: 'output tokens per minute',
+  tokens: 'tokens per minute',
+};
+
+function emptyQuotaWindows(): NonNullable<SessionState['quota']> {
+  return {
+    requests: emptyTokenWindow(QUOTA_WINDOW),
+    input: emptyTokenWindow(QUOTA_WINDOW),
+    output: emptyTokenWindow(QUOTA_WINDOW),
+  };
+}
+
+/** A response that compacted server-side, as billed: every pass's prompt and output (and cache reads). */
+function billedUsage(
+  usage: UsageRecord,
+  server: NonNullable<ReturnType<typeof serverCompaction>>,
+): UsageRecord {
+  if (!usage.available) return usage;
+  const cachedRead = (usage.iterations ?? []).reduce((sum, pass) => sum + pass.cachedReadTokens, 0);
+  return {
+    ...usage,
+    promptTokens: server.billedPromptTokens,
+    completionTokens: server.billedCompletionTokens,
+    cachedReadTokens: cachedRead,
+  };
+}
+
+/**
+ * Where the session stands against each quota with a known limit: the configured ones (`rateLimits`, `tpmLimit`)
+ * and the ones the provider's headers reported at this update. The next request is expected to need what the
+ * last one did, counted the same way.
+ */
+function quotaStandingsOf(state: SessionState, at: number): QuotaStanding[] {
+  const limits = state.options.rateLimits ?? {};
+  const windows = state.quota ?? emptyQuotaWindows();
+  const need = state.lastCounts ?? { requests: 1, input: 0, output: 0, tokens: 0 };
+  const reported = state.reported ?? undefined;
+  const dimension = (key: QuotaStanding['dimension']) =>
+    reported?.[key] === undefined ? {} : { reported: { at: reported.at, ...reported[key] } };
+  return quotaStandings(
+    [
+      {
+        dimension: 'requests',
+        limit: limits.requestsPerMinute ?? null,
+        window: windows.requests,
+        need: 1,
+        ...dimension('requests'),
+      },
+      {
+        dimension: 'input',
+        limit: limits.inputTokensPerMinute ?? null,
+        window: windows.input,
+        need: need.input,
+        ...dimension('input'),
+      },
+      {
+        dimension: 'output',
+        limit: limits.outputTokensPerMinute ?? null,
+        window: windows.output,
+        need: need.output,
+        ...dimension('output'),
+      },
+      {
+        dimension: 'tokens',
+        limit: state.profile.tpmLimit ?? null,
+        window: state.minute,
+        need: need.tokens,
+        ...dimension('tokens'),
+      },
+    ],
+    QUOTA_WINDOW,
+    at,
+  );
+}
+
+/**
+ * Seed 004's survival rule over every quota: it fires when the next request, with the margin, needs more than
+ * some quota has left. Without any limit known, it is not evaluated.
+ */
+function survivalOf(
+  quotas: readonly QuotaStanding[],
+  margin: number,
+): { fires: boolean; reason: string } | undefined {
+  if (quotas.length === 0) return undefined;
+  const parts: string[] = [];
+  let fires = false;
+  for (const quota of quotas) {
+    const needed = Math.round(quota.need * margin * 100) / 100;
+    const over = needed > quota.left;
+    fires ||= over;
+    parts.push(
+      `${QUOTA_LABELS[quota.dimension]}: next request ${quota.need} x ${margin} = ${needed} ${over ? '>' : '<='} ${quota.left} left (${quota.limit} - ${quota.used} ${quota.source === 'headers' ? "as the provider's headers report" : 'used in the last 60 s'})`,
+    );
+  }
+  return {
+    fires,
+    reason: `survival: ${parts.join('; ')}${fires ? ': fires, overriding every other gate' : ''}`,
+  };
+}
+
+/** Seconds until the next request fits every quota: null when it fits now, when no quota is known, or never. */
+function waitOf(quotas: readonly QuotaStanding[]): number | null {
+  let wait = 0;
+  for (const quota of quotas) {
+    if (quota.waitSeconds === null) return null;
+    wait = Math.max(wait, quota.waitSeconds);
+  }
+  return wait > 0 ? wait : null;
+}
+
+/** The thinking budget is lowered under this share of a token quota left… */
+const THINKING_LOW_BELOW = 0.2;
+/** …and raised again only from this share: a band, so that the verdict does not flap. */
+const THINKING_HIGH_FROM = 0.3;
+
+/**
+ * Seed 004's thinking budget on a session: for a model that reasons (the registry says so), reasoning is turned
+ * down while a token quota has less than 20% of its limit left (the seed's 200,000 of its 1,000,000), and up
+ * again once every token quota has 30% left. The parameters are the provider's own.
+ */
+function thinkingOf(
+  state: SessionState,
+  quotas: readonly QuotaStanding[],
+): { low: boolean; params: Record<string, unknown>; reason: string | undefined } {
+  const tokenQuotas = quotas.filter((quota) => quota.dimension !== 'requests' && quota.limit > 0);
+  const provider = thinkingProviderOf(state);
+  if (state.profile.reasoning !== true || tokenQuotas.length === 0 || provider === undefined) {
+    return { low: false, params: {}, reason: undefined };
+  }
+  let tightest = tokenQuotas[0] as QuotaStanding;
+  for (const quota of tokenQuotas)
+    if (quota.left / quota.limit < tightest.left / tightest.limit) tightest = quota;
+  const share = tightest.left / tightest.limit;
+  const low = state.thinkingLow === true ? share < THINKING_HIGH_FROM : share < THINKING_LOW_BELOW;
+  if (!low) return { low: false, params: {}, reason: undefined };
+  const budget = thinkingBudget({
+    tpmLeft: -1,
+    provider,
+    ...(provider === 'gemini' ? { geminiControl: /gemini-2/.test(state.model) ? 'budget' : 'level' } : {}),
+  });
+  return {
+    low: true,
+    params: budget.params,
+    reason: `thinking budget lowered to ${LOW_THINKING_BUDGET} tokens: ${tightest.left} of ${tightest.limit} ${QUOTA_LABELS[tightest.dimension]} left (${Math.round(share * 100)}%, under ${state.thinkingLow ? THINKING_HIGH_FROM * 100 : THINKING_LOW_BELOW * 100}%)`,
+  };
+}
+
+function thinkingProviderOf(state: SessionState): 'anthropic' | 'openai' | 'gemini' | undefined {
+  const rules = quotaRulesOf('manual', state.model);
+  return rules === 'total' ? undefined : rules;
 }

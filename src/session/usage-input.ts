@@ -13,6 +13,11 @@ const shared = {
   timestamp: timestamp.optional(),
   driftPercent: z.number().min(0).max(100).optional(),
   taskCompleted: z.boolean().optional(),
+  /** The provider response's headers; the rate-limit ones override the session's quota estimate. */
+  headers: z
+    .record(z.string().max(200), z.union([z.string().max(2000), z.number()]))
+    .refine((value) => Object.keys(value).length <= 200, 'at most 200 headers')
+    .optional(),
 };
 
 /** A usage record as the caller measured it; only `promptTokens` is required. */
@@ -72,6 +77,7 @@ export function parseUsageInput(raw: unknown): Result<UsageUpdate> {
         timestamp: value.timestamp,
         driftPercent: value.driftPercent,
         taskCompleted: value.taskCompleted,
+        headers: value.headers,
       }),
     },
   };
