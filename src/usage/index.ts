@@ -25,6 +25,13 @@ export {
   SessionLogSchema,
 } from './session-log.js';
 export {
+  costOfUsage,
+  type UsageCost,
+  type UsageCostParts,
+  type UsageCostUnknownReason,
+  usageCost,
+} from './usage-cost.js';
+export {
   type NormalizeUsageOptions,
   NormalizeUsageOptionsSchema,
   USAGE_FORMATS,
