@@ -99,6 +99,67 @@ describe('POST /api/v1/sessions', () => {
 });
 
 describe('POST /api/v1/sessions/:id/usage', () => {
+  it('takes rateLimits at creation and the provider response headers with a usage post', async () => {
+    const server = await makeApp();
+    const created = await create(server, {
+      id: 'quota',
+      model: 'claude-sonnet-4-5',
+      rateLimits: { inputTokensPerMinute: 30_000, outputTokensPerMinute: 8_000 },
+    });
+    expect(created.statusCode).toBe(201);
+    const answer = await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/quota/usage',
+      payload: {
+        format: 'anthropic',
+        response: {
+          model: 'claude-sonnet-4-5',
+          usage: {
+            input_tokens: 2000,
+            cache_read_input_tokens: 50_000,
+            cache_creation_input_tokens: 0,
+            output_tokens: 100,
+          },
+        },
+        headers: {
+          'anthropic-ratelimit-input-tokens-limit': '30000',
+          'anthropic-ratelimit-input-tokens-remaining': '28000',
+          'anthropic-ratelimit-input-tokens-reset': new Date(T0 + 4000).toISOString(),
+        },
+      },
+    });
+    expect(answer.statusCode).toBe(200);
+    const body = answer.json();
+    expect(body.signals.quotas).toEqual([
+      {
+        dimension: 'input',
+        limit: 30_000,
+        used: 2000,
+        left: 28_000,
+        need: 2000,
+        source: 'headers',
+        waitSeconds: 0,
+      },
+      {
+        dimension: 'output',
+        limit: 8000,
+        used: 100,
+        left: 7900,
+        need: 100,
+        source: 'estimate',
+        waitSeconds: 0,
+      },
+    ]);
+    expect(body.verdict).toMatchObject({ waitSeconds: null, thinking: null, newRoundDue: false });
+    const bad = await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/quota/usage',
+      payload: { promptTokens: 10, headers: { 'x-ratelimit-remaining-tokens': { nested: true } } },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toContain('headers');
+  });
+
   it('walks healthy → caution → critical and answers the verdict with every model reason', async () => {
     const server = await makeApp();
     await create(server, { id: 's', model: 'custom', contextWindow: 200_000 });

@@ -89,7 +89,10 @@ export const SessionSignalsSchema = z
     /** The window measured against: the agent's effective window or the model's prompt window. */
     window: count.nullable(),
     percentOfWindow: z.number().min(0).nullable(),
-    /** Tokens (prompt + completion) per minute over the burn window. */
+    /**
+     * Tokens per minute over the burn window, counted as the provider's per-minute quota counts them (Anthropic:
+     * uncached input + cache writes + output; Gemini: input; otherwise prompt + completion).
+     */
     burnRateTokensPerMin: count,
     /** Tokens in the last minute as the combined per-minute limit counts them (the provider's rules). */
     tokensLastMinute: z.number().min(0),

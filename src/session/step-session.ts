@@ -250,7 +250,8 @@ export function stepSession(
     next.lastCompletion = usage.completionTokens;
     next.lastCounts = counts;
     next.budgetUsed = state.budgetUsed + spent;
-    next.burn = addTokens(state.burn, settings.burn, at, spent);
+    // The burn rate is read against the per-minute quota, so it counts what the quota counts.
+    next.burn = addTokens(state.burn, settings.burn, at, counts.tokens);
   } else {
     events.push({ type: 'usage_unavailable', at, reason: usage.reason });
   }
@@ -674,7 +675,7 @@ function thinkingOf(
   return {
     low: true,
     params: budget.params,
-    reason: `thinking budget lowered to ${LOW_THINKING_BUDGET} tokens: ${tightest.left} of ${tightest.limit} ${QUOTA_LABELS[tightest.dimension]} left (${Math.round(share * 100)}%, under ${state.thinkingLow ? THINKING_HIGH_FROM * 100 : THINKING_LOW_BELOW * 100}%)`,
+    reason: `thinking budget lowered to ${LOW_THINKING_BUDGET} tokens: ${tightest.left} of ${tightest.limit} ${QUOTA_LABELS[tightest.dimension]} left (${Math.round(share * 1000) / 10}%, under ${state.thinkingLow ? THINKING_HIGH_FROM * 100 : THINKING_LOW_BELOW * 100}%)`,
   };
 }
 
