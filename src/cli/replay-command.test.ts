@@ -25,6 +25,7 @@ describe('headroom replay', () => {
     expect(stdout).toContain('170251 tokens before');
     expect(stdout).toMatch(/^\s+61 {2}2026-02-12 20:30:31 +36081 +21\.6% {2}healthy/m);
     expect(stdout).toContain('Summary: 139 calls, 1 recorded compaction');
+    expect(stdout).toContain('Cost: $9.53, cache hits 96% of prompt tokens');
     expect(stderr).toContain('replayed 139/139 calls');
   });
 
@@ -52,6 +53,7 @@ describe('headroom replay', () => {
       'model',
       'contextWindow',
       'taskCompleted',
+      'costUsd',
     ]);
     expect(result.compactions).toEqual([
       { timestamp: expect.any(String), trigger: 'auto', preTokens: 170251, beforeCallIndex: 61 },
@@ -60,6 +62,9 @@ describe('headroom replay', () => {
       'calls',
       'compactions',
       'tasksCompleted',
+      'costUsd',
+      'unpricedCalls',
+      'cacheHitPercent',
       'firstCompressCallIndex',
       'peakPromptTokens',
     ]);

@@ -220,6 +220,7 @@ describe('the hot path', () => {
     expect(Object.keys(response.json()).sort()).toEqual(
       [
         'at',
+        'costUsd',
         'events',
         'generation',
         'health',

@@ -116,3 +116,27 @@ describe('task completions and model switches recorded in logs', () => {
     expect(result.calls.map((call) => call.health)).toEqual(['caution', 'critical', 'caution']);
   });
 });
+
+describe('money in a replay', () => {
+  it("prices every call of the Claude Code session at claude-opus-4-6's registry price", () => {
+    // Computed apart from the code (a Python pass over the log, one figure per message.id, the last line's
+    // usage): models.dev lists claude-opus-4-6 at $5 input, $6.25 cache write, $0.50 cache read and $25 output
+    // per million tokens, no tier: $9.52615 over 139 calls; 96.0% of the prompt tokens were cache reads.
+    const result = replayLogText(readTrace(CLAUDE));
+    expect(result.summary.costUsd).toBeCloseTo(9.52615, 5);
+    expect(result.summary.unpricedCalls).toBe(0);
+    expect(result.summary.cacheHitPercent).toBe(96);
+    const first = result.calls[0]!;
+    expect(first.costUsd).not.toBeNull();
+    expect(result.calls.reduce((sum, call) => sum + (call.costUsd ?? 0), 0)).toBeCloseTo(9.52615, 5);
+  });
+
+  it('says the cost is unknown rather than guessing when the model has no price', () => {
+    const result = replayLogText(readTrace('codex/small-codex-session.jsonl'), {
+      model: 'my-local-model',
+      contextWindow: 128_000,
+    });
+    expect(result.summary.costUsd).toBeNull();
+    expect(result.calls.every((call) => call.costUsd === null)).toBe(true);
+  });
+});

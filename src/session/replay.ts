@@ -6,7 +6,7 @@ import { Session, type SessionDependencies } from './session.js';
 import type { SessionOptions } from './session-options.js';
 import type { SessionEvent, VerdictAction, VerdictReason } from './session-schemas.js';
 import { createSessionState, type SessionState, withModel } from './session-state.js';
-import { recordCompactionStep, type SessionUpdate, stepSession } from './step-session.js';
+import { recordCompactionStep, type SessionUpdate, signalsOf, stepSession } from './step-session.js';
 
 /** The agent whose effective window applies to each log format. */
 const AGENT_OF_FORMAT: Readonly<Record<LogFormat, AgentName>> = {
@@ -42,6 +42,8 @@ export interface ReplayCall {
   contextWindow: number | null;
   /** The log records a task completed by this call (Codex task_complete, a Claude Code TodoWrite item). */
   taskCompleted: boolean;
+  /** The call's cost in USD at its model's price; null when the price is unknown. */
+  costUsd: number | null;
 }
 
 export interface ReplayCompaction {
@@ -63,6 +65,12 @@ export interface ReplayResult {
     compactions: number;
     /** Calls the log marks as completing a task. */
     tasksCompleted: number;
+    /** The session's cost in USD (the calls that could be priced), or null when none could. */
+    costUsd: number | null;
+    /** Calls without a known price (their cost is not in `costUsd`). */
+    unpricedCalls: number;
+    /** Share of the prompt tokens read from the cache, in percent. */
+    cacheHitPercent: number | null;
     firstCompressCallIndex: number | null;
     peakPromptTokens: number | null;
   };
@@ -185,7 +193,7 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
   const calls: ReplayCall[] = [];
   let firstCompress: number | null = null;
   let peak: number | null = null;
-  replayIntoState(
+  const final = replayIntoState(
     initial,
     log,
     (update, index, _compaction, state) => {
@@ -211,6 +219,7 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
         model: state.model,
         contextWindow: state.thresholds.limit,
         taskCompleted: call.taskCompleted === true,
+        costUsd: update.costUsd,
       });
     },
     options.onProgress,
@@ -219,6 +228,7 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
       ...(options.config ? { config: options.config } : {}),
     },
   );
+  const signalsOfFinal = signalsOf(final);
   return {
     format: log.format,
     model: initial.model,
@@ -234,6 +244,9 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
       calls: calls.length,
       compactions: log.compactions.length,
       tasksCompleted: calls.filter((call) => call.taskCompleted).length,
+      costUsd: signalsOfFinal.costUsd,
+      unpricedCalls: final.spend?.unpricedCalls ?? 0,
+      cacheHitPercent: signalsOfFinal.cacheHitPercent,
       firstCompressCallIndex: firstCompress,
       peakPromptTokens: peak,
     },

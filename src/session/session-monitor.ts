@@ -203,6 +203,7 @@ export class SessionMonitor {
       sessionId: id,
       generation: record.state.generations,
       at: point.timestamp,
+      costUsd: result.costUsd,
       verdict: result.verdict,
       health: result.health,
       signals: result.signals,

@@ -103,6 +103,13 @@ export const SessionSignalsSchema = z
      * what the next request needs, and the seconds until it fits.
      */
     quotas: z.array(QuotaStandingSchema),
+    /**
+     * USD spent by the session's calls at the model's prices (registry or config), or null when no call could be
+     * priced (the price is unknown: never a guess).
+     */
+    costUsd: z.number().min(0).nullable(),
+    /** Share of the prompt tokens read from the provider's cache, over the session, in percent; null before any. */
+    cacheHitPercent: z.number().min(0).max(100).nullable(),
     tokenBudget: count.nullable(),
     budgetUsed: count.nullable(),
     budgetRemaining: count.nullable(),
@@ -175,6 +182,8 @@ export const UsageAnswerSchema = z
     /** 1 for the session's first update. */
     generation: count,
     at: iso,
+    /** This call's cost in USD at the model's price; null when the price or the usage is unknown. */
+    costUsd: z.number().min(0).nullable(),
     verdict: VerdictSchema,
     health: SessionHealthSchema,
     signals: SessionSignalsSchema,

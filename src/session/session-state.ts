@@ -80,6 +80,16 @@ export const SessionStateSchema = z
     reported: ReportedQuotaStateSchema.nullable().optional(),
     /** The thinking budget is lowered (kept until 30% of the quota is left again: hysteresis). */
     thinkingLow: z.boolean().optional(),
+    /** Money and cache: the cost of the calls that could be priced, and the prompt tokens read from the cache. */
+    spend: z
+      .strictObject({
+        costUsd: z.number().min(0),
+        pricedCalls: count,
+        unpricedCalls: count,
+        promptTokens: count,
+        cachedReadTokens: count,
+      })
+      .optional(),
     lastVerdict: VerdictSchema.nullable(),
     lastPressure: PressureAssessmentSchema.nullable(),
   })
@@ -202,6 +212,7 @@ export function createSessionState(
     lastCounts: null,
     reported: null,
     thinkingLow: false,
+    spend: { costUsd: 0, pricedCalls: 0, unpricedCalls: 0, promptTokens: 0, cachedReadTokens: 0 },
     lastVerdict: null,
     lastPressure: null,
   };

@@ -23,6 +23,7 @@ import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
 import { serverCompaction } from '../usage/normalize-anthropic.js';
 import { quotaCounts, quotaRulesOf } from '../usage/quota-count.js';
 import { readRateLimitHeaders } from '../usage/rate-limit-headers.js';
+import { costOfUsage } from '../usage/usage-cost.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type UsageUpdate } from './session-options.js';
@@ -49,6 +50,8 @@ const REGULATOR_SETTINGS: { systemMode: SystemMode; agentProfile: AgentProfile }
 export interface SessionUpdate {
   /** When the generation happened, epoch ms. */
   at: number;
+  /** This call's cost in USD at the model's price, or null when the price (or the usage) is unknown. */
+  costUsd: number | null;
   verdict: Verdict;
   health: SessionHealth;
   signals: SessionSignals;
@@ -134,6 +137,7 @@ export function signalsOf(state: SessionState, at: number = state.lastAt ?? stat
   const tokensLastMinute = windowTokens(state.minute, QUOTA_WINDOW, at);
   const tpmLimit = state.profile.tpmLimit ?? null;
   const quotas = quotaStandingsOf(state, at);
+  const spend = state.spend;
   const tokensStanding = quotas.find((standing) => standing.dimension === 'tokens');
   const tokenBudget = state.options.tokenBudget ?? null;
   return {
@@ -153,6 +157,11 @@ export function signalsOf(state: SessionState, at: number = state.lastAt ?? stat
         ? null
         : Math.max(0, tpmLimit - tokensLastMinute),
     quotas,
+    costUsd: spend && spend.pricedCalls > 0 ? Math.round(spend.costUsd * 1e6) / 1e6 : null,
+    cacheHitPercent:
+      spend && spend.promptTokens > 0
+        ? Math.round((spend.cachedReadTokens / spend.promptTokens) * 1000) / 10
+        : null,
     tokenBudget,
     budgetUsed: tokenBudget === null ? null : state.budgetUsed,
     budgetRemaining: tokenBudget === null ? null : Math.max(0, tokenBudget - state.budgetUsed),
@@ -242,6 +251,22 @@ export function stepSession(
   };
   next.minute = addTokens(state.minute, QUOTA_WINDOW, at, counts.tokens);
   if (update.headers !== undefined) next.reported = { at, ...readRateLimitHeaders(update.headers, at) };
+  // Money: this call at the model's price (every pass of a server-side compaction), null when unknown.
+  const costUsd = costOfUsage(usage, state.profile.price);
+  const spend = state.spend ?? {
+    costUsd: 0,
+    pricedCalls: 0,
+    unpricedCalls: 0,
+    promptTokens: 0,
+    cachedReadTokens: 0,
+  };
+  next.spend = {
+    costUsd: spend.costUsd + (costUsd ?? 0),
+    pricedCalls: spend.pricedCalls + (costUsd === null ? 0 : 1),
+    unpricedCalls: spend.unpricedCalls + (costUsd === null ? 1 : 0),
+    promptTokens: spend.promptTokens + (usage.available ? usage.promptTokens : 0),
+    cachedReadTokens: spend.cachedReadTokens + (usage.available ? usage.cachedReadTokens : 0),
+  };
   if (usage.available) {
     const spent = server
       ? server.billedPromptTokens + server.billedCompletionTokens
@@ -326,7 +351,7 @@ export function stepSession(
   next.lastPressure = pressure;
   return {
     state: next,
-    update: { at, verdict, health: healthOf(next), signals, regulator, trigger, events },
+    update: { at, costUsd, verdict, health: healthOf(next), signals, regulator, trigger, events },
   };
 }
 

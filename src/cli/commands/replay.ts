@@ -59,6 +59,12 @@ function formatTimeline(result: ReplayResult, paint: Paint): string {
     '',
     `Summary: ${summary.calls} calls, ${summary.compactions} recorded compaction${summary.compactions === 1 ? '' : 's'}, ` +
       `peak ${summary.peakPromptTokens ?? '—'} prompt tokens, first compress verdict at call ${summary.firstCompressCallIndex ?? '—'}`,
+    `Cost: ${
+      summary.costUsd === null
+        ? `unknown (no price for ${result.model}: set one in headroom.config.json)`
+        : `$${summary.costUsd.toFixed(2)}${summary.unpricedCalls > 0 ? ` (${summary.unpricedCalls} calls without a price not included)` : ''}`
+    }, cache hits ${summary.cacheHitPercent === null ? '—' : `${summary.cacheHitPercent}%`} of prompt tokens` +
+      (summary.tasksCompleted > 0 ? `, ${summary.tasksCompleted} tasks completed` : ''),
   );
   for (const recorded of result.compactions) {
     const before = result.calls.filter((call) => call.index < recorded.beforeCallIndex);
