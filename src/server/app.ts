@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyRequest,
   LogController,
 } from 'fastify';
 import type { Summarizer } from '../compaction/compact-history.js';
@@ -30,6 +31,13 @@ import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
 import { sessionRoutes } from './routes/sessions.js';
 
 /** What the app reads from outside, injectable for tests. */
+/** The rate-limit budget a request draws on. */
+type LimitGroup = 'evaluation' | 'ingestion' | 'read';
+function limitGroupOf(request: FastifyRequest): LimitGroup {
+  if (request.routeOptions.config.evaluation === true) return 'evaluation';
+  return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'ingestion';
+}
+
 export interface AppDependencies {
   /** The clock, in epoch milliseconds. */
   now?: () => number;
@@ -181,7 +189,7 @@ export async function buildApp(
         return reply.code(429).send({
           error: error.message,
           code: 'HR_ERR_RATE_LIMITED',
-          limit: 'requests_per_minute_per_ip',
+          limit: error.limit ?? 'requests_per_minute_per_ip',
         });
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -265,16 +273,39 @@ export async function buildApp(
   registerRoutes(app, routes, 'root');
 
   await app.register(async (api) => {
-    if (settings.rateLimitPerMinute > 0) {
+    // Three limits per client IP, each its own budget (DESIGN.md, Surfaces): seed 000's on its endpoint
+    // (evaluations), a higher one on ingestion, so the service never drops the usage of the agents it watches,
+    // and reads (the dashboard) unlimited by default. A 429 carries Retry-After.
+    const limits: Readonly<Record<LimitGroup, number>> = {
+      evaluation: settings.rateLimitPerMinute,
+      ingestion: settings.ingestRateLimitPerMinute,
+      read: settings.readRateLimitPerMinute,
+    };
+    const LIMIT_CODES: Readonly<Record<LimitGroup, string>> = {
+      evaluation: 'requests_per_minute_per_ip',
+      ingestion: 'ingestion_requests_per_minute_per_ip',
+      read: 'reads_per_minute_per_ip',
+    };
+    const LIMIT_NAMES: Readonly<Record<LimitGroup, string>> = {
+      evaluation: 'evaluations (/api/v1/pressure)',
+      ingestion: 'ingestion requests',
+      read: 'reads',
+    };
+    if (limits.evaluation > 0 || limits.ingestion > 0 || limits.read > 0) {
       await api.register(rateLimit, {
-        max: settings.rateLimitPerMinute,
+        max: (request) => limits[limitGroupOf(request)],
+        allowList: (request) => limits[limitGroupOf(request)] === 0,
         timeWindow: 60_000,
-        keyGenerator: (request) => request.ip,
-        errorResponseBuilder: (_request, context) => ({
-          statusCode: 429,
-          code: 'HR_ERR_RATE_LIMITED',
-          message: `Rate limit exceeded: ${context.max} requests per minute per client IP; retry in ${context.after}`,
-        }),
+        keyGenerator: (request) => `${limitGroupOf(request)}:${request.ip}`,
+        errorResponseBuilder: (request, context) => {
+          const group = limitGroupOf(request);
+          return {
+            statusCode: 429,
+            code: 'HR_ERR_RATE_LIMITED',
+            message: `Rate limit exceeded: ${context.max} ${LIMIT_NAMES[group]} per minute per client IP; retry in ${context.after}`,
+            limit: LIMIT_CODES[group],
+          };
+        },
       });
     }
     // One agent, named by x-agent-id, may hold `maxConcurrentPerAgent` evaluations at once. Only evaluations

@@ -26,6 +26,7 @@ async function makeApp(options: Partial<ServerOptions> = {}, now: () => number =
     {
       logLevel: 'silent',
       rateLimitPerMinute: 0,
+      ingestRateLimitPerMinute: 0,
       dashboard: false,
       eventFlushMs: 5,
       dataDir: dataDir(),

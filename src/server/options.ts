@@ -5,6 +5,13 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 100;
 export const DEFAULT_MAX_CONCURRENT_PER_AGENT = 10;
+/**
+ * Ingestion (sessions, usage, compactions, replay, compact) per client IP and minute: every local agent and the
+ * dashboard share 127.0.0.1, so the seed's 100/min would drop the usage of the agents headroom watches.
+ */
+export const DEFAULT_INGEST_RATE_LIMIT_PER_MINUTE = 6000;
+/** Reads (GET: the dashboard, views, event streams) per client IP and minute; 0: not limited. */
+export const DEFAULT_READ_RATE_LIMIT_PER_MINUTE = 0;
 /** 1 MiB: a pressure request is ~200 bytes; a usage record a few KB. Replay uploads have their own limit. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_REPLAY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
@@ -29,8 +36,12 @@ export const ServerOptionsSchema = z.strictObject({
     .min(0, 'must be a port from 0 to 65535')
     .max(65535, 'must be a port from 0 to 65535')
     .default(DEFAULT_PORT),
-  /** Requests per minute per client IP on /api/v1; 0 turns the limit off. */
+  /** Evaluations (`/api/v1/pressure`, seed 000's endpoint) per minute per client IP; 0 turns the limit off. */
   rateLimitPerMinute: z.number().int().min(0).default(DEFAULT_RATE_LIMIT_PER_MINUTE),
+  /** Ingestion requests (every other POST/DELETE of /api/v1) per minute per client IP; 0 turns the limit off. */
+  ingestRateLimitPerMinute: z.number().int().min(0).default(DEFAULT_INGEST_RATE_LIMIT_PER_MINUTE),
+  /** Reads (GET of /api/v1) per minute per client IP; 0 (the default) leaves them unlimited. */
+  readRateLimitPerMinute: z.number().int().min(0).default(DEFAULT_READ_RATE_LIMIT_PER_MINUTE),
   /** Evaluations in flight per agent (x-agent-id header); 0 turns the limit off. */
   maxConcurrentPerAgent: z.number().int().min(0).default(DEFAULT_MAX_CONCURRENT_PER_AGENT),
   bodyLimitBytes: z.number().int().min(1024).default(DEFAULT_BODY_LIMIT_BYTES),

@@ -255,6 +255,56 @@ describe('rate limits', () => {
     }
   });
 
+  it('keeps ingestion and reads off the evaluation limit: usage is never dropped (the found case)', async () => {
+    // The found case: every local agent and the dashboard share 127.0.0.1; the seed's 100/min on every route
+    // dropped usage reports and the dashboard showed "No sessions yet" while three existed.
+    const server = await makeApp({ rateLimitPerMinute: 100, persistSessions: false });
+    expect(
+      (await server.inject({ method: 'POST', url: '/api/v1/sessions', payload: { id: 'a', model: 'gpt-5' } }))
+        .statusCode,
+    ).toBe(201);
+    for (let index = 0; index < 150; index++) {
+      const usage = await server.inject({
+        method: 'POST',
+        url: '/api/v1/sessions/a/usage',
+        payload: { promptTokens: 1000 + index },
+      });
+      expect(usage.statusCode).toBe(200);
+    }
+    for (let index = 0; index < 150; index++) {
+      expect((await server.inject({ url: '/api/v1/sessions' })).statusCode).toBe(200);
+    }
+    // The evaluation budget is untouched by all of that.
+    expect((await server.inject({ url: '/api/v1/pressure' })).statusCode).toBe(200);
+  });
+
+  it('limits ingestion on its own budget, with Retry-After and a message naming it', async () => {
+    const server = await makeApp({
+      ingestRateLimitPerMinute: 2,
+      readRateLimitPerMinute: 1,
+      persistSessions: false,
+    });
+    await server.inject({ method: 'POST', url: '/api/v1/sessions', payload: { id: 'b', model: 'gpt-5' } });
+    await server.inject({ method: 'POST', url: '/api/v1/sessions/b/usage', payload: { promptTokens: 1 } });
+    const refused = await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/b/usage',
+      payload: { promptTokens: 2 },
+    });
+    expect(refused.statusCode).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.json()).toMatchObject({
+      code: 'HR_ERR_RATE_LIMITED',
+      limit: 'ingestion_requests_per_minute_per_ip',
+    });
+    expect(refused.json().error).toContain('2 ingestion requests per minute per client IP');
+    // Reads have their own budget (here 1).
+    expect((await server.inject({ url: '/api/v1/sessions' })).statusCode).toBe(200);
+    expect((await server.inject({ url: '/api/v1/sessions' })).json()).toMatchObject({
+      limit: 'reads_per_minute_per_ip',
+    });
+  });
+
   it('does not rate-limit /healthz', async () => {
     const server = await makeApp({ rateLimitPerMinute: 1 });
     for (let index = 0; index < 5; index++)

@@ -14,12 +14,47 @@ export class ApiError extends Error {
 
 const API = '/api/v1';
 
+/** Retries of a request the server answered 429 (nothing of it was applied, so a retry is safe). */
+export const MAX_RATE_LIMIT_RETRIES = 3;
+/** The longest wait the dashboard accepts before giving up and showing the error. */
+const MAX_RETRY_WAIT_MS = 30_000;
+
+/**
+ * How long to wait before retrying a 429: the server's `Retry-After` (seconds, or an HTTP date), else one second
+ * doubled per attempt; undefined when the wait is too long to be worth it.
+ */
+export function retryDelayMs(
+  retryAfter: string | null,
+  attempt: number,
+  now = Date.now(),
+): number | undefined {
+  let ms = 1000 * 2 ** attempt;
+  if (retryAfter !== null && retryAfter.trim() !== '') {
+    const seconds = Number(retryAfter);
+    if (Number.isFinite(seconds)) ms = seconds * 1000;
+    else {
+      const at = Date.parse(retryAfter);
+      if (Number.isFinite(at)) ms = at - now;
+    }
+  }
+  ms = Math.max(0, ms);
+  return ms > MAX_RETRY_WAIT_MS ? undefined : ms;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   let response: Response;
-  try {
-    response = await fetch(path, { ...init, headers: { accept: 'application/json', ...init.headers } });
-  } catch (error) {
-    throw new ApiError(0, null, `The headroom server did not answer (${(error as Error).message})`);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await fetch(path, { ...init, headers: { accept: 'application/json', ...init.headers } });
+    } catch (error) {
+      throw new ApiError(0, null, `The headroom server did not answer (${(error as Error).message})`);
+    }
+    if (response.status !== 429 || attempt >= MAX_RATE_LIMIT_RETRIES) break;
+    const wait = retryDelayMs(response.headers.get('retry-after'), attempt);
+    if (wait === undefined) break;
+    await sleep(wait);
   }
   const text = await response.text();
   let body: unknown = null;

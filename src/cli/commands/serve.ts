@@ -4,6 +4,7 @@ import { parseWith } from '../../errors/validation.js';
 import { loadConfig } from '../../models/load-config.js';
 import {
   DEFAULT_HOST,
+  DEFAULT_INGEST_RATE_LIMIT_PER_MINUTE,
   DEFAULT_MAX_CONCURRENT_PER_AGENT,
   DEFAULT_MAX_EVENT_STREAMS,
   DEFAULT_MAX_SESSIONS,
@@ -23,6 +24,8 @@ export const SERVE_ENVIRONMENT = {
   host: 'HEADROOM_HOST',
   port: 'HEADROOM_PORT',
   rateLimitPerMinute: 'HEADROOM_RATE_LIMIT_PER_MINUTE',
+  ingestRateLimitPerMinute: 'HEADROOM_INGEST_RATE_LIMIT_PER_MINUTE',
+  readRateLimitPerMinute: 'HEADROOM_READ_RATE_LIMIT_PER_MINUTE',
   maxConcurrentPerAgent: 'HEADROOM_MAX_CONCURRENT_PER_AGENT',
   logLevel: 'HEADROOM_LOG_LEVEL',
   dataDir: 'HEADROOM_DATA_DIR',
@@ -48,7 +51,15 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--rate-limit-per-minute <n>',
-      `requests per minute per client IP on /api/v1, 0 = off (env ${SERVE_ENVIRONMENT.rateLimitPerMinute}; default ${DEFAULT_RATE_LIMIT_PER_MINUTE})`,
+      `evaluations (/api/v1/pressure) per minute per client IP, 0 = off (env ${SERVE_ENVIRONMENT.rateLimitPerMinute}; default ${DEFAULT_RATE_LIMIT_PER_MINUTE})`,
+    )
+    .option(
+      '--ingest-rate-limit-per-minute <n>',
+      `ingestion requests (sessions, usage, compactions, replay, compact) per minute per client IP, 0 = off (env ${SERVE_ENVIRONMENT.ingestRateLimitPerMinute}; default ${DEFAULT_INGEST_RATE_LIMIT_PER_MINUTE})`,
+    )
+    .option(
+      '--read-rate-limit-per-minute <n>',
+      `reads (GET /api/v1/...) per minute per client IP, 0 = off (env ${SERVE_ENVIRONMENT.readRateLimitPerMinute}; default 0: unlimited)`,
     )
     .option(
       '--max-concurrent-per-agent <n>',
@@ -99,6 +110,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const numeric = new Set([
         'port',
         'rateLimitPerMinute',
+        'ingestRateLimitPerMinute',
+        'readRateLimitPerMinute',
         'maxConcurrentPerAgent',
         'maxSessions',
         'maxEventStreams',

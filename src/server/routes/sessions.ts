@@ -144,7 +144,6 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         '200': { description: 'What the agent needs to act (at most a few KB)', schema: UsageAnswerSchema },
         '404': { description: 'No such session' },
       },
-      options: { config: { evaluation: true } },
       handler: async (request, reply) => {
         const id = idOf(request, reply);
         if (id === undefined) return reply;
