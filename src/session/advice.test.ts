@@ -94,3 +94,24 @@ describe('advice a user would follow: terminate means stop, context pressure mea
     ]);
   });
 });
+
+describe('a session never contradicts itself', () => {
+  it('shows a viability under 75 beside MODERATE: 74.6 is shown as 74, not 75', () => {
+    // No TPM limit, no drift: viability = 100 − 0.4 × memory; 127,000 of 200,000 is 63.5% → 74.6, MODERATE.
+    const s = new Session({ model: 'test-model', contextWindow: 200_000 }, { now: () => T0 });
+    const { regulator } = s.update({ usage: usage(127_000), timestamp: T0 });
+    expect(regulator.report.pressure.level).toBe('MODERATE');
+    expect(regulator.report.pressure.sessionViability).toBe(74);
+  });
+
+  it("writes the reminder with the latest prompt, so its figure and the session's agree", () => {
+    const s = new Session({ model: 'test-model', contextWindow: 200_000 }, { now: () => T0 });
+    expect(s.update({ usage: usage(120_000), timestamp: T0 }).health.reminder?.text).toContain(
+      '120,000 tokens',
+    );
+    // The next caution generation does not re-issue the reminder (cadence 10), but its text is current.
+    const next = s.update({ usage: usage(131_500), timestamp: T0 + 1000 });
+    expect(next.health.reminder?.text).toContain('The last prompt was 131,500 tokens');
+    expect(next.signals.lastPromptTokens).toBe(131_500);
+  });
+});

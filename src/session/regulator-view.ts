@@ -1,4 +1,4 @@
-import { evaluateResolved } from '../pressure/evaluate.js';
+import { evaluateResolved, pressureLevel } from '../pressure/evaluate.js';
 import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
 import type { ResolvedPressureInput } from '../pressure/resolve-input.js';
 import type { PressureReport } from '../pressure/types.js';
@@ -82,5 +82,9 @@ export function regulatorView(
       : Math.round((tokensRemaining / signals.burnRateTokensPerMin) * 10) / 10;
   // The report carries the real figures (or null without a budget), and the regulator's minute rules judge them.
   const report = evaluateResolved(input, { now, measured: { tokensRemaining, minutesRemaining } });
+  // The level comes from the unrounded viability; rounded, 74.6 would read "75" beside MODERATE. A session shows
+  // the figure one below the boundary then, so that its page never contradicts itself.
+  const pressure = report.pressure;
+  if (pressureLevel(pressure.sessionViability) !== pressure.level) pressure.sessionViability -= 1;
   return { report, tokensRemaining, minutesRemaining, notes };
 }

@@ -175,7 +175,11 @@ export function healthOf(state: SessionState): SessionHealth {
   const t = state.thresholds;
   let reminder: SessionHealth['reminder'] = null;
   if (state.reminder !== null) {
-    const figures = { promptTokens: state.reminder.prompt, thresholds: thresholdsOf(state) };
+    // The reminder speaks of the latest prompt, so that its figure and the session's own always agree.
+    const figures = {
+      promptTokens: state.lastPrompt ?? state.reminder.prompt,
+      thresholds: thresholdsOf(state),
+    };
     reminder = {
       id: 'context_health',
       text:

@@ -178,6 +178,67 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
     });
   });
 
+  describe('the session list', () => {
+    it('lists the sessions needing attention first, with cost and cache share, and keeps the connect panel', async () => {
+      const sessions = [
+        { id: 'e2e-list-calm', promptTokens: 20_000 },
+        { id: 'e2e-list-hot', promptTokens: 190_000 },
+        { id: 'e2e-list-warm', promptTokens: 127_000 },
+      ];
+      for (const session of sessions) {
+        const created = await service.call('POST', '/api/v1/sessions', {
+          id: session.id,
+          model: 'claude-sonnet-4-5',
+          contextWindow: 200_000,
+        });
+        expect(created.status).toBe(201);
+        const posted = await service.call('POST', `/api/v1/sessions/${session.id}/usage`, {
+          format: 'anthropic',
+          response: {
+            model: 'claude-sonnet-4-5',
+            usage: {
+              input_tokens: 1000,
+              cache_read_input_tokens: session.promptTokens - 1000,
+              cache_creation_input_tokens: 0,
+              output_tokens: 200,
+            },
+          },
+        });
+        expect(posted.status).toBe(200);
+      }
+      const page = await browser.newPage();
+      await page.goto(`${service.url}/`);
+      await page.locator('[data-row-session="e2e-list-calm"]').waitFor();
+      const order = await page
+        .locator('[data-row-session]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-row-session')));
+      const mine = order.filter((id) => id?.startsWith('e2e-list-'));
+      expect(mine).toEqual(['e2e-list-hot', 'e2e-list-warm', 'e2e-list-calm']);
+      // claude-sonnet-4-5 at $3 input, $0.30 cache read, $15 output per million (models.dev):
+      // 1,000 × 3 + 19,000 × 0.3 + 200 × 15 = 11,700 micro-dollars → "$0.012"; 19,000 of 20,000 from the cache.
+      const calm = page.locator('[data-row-session="e2e-list-calm"]');
+      expect(await calm.locator('.cost').textContent()).toBe('$0.012');
+      expect(await calm.textContent()).toContain('95%');
+      // The connect-an-agent panel and the samples stay available once sessions exist.
+      const panel = page.locator('details.connect-panel');
+      await panel.locator('summary').click();
+      await page.getByText('Create a session for your model').waitFor();
+      await page.locator('details.connect-panel [data-sample]').first().waitFor();
+      await screenshot(page, '07-list-sorted-with-cost');
+
+      // The session page never contradicts itself: 127,000 of 200,000 is viability 74.6, MODERATE, shown 74.
+      const warm = await browser.newPage();
+      await warm.goto(`${service.url}/sessions/e2e-list-warm`);
+      await warm.locator('.stats').getByText('viability 74/100').waitFor();
+      expect(await warm.locator('.stats .level').first().textContent()).toBe('MODERATE');
+      const reminder = await warm.locator('.reminder p').textContent();
+      expect(reminder).toContain('127,000 tokens');
+      expect(await warm.locator('.stats').textContent()).toContain('127,000');
+      await warm.close();
+      await page.close();
+    });
+  });
+
   describe('replay', () => {
     it('draws the timeline of a recorded Claude Code log that the API replayed', async () => {
       const file = new URL('claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl', TRACES);

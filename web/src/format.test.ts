@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatBytes, formatCompactTokens, formatPercent, formatTokens } from './format.js';
+import {
+  formatAgo,
+  formatBytes,
+  formatCompactTokens,
+  formatPercent,
+  formatTokens,
+  formatUsd,
+} from './format.js';
 
 const NOW = Date.UTC(2026, 10, 3, 12, 0, 0);
 const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString();
@@ -55,5 +62,17 @@ describe('token and percent figures', () => {
     expect(formatBytes(512)).toBe('512 B');
     expect(formatBytes(1536)).toBe('1.5 KiB');
     expect(formatBytes(3.5 * 1024 * 1024)).toBe('3.5 MiB');
+  });
+});
+
+describe('formatUsd', () => {
+  it.each([
+    [9.52615, '$9.53'],
+    [0.0855, '$0.086'],
+    [0.004, '<$0.01'],
+    [0, '$0'],
+    [null, '—'],
+  ] as const)('%s reads %s', (value, text) => {
+    expect(formatUsd(value)).toBe(text);
   });
 });

@@ -55,3 +55,10 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${trim(bytes / 1024, 1)} KiB`;
   return `${trim(bytes / (1024 * 1024), 1)} MiB`;
 }
+
+/** US dollars: `9.52615` → `$9.53`, under a dollar to the cent's tenth (`$0.0855` → `$0.086`); `null` → `—`. */
+export function formatUsd(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  if (value > 0 && value < 0.01) return '<$0.01';
+  return value < 1 ? `$${trim(value, 3)}` : `$${value.toFixed(2)}`;
+}

@@ -70,13 +70,28 @@ describe('upsertSession and removeSession', () => {
 });
 
 describe('sortSessions', () => {
-  it('lists the most recently updated first, never-updated ones by creation', () => {
+  it('lists the most recently updated first among equals, never-updated ones last', () => {
     const sorted = sortSessions([
       view('old', 1, '2026-01-01T00:00:01Z'),
       view('new', 1, '2026-01-01T00:00:09Z'),
       view('idle', 0, null),
     ]);
     expect(sorted.map((session) => session.id)).toEqual(['new', 'old', 'idle']);
+  });
+
+  it('puts the sessions that need attention first: critical, caution, healthy, unknown', () => {
+    const sorted = sortSessions([
+      view('healthy-recent', 3, '2026-01-01T00:00:09Z', 'healthy'),
+      view('critical-old', 3, '2026-01-01T00:00:01Z', 'critical'),
+      view('unknown', 3, '2026-01-01T00:00:08Z', 'unknown'),
+      view('caution', 3, '2026-01-01T00:00:05Z', 'caution'),
+    ]);
+    expect(sorted.map((session) => session.id)).toEqual([
+      'critical-old',
+      'caution',
+      'healthy-recent',
+      'unknown',
+    ]);
   });
 });
 

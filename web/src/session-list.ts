@@ -34,9 +34,27 @@ export function removeSession(
   return next;
 }
 
-/** Most recently updated first, as `GET /api/v1/sessions` orders them; never-updated ones by creation. */
+const SEVERITY: Readonly<Record<HealthLevel, number>> = { critical: 0, caution: 1, healthy: 2, unknown: 3 };
+const ACTION_SEVERITY: Readonly<Record<string, number>> = {
+  terminate: 0,
+  compress: 1,
+  optimize: 2,
+  continue: 3,
+};
+
+/**
+ * The sessions that need attention first: by context health (critical, caution, healthy, unknown), then by the
+ * verdict (terminate, compress, optimize, continue), then the most recently updated.
+ */
 export function sortSessions(sessions: Iterable<SessionView>): SessionView[] {
-  return [...sessions].sort((a, b) => timeOf(b) - timeOf(a) || a.id.localeCompare(b.id));
+  return [...sessions].sort(
+    (a, b) =>
+      SEVERITY[sessionHealth(a)] - SEVERITY[sessionHealth(b)] ||
+      (ACTION_SEVERITY[a.verdict?.action ?? 'continue'] ?? 3) -
+        (ACTION_SEVERITY[b.verdict?.action ?? 'continue'] ?? 3) ||
+      timeOf(b) - timeOf(a) ||
+      a.id.localeCompare(b.id),
+  );
 }
 
 /** The session's health level, `unknown` when it has none yet. */

@@ -6,6 +6,7 @@ import {
   describeChart,
   hasScores,
   healthBands,
+  layoutMarkerLabels,
 } from './timeline-model.js';
 import type { ReplayResult, SessionView, TimelinePoint } from './types.js';
 
@@ -181,5 +182,34 @@ describe('describeChart', () => {
     expect(describeChart(chartModelOfSession(view()))).toBe(
       '3 generations; peak prompt 190,000 tokens; last generation critical; 1 compaction.',
     );
+  });
+});
+
+describe('layoutMarkerLabels (chart marker labels do not overlap)', () => {
+  it('keeps labels far apart on the first row', () => {
+    expect(
+      layoutMarkerLabels([
+        { x: 0, width: 80 },
+        { x: 200, width: 80 },
+      ]),
+    ).toEqual([0, 0]);
+  });
+
+  it('stacks labels that would overlap, and leaves out what fits in no row', () => {
+    const labels = [0, 10, 20, 30].map((x) => ({ x, width: 80 }));
+    expect(layoutMarkerLabels(labels, 3, 6)).toEqual([0, 1, 2, null]);
+  });
+
+  it('never places two labels of one row closer than the gap', () => {
+    const labels = Array.from({ length: 40 }, (_, index) => ({ x: (index * 37) % 500, width: 70 }));
+    const rows = layoutMarkerLabels(labels, 3, 6);
+    for (let a = 0; a < labels.length; a++) {
+      for (let b = 0; b < labels.length; b++) {
+        if (a === b || rows[a] === null || rows[a] !== rows[b]) continue;
+        const [left, right] =
+          labels[a]!.x <= labels[b]!.x ? [labels[a]!, labels[b]!] : [labels[b]!, labels[a]!];
+        expect(left.x + left.width + 6).toBeLessThanOrEqual(right.x);
+      }
+    }
   });
 });

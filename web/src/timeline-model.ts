@@ -141,3 +141,27 @@ export function describeChart(model: ChartModel): string {
     `last generation ${last.health}${markerText ? `; ${markerText}` : ''}.`
   );
 }
+
+/**
+ * Rows for marker labels drawn left to right along the top of the chart, so that none overlaps another: each
+ * label takes the first row whose last label ends (with `gap`) before it starts; a label that fits in no row is
+ * left out (null) — its marker line still shows, and the markers list below the chart names it.
+ */
+export function layoutMarkerLabels(
+  labels: ReadonlyArray<{ x: number; width: number }>,
+  rows = 3,
+  gap = 6,
+): Array<number | null> {
+  const ends: number[] = new Array<number>(rows).fill(Number.NEGATIVE_INFINITY);
+  const order = labels
+    .map((label, index) => ({ ...label, index }))
+    .sort((a, b) => a.x - b.x || a.index - b.index);
+  const placed: Array<number | null> = new Array<number | null>(labels.length).fill(null);
+  for (const label of order) {
+    const row = ends.findIndex((end) => end + gap <= label.x);
+    if (row === -1) continue;
+    placed[label.index] = row;
+    ends[row] = label.x + label.width;
+  }
+  return placed;
+}

@@ -44,6 +44,10 @@ export interface SessionSignals {
   budgetRemaining: number | null;
   ageSeconds: number | null;
   driftPercent: number | null;
+  /** USD spent at the model's price; null when no price is known. */
+  costUsd?: number | null;
+  /** Share of prompt tokens read from the provider's cache, in percent. */
+  cacheHitPercent?: number | null;
 }
 
 export interface TimelinePoint {

@@ -4,8 +4,11 @@ import { api } from '../api.js';
 import { navigate, sessionPath } from '../router.js';
 import type { SampleInfo } from '../types.js';
 
-/** The first start: what headroom needs from an agent, and one click to load a bundled sample session. */
-export function EmptyState() {
+/**
+ * What headroom needs from an agent, and one click to load a bundled sample session: the whole first-start page
+ * without sessions, a folded panel under the list once there are some.
+ */
+export function EmptyState({ compact = false }: { compact?: boolean } = {}) {
   const [samples, setSamples] = useState<SampleInfo[] | null>(null);
   const [samplesError, setSamplesError] = useState<string | null>(null);
   const [loading, setLoading] = useState<string | null>(null);
@@ -28,13 +31,7 @@ export function EmptyState() {
     }
   };
 
-  return html`<section class="empty" aria-labelledby="empty-title">
-    <h2 id="empty-title">No sessions yet</h2>
-    <p>
-      headroom watches agent sessions that report their token usage after each model call, and shows here
-      how close each one is to its context limits — live.
-    </p>
-    <div class="empty-columns">
+  const columns = html`<div class="empty-columns">
       <div>
         <h3>Connect an agent</h3>
         <ol class="steps">
@@ -85,6 +82,19 @@ export function EmptyState() {
         ${loadError ? html`<p class="error" role="alert">Could not load the sample: ${loadError}</p>` : null}
         <p>Or <a href="/replay">replay a log file</a> from Claude Code, Codex, Gemini CLI or OpenHands.</p>
       </div>
-    </div>
+    </div>`;
+  if (compact) {
+    return html`<details class="connect-panel">
+      <summary>Connect another agent, or load a sample session</summary>
+      ${columns}
+    </details>`;
+  }
+  return html`<section class="empty" aria-labelledby="empty-title">
+    <h2 id="empty-title">No sessions yet</h2>
+    <p>
+      headroom watches agent sessions that report their token usage after each model call, and shows here
+      how close each one is to its context limits — live.
+    </p>
+    ${columns}
   </section>`;
 }

@@ -4,7 +4,13 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatCompactTokens, formatTokens } from '../format.js';
 import { HEALTH_STYLES } from '../health.js';
-import { type ChartModel, describeChart, hasScores, healthBands } from '../timeline-model.js';
+import {
+  type ChartModel,
+  describeChart,
+  hasScores,
+  healthBands,
+  layoutMarkerLabels,
+} from '../timeline-model.js';
 import type { HealthLevel, MarkerType } from '../types.js';
 
 /** Background tint of each health level's band: light enough that the lines stay readable. */
@@ -115,6 +121,7 @@ function drawOverlays(u: uPlot, model: ChartModel): void {
   ctx.save();
   ctx.font = `${11 * ratio}px system-ui, sans-serif`;
   ctx.textBaseline = 'top';
+  const labelled: Array<{ x: number; width: number; text: string; color: string }> = [];
   for (const marker of model.markers) {
     const x = Math.round(u.valToPos(marker.x, 'x', true));
     if (x < bbox.left || x > bbox.left + bbox.width) continue;
@@ -127,14 +134,18 @@ function drawOverlays(u: uPlot, model: ChartModel): void {
     ctx.lineTo(x, bbox.top + bbox.height);
     ctx.stroke();
     if (marker.type === 'compaction' || marker.type === 'forced_new_round') {
-      ctx.fillStyle = style.color;
-      ctx.fillText(
-        marker.type === 'compaction' ? '⇣ compaction' : '↻ new round',
-        x + 4 * ratio,
-        bbox.top + 4 * ratio,
-      );
+      const text = marker.type === 'compaction' ? '⇣ compaction' : '↻ new round';
+      labelled.push({ x: x + 4 * ratio, width: ctx.measureText(text).width, text, color: style.color });
     }
   }
+  // Labels close together are stacked in rows rather than drawn over each other.
+  const rows = layoutMarkerLabels(labelled, 3, 6 * ratio);
+  labelled.forEach((label, index) => {
+    const row = rows[index];
+    if (row === null || row === undefined) return;
+    ctx.fillStyle = label.color;
+    ctx.fillText(label.text, label.x, bbox.top + (4 + row * 14) * ratio);
+  });
   ctx.setLineDash([]);
   // Reminders as a strip along the bottom edge; the countdown as numbered discs above it when there is room
   // for them, else as red ticks, so that long timelines stay legible.

@@ -5,7 +5,7 @@ import { EmptyState } from '../components/empty-state.js';
 import { HealthBadge } from '../components/health-badge.js';
 import { LiveStatus } from '../components/live-status.js';
 import { ActionTag } from '../components/verdict-view.js';
-import { formatAgo, formatPercent, formatTokens } from '../format.js';
+import { formatAgo, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
 import { sessionPath } from '../router.js';
@@ -78,7 +78,7 @@ export function SessionsPage() {
             <div class="table-wrap">
               <table class="sessions">
                 <caption class="visually-hidden">
-                  Sessions, most recently updated first
+                  Sessions, the ones needing attention first: critical, caution, healthy, unknown
                 </caption>
                 <thead>
                   <tr>
@@ -88,6 +88,8 @@ export function SessionsPage() {
                     <th scope="col" class="num">Of window</th>
                     <th scope="col">Regulator</th>
                     <th scope="col">Verdict</th>
+                    <th scope="col" class="num">Cost</th>
+                    <th scope="col" class="num" title="Share of prompt tokens read from the provider's cache">Cache</th>
                     <th scope="col">Updated</th>
                   </tr>
                 </thead>
@@ -96,6 +98,7 @@ export function SessionsPage() {
                 </tbody>
               </table>
             </div>
+            <${EmptyState} compact=${true} />
           `
     }
   </section>`;
@@ -121,6 +124,8 @@ function SessionRow({ view, now }: { view: SessionView; now: number }) {
       }
     </td>
     <td><${ActionTag} action=${view.verdict?.action ?? null} priority=${view.verdict?.priority ?? null} /></td>
+    <td class="num cost" title=${view.signals?.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals?.costUsd)}</td>
+    <td class="num">${formatPercent(view.signals?.cacheHitPercent)}</td>
     <td class="updated" title=${view.updatedAt ?? 'no usage yet'}>${formatAgo(view.updatedAt, now)}</td>
   </tr>`;
 }
