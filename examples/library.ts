@@ -24,7 +24,12 @@ console.log(
 );
 
 // 2. A monitored session: feed it each generation's usage, act on the verdict.
-const session = new Session({ model: 'claude-opus-4-6', agent: 'claude-code', tpmLimit: 400_000 });
+// Anthropic counts input (ITPM: uncached + cache writes) and output (OTPM) apart; cache reads are free of ITPM.
+const session = new Session({
+  model: 'claude-opus-4-6',
+  agent: 'claude-code',
+  rateLimits: { inputTokensPerMinute: 30_000, outputTokensPerMinute: 8_000 },
+});
 const anthropicResponse = {
   id: 'msg_01',
   model: 'claude-opus-4-6',
@@ -38,6 +43,12 @@ const anthropicResponse = {
 const update = session.update({
   usage: normalizeUsage('anthropic', anthropicResponse),
   timestamp: '2026-11-22T12:00:00Z',
+  // The response's rate-limit headers, when you have them, replace headroom's estimate.
+  headers: {
+    'anthropic-ratelimit-input-tokens-limit': '30000',
+    'anthropic-ratelimit-input-tokens-remaining': '26000',
+    'anthropic-ratelimit-input-tokens-reset': '2026-11-22T12:00:08Z',
+  },
 });
 console.log(
   update.verdict.action,
@@ -45,6 +56,15 @@ console.log(
   update.health.level,
   update.signals.percentOfWindow,
 );
+const { newRoundDue, waitSeconds, thinking } = update.verdict;
+console.log({
+  newRoundDue,
+  waitSeconds,
+  thinking,
+  costUsd: update.costUsd,
+  cacheHitPercent: update.signals.cacheHitPercent,
+});
+console.log(update.signals.quotas);
 for (const reason of update.verdict.reasons)
   console.log(`  ${reason.model}: ${reason.action} — ${reason.reason}`);
 
@@ -56,5 +76,9 @@ console.log(replayLogText(log).summary);
 const history = JSON.parse(
   readFileSync(new URL('../test/fixtures/openai-history.json', import.meta.url), 'utf8'),
 );
-const compacted = await compactOpenAIMessages(history, { sessionId: 'demo', keepTurns: 2 });
+const compacted = await compactOpenAIMessages(history, {
+  sessionId: 'demo',
+  keepTurns: 2,
+  keepTokens: 20_000,
+});
 if (compacted.ok) console.log(compacted.before, compacted.after);

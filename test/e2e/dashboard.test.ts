@@ -234,6 +234,9 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       const reminder = await warm.locator('.reminder p').textContent();
       expect(reminder).toContain('127,000 tokens');
       expect(await warm.locator('.stats').textContent()).toContain('127,000');
+      // 1,000 × 3 + 126,000 × 0.3 + 200 × 15 = 43,800 micro-dollars; 126,000 of 127,000 from the cache.
+      expect(await warm.locator('.stats .cost').textContent()).toBe('$0.044');
+      expect(await warm.locator('.stats').textContent()).toContain('cache hits 99.2% of prompt tokens');
       await warm.close();
       await page.close();
     });

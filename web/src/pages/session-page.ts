@@ -6,7 +6,7 @@ import { LiveStatus } from '../components/live-status.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { ActionTag, ReasonList, VerdictCard } from '../components/verdict-view.js';
 import { describeEvent, type LiveEvent, MODEL_EVENT_NAMES } from '../event-text.js';
-import { formatAgo, formatClock, formatPercent, formatTokens } from '../format.js';
+import { formatAgo, formatClock, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
 import { applyDelta, isNewer, sessionHealth } from '../session-list.js';
@@ -168,6 +168,13 @@ export function SessionPage({ id }: { id: string }) {
                 ? 'no countdown running'
                 : 'not critical'
           }
+        </dd>
+      </div>
+      <div>
+        <dt>Cost</dt>
+        <dd class="cost">${formatUsd(signals?.costUsd)}</dd>
+        <dd class="muted">
+          ${signals?.costUsd === null ? 'no price known for this model' : `cache hits ${formatPercent(signals?.cacheHitPercent)} of prompt tokens`}
         </dd>
       </div>
       ${
