@@ -52,6 +52,17 @@ describe('headroom serve', () => {
     expect(await exitOf(fromFlag.child)).toBe(0);
   });
 
+  it('exits 2 naming the flag for a bad webhook retry schedule', async () => {
+    const child = spawnCli(['serve', '--webhook-retry-delays', '200,soon']);
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(stderr).toContain(
+      '--webhook-retry-delays must be whole numbers of milliseconds separated by commas',
+    );
+  });
+
   it('exits 2 naming the flag for a bad limit', async () => {
     const child = spawnCli(['serve', '--max-concurrent-per-agent', 'many']);
     children.push(child);

@@ -29,6 +29,9 @@ import { disciplineRoutes } from './routes/discipline.js';
 import { pressureRoutes } from './routes/pressure.js';
 import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
 import { sessionRoutes } from './routes/sessions.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { webhooksOf } from './webhooks/session-webhooks.js';
+import { WebhookService } from './webhooks/webhook-service.js';
 
 /** What the app reads from outside, injectable for tests. */
 /** The rate-limit budget a request draws on. */
@@ -64,6 +67,7 @@ declare module 'fastify' {
     headroomRoutes: readonly ApiRoute[];
     headroomMonitor: SessionMonitor;
     headroomEvents: EventHub;
+    headroomWebhooks: WebhookService;
     /** Every route Fastify registered, as an onRoute hook saw it (the route-table test reads it). */
     headroomRegistered: Array<{ method: string; url: string }>;
   }
@@ -158,6 +162,20 @@ export async function buildApp(
   app.decorate('headroomMonitor', monitor);
   app.decorate('headroomEvents', hub);
 
+  // Webhooks: registrations and pending deliveries kept in the data dir; session changes become events.
+  const webhooks = new WebhookService({
+    ...(settings.persistSessions ? { directory: join(dataDir, 'webhooks') } : {}),
+    retryDelaysMs: settings.webhookRetryDelaysMs,
+    timeoutMs: settings.webhookTimeoutMs,
+    allowPrivate: settings.allowPrivateWebhooks,
+    onProblem: (message, error) => app.log.warn({ err: error }, message),
+  });
+  await webhooks.start();
+  const stopWebhooks = monitor.subscribe((event) => {
+    for (const message of webhooksOf(event)) webhooks.emit(message.event, message.payload);
+  });
+  app.decorate('headroomWebhooks', webhooks);
+
   // Idle sessions expire on a timer, and each expiry is logged.
   const sweepEveryMs = Math.min(60_000, Math.max(1000, (settings.sessionTtlSeconds * 1000) / 10));
   const sweeper =
@@ -179,6 +197,8 @@ export async function buildApp(
   app.addHook('onClose', async () => {
     if (sweeper) clearInterval(sweeper);
     hub.close();
+    stopWebhooks();
+    await webhooks.close();
     // The monitor given by a caller is the caller's to close; ours writes its last changes out.
     if (!dependencies.monitor) await monitor.close();
   });
@@ -246,6 +266,7 @@ export async function buildApp(
     ...sessionRoutes(monitor, hub),
     ...replayRoutes(settings.replayBodyLimitBytes),
     ...disciplineRoutes({ archive, artifacts, monitor }),
+    ...webhookRoutes(webhooks),
   ];
   const openApi: { value?: Record<string, unknown> } = {};
   routes.push(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_WEBHOOK_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/webhook-service.js';
 
 /** Defaults of the service, declared once. Seed 000: 100 requests/minute per IP, 10 concurrent per agent. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -67,6 +68,15 @@ export const ServerOptionsSchema = z.strictObject({
     .int()
     .min(1024)
     .default(1024 * 1024),
+  /** Delays (ms) before each retry of a failed webhook delivery. */
+  webhookRetryDelaysMs: z
+    .array(z.number().int().min(0).max(86_400_000))
+    .max(20)
+    .default([...DEFAULT_WEBHOOK_RETRY_DELAYS_MS]),
+  /** Time allowed to each delivery attempt. */
+  webhookTimeoutMs: z.number().int().min(100).max(120_000).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
+  /** Let webhooks reach loopback, private, link-local and metadata addresses (off: refused, SSRF). */
+  allowPrivateWebhooks: z.boolean().default(false),
   /** Changes are gathered this long before event streams send them. */
   eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });

@@ -34,6 +34,9 @@ export const SERVE_ENVIRONMENT = {
   maxEventStreams: 'HEADROOM_MAX_EVENT_STREAMS',
   requestTimeout: 'HEADROOM_REQUEST_TIMEOUT',
   config: 'HEADROOM_CONFIG',
+  webhookRetryDelays: 'HEADROOM_WEBHOOK_RETRY_DELAYS',
+  webhookTimeout: 'HEADROOM_WEBHOOK_TIMEOUT',
+  allowPrivateWebhooks: 'HEADROOM_ALLOW_PRIVATE_WEBHOOKS',
   summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
   summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
 } as const;
@@ -94,6 +97,18 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
     )
     .option(
+      '--webhook-retry-delays <ms,ms,…>',
+      `delays in ms before each retry of a failed webhook delivery (env ${SERVE_ENVIRONMENT.webhookRetryDelays}; default 1000,5000,30000,120000,600000)`,
+    )
+    .option(
+      '--webhook-timeout <duration>',
+      `time allowed to each webhook delivery attempt (env ${SERVE_ENVIRONMENT.webhookTimeout}; default 5s)`,
+    )
+    .option(
+      '--allow-private-webhooks',
+      `let webhooks reach loopback, private, link-local and metadata addresses (env ${SERVE_ENVIRONMENT.allowPrivateWebhooks}=1; default: refused)`,
+    )
+    .option(
       '--summarizer-command <cmd>',
       `a command that writes compaction recaps: the replaced history as JSON on stdin, the summary on stdout; on failure the deterministic recap is used (env ${SERVE_ENVIRONMENT.summarizerCommand})`,
     )
@@ -119,7 +134,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const durations: Record<string, string> = {
         sessionTtl: 'sessionTtlSeconds',
         requestTimeout: 'requestTimeoutMs',
+        webhookTimeout: 'webhookTimeoutMs',
       };
+      const milliseconds = new Set(['requestTimeout', 'webhookTimeout']);
       for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
         if (key === 'config' || key === 'summarizerCommand' || key === 'summarizerTimeout') continue;
         const text = flags[key] ?? io.env[variable];
@@ -132,7 +149,19 @@ export function registerServeCommand(program: Command, io: CliIo): void {
             throw new UsageError(
               `${source} must be a duration such as 24h, 30m, 90s or a number of seconds; got ${JSON.stringify(text)}`,
             );
-          raw[durations[key]!] = key === 'requestTimeout' ? Math.round(seconds * 1000) : Math.round(seconds);
+          raw[durations[key]!] = milliseconds.has(key) ? Math.round(seconds * 1000) : Math.round(seconds);
+        } else if (key === 'webhookRetryDelays') {
+          const delays = text.split(',').map((part) => part.trim());
+          if (delays.some((part) => !INTEGER_TEXT.test(part)))
+            throw new UsageError(
+              `${source} must be whole numbers of milliseconds separated by commas, such as 200,400,800; got ${JSON.stringify(text)}`,
+            );
+          raw.webhookRetryDelaysMs = delays.map(Number);
+        } else if (key === 'allowPrivateWebhooks') {
+          const value = String(text).toLowerCase();
+          if (!['true', '1', 'yes', 'false', '0', 'no'].includes(value))
+            throw new UsageError(`${source} must be 1 or 0 (true or false); got ${JSON.stringify(text)}`);
+          raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
         } else if (numeric.has(key)) {
           if (!INTEGER_TEXT.test(text))
             throw new UsageError(`${source} must be a whole number ≥ 0; got ${JSON.stringify(text)}`);

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
+import { sendInvalid, sendProblem } from '../problem.js';
+import type { ApiRoute } from '../route-table.js';
+import { WEBHOOK_EVENTS, WebhookRequestSchema, type WebhookService } from '../webhooks/webhook-service.js';
+
+const WebhookParamsSchema = z.strictObject({
+  id: z.string().regex(/^wh_[0-9a-f]{32}$/, 'must be a webhook id (wh_…)'),
+});
+const EXAMPLE = `POST /api/v1/webhooks {"url":"https://example.com/headroom","events":["pressure_critical","compaction"]} (events: ${WEBHOOK_EVENTS.join(', ')})`;
+
+const WebhookViewSchema = z.strictObject({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENTS)),
+  createdAt: z.string(),
+});
+
+/** `/api/v1/webhooks`: register (the secret is shown once), list, delete, and read a webhook's delivery log. */
+export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
+  const notFound = (reply: Parameters<ApiRoute['handler']>[1], id: string) =>
+    sendProblem(reply, 404, 'HR_ERR_NOT_FOUND', `No webhook ${JSON.stringify(id)}`);
+  return [
+    {
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      scope: 'json',
+      summary: 'Register a webhook; Standard Webhooks signatures; the secret is shown once',
+      body: WebhookRequestSchema,
+      responses: {
+        '201': {
+          description: '{ id, url, events, secret, createdAt }: keep the secret, it is not shown again',
+          schema: WebhookViewSchema.extend({ secret: z.string() }),
+        },
+        '400': { description: 'A bad field, or a target that resolves to a refused address' },
+      },
+      handler: async (request, reply) => {
+        const body = parseWith(WebhookRequestSchema, request.body ?? {});
+        if (!body.ok) return sendInvalid(reply, body.issues, EXAMPLE);
+        try {
+          const registration = await webhooks.register(body.value);
+          return reply.code(201).send(registration);
+        } catch (error) {
+          if (error instanceof HeadroomValidationError) return sendInvalid(reply, error.issues, EXAMPLE);
+          throw error;
+        }
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/webhooks',
+      scope: 'json',
+      summary: 'The registered webhooks (without their secrets)',
+      responses: {
+        '200': {
+          description: '{ webhooks }',
+          schema: z.strictObject({ webhooks: z.array(WebhookViewSchema) }),
+        },
+      },
+      handler: async () => ({ webhooks: webhooks.list() }),
+    },
+    {
+      method: 'DELETE',
+      url: '/api/v1/webhooks/:id',
+      scope: 'json',
+      summary: 'Remove a webhook and drop its pending deliveries',
+      params: WebhookParamsSchema,
+      responses: { '204': { description: 'Removed' }, '404': { description: 'No such webhook' } },
+      handler: async (request, reply) => {
+        const params = parseWith(WebhookParamsSchema, request.params);
+        if (!params.ok) return sendInvalid(reply, params.issues);
+        if (!(await webhooks.delete(params.value.id))) return notFound(reply, params.value.id);
+        return reply.code(204).send();
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/webhooks/:id/deliveries',
+      scope: 'json',
+      summary: "A webhook's deliveries, newest first, with every attempt (status, error, duration)",
+      params: WebhookParamsSchema,
+      responses: {
+        '200': { description: '{ webhook, deliveries }' },
+        '404': { description: 'No such webhook' },
+      },
+      handler: async (request, reply) => {
+        const params = parseWith(WebhookParamsSchema, request.params);
+        if (!params.ok) return sendInvalid(reply, params.issues);
+        const deliveries = webhooks.deliveries(params.value.id);
+        if (!deliveries) return notFound(reply, params.value.id);
+        return { webhook: webhooks.get(params.value.id), deliveries };
+      },
+    },
+  ];
+}

@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from './app.js';
+
+let app: FastifyInstance | undefined;
+let receiverServer: Server | undefined;
+let dataDir: string | undefined;
+afterEach(async () => {
+  await app?.close();
+  receiverServer?.closeAllConnections();
+  receiverServer?.close();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  app = undefined;
+  receiverServer = undefined;
+  dataDir = undefined;
+});
+
+async function receiver() {
+  const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+  receiverServer = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      received.push({ headers: request.headers, body });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiverServer?.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(receiverServer.address() as AddressInfo).port}/headroom`, received };
+}
+
+async function makeApp(allowPrivateWebhooks: boolean) {
+  dataDir = mkdtempSync(join(tmpdir(), 'headroom-webhook-routes-'));
+  app = await buildApp({
+    logLevel: 'silent',
+    dataDir,
+    dashboard: false,
+    allowPrivateWebhooks,
+    webhookRetryDelaysMs: [50, 100],
+  });
+  return app;
+}
+
+const waitFor = async (check: () => boolean) => {
+  const until = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting for deliveries');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('webhooks over HTTP', () => {
+  it('refuses a loopback target unless private webhooks are allowed, naming the url', async () => {
+    const server = await makeApp(false);
+    const refused = await server.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: { url: 'http://127.0.0.1:9/x', events: ['compaction'] },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'HR_ERR_INVALID_PARAM', issues: [{ field: 'url' }] });
+    const metadata = await server.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: { url: 'http://169.254.169.254/latest/meta-data/', events: ['compaction'] },
+    });
+    expect(metadata.statusCode).toBe(400);
+  });
+
+  it("signs and delivers the session's events: pressure_critical with seed 000's payload, verdict_changed, new_round_due, compaction", async () => {
+    const target = await receiver();
+    const server = await makeApp(true);
+    const created = await server.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: {
+        url: target.url,
+        events: ['pressure_critical', 'verdict_changed', 'new_round_due', 'compaction'],
+      },
+    });
+    expect(created.statusCode).toBe(201);
+    const { id, secret } = created.json() as { id: string; secret: string };
+    expect(secret).toMatch(/^whsec_/);
+    expect((await server.inject({ url: '/api/v1/webhooks' })).json().webhooks[0]).not.toHaveProperty(
+      'secret',
+    );
+
+    await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { id: 'hot', model: 'custom', contextWindow: 200_000 },
+    });
+    for (let call = 0; call < 5; call++) {
+      await server.inject({
+        method: 'POST',
+        url: '/api/v1/sessions/hot/usage',
+        payload: { promptTokens: 195_000 },
+      });
+    }
+    await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/hot/compactions',
+      payload: { before: 195_000, after: 40_000, trigger: 'auto' },
+    });
+    await waitFor(
+      () =>
+        target.received.length >= 4 &&
+        (server.headroomWebhooks.deliveries(id) ?? []).every((delivery) => delivery.status === 'delivered'),
+    );
+    const bodies = target.received.map((request) => {
+      // Every delivery verifies with the Standard Webhooks library and the secret shown at registration.
+      return new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Record<
+        string,
+        unknown
+      >;
+    });
+    const events = bodies.map((body) => body.event);
+    expect(events).toEqual(
+      expect.arrayContaining(['pressure_critical', 'verdict_changed', 'new_round_due', 'compaction']),
+    );
+    const critical = bodies.find((body) => body.event === 'pressure_critical');
+    expect(critical).toMatchObject({
+      event: 'pressure_critical',
+      sessionId: 'hot',
+      pressure: { level: expect.any(String), sessionViability: expect.any(Number) },
+      health: 'critical',
+      suggestedAction: 'compress',
+    });
+    expect(Object.keys(critical?.pressure as object).sort()).toEqual([
+      'estimatedMinutesRemaining',
+      'level',
+      'sessionViability',
+    ]);
+    expect(bodies.filter((body) => body.event === 'new_round_due')).toHaveLength(1);
+    expect(bodies.find((body) => body.event === 'compaction')).toMatchObject({
+      before: 195_000,
+      after: 40_000,
+      trigger: 'auto',
+    });
+
+    const log = await server.inject({ url: `/api/v1/webhooks/${id}/deliveries` });
+    expect(log.statusCode).toBe(200);
+    expect(
+      log.json().deliveries.every((delivery: { status: string }) => delivery.status === 'delivered'),
+    ).toBe(true);
+    expect((await server.inject({ method: 'DELETE', url: `/api/v1/webhooks/${id}` })).statusCode).toBe(204);
+    expect((await server.inject({ url: `/api/v1/webhooks/${id}/deliveries` })).statusCode).toBe(404);
+  });
+});

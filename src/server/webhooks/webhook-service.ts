@@ -1,0 +1,316 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { HeadroomValidationError } from '../../errors/validation.js';
+import { checkWebhookUrl } from './address-guard.js';
+import { type AttemptOutcome, attemptDelivery } from './deliver.js';
+import { generateSecret, secretKey, signWebhook } from './signing.js';
+
+/** The events a webhook can subscribe to. */
+export const WEBHOOK_EVENTS = [
+  'pressure_critical',
+  'verdict_changed',
+  'new_round_due',
+  'compaction',
+  'pool_exhausted',
+] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** Retry delays (ms) after the first attempt fails: 1 s, 5 s, 30 s, 2 min, 10 min — six attempts over ~13 min. */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [1000, 5000, 30_000, 120_000, 600_000];
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
+/** Delivery attempts kept per webhook in its log (the oldest are dropped). */
+const LOG_LIMIT = 200;
+/** Webhooks registered at most: each event is sent to every one. */
+const MAX_WEBHOOKS = 100;
+
+export const WebhookRequestSchema = z.strictObject({
+  url: z.string().min(1).max(2048),
+  events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length),
+  /** A Standard Webhooks secret (`whsec_` + base64 of 24–64 bytes); generated when absent and shown once. */
+  secret: z
+    .string()
+    .refine((value) => secretKey(value) !== undefined, 'must be whsec_ followed by base64 of 24 to 64 bytes')
+    .optional(),
+});
+export type WebhookRequest = z.infer<typeof WebhookRequestSchema>;
+
+export interface WebhookRegistration {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  secret: string;
+  createdAt: string;
+}
+
+/** A webhook as listed: never its secret. */
+export type WebhookView = Omit<WebhookRegistration, 'secret'>;
+
+export interface DeliveryAttempt extends AttemptOutcome {
+  attempt: number;
+  at: string;
+}
+
+export interface Delivery {
+  /** The `webhook-id` header: the same on every attempt, so receivers can drop duplicates. */
+  id: string;
+  webhookId: string;
+  event: WebhookEvent;
+  body: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: DeliveryAttempt[];
+  /** When the next attempt is due (epoch ms), while pending. */
+  nextAttemptAt: number | null;
+  createdAt: string;
+}
+
+interface PersistedState {
+  version: 1;
+  webhooks: WebhookRegistration[];
+  deliveries: Delivery[];
+}
+
+export interface WebhookServiceOptions {
+  /** Folder for `webhooks.json` (registrations, pending deliveries, logs); without it nothing is kept. */
+  directory?: string;
+  retryDelaysMs?: readonly number[];
+  timeoutMs?: number;
+  allowPrivate?: boolean;
+  now?: () => number;
+  /** A factor in [0, 1) per retry: the delay is stretched by up to 20% of itself, so retries do not flock. */
+  random?: () => number;
+  onProblem?: (message: string, detail?: unknown) => void;
+}
+
+function invalid(field: string, value: unknown, message: string): HeadroomValidationError {
+  return new HeadroomValidationError([{ field, value, message }], 'webhook');
+}
+
+/**
+ * Webhooks: registrations, signed deliveries (Standard Webhooks), retries with backoff and jitter, a delivery
+ * log, all kept in one JSON file written atomically so that pending deliveries survive a restart. Delivery is
+ * at least once: an attempt cut off by a crash is made again after the restart.
+ */
+export class WebhookService {
+  readonly #options: Required<Omit<WebhookServiceOptions, 'directory' | 'onProblem'>> &
+    Pick<WebhookServiceOptions, 'directory' | 'onProblem'>;
+  #webhooks = new Map<string, WebhookRegistration>();
+  #deliveries = new Map<string, Delivery>();
+  #timers = new Map<string, NodeJS.Timeout>();
+  #inFlight = new Set<Promise<void>>();
+  #saving: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(options: WebhookServiceOptions = {}) {
+    this.#options = {
+      retryDelaysMs: options.retryDelaysMs ?? DEFAULT_WEBHOOK_RETRY_DELAYS_MS,
+      timeoutMs: options.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+      allowPrivate: options.allowPrivate ?? false,
+      now: options.now ?? Date.now,
+      random: options.random ?? Math.random,
+      ...(options.directory === undefined ? {} : { directory: options.directory }),
+      ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
+    };
+  }
+
+  /** Reads the kept state and resumes every pending delivery (the overdue ones at once). */
+  async start(): Promise<void> {
+    const file = this.#file();
+    if (!file) return;
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch {
+      return;
+    }
+    try {
+      const state = JSON.parse(text) as PersistedState;
+      for (const webhook of state.webhooks ?? []) this.#webhooks.set(webhook.id, webhook);
+      for (const delivery of state.deliveries ?? []) this.#deliveries.set(delivery.id, delivery);
+    } catch (error) {
+      this.#options.onProblem?.(`${file} is not readable JSON; starting without webhooks`, error);
+      return;
+    }
+    for (const delivery of this.#deliveries.values()) {
+      if (delivery.status === 'pending')
+        this.#schedule(delivery, delivery.nextAttemptAt ?? this.#options.now());
+    }
+  }
+
+  /**
+   * Registers a webhook; the answer holds the secret, shown this once.
+   * @throws HeadroomValidationError naming the field: a URL that is not http(s) or resolves to a refused address
+   */
+  async register(request: WebhookRequest): Promise<WebhookRegistration> {
+    if (this.#webhooks.size >= MAX_WEBHOOKS) {
+      throw invalid('url', request.url, `at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+    }
+    const problem = await checkWebhookUrl(request.url, this.#options.allowPrivate);
+    if (problem) throw invalid('url', request.url, problem);
+    const registration: WebhookRegistration = {
+      id: `wh_${randomUUID().replaceAll('-', '')}`,
+      url: request.url,
+      events: [...new Set(request.events)],
+      secret: request.secret ?? generateSecret(),
+      createdAt: new Date(this.#options.now()).toISOString(),
+    };
+    this.#webhooks.set(registration.id, registration);
+    await this.#save();
+    return registration;
+  }
+
+  list(): WebhookView[] {
+    return [...this.#webhooks.values()].map(({ secret: _secret, ...view }) => view);
+  }
+
+  get(id: string): WebhookView | undefined {
+    const found = this.#webhooks.get(id);
+    if (!found) return undefined;
+    const { secret: _secret, ...view } = found;
+    return view;
+  }
+
+  /** Removes a webhook and drops its pending deliveries. */
+  async delete(id: string): Promise<boolean> {
+    if (!this.#webhooks.delete(id)) return false;
+    for (const [key, delivery] of this.#deliveries) {
+      if (delivery.webhookId !== id) continue;
+      clearTimeout(this.#timers.get(key));
+      this.#timers.delete(key);
+      this.#deliveries.delete(key);
+    }
+    await this.#save();
+    return true;
+  }
+
+  /** A webhook's deliveries, newest first, each with every attempt. */
+  deliveries(id: string): Delivery[] | undefined {
+    if (!this.#webhooks.has(id)) return undefined;
+    return [...this.#deliveries.values()]
+      .filter((delivery) => delivery.webhookId === id)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+      .map((delivery) => ({ ...delivery, attempts: [...delivery.attempts] }));
+  }
+
+  /** Sends an event to every webhook subscribed to it. The payload is the JSON body, sent as it is. */
+  emit(event: WebhookEvent, payload: Record<string, unknown>): void {
+    if (this.#closed) return;
+    const body = JSON.stringify(payload);
+    for (const webhook of this.#webhooks.values()) {
+      if (!webhook.events.includes(event)) continue;
+      const delivery: Delivery = {
+        id: `msg_${randomUUID().replaceAll('-', '')}`,
+        webhookId: webhook.id,
+        event,
+        body,
+        status: 'pending',
+        attempts: [],
+        nextAttemptAt: this.#options.now(),
+        createdAt: new Date(this.#options.now()).toISOString(),
+      };
+      this.#deliveries.set(delivery.id, delivery);
+      this.#trim(webhook.id);
+      this.#schedule(delivery, delivery.nextAttemptAt as number);
+    }
+    void this.#save();
+  }
+
+  /** Stops the timers and waits for attempts under way and the last write. Pending deliveries stay kept. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#save();
+  }
+
+  #schedule(delivery: Delivery, at: number): void {
+    if (this.#closed) return;
+    clearTimeout(this.#timers.get(delivery.id));
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(delivery.id);
+        const run = this.#attempt(delivery).finally(() => this.#inFlight.delete(run));
+        this.#inFlight.add(run);
+      },
+      Math.max(0, at - this.#options.now()),
+    );
+    timer.unref?.();
+    this.#timers.set(delivery.id, timer);
+  }
+
+  async #attempt(delivery: Delivery): Promise<void> {
+    const webhook = this.#webhooks.get(delivery.webhookId);
+    if (!webhook || delivery.status !== 'pending') return;
+    const timestamp = Math.floor(this.#options.now() / 1000);
+    const outcome = await attemptDelivery(
+      {
+        url: webhook.url,
+        body: delivery.body,
+        timeoutMs: this.#options.timeoutMs,
+        allowPrivate: this.#options.allowPrivate,
+        headers: {
+          'webhook-id': delivery.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signWebhook(webhook.secret, delivery.id, timestamp, delivery.body),
+        },
+      },
+      this.#options.now,
+    );
+    delivery.attempts.push({
+      attempt: delivery.attempts.length + 1,
+      at: new Date(timestamp * 1000).toISOString(),
+      ...outcome,
+    });
+    const retry = this.#options.retryDelaysMs[delivery.attempts.length - 1];
+    if (outcome.ok) {
+      delivery.status = 'delivered';
+      delivery.nextAttemptAt = null;
+    } else if (retry === undefined || this.#closed) {
+      delivery.status = this.#closed && retry !== undefined ? 'pending' : 'failed';
+      delivery.nextAttemptAt = delivery.status === 'pending' ? this.#options.now() : null;
+    } else {
+      const delay = Math.round(retry * (1 + 0.2 * this.#options.random()));
+      delivery.nextAttemptAt = this.#options.now() + delay;
+      this.#schedule(delivery, delivery.nextAttemptAt);
+    }
+    await this.#save();
+  }
+
+  /** Keeps the newest deliveries of a webhook; a pending one is never dropped. */
+  #trim(webhookId: string): void {
+    const own = [...this.#deliveries.values()].filter((delivery) => delivery.webhookId === webhookId);
+    if (own.length <= LOG_LIMIT) return;
+    own.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    for (const delivery of own.slice(0, own.length - LOG_LIMIT)) {
+      if (delivery.status !== 'pending') this.#deliveries.delete(delivery.id);
+    }
+  }
+
+  #file(): string | undefined {
+    return this.#options.directory === undefined ? undefined : join(this.#options.directory, 'webhooks.json');
+  }
+
+  /** Writes the whole state to a temporary file and renames it: a reader never sees half of it. */
+  #save(): Promise<void> {
+    const file = this.#file();
+    if (!file) return Promise.resolve();
+    this.#saving = this.#saving.then(async () => {
+      const state: PersistedState = {
+        version: 1,
+        webhooks: [...this.#webhooks.values()],
+        deliveries: [...this.#deliveries.values()],
+      };
+      try {
+        await mkdir(this.#options.directory as string, { recursive: true });
+        const temporary = `${file}.${process.pid}.tmp`;
+        await writeFile(temporary, JSON.stringify(state), { mode: 0o600 });
+        await rename(temporary, file);
+      } catch (error) {
+        this.#options.onProblem?.(`could not write ${file}`, error);
+      }
+    });
+    return this.#saving;
+  }
+}
