@@ -43,7 +43,10 @@ async function receiver(
 const servers: Server[] = [];
 const dirs: string[] = [];
 afterEach(() => {
-  for (const server of servers.splice(0)) server.closeAllConnections?.(), server.close();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections?.();
+    server.close();
+  }
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
