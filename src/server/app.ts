@@ -21,6 +21,7 @@ import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
 import { EventHub } from './event-hub.js';
 import { parseJsonBody } from './json-body.js';
+import { ServiceMetrics } from './metrics.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
 import { sendInvalid, sendProblem } from './problem.js';
@@ -162,8 +163,19 @@ export async function buildApp(
   app.decorate('headroomMonitor', monitor);
   app.decorate('headroomEvents', hub);
 
+  // Prometheus metrics on a registry of this app's own; the monitor's events feed them.
+  const metrics = new ServiceMetrics(monitor);
+  const stopMetrics = monitor.subscribe((event) => metrics.observe(event));
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    done();
+  });
+
   // Webhooks: registrations and pending deliveries kept in the data dir; session changes become events.
   const webhooks = new WebhookService({
+    onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
     ...(settings.persistSessions ? { directory: join(dataDir, 'webhooks') } : {}),
     retryDelaysMs: settings.webhookRetryDelaysMs,
     timeoutMs: settings.webhookTimeoutMs,
@@ -198,6 +210,7 @@ export async function buildApp(
     if (sweeper) clearInterval(sweeper);
     hub.close();
     stopWebhooks();
+    stopMetrics();
     await webhooks.close();
     // The monitor given by a caller is the caller's to close; ours writes its last changes out.
     if (!dependencies.monitor) await monitor.close();
@@ -277,6 +290,19 @@ export async function buildApp(
       summary: 'Liveness',
       responses: { '200': { description: '{ "status": "ok" }' } },
       handler: async () => ({ status: 'ok' }),
+    },
+    {
+      method: 'GET',
+      url: '/metrics',
+      scope: 'root',
+      summary: 'Prometheus metrics (text exposition format)',
+      responses: {
+        '200': { description: 'Metrics in the Prometheus text format', contentType: 'text/plain' },
+      },
+      handler: async (_request, reply) => {
+        const text = await metrics.registry.metrics();
+        return reply.type(metrics.registry.contentType).send(text);
+      },
     },
     {
       method: 'GET',

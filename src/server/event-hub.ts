@@ -150,6 +150,7 @@ export class EventHub {
       }
       return;
     }
+    if (event.type === 'compacted') return;
     const pending: Pending = this.#pending.get(event.id) ?? {
       state: null,
       points: [],

@@ -9,6 +9,7 @@ import type { StateStore } from '../store/state-store.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
+import type { UsageRecord } from '../usage/usage-record.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type {
@@ -66,6 +67,16 @@ export type MonitorEvent =
       points: TimelinePoint[];
       markers: TimelineMarker[];
       events: SessionEvent[];
+      /** The usage posted and its cost, when the change is a usage update (metrics read them). */
+      usage?: UsageRecord;
+      costUsd?: number | null;
+    }
+  | {
+      /** A compaction through `compact` (recap or eviction), for metrics. */
+      type: 'compacted';
+      id: string | undefined;
+      mode: 'recap' | 'eviction';
+      evictedItems: number;
     }
   | { type: 'deleted'; id: string; reason: 'deleted' | 'expired' };
 
@@ -198,7 +209,16 @@ export class SessionMonitor {
         : await this.store.update(id, change);
     if (!record || !step || !point) throw notFound(id);
     const { update: result } = step;
-    this.#emit({ type: 'changed', id, state: record.state, points: [point], markers, events: result.events });
+    this.#emit({
+      type: 'changed',
+      id,
+      state: record.state,
+      points: [point],
+      markers,
+      events: result.events,
+      usage: update.usage,
+      costUsd: result.costUsd,
+    });
     return {
       sessionId: id,
       generation: record.state.generations,
@@ -262,6 +282,14 @@ export class SessionMonitor {
       ...(request.counter ? { counter: request.counter } : {}),
       ...(this.archive ? { archive: this.archive } : {}),
     });
+    if (result.ok) {
+      this.#emit({
+        type: 'compacted',
+        id: request.sessionId,
+        mode: result.mode,
+        evictedItems: result.evicted.reduce((sum, task) => sum + task.items, 0),
+      });
+    }
     if (!result.ok || request.sessionId === undefined) return { ...result, sessionRecorded: false };
     if (!(await this.store.get(request.sessionId))) return { ...result, sessionRecorded: false };
     await this.recordCompaction(request.sessionId, {

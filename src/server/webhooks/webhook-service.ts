@@ -81,6 +81,8 @@ export interface WebhookServiceOptions {
   /** A factor in [0, 1) per retry: the delay is stretched by up to 20% of itself, so retries do not flock. */
   random?: () => number;
   onProblem?: (message: string, detail?: unknown) => void;
+  /** Told of every attempt's outcome (metrics count them). */
+  onAttempt?: (outcome: 'delivered' | 'retried' | 'failed') => void;
 }
 
 function invalid(field: string, value: unknown, message: string): HeadroomValidationError {
@@ -93,8 +95,8 @@ function invalid(field: string, value: unknown, message: string): HeadroomValida
  * at least once: an attempt cut off by a crash is made again after the restart.
  */
 export class WebhookService {
-  readonly #options: Required<Omit<WebhookServiceOptions, 'directory' | 'onProblem'>> &
-    Pick<WebhookServiceOptions, 'directory' | 'onProblem'>;
+  readonly #options: Required<Omit<WebhookServiceOptions, 'directory' | 'onProblem' | 'onAttempt'>> &
+    Pick<WebhookServiceOptions, 'directory' | 'onProblem' | 'onAttempt'>;
   #webhooks = new Map<string, WebhookRegistration>();
   #deliveries = new Map<string, Delivery>();
   #timers = new Map<string, NodeJS.Timeout>();
@@ -111,6 +113,7 @@ export class WebhookService {
       random: options.random ?? Math.random,
       ...(options.directory === undefined ? {} : { directory: options.directory }),
       ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
+      ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
     };
   }
 
@@ -275,6 +278,9 @@ export class WebhookService {
       delivery.nextAttemptAt = this.#options.now() + delay;
       this.#schedule(delivery, delivery.nextAttemptAt);
     }
+    this.#options.onAttempt?.(
+      delivery.status === 'delivered' ? 'delivered' : delivery.status === 'failed' ? 'failed' : 'retried',
+    );
     await this.#save();
   }
 

@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from './app.js';
+
+let app: FastifyInstance | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+/** The value of one sample line `name{labels} value` of the exposition text, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const match = /^([a-z_]+)(?:\{([^}]*)\})? (.+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const have = (match[2] ?? '').split(',').filter(Boolean);
+    if (wanted.every((label) => have.includes(label)) && have.length === wanted.length)
+      return Number(match[3]);
+  }
+  return undefined;
+}
+
+describe('GET /metrics', () => {
+  it('exposes requests, latency, sessions by health, verdicts, tokens by kind and cost in Prometheus text', async () => {
+    app = await buildApp({ logLevel: 'silent', persistSessions: false, dashboard: false });
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { id: 'm', model: 'claude-sonnet-4-5' },
+    });
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/m/usage',
+      payload: {
+        format: 'anthropic',
+        response: {
+          model: 'claude-sonnet-4-5',
+          usage: {
+            input_tokens: 1000,
+            cache_read_input_tokens: 120_000,
+            cache_creation_input_tokens: 500,
+            output_tokens: 300,
+          },
+        },
+      },
+    });
+    await app.inject({ url: '/api/v1/pressure' });
+    await app.inject({ url: '/nope' });
+    const response = await app.inject({ url: '/metrics' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = response.body;
+    for (const name of [
+      'headroom_http_requests_total',
+      'headroom_http_request_duration_seconds',
+      'headroom_sessions',
+      'headroom_verdicts_total',
+      'headroom_usage_tokens_total',
+      'headroom_cost_usd_total',
+      'headroom_compactions_total',
+      'headroom_webhook_deliveries_total',
+      'headroom_pool_reservations_total',
+    ]) {
+      expect(text).toContain(`# HELP ${name} `);
+      expect(text).toMatch(new RegExp(`# TYPE ${name} (counter|gauge|histogram)`));
+    }
+    expect(
+      sample(text, 'headroom_http_requests_total', {
+        method: 'POST',
+        route: '/api/v1/sessions/:id/usage',
+        status: '200',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'headroom_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'headroom_http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/api/v1/pressure',
+      }),
+    ).toBe(1);
+    // 121,500 prompt tokens: 1,000 uncached, 120,000 read from the cache, 500 written to it; 300 output.
+    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'uncached' })).toBe(1000);
+    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'cache_read' })).toBe(120_000);
+    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'cache_write' })).toBe(500);
+    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'output' })).toBe(300);
+    // claude-sonnet-4-5: 1,000 × 3 + 120,000 × 0.3 + 500 × 3.75 + 300 × 15 = 45,375 micro-dollars.
+    expect(sample(text, 'headroom_cost_usd_total')).toBeCloseTo(0.045375, 9);
+    expect(sample(text, 'headroom_sessions', { health: 'caution' })).toBe(1);
+    expect(sample(text, 'headroom_verdicts_total', { action: 'compress' })).toBe(1);
+  });
+});

@@ -1,0 +1,107 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { MonitorEvent, SessionMonitor } from '../session/session-monitor.js';
+
+/** Latency buckets (seconds): from a cached pressure answer (~0.1 ms) to a large replay upload. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/**
+ * The service's Prometheus metrics, on a registry of its own (two apps in one process never share counters).
+ * Names follow Prometheus conventions: a `headroom_` prefix, `_total` for counters, base units (`_seconds`,
+ * `_usd`), every one with HELP and TYPE lines.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'headroom_http_requests_total',
+    help: 'HTTP requests answered, by method, route (the route pattern, not the path) and status code.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'headroom_http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its answer, by method and route.',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly verdicts = new Counter({
+    name: 'headroom_verdicts_total',
+    help: 'Session verdicts given on usage updates, by action.',
+    labelNames: ['action'] as const,
+    registers: [this.registry],
+  });
+  readonly usageTokens = new Counter({
+    name: 'headroom_usage_tokens_total',
+    help: 'Tokens reported by usage updates, by kind: uncached input, cache_read, cache_write, output.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  readonly cost = new Counter({
+    name: 'headroom_cost_usd_total',
+    help: "US dollars spent by the sessions' calls at their models' prices (calls without a known price excluded).",
+    registers: [this.registry],
+  });
+  readonly compactions = new Counter({
+    name: 'headroom_compactions_total',
+    help: 'Compactions recorded in sessions, by trigger (auto, manual, headroom, anthropic-server, …).',
+    labelNames: ['trigger'] as const,
+    registers: [this.registry],
+  });
+  readonly evictions = new Counter({
+    name: 'headroom_evicted_items_total',
+    help: 'History items evicted to the archive by compactions in eviction mode.',
+    registers: [this.registry],
+  });
+  readonly webhookDeliveries = new Counter({
+    name: 'headroom_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: delivered, retried (failed, another attempt scheduled), failed (given up).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly poolReservations = new Counter({
+    name: 'headroom_pool_reservations_total',
+    help: 'Pool reservations, by outcome: admitted, refused, settled, expired.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(monitor: SessionMonitor) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'headroom_' });
+    new Gauge({
+      name: 'headroom_sessions',
+      help: 'Live sessions, by context health level.',
+      labelNames: ['health'] as const,
+      registers: [this.registry],
+      async collect() {
+        const counts: Record<string, number> = { healthy: 0, caution: 0, critical: 0, unknown: 0 };
+        for (const session of await monitor.list())
+          counts[session.health.level] = (counts[session.health.level] ?? 0) + 1;
+        for (const [health, count] of Object.entries(counts)) this.set({ health }, count);
+      },
+    });
+  }
+
+  /** Counts what a monitor event tells: verdicts, tokens by kind, cost, compactions, evictions. */
+  observe(event: MonitorEvent): void {
+    if (event.type === 'compacted') {
+      if (event.evictedItems > 0) this.evictions.inc(event.evictedItems);
+      return;
+    }
+    if (event.type !== 'changed') return;
+    for (const change of event.events) {
+      if (change.type === 'compaction') this.compactions.inc({ trigger: change.trigger });
+    }
+    const usage = event.usage;
+    if (!usage) return;
+    const verdict = event.state.lastVerdict;
+    if (verdict) this.verdicts.inc({ action: verdict.action });
+    if (usage.available) {
+      const uncached = Math.max(0, usage.promptTokens - usage.cachedReadTokens - usage.cachedWriteTokens);
+      this.usageTokens.inc({ kind: 'uncached' }, uncached);
+      this.usageTokens.inc({ kind: 'cache_read' }, usage.cachedReadTokens);
+      this.usageTokens.inc({ kind: 'cache_write' }, usage.cachedWriteTokens);
+      this.usageTokens.inc({ kind: 'output' }, usage.completionTokens);
+    }
+    if (typeof event.costUsd === 'number') this.cost.inc(event.costUsd);
+  }
+}
