@@ -125,7 +125,8 @@ describe('headroom compact', () => {
     ]);
     expect(code).toBe(2);
     expect(stderr).toContain('--output');
-    expect((await cli(['archive', 'nowhere', 'compaction-1'])).code).toBe(2);
+    // Exit 3: no such archive.
+    expect((await cli(['archive', 'nowhere', 'compaction-1'])).code).toBe(3);
   });
 
   it('evicts the outputs of completed tasks to the archive, leaving tombstones, and gives them back byte for byte', async () => {
@@ -186,11 +187,11 @@ describe('headroom compact', () => {
     expect(JSON.parse(stdout).before.messages).toBe(25);
   });
 
-  it('refuses (exit 1) a compaction that would not shrink the history, and writes nothing', async () => {
+  it('refuses (exit 5) a compaction that would not shrink the history, and writes nothing', async () => {
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
     await writeFile(join(directory, 'short.json'), JSON.stringify(history.slice(0, 3)));
     const { code, stderr } = await cli(['compact', join(directory, 'short.json'), '--output', 'out.json']);
-    expect(code).toBe(1);
+    expect(code).toBe(5);
     expect(stderr).toContain('compaction refused');
     await expect(readFile(join(directory, 'out.json'))).rejects.toThrow();
   });
@@ -199,11 +200,16 @@ describe('headroom compact', () => {
     [['compact', '/no/such.json'], 'cannot read /no/such.json'],
     [['compact', FIXTURE, '--keep-turns', 'two'], '--keep-turns must be a whole number'],
     [['compact', FIXTURE, '--session', '../up'], 'sessionId'],
-    [['archive', 'nobody', 'nothing'], 'no archive for session nobody'],
   ])('exits 2 with a clear message for %j', async (args, message) => {
     const { code, stderr } = await cli(args);
     expect(code).toBe(2);
     expect(stderr).toContain(message);
+  });
+
+  it('exits 3 naming the archive when there is none', async () => {
+    const { code, stderr } = await cli(['archive', 'nobody', 'nothing']);
+    expect(code).toBe(3);
+    expect(stderr).toContain('no archive for session nobody');
   });
 
   it('exits 2 naming the message at fault for a malformed history', async () => {
@@ -252,7 +258,7 @@ describe('headroom compact with a summarizer command', () => {
 
   it('refuses a compaction under --min-gain, and rejects a --min-gain over 100', async () => {
     const refused = await cli(['compact', FIXTURE, '--min-gain', '99']);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(5);
     expect(refused.stderr).toMatch(/less than minGainPercent 99%/);
     const bad = await cli(['compact', FIXTURE, '--min-gain', '120']);
     expect(bad.code).toBe(2);

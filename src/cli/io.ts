@@ -1,3 +1,6 @@
+import { ERROR_CATALOGUE, EXIT_CODES } from '../errors/error-catalogue.js';
+import { HeadroomError } from '../errors/headroom-error.js';
+
 /** Where a command reads and writes; the real process by default, buffers in tests. */
 export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
@@ -17,16 +20,19 @@ export function processIo(): CliIo {
   };
 }
 
-/** Exit codes: 0 done, 1 a runtime failure, 2 a usage error (bad flag or value). */
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+/**
+ * Exit codes: 0 done; otherwise the catalogue's code of the failure (docs/errors.md): 1 a fault, 2 bad input,
+ * 3 not found, 4 damaged data, 5 refused, 6 unavailable (retry later).
+ */
+export const EXIT_OK = EXIT_CODES.ok;
+export const EXIT_FAILURE = ERROR_CATALOGUE.HR_ERR_INTERNAL.exit;
+export const EXIT_USAGE = ERROR_CATALOGUE.HR_ERR_INVALID_PARAM.exit;
 
-/** A usage error that the program turns into exit code 2 with its message on stderr. */
-export class UsageError extends Error {
-  readonly exitCode = EXIT_USAGE;
+/** A bad flag, argument or input file: the program prints its message on stderr and exits 2. */
+export class UsageError extends HeadroomError {
+  declare readonly code: 'HR_ERR_INVALID_PARAM';
   constructor(message: string) {
-    super(message);
+    super('HR_ERR_INVALID_PARAM', message);
     this.name = 'UsageError';
   }
 }

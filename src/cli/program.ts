@@ -1,11 +1,12 @@
 import { Command, CommanderError } from 'commander';
+import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError } from '../errors/validation.js';
 import { registerArchiveCommand } from './commands/archive.js';
 import { registerCompactCommand } from './commands/compact.js';
 import { registerPressureCommand } from './commands/pressure.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerServeCommand } from './commands/serve.js';
-import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, processIo, UsageError } from './io.js';
+import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, processIo } from './io.js';
 import { issuesText } from './issues-text.js';
 
 export interface CliDependencies {
@@ -41,7 +42,10 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   return program;
 }
 
-/** Runs the CLI and returns the exit code: 0 ok, 1 runtime failure, 2 usage error. */
+/**
+ * Runs the CLI and returns the exit code: 0 ok; a HeadroomError exits with its code's exit code from the error
+ * catalogue (2 bad input, 3 not found, 4 damaged data, 5 refused, 6 unavailable); anything else is a fault, 1.
+ */
 export async function run(argv: string[], dependencies: CliDependencies = {}): Promise<number> {
   const io = dependencies.io ?? processIo();
   const program = buildProgram({ ...dependencies, io });
@@ -59,14 +63,15 @@ export async function run(argv: string[], dependencies: CliDependencies = {}): P
       }
       return EXIT_USAGE;
     }
-    if (error instanceof UsageError) {
-      io.stderr.write(`headroom: ${error.message}\n`);
-      return EXIT_USAGE;
-    }
     if (error instanceof HeadroomValidationError) {
       io.stderr.write(`headroom: invalid input:\n${issuesText(error.issues, false)}\n`);
-      return EXIT_USAGE;
+      return error.exitCode;
     }
+    if (error instanceof HeadroomError) {
+      io.stderr.write(`headroom: ${error.message}\n`);
+      return error.exitCode;
+    }
+    // The CLI runs on the user's own machine: the fault's message is theirs to read.
     io.stderr.write(`headroom: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILURE;
   }

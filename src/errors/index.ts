@@ -1,4 +1,12 @@
-export { ERROR_CODES, type ErrorCode } from './codes.js';
+export {
+  ERROR_CATALOGUE,
+  ERROR_CODES,
+  type ErrorCatalogueEntry,
+  type ErrorCode,
+  EXIT_CODES,
+  isErrorCode,
+} from './error-catalogue.js';
+export { HeadroomError, type HeadroomErrorOptions } from './headroom-error.js';
 export {
   type AllowedRange,
   echoValue,

@@ -1,33 +1,22 @@
 import type { z } from 'zod';
-import type { ErrorCode } from './codes.js';
+import type { ErrorCode } from './error-catalogue.js';
+import { HeadroomError } from './headroom-error.js';
+import type { AllowedRange, ValidationIssue } from './validation-issue.js';
 
-/** The allowed values or range of a field, as data, so every surface can say it the same way. */
-export interface AllowedRange {
-  min?: number;
-  max?: number;
-  values?: readonly string[];
-}
-
-/** One thing wrong with an input: which field, what was given, why it is wrong. */
-export interface ValidationIssue {
-  field: string;
-  value: unknown;
-  message: string;
-  allowed?: AllowedRange;
-}
+export type { AllowedRange, ValidationIssue } from './validation-issue.js';
 
 /** A decision as data: either a value or the issues that prevented it. */
 export type Result<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
 
-/** Thrown by library entry points that take already-typed input when that input is still invalid. */
-export class HeadroomValidationError extends Error {
-  readonly code: ErrorCode;
-  readonly issues: ValidationIssue[];
+/**
+ * Thrown by library entry points that take already-typed input when that input is still invalid; `issues` name
+ * each field, its value and the allowed range. The code is HR_ERR_INVALID_PARAM unless a more precise one applies
+ * (HR_ERR_UNKNOWN_MODEL, HR_ERR_SESSION_NOT_FOUND, HR_ERR_SESSION_EXISTS, HR_ERR_SESSION_LIMIT).
+ */
+export class HeadroomValidationError extends HeadroomError {
   constructor(issues: ValidationIssue[], context = 'input', code: ErrorCode = 'HR_ERR_INVALID_PARAM') {
-    super(`Invalid ${context}: ${issues.map(formatIssue).join('; ')}`);
+    super(code, `Invalid ${context}: ${issues.map(formatIssue).join('; ')}`, { issues });
     this.name = 'HeadroomValidationError';
-    this.issues = issues;
-    this.code = code;
   }
 }
 

@@ -56,7 +56,10 @@ export function isLoopbackHost(host: string): boolean {
 /** The scope a request needs, or null for what is always open (liveness, the dashboard's static files). */
 export function scopeFor(method: string, route: string | undefined): KeyScope | null {
   if (route === '/healthz') return null;
-  if (route === undefined || (!route.startsWith('/api/') && route !== '/metrics' && route !== '/mcp' && route !== '/openapi.json')) {
+  if (
+    route === undefined ||
+    (!route.startsWith('/api/') && route !== '/metrics' && route !== '/mcp' && route !== '/openapi.json')
+  ) {
     return null;
   }
   if (route.startsWith('/api/v1/webhooks')) return 'admin';
@@ -129,7 +132,6 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
       reply.header('www-authenticate', 'Bearer realm="headroom"');
       sendProblem(
         reply,
-        401,
         'HR_ERR_UNAUTHORIZED',
         `This service requires an API key: send "Authorization: Bearer <key>" with the "${needed}" scope`,
         { scope: needed },
@@ -139,13 +141,14 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
     const match = keys.find((candidate) => same(given, candidate.key));
     if (!match) {
       reply.header('www-authenticate', 'Bearer realm="headroom", error="invalid_token"');
-      sendProblem(reply, 401, 'HR_ERR_UNAUTHORIZED', 'The API key is not known to this service', { scope: needed });
+      sendProblem(reply, 'HR_ERR_UNAUTHORIZED', 'The API key is not known to this service', {
+        scope: needed,
+      });
       return;
     }
     if (!match.scopes.includes(needed)) {
       sendProblem(
         reply,
-        403,
         'HR_ERR_FORBIDDEN',
         `The API key lacks the "${needed}" scope this route needs (it has: ${match.scopes.join(', ')})`,
         { scope: needed },

@@ -3,12 +3,12 @@ import { join, resolve } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, {
   type FastifyBaseLogger,
-  type FastifyError,
   type FastifyInstance,
   type FastifyRequest,
   LogController,
 } from 'fastify';
 import type { Summarizer } from '../compaction/compact-history.js';
+import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
@@ -17,14 +17,17 @@ import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
 import { StateSnapshot } from '../store/state-snapshot.js';
+import { answerClosing, buildClientErrorHandler } from './client-error-handler.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
+import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
 import { EventHub } from './event-hub.js';
 import { parseJsonBody } from './json-body.js';
 import { ServiceMetrics } from './metrics.js';
+import { buildNotFoundHandler } from './not-found-handler.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
-import { sendInvalid, sendProblem } from './problem.js';
+import { sendProblem } from './problem.js';
 import { type ApiRoute, registerRoutes } from './route-table.js';
 import { disciplineRoutes } from './routes/discipline.js';
 import { pressureRoutes } from './routes/pressure.js';
@@ -74,16 +77,6 @@ declare module 'fastify' {
   }
 }
 
-/** The HTTP status of each library error code that a route lets through. */
-const STATUS_OF_CODE: Readonly<Record<string, number>> = {
-  HR_ERR_SESSION_NOT_FOUND: 404,
-  HR_ERR_SESSION_EXISTS: 409,
-  HR_ERR_SESSION_LIMIT: 503,
-  HR_ERR_UNKNOWN_MODEL: 400,
-  HR_ERR_ARCHIVE_NOT_FOUND: 404,
-  HR_ERR_ARTIFACT_NOT_FOUND: 404,
-};
-
 /**
  * Builds the headroom HTTP service (not listening yet: call `listen`, or `inject` in tests).
  * @throws HeadroomValidationError when an option is invalid.
@@ -102,7 +95,16 @@ export async function buildApp(
   const artifacts = new ArtifactRegistry({ root: join(dataDir, 'artifacts') });
 
   const requestLogging = ['debug', 'trace'].includes(settings.logLevel);
-  const app = Fastify({
+  // The replay route reads log text of any of its types up to its own limit; every other route reads JSON.
+  const textRoutes = new Set<string>();
+  const rulesFor = (request: FastifyRequest): RouteBodyRules =>
+    textRoutes.has(request.routeOptions.url ?? '')
+      ? { contentTypes: REPLAY_CONTENT_TYPES, bodyLimitBytes: settings.replayBodyLimitBytes }
+      : { contentTypes: ['application/json'], bodyLimitBytes: settings.bodyLimitBytes };
+  const handleError = buildErrorHandler(rulesFor);
+  // Set once the app starts closing: requests still arriving get a 503 with a catalogued code.
+  let closing = false;
+  const app: FastifyInstance = Fastify({
     logger: settings.logLevel === 'silent' ? false : { level: settings.logLevel },
     // Per-request log lines cost a third of the throughput; they appear at debug level only.
     logController: new LogController({ disableRequestLogging: !requestLogging }),
@@ -120,12 +122,22 @@ export async function buildApp(
             settings.requestTimeoutMs === 0 ? 60_000 : Math.min(60_000, settings.requestTimeoutMs),
           connectionsCheckingInterval: Math.min(1000, Math.max(100, settings.requestTimeoutMs / 4 || 1000)),
         },
-        handler,
+        // Fastify's own 503 while closing (return503OnClosing) has no code: this one answers first.
+        (request, response) => (closing ? answerClosing(response) : handler(request, response)),
       ),
     // Ids are up to 128 characters: every route must accept every id that creation accepts.
     routerOptions: { maxParamLength: MAX_ID_LENGTH * 2 },
-    return503OnClosing: true,
+    return503OnClosing: false,
     forceCloseConnections: true,
+    // A URL that does not decode and an over-long path parameter are answered by the router itself, with
+    // Fastify's codes, unless they are handed to the error handler.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    // Timeouts (408), header overflow (431) and bytes that are not HTTP (400), before any route runs.
+    clientErrorHandler: buildClientErrorHandler(settings.requestTimeoutMs, () => app.log),
+  });
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
   });
 
   const registered: Array<{ method: string; url: string }> = [];
@@ -216,63 +228,8 @@ export async function buildApp(
     if (!dependencies.monitor) await monitor.close();
   });
 
-  app.setErrorHandler((error: FastifyError & { limit?: string }, request, reply) => {
-    switch (error.code) {
-      case 'HR_ERR_RATE_LIMITED':
-        return reply.code(429).send({
-          error: error.message,
-          code: 'HR_ERR_RATE_LIMITED',
-          limit: error.limit ?? 'requests_per_minute_per_ip',
-        });
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendProblem(reply, 400, 'HR_ERR_MALFORMED_JSON', `Malformed JSON body: ${error.message}`, {
-          issues: [{ field: '(body)', value: null, message: error.message }],
-        });
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return sendProblem(
-          reply,
-          400,
-          'HR_ERR_UNSUPPORTED_MEDIA_TYPE',
-          `Unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}: send application/json`,
-          {
-            issues: [
-              {
-                field: 'content-type',
-                value: request.headers['content-type'] ?? null,
-                message: 'must be application/json',
-                allowed: { values: ['application/json'] },
-              },
-            ],
-          },
-        );
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendProblem(reply, 413, 'HR_ERR_BODY_TOO_LARGE', `Request body larger than ${error.message}`, {
-          limitBytes: settings.bodyLimitBytes,
-        });
-    }
-    if (error instanceof HeadroomValidationError) {
-      const status = STATUS_OF_CODE[error.code];
-      if (status === undefined) return sendInvalid(reply, error.issues);
-      return sendProblem(reply, status, error.code, error.message, { issues: error.issues });
-    }
-    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendProblem(reply, error.statusCode, 'HR_ERR_INVALID_PARAM', error.message);
-    }
-    // Seed 000's shape for a fault: { error, message }, with the request id to find it in the log.
-    request.log.error({ err: error, reqId: request.id, url: request.url }, 'request failed');
-    return reply.code(500).send({
-      error: 'Failed to evaluate request',
-      code: 'HR_ERR_INTERNAL',
-      message: error.message,
-      requestId: request.id,
-    });
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, 404, 'HR_ERR_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`),
-  );
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(buildNotFoundHandler(registered));
 
   const routes: ApiRoute[] = [
     ...pressureRoutes({ now }, pressureQueryParameters()),
@@ -316,6 +273,7 @@ export async function buildApp(
       },
     },
   );
+  for (const route of routes) if (route.scope === 'text') textRoutes.add(route.url);
   app.decorate('headroomRoutes', routes);
   registerRoutes(app, routes, 'root');
 
@@ -346,12 +304,11 @@ export async function buildApp(
         keyGenerator: (request) => `${limitGroupOf(request)}:${request.ip}`,
         errorResponseBuilder: (request, context) => {
           const group = limitGroupOf(request);
-          return {
-            statusCode: 429,
-            code: 'HR_ERR_RATE_LIMITED',
-            message: `Rate limit exceeded: ${context.max} ${LIMIT_NAMES[group]} per minute per client IP; retry in ${context.after}`,
-            limit: LIMIT_CODES[group],
-          };
+          return new HeadroomError(
+            'HR_ERR_RATE_LIMITED',
+            `Rate limit exceeded: ${context.max} ${LIMIT_NAMES[group]} per minute per client IP; retry in ${context.after}`,
+            { details: { limit: LIMIT_CODES[group] } },
+          );
         },
       });
     }
@@ -368,7 +325,6 @@ export async function buildApp(
           reply.header('retry-after', '1');
           sendProblem(
             reply,
-            429,
             'HR_ERR_TOO_MANY_CONCURRENT',
             `Too many concurrent evaluations for agent ${JSON.stringify(agent)}: at most ${limiter.max} at once`,
             { limit: 'concurrent_evaluations_per_agent', agent },

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ArchiveStore } from '../store/archive.js';
 import { buildApp } from './app.js';
 
 const HISTORY = JSON.parse(
@@ -115,6 +116,27 @@ describe('POST /api/v1/compact', () => {
     const response = await post('/api/v1/compact', payload);
     expect(response.statusCode).toBe(400);
     expect(response.json().issues.map((issue: { field: string }) => issue.field)).toContain(field);
+  });
+
+  it('answers an item that may lie in damaged bytes 500 HR_ERR_INTEGRITY, without the server path', async () => {
+    const archive = new ArchiveStore({ root: join(dataDir, 'archives'), durable: false });
+    const entry = (itemId: string) => ({
+      itemId,
+      kind: 'tool-result' as const,
+      field: 'content' as const,
+      content: `output of ${itemId}`,
+    });
+    const { path } = await archive.append('run-9', 'fix-1', [entry('a'), entry('b'), entry('c')]);
+    const bytes = await readFile(path);
+    bytes[bytes.indexOf('output of b')] = 'O'.charCodeAt(0);
+    await writeFile(path, bytes);
+    const damaged = await app.inject({ url: '/api/v1/archives/run-9/fix-1?item=b' });
+    expect(damaged.statusCode).toBe(500);
+    expect(damaged.json()).toMatchObject({ code: 'HR_ERR_INTEGRITY' });
+    expect(damaged.body).not.toContain(dataDir);
+    const missing = await app.inject({ url: '/api/v1/archives/run-9/nothing?item=b' });
+    expect(missing.json()).toMatchObject({ code: 'HR_ERR_ARCHIVE_NOT_FOUND' });
+    expect(missing.body).not.toContain(dataDir);
   });
 
   it('refuses an archive path that tries to leave the archive root', async () => {

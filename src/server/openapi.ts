@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../errors/codes.js';
+import { ERROR_CODES } from '../errors/error-catalogue.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
 import { type ApiRoute, openApiPath, type RouteResponse } from './route-table.js';
 
@@ -20,7 +20,7 @@ const ValidationIssueSchema = z.object({
 export const ProblemSchema = z
   .object({
     error: z.string(),
-    code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES, ...(keyof typeof ERROR_CODES)[]]),
+    code: z.enum(ERROR_CODES),
     example: z.string().optional(),
     issues: z.array(ValidationIssueSchema).optional(),
   })

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { ErrorCode } from '../errors/codes.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors/error-catalogue.js';
 import { echoValue, type ValidationIssue } from '../errors/validation.js';
 
 /** The body of every 4xx answer: a sentence, a stable code, an example of a good request, and the issues. */
@@ -24,16 +24,19 @@ export function sendInvalid(reply: FastifyReply, issues: ValidationIssue[], exam
       value: echoValue(issue.value),
     })),
   };
-  return reply.code(400).send(body);
+  return reply.code(ERROR_CATALOGUE.HR_ERR_INVALID_PARAM.status).send(body);
 }
 
-/** Sends any other problem with its status. */
+/**
+ * Sends any other problem, with the HTTP status the error catalogue gives its code. `extra` adds structured
+ * fields; it cannot replace `error` or `code` (the keys stay first in the body).
+ */
 export function sendProblem(
   reply: FastifyReply,
-  status: number,
   code: ErrorCode,
   error: string,
-  extra: Record<string, unknown> = {},
+  extra: Readonly<Record<string, unknown>> = {},
 ): FastifyReply {
-  return reply.code(status).send({ error, code, ...extra } satisfies ProblemBody);
+  const body: ProblemBody = Object.assign({ error, code }, extra, { error, code });
+  return reply.code(ERROR_CATALOGUE[code].status).send(body);
 }

@@ -78,7 +78,7 @@ describe('POST /api/v1/sessions', () => {
     expect(response.json().issues).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   });
 
-  it('answers 400 for malformed JSON and a wrong content type', async () => {
+  it('answers 400 for malformed JSON and 415 for a wrong content type', async () => {
     const server = await makeApp();
     const malformed = await server.inject({
       method: 'POST',
@@ -93,7 +93,7 @@ describe('POST /api/v1/sessions', () => {
       payload: 'model=gpt-5',
       headers: { 'content-type': 'text/plain' },
     });
-    expect(text.statusCode).toBe(400);
+    expect(text.statusCode).toBe(415);
     expect(text.json().issues[0].field).toBe('content-type');
   });
 });

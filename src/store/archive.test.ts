@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../compaction/archive-sink.js';
 import { HeadroomValidationError } from '../errors/validation.js';
-import { ArchiveStore, decodeArchive, encodeRecord } from './archive.js';
+import { ArchiveError, ArchiveStore, decodeArchive, encodeRecord } from './archive.js';
 
 const roots: string[] = [];
 let root: string;
@@ -345,5 +345,34 @@ describe('readLocation', () => {
     await expect(store.readLocation(`${root}/s/../../t.log#x`)).rejects.toBeInstanceOf(
       HeadroomValidationError,
     );
+  });
+});
+
+describe('readItem', () => {
+  it('answers HR_ERR_ARCHIVE_NOT_FOUND for an item not in an undamaged archive, or only in a torn tail', async () => {
+    const store = new ArchiveStore({ root, durable: false });
+    const { path } = await store.append('s', 't', [entry('a', 'first'), entry('b', 'second')]);
+    await expect(store.readItem('s', 't', 'b')).resolves.toMatchObject({ content: 'second' });
+    await expect(store.readItem('s', 't', 'z')).rejects.toMatchObject({ code: 'HR_ERR_ARCHIVE_NOT_FOUND' });
+    // An append cut short (or still under way) at the end: nothing that resolved is in it.
+    const torn = encodeRecord({ ...entry('c', 'third'), sessionId: 's', taskId: 't', archivedAt: 'x' });
+    await appendFile(path, torn.subarray(0, torn.length - 5));
+    await expect(store.readItem('s', 't', 'c')).rejects.toMatchObject({ code: 'HR_ERR_ARCHIVE_NOT_FOUND' });
+  });
+
+  it('answers HR_ERR_INTEGRITY for an item missing from an archive damaged before its last whole record', async () => {
+    const store = new ArchiveStore({ root, durable: false });
+    const { path } = await store.append('s', 't', [
+      entry('a', 'first'),
+      entry('b', 'second'),
+      entry('c', 'third'),
+    ]);
+    const bytes = await readFile(path);
+    bytes[bytes.indexOf('second')] = 'S'.charCodeAt(0);
+    await writeFile(path, bytes);
+    const failure = store.readItem('s', 't', 'b');
+    await expect(failure).rejects.toBeInstanceOf(ArchiveError);
+    await expect(failure).rejects.toMatchObject({ code: 'HR_ERR_INTEGRITY', status: 500, exitCode: 4 });
+    await expect(store.readItem('s', 't', 'c')).resolves.toMatchObject({ content: 'third' });
   });
 });

@@ -7,7 +7,7 @@ import {
   type ArchiveEntry,
   type ArchiveSink,
 } from '../compaction/archive-sink.js';
-import type { ErrorCode } from '../errors/codes.js';
+import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 
 /**
@@ -37,13 +37,13 @@ export interface ArchiveRecord extends ArchiveEntry {
 }
 
 /** A missing archive, or one whose bytes cannot be trusted. */
-export class ArchiveError extends Error {
-  readonly code: Extract<ErrorCode, 'HR_ERR_ARCHIVE_NOT_FOUND' | 'HR_ERR_INTEGRITY'>;
+export class ArchiveError extends HeadroomError {
+  declare readonly code: 'HR_ERR_ARCHIVE_NOT_FOUND' | 'HR_ERR_INTEGRITY';
+  /** The archive file, for the log and the CLI; the HTTP service never sends it. */
   readonly path: string;
   constructor(code: ArchiveError['code'], path: string, message: string) {
-    super(message);
+    super(code, message);
     this.name = 'ArchiveError';
-    this.code = code;
     this.path = path;
   }
 }
@@ -227,6 +227,30 @@ export async function decodeArchiveFile(path: string): Promise<DecodedArchive> {
   return decodeArchive(bytes, path);
 }
 
+/**
+ * The record of an item (its latest, if it was archived twice) in a decoded archive.
+ *
+ * An item that is not among the whole records is HR_ERR_ARCHIVE_NOT_FOUND when nothing but a torn tail was
+ * skipped — a torn tail is an append cut short or still under way, never one that resolved, so no tombstone
+ * points into it — and HR_ERR_INTEGRITY when bytes before the last whole record are damaged: the item may have
+ * been there, and "not found" would be a claim the reader cannot make.
+ * @throws ArchiveError HR_ERR_ARCHIVE_NOT_FOUND or HR_ERR_INTEGRITY
+ */
+export function findArchivedItem(decoded: DecodedArchive, itemId: string, path: string): ArchiveRecord {
+  const record = decoded.records.findLast((entry) => entry.itemId === itemId);
+  if (record) return record;
+  const damaged = decoded.skipped.filter((region) => region.offset < decoded.validBytes);
+  if (damaged.length === 0) {
+    throw new ArchiveError('HR_ERR_ARCHIVE_NOT_FOUND', path, `no record for item ${itemId} in ${path}`);
+  }
+  const bytes = damaged.reduce((sum, region) => sum + region.bytes, 0);
+  throw new ArchiveError(
+    'HR_ERR_INTEGRITY',
+    path,
+    `no whole record for item ${itemId} in ${path}, which has ${bytes} damaged bytes in ${damaged.length} region(s): the item may have been there`,
+  );
+}
+
 /** Reads one archive file's whole records (torn or damaged bytes skipped; see {@link decodeArchiveFile}). */
 export async function readArchiveFile(path: string): Promise<ArchiveRecord[]> {
   return (await decodeArchiveFile(path)).records;
@@ -370,12 +394,18 @@ export class ArchiveStore implements ArchiveSink {
         'archive location',
       );
     }
-    const records = await this.readArchive(sessionId, file.slice(0, -'.log'.length));
-    // An item evicted twice (never by evictTask, which skips archived items) resolves to its latest record.
-    const record = records.findLast((entry) => entry.itemId === itemId);
-    if (!record)
-      throw new ArchiveError('HR_ERR_ARCHIVE_NOT_FOUND', path, `no record for item ${itemId} in ${path}`);
-    return record;
+    return this.readItem(sessionId, file.slice(0, -'.log'.length), itemId);
+  }
+
+  /**
+   * One item of a session's task archive. An item evicted twice (never by evictTask, which skips archived
+   * items) resolves to its latest record.
+   * @throws ArchiveError HR_ERR_ARCHIVE_NOT_FOUND (no archive, or no such item), HR_ERR_INTEGRITY (the item may
+   * lie in damaged bytes; see {@link findArchivedItem})
+   */
+  async readItem(sessionId: string, taskId: string, itemId: string): Promise<ArchiveRecord> {
+    const path = this.pathFor(sessionId, taskId);
+    return findArchivedItem(await decodeArchiveFile(path), itemId, path);
   }
 
   /** Creates `<root>/<session>` (fsyncing the new directory entries when durable); returns its path. */

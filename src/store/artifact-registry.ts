@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import type { ErrorCode } from '../errors/codes.js';
+import type { ErrorCode } from '../errors/error-catalogue.js';
+import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 
 /** Artifacts larger than 512 KiB are refused: the registry holds references' content, not bulk data. */
@@ -24,13 +25,11 @@ export const ArtifactRegistryOptionsSchema = z.strictObject({
 export type ArtifactRegistryOptions = z.infer<typeof ArtifactRegistryOptionsSchema>;
 
 /** A failure of the registry, with its machine code from the error catalogue. */
-export class ArtifactRegistryError extends Error {
-  readonly code: ErrorCode;
+export class ArtifactRegistryError extends HeadroomError {
   readonly id: string | undefined;
   constructor(code: ErrorCode, message: string, id?: string) {
-    super(message);
+    super(code, message);
     this.name = 'ArtifactRegistryError';
-    this.code = code;
     this.id = id;
   }
 }

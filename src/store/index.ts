@@ -7,6 +7,7 @@ export {
   decodeArchive,
   decodeArchiveFile,
   encodeRecord,
+  findArchivedItem,
   readArchiveFile,
   type SkippedRegion,
 } from './archive.js';

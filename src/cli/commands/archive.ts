@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ArchiveError, ArchiveStore } from '../../store/archive.js';
-import { type CliIo, UsageError } from '../io.js';
+import {
+  ArchiveError,
+  type ArchiveRecord,
+  ArchiveStore,
+  type DecodedArchive,
+  findArchivedItem,
+} from '../../store/archive.js';
+import type { CliIo } from '../io.js';
 import { DEFAULT_ARCHIVE_DIR } from './compact.js';
 
 /** `headroom archive <session> <task>`: what eviction or compaction archived, byte for byte. */
@@ -17,10 +23,9 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
     .action(
       async (session: string, task: string, flags: { archiveDir: string; item?: string; json?: boolean }) => {
         const store = new ArchiveStore({ root: resolve(io.cwd, flags.archiveDir) });
-        let records: Awaited<ReturnType<ArchiveStore['readArchive']>>;
+        let decoded: DecodedArchive;
         try {
-          const decoded = await store.inspectArchive(session, task);
-          records = decoded.records;
+          decoded = await store.inspectArchive(session, task);
           // On stderr, so that --item and --json output stay exactly the archived bytes.
           if (decoded.skipped.length > 0) {
             const bytes = decoded.skipped.reduce((sum, region) => sum + region.bytes, 0);
@@ -30,16 +35,29 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
           }
         } catch (error) {
           if (error instanceof ArchiveError && error.code === 'HR_ERR_ARCHIVE_NOT_FOUND') {
-            throw new UsageError(`no archive for session ${session}, task ${task} under ${flags.archiveDir}`);
+            throw new ArchiveError(
+              error.code,
+              error.path,
+              `no archive for session ${session}, task ${task} under ${flags.archiveDir}`,
+            );
           }
           throw error;
         }
+        const records = decoded.records;
         if (flags.item !== undefined) {
-          const record = records.findLast((entry) => entry.itemId === flags.item);
-          if (!record) {
-            throw new UsageError(
-              `no item ${flags.item} in ${session}/${task}; items: ${records.map((entry) => entry.itemId).join(', ')}`,
-            );
+          const path = store.pathFor(session, task);
+          let record: ArchiveRecord;
+          try {
+            record = findArchivedItem(decoded, flags.item, path);
+          } catch (error) {
+            if (error instanceof ArchiveError && error.code === 'HR_ERR_ARCHIVE_NOT_FOUND') {
+              throw new ArchiveError(
+                error.code,
+                path,
+                `no item ${flags.item} in ${session}/${task}; items: ${records.map((entry) => entry.itemId).join(', ')}`,
+              );
+            }
+            throw error;
           }
           io.stdout.write(record.content);
           return;

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { DEFAULT_MIN_GAIN_PERCENT } from '../../compaction/compact-history.js';
 import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
 import { DEFAULT_KEEP_TOKENS } from '../../compaction/flush.js';
+import { HeadroomError } from '../../errors/headroom-error.js';
 import { ArchiveStore } from '../../store/archive.js';
 import { type CliIo, UsageError } from '../io.js';
 import { summarizerFrom } from '../summarizer-flags.js';
@@ -146,7 +147,8 @@ Example:
         });
         if (result.ok) for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
         if (!result.ok) {
-          throw new Error(
+          throw new HeadroomError(
+            result.code,
             `compaction refused: ${result.reason} (before ${result.before.tokens} tokens, after ${result.after.tokens}); nothing was written`,
           );
         }

@@ -162,7 +162,6 @@ export function disciplineRoutes(stores: {
           if (error instanceof ArtifactRegistryError && error.code === 'HR_ERR_ARTIFACT_TOO_LARGE') {
             return sendProblem(
               reply,
-              413,
               error.code,
               `A list to move to an artifact is too large: ${error.message}`,
             );
@@ -216,7 +215,7 @@ export function disciplineRoutes(stores: {
             ...(minGainPercent === undefined ? {} : { minGainPercent }),
           });
           if (!result.ok) {
-            return sendProblem(reply, 422, result.code, `Compaction refused: ${result.reason}`, {
+            return sendProblem(reply, result.code, `Compaction refused: ${result.reason}`, {
               before: result.before,
               after: result.after,
             });
@@ -250,6 +249,7 @@ export function disciplineRoutes(stores: {
           description: '{ sessionId, taskId, records }, or with ?item= the item as text/plain, byte for byte',
         },
         '404': { description: 'No such archive or item' },
+        '500': { description: 'The item asked for may lie in damaged bytes (HR_ERR_INTEGRITY)' },
       },
       handler: async (request, reply) => {
         const params = parseWith(ArchiveParamsSchema, request.params);
@@ -258,26 +258,26 @@ export function disciplineRoutes(stores: {
         if (!query.ok) return sendInvalid(reply, query.issues);
         const { session, task } = params.value;
         try {
-          const records = await stores.archive.readArchive(session, task);
           const item = query.value.item;
-          if (item === undefined) return { sessionId: session, taskId: task, records };
-          const record = records.findLast((entry) => entry.itemId === item);
-          if (!record)
-            return sendProblem(
-              reply,
-              404,
-              'HR_ERR_ARCHIVE_NOT_FOUND',
-              `No item ${JSON.stringify(item)} in ${session}/${task}`,
-            );
+          if (item === undefined) {
+            return {
+              sessionId: session,
+              taskId: task,
+              records: await stores.archive.readArchive(session, task),
+            };
+          }
+          const record = await stores.archive.readItem(session, task, item);
           // The archived bytes exactly, for `curl -o`.
           return reply.type('text/plain; charset=utf-8').send(record.content);
         } catch (error) {
           if (error instanceof ArchiveError) {
+            // The server's paths stay on the server.
             return sendProblem(
               reply,
-              error.code === 'HR_ERR_ARCHIVE_NOT_FOUND' ? 404 : 500,
               error.code,
-              error.message.replaceAll(stores.archive.root, '<archive root>'),
+              error.message
+                .replaceAll(error.path, `${session}/${task}`)
+                .replaceAll(stores.archive.root, '<archive root>'),
             );
           }
           throw error;
@@ -293,6 +293,7 @@ export function disciplineRoutes(stores: {
       responses: {
         '200': { description: 'The artifact bytes', contentType: 'application/octet-stream' },
         '404': { description: 'No such artifact' },
+        '500': { description: 'The stored bytes do not match the id (HR_ERR_INTEGRITY)' },
       },
       handler: async (request, reply) => {
         const params = parseWith(ArtifactParamsSchema, request.params);
@@ -302,12 +303,7 @@ export function disciplineRoutes(stores: {
           return reply.type('application/octet-stream').send(content);
         } catch (error) {
           if (error instanceof ArtifactRegistryError) {
-            return sendProblem(
-              reply,
-              error.code === 'HR_ERR_ARTIFACT_NOT_FOUND' ? 404 : 500,
-              error.code,
-              error.message,
-            );
+            return sendProblem(reply, error.code, error.message);
           }
           throw error;
         }

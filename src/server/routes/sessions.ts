@@ -244,7 +244,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         const { name } = request.params as { name: string };
         const text = readSample(name);
         if (!text) {
-          return sendProblem(reply, 404, 'HR_ERR_NOT_FOUND', `No sample ${JSON.stringify(name)}`, {
+          return sendProblem(reply, 'HR_ERR_NOT_FOUND', `No sample ${JSON.stringify(name)}`, {
             samples: SAMPLES.map((sample) => sample.name),
           });
         }
@@ -269,7 +269,6 @@ function tooManyStreams(reply: FastifyReply, hub: EventHub): FastifyReply {
   reply.header('retry-after', '5');
   return sendProblem(
     reply,
-    503,
     'HR_ERR_TOO_MANY_STREAMS',
     `Too many event-stream clients: at most ${hub.maxStreams} at once`,
     { limit: hub.maxStreams },

@@ -19,7 +19,7 @@ const WebhookViewSchema = z.strictObject({
 /** `/api/v1/webhooks`: register (the secret is shown once), list, delete, and read a webhook's delivery log. */
 export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
   const notFound = (reply: Parameters<ApiRoute['handler']>[1], id: string) =>
-    sendProblem(reply, 404, 'HR_ERR_NOT_FOUND', `No webhook ${JSON.stringify(id)}`);
+    sendProblem(reply, 'HR_ERR_NOT_FOUND', `No webhook ${JSON.stringify(id)}`);
   return [
     {
       method: 'POST',

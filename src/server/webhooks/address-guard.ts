@@ -59,7 +59,7 @@ export function isBlockedAddress(address: string): boolean {
 
 /** A refused destination: the host and the address it resolved to. */
 export class BlockedAddressError extends Error {
-  readonly code = 'HR_ERR_WEBHOOK_TARGET_REFUSED';
+  readonly code = 'EREFUSEDTARGET';
   constructor(
     readonly host: string,
     readonly address: string,
