@@ -493,3 +493,21 @@ describe('evaluatePressure without options', () => {
     expect(report.pressure.memoryPressure).toBe(72);
   });
 });
+
+describe('evaluatePressure refuses what it does not know', () => {
+  it('names an unknown key instead of answering with a default (the contract suite found it)', () => {
+    expect(() => evaluatePressure({ memoryUsedPercnt: 99 } as never, { now: 0 })).toThrow(/memoryUsedPercnt/);
+    const result = safeEvaluatePressure({ memoryUsedPercnt: 99 } as never, { now: 0 });
+    expect(result).toMatchObject({
+      ok: false,
+      issues: [{ field: 'memoryUsedPercnt', message: 'unknown parameter' }],
+    });
+  });
+
+  it('words a range error as the HTTP API does', () => {
+    expect(safeEvaluatePressure({ memoryUsedPercent: 120 }, { now: 0 })).toMatchObject({
+      ok: false,
+      issues: [{ field: 'memoryUsedPercent', message: 'must be from 0 to 100' }],
+    });
+  });
+});

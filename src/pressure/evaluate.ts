@@ -7,7 +7,7 @@ import {
   NUMERIC_PARAMETERS,
   type SystemMode,
 } from './parameters.js';
-import { type ResolvedPressureInput, resolvePressureInput } from './resolve-input.js';
+import { KNOWN_KEYS, type ResolvedPressureInput, resolvePressureInput } from './resolve-input.js';
 import type {
   PressureInput,
   PressureLevel,
@@ -179,6 +179,8 @@ const inRange = (value: number | undefined, min: number, max: number) =>
  * detailed path that names what is wrong.
  */
 function evaluateFast(input: PressureInput, now: Date | number): PressureReport | undefined {
+  // An unknown key is refused by the full path, never ignored.
+  for (const key in input) if (!KNOWN_KEYS.has(key)) return undefined;
   const memoryGiven = input.memoryUsedPercent;
   const burn = orDefault(input.tokenBurnRatePerMin, DEFAULT_BURN);
   const drift = orDefault(input.contextDriftPercent, DEFAULT_DRIFT);

@@ -24,9 +24,17 @@ export interface ResolvedPressureInput {
   agentProfile: AgentProfile;
 }
 
+/** The range as the HTTP schemas word it (src/pressure/schemas.ts), so every surface says the same. */
 function rangeText(min: number, max: number | undefined): string {
-  return max === undefined ? `a number ≥ ${min}` : `a number from ${min} to ${max}`;
+  return max === undefined ? `≥ ${min}` : `from ${min} to ${max}`;
 }
+
+/** Every key the regulator takes; anything else is an unknown parameter, never silently ignored. */
+export const KNOWN_KEYS: ReadonlySet<string> = new Set<string>([
+  ...NUMERIC_PARAMETER_NAMES,
+  'systemMode',
+  'agentProfile',
+]);
 
 /**
  * Fills defaults, checks types and ranges, and derives `memoryUsedPercent` from the byte figures when it
@@ -40,6 +48,10 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
     issues.push(issue);
   };
   const raw = input as Record<string, unknown>;
+  for (const key in raw) {
+    if (!KNOWN_KEYS.has(key) && Object.hasOwn(raw, key))
+      add({ field: key, value: raw[key], message: 'unknown parameter' });
+  }
   for (const name of NUMERIC_PARAMETER_NAMES) {
     const value = raw[name];
     if (value === undefined) continue;
@@ -48,14 +60,14 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
       add({
         field: name,
         value,
-        message: `must be ${rangeText(spec.min, spec.max)}`,
+        message: `must be a number ${rangeText(spec.min, spec.max)}`,
         allowed: { min: spec.min, ...(spec.max === undefined ? {} : { max: spec.max }) },
       });
     } else if (value < spec.min || (spec.max !== undefined && value > spec.max)) {
       add({
         field: name,
         value,
-        message: `must be ${rangeText(spec.min, spec.max)}, got ${value}`,
+        message: `must be ${rangeText(spec.min, spec.max)}`,
         allowed: { min: spec.min, ...(spec.max === undefined ? {} : { max: spec.max }) },
       });
     }

@@ -33,19 +33,10 @@ const drivers: Driver[] = [libraryDriver(STEPS_START), httpDriver(STEPS_START), 
  * Disagreements this suite found and that are not fixed yet, each with what is wrong. Their tests are expected to
  * fail (`it.fails`): when a fix lands, the test passes, `it.fails` reports it, and the entry must go.
  */
-const RANGE_MESSAGES =
-  'evaluatePressure words a range error "must be a number from 0 to 100, got 120" (src/pressure/resolve-input.ts) ' +
-  'where POST /api/v1/pressure and `headroom pressure` say "must be from 0 to 100" (src/pressure/schemas.ts)';
 const KNOWN_DISAGREEMENTS: Readonly<Record<string, string>> = {
-  'library/pressure/invalid/unknown-parameter':
-    'evaluatePressure ignores an unknown key ({ memoryUsedPercnt: 99 }) and answers with the default memory (45), ' +
-    'a silent default; HTTP and the CLI refuse it (DESIGN.md 000: strict validation; CONVENTIONS.md 4)',
   'agree/pressure/invalid/unknown-parameter':
-    "the library answers where HTTP and the CLI refuse; and the CLI refuses in commander's words " +
-    '("unknown option \'--memory-used-percnt\'") where HTTP says "unknown parameter"',
-  'agree/pressure/invalid/memory-over-100': RANGE_MESSAGES,
-  'agree/pressure/invalid/burn-over-200': RANGE_MESSAGES,
-  'agree/pressure/invalid/two-bad-fields': RANGE_MESSAGES,
+    "the CLI refuses an unknown flag in its flag parser's words (\"unknown option '--memory-used-percnt'\", with a " +
+    'suggestion) where the library and HTTP say "unknown parameter"; all three refuse it',
 };
 /** `it` (concurrent), or `it.fails` for a known disagreement, named so that the report says which. */
 function testFor(key: string): { test: typeof it.concurrent; name: (name: string) => string } {
