@@ -70,6 +70,7 @@ describe('POST /api/v1/compact', () => {
     // Relative to the data directory: the server's own paths are not a client's business.
     expect(body.archives).toEqual(['/api/v1/archives/run-1/compaction-1']);
     const archive = (await app.inject({ url: '/api/v1/archives/run-1/compaction-1' })).json();
+    expect(archive.skipped).toEqual([]);
     const toolResult = archive.records.find(
       (record: { itemId: string }) => record.itemId === 'call_0:result',
     );
@@ -260,5 +261,20 @@ describe('POST /api/v1/diff/check', () => {
     expect((await post('/api/v1/diff/check', { taskType: 'code-modification' })).json().issues[0].field).toBe(
       'output',
     );
+  });
+});
+
+describe('GET /api/v1/archives with damaged bytes', () => {
+  it('answers the whole records and says which bytes it skipped', async () => {
+    const { appendFile } = await import('node:fs/promises');
+    const response = await post('/api/v1/compact', { messages: HISTORY, sessionId: 'torn', keepTurns: 2 });
+    expect(response.statusCode).toBe(200);
+    const before = (await app.inject({ url: '/api/v1/archives/torn/compaction-1' })).json();
+    // A writer cut short: half a record header at the end of the file.
+    await appendFile(join(dataDir, 'archives', 'torn', 'compaction-1.log'), 'HRA1 99');
+    const after = (await app.inject({ url: '/api/v1/archives/torn/compaction-1' })).json();
+    expect(after.records).toEqual(before.records);
+    expect(after.skipped).toHaveLength(1);
+    expect(after.skipped[0].bytes).toBe(7);
   });
 });

@@ -246,7 +246,8 @@ export function disciplineRoutes(stores: {
       query: ArchiveQuerySchema,
       responses: {
         '200': {
-          description: '{ sessionId, taskId, records }, or with ?item= the item as text/plain, byte for byte',
+          description:
+            '{ sessionId, taskId, records, skipped: [{ offset, bytes }] (regions not readable as whole records) }, or with ?item= the item as text/plain, byte for byte',
         },
         '404': { description: 'No such archive or item' },
         '500': { description: 'The item asked for may lie in damaged bytes (HR_ERR_INTEGRITY)' },
@@ -260,11 +261,9 @@ export function disciplineRoutes(stores: {
         try {
           const item = query.value.item;
           if (item === undefined) {
-            return {
-              sessionId: session,
-              taskId: task,
-              records: await stores.archive.readArchive(session, task),
-            };
+            // Whole records, and where bytes were skipped as torn or damaged: nothing unreadable is hidden.
+            const decoded = await stores.archive.inspectArchive(session, task);
+            return { sessionId: session, taskId: task, records: decoded.records, skipped: decoded.skipped };
           }
           const record = await stores.archive.readItem(session, task, item);
           // The archived bytes exactly, for `curl -o`.
