@@ -12,7 +12,7 @@ export interface ApiKey {
 }
 
 /** Each scope grants the ones below it: admin ⊃ write ⊃ read. */
-const GRANTS: Readonly<Record<KeyScope, readonly KeyScope[]>> = {
+export const SCOPE_GRANTS: Readonly<Record<KeyScope, readonly KeyScope[]>> = {
   read: ['read'],
   write: ['read', 'write'],
   admin: ['read', 'write', 'admin'],
@@ -42,7 +42,7 @@ export function parseApiKeys(text: string): { ok: true; keys: ApiKey[] } | { ok:
         message: `key ${index + 1} has an unknown scope ${JSON.stringify(unknown)} (scopes: ${KEY_SCOPES.join(', ')})`,
       };
     }
-    keys.push({ key, scopes: [...new Set(scopes.flatMap((scope) => GRANTS[scope as KeyScope]))] });
+    keys.push({ key, scopes: [...new Set(scopes.flatMap((scope) => SCOPE_GRANTS[scope as KeyScope]))] });
   }
   return { ok: true, keys };
 }

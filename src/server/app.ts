@@ -17,6 +17,7 @@ import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
 import { StateSnapshot } from '../store/state-snapshot.js';
+import { registerAccess, SCOPE_GRANTS } from './access.js';
 import { answerClosing, buildClientErrorHandler } from './client-error-handler.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
@@ -138,6 +139,15 @@ export async function buildApp(
   app.addHook('preClose', (done) => {
     closing = true;
     done();
+  });
+
+  // API keys and CORS first: their hooks run before any route's.
+  registerAccess(app, {
+    keys: settings.apiKeys.map((entry) => ({
+      key: entry.key,
+      scopes: [...new Set(entry.scopes.flatMap((scope) => SCOPE_GRANTS[scope]))],
+    })),
+    corsOrigins: settings.corsOrigins,
   });
 
   const registered: Array<{ method: string; url: string }> = [];

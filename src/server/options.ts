@@ -77,6 +77,19 @@ export const ServerOptionsSchema = z.strictObject({
   webhookTimeoutMs: z.number().int().min(100).max(120_000).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
   /** Let webhooks reach loopback, private, link-local and metadata addresses (off: refused, SSRF). */
   allowPrivateWebhooks: z.boolean().default(false),
+  /** API keys: with any, every API route needs `Authorization: Bearer <key>` with the route's scope. */
+  apiKeys: z
+    .array(
+      z.strictObject({
+        key: z.string().min(16, 'must be at least 16 characters'),
+        scopes: z.array(z.enum(['read', 'write', 'admin'])).min(1),
+      }),
+    )
+    .default([]),
+  /** Browser origins allowed to call the API (CORS); `*` allows any. Empty: no CORS headers. */
+  corsOrigins: z.array(z.string().min(1)).default([]),
+  /** Listen on a non-loopback address without an API key (refused otherwise). */
+  insecure: z.boolean().default(false),
   /** Changes are gathered this long before event streams send them. */
   eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { HeadroomError } from '../errors/index.js';
+import { isLoopbackHost } from './access.js';
 import { type AppDependencies, buildApp } from './app.js';
 import type { ServerOptions } from './options.js';
 
@@ -16,8 +18,20 @@ export async function startServer(
   options: ServerOptions = {},
   dependencies: AppDependencies & { handleSignals?: boolean } = {},
 ): Promise<RunningServer> {
-  const app = await buildApp(options, dependencies);
   const host = options.host ?? '127.0.0.1';
+  // Archived tool outputs may hold secrets: a service other machines can reach must ask for a key.
+  if (!isLoopbackHost(host) && (options.apiKeys ?? []).length === 0 && options.insecure !== true) {
+    throw new HeadroomError(
+      'HR_ERR_INVALID_PARAM',
+      `Refusing to listen on ${host} without an API key: other machines could read every session and archive. Give --api-key (or HEADROOM_API_KEYS), or --insecure to accept the risk`,
+      {
+        issues: [
+          { field: 'host', value: host, message: 'a non-loopback address needs an API key (or insecure)' },
+        ],
+      },
+    );
+  }
+  const app = await buildApp(options, dependencies);
   await app.listen({ host, port: options.port ?? 8787 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

@@ -242,6 +242,27 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
     });
   });
 
+  describe('a service that requires an API key', () => {
+    it('asks for the key, keeps it for the tab, and then shows the sessions live', async () => {
+      const key = 'e2e-dashboard-key-0123456789';
+      const guarded = await startService({ apiKeys: [{ key, scopes: ['read'] }] });
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${guarded.url}/`);
+        await page.getByRole('heading', { name: 'This headroom service requires an API key' }).waitFor();
+        await page.locator('input[name="api-key"]').fill(key);
+        await page.getByRole('button', { name: 'Use this key' }).click();
+        await page.getByRole('heading', { name: 'No sessions yet' }).waitFor();
+        // The event stream carries the key too: the list is live.
+        await page.waitForSelector('[data-stream="live"]');
+        await screenshot(page, '08-api-key-accepted');
+        await page.close();
+      } finally {
+        await guarded.app.close();
+      }
+    });
+  });
+
   describe('replay', () => {
     it('draws the timeline of a recorded Claude Code log that the API replayed', async () => {
       const file = new URL('claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl', TRACES);

@@ -52,10 +52,12 @@ export interface RunningService {
 }
 
 /** The real service on a real socket, with the dashboard served by buildApp itself. */
-export async function startService(): Promise<RunningService> {
+export async function startService(
+  options: Partial<Parameters<typeof buildApp>[0]> = {},
+): Promise<RunningService> {
   // A data dir of its own: the first-start test needs a service with no sessions kept from earlier runs.
   const dataDir = mkdtempSync(join(tmpdir(), 'headroom-e2e-'));
-  const app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir });
+  const app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir, ...options });
   app.addHook('onClose', async () => rmSync(dataDir, { recursive: true, force: true }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -14,6 +14,34 @@ export class ApiError extends Error {
 
 const API = '/api/v1';
 
+/** Where the dashboard keeps the API key a protected service asked for (this tab only). */
+const KEY_STORAGE = 'headroom-api-key';
+/** Listeners told when the service answers 401: the shell then asks for a key. */
+const unauthorizedListeners = new Set<() => void>();
+
+export function apiKey(): string | null {
+  try {
+    return window.sessionStorage.getItem(KEY_STORAGE);
+  } catch {
+    return null;
+  }
+}
+
+export function setApiKey(key: string | null): void {
+  try {
+    if (key === null) window.sessionStorage.removeItem(KEY_STORAGE);
+    else window.sessionStorage.setItem(KEY_STORAGE, key);
+  } catch {
+    // Storage refused (private mode): the key lasts until the page is left.
+  }
+}
+
+/** Called whenever the API answers 401; returns the unsubscribe function. */
+export function onUnauthorized(listener: () => void): () => void {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
 /** Retries of a request the server answered 429 (nothing of it was applied, so a retry is safe). */
 export const MAX_RATE_LIMIT_RETRIES = 3;
 /** The longest wait the dashboard accepts before giving up and showing the error. */
@@ -47,7 +75,15 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   let response: Response;
   for (let attempt = 0; ; attempt++) {
     try {
-      response = await fetch(path, { ...init, headers: { accept: 'application/json', ...init.headers } });
+      const key = apiKey();
+      response = await fetch(path, {
+        ...init,
+        headers: {
+          accept: 'application/json',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...init.headers,
+        },
+      });
     } catch (error) {
       throw new ApiError(0, null, `The headroom server did not answer (${(error as Error).message})`);
     }
@@ -56,6 +92,7 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
     if (wait === undefined) break;
     await sleep(wait);
   }
+  if (response.status === 401) for (const listener of unauthorizedListeners) listener();
   const text = await response.text();
   let body: unknown = null;
   try {
@@ -109,7 +146,9 @@ export const api = {
 
 /** The URL of a server-sent event stream: every session, or one. */
 export function eventsUrl(sessionId?: string): string {
-  return sessionId === undefined
-    ? `${API}/events`
-    : `${API}/sessions/${encodeURIComponent(sessionId)}/events`;
+  const url =
+    sessionId === undefined ? `${API}/events` : `${API}/sessions/${encodeURIComponent(sessionId)}/events`;
+  // EventSource cannot send headers: the streams take the key as access_token.
+  const key = apiKey();
+  return key ? `${url}?access_token=${encodeURIComponent(key)}` : url;
 }

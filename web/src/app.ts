@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { onUnauthorized, setApiKey } from './api.js';
 import { RegulatorPage } from './pages/regulator-page.js';
 import { ReplayPage } from './pages/replay-page.js';
 import { SessionPage } from './pages/session-page.js';
@@ -20,9 +21,41 @@ const TITLES: Readonly<Record<Route['name'], string>> = {
   'not-found': 'Not found',
 };
 
+/** Asks for the API key a protected service wants, keeps it for this tab, and reloads the page with it. */
+function KeyPrompt() {
+  const [value, setValue] = useState('');
+  return html`<section class="key-prompt" aria-labelledby="key-title">
+    <h2 id="key-title">This headroom service requires an API key</h2>
+    <p>Paste a key with the <code>read</code> scope (the service's <code>--api-key</code> or <code>HEADROOM_API_KEYS</code>).
+      It is kept in this tab only.</p>
+    <form
+      onSubmit=${(event: Event) => {
+        event.preventDefault();
+        if (value.trim() === '') return;
+        setApiKey(value.trim());
+        window.location.reload();
+      }}
+    >
+      <label>API key <input type="password" name="api-key" autocomplete="off" value=${value}
+        onInput=${(event: Event) => setValue((event.target as HTMLInputElement).value)} /></label>
+      <button type="submit" class="button">Use this key</button>
+    </form>
+  </section>`;
+}
+
 /** The dashboard shell: navigation, and the page of the current path. */
 export function App() {
   const [route, setRoute] = useState<Route>(() => matchRoute(window.location.pathname));
+  const [needsKey, setNeedsKey] = useState(false);
+  useEffect(
+    () =>
+      onUnauthorized(() => {
+        // A stored key the service refused is dropped, so the prompt asks again.
+        setApiKey(null);
+        setNeedsKey(true);
+      }),
+    [],
+  );
   const main = useRef<HTMLElement>(null);
 
   useEffect(() => onNavigate(() => setRoute(matchRoute(window.location.pathname))), []);
@@ -57,7 +90,7 @@ export function App() {
         </ul>
       </nav>
     </header>
-    <main id="main" ref=${main} tabindex="-1">${page(route)}</main>
+    <main id="main" ref=${main} tabindex="-1">${needsKey ? html`<${KeyPrompt} />` : page(route)}</main>
     <footer class="foot muted">
       Everything here comes from the headroom API at <code>/api/v1</code> (<a href="/openapi.json">OpenAPI</a>).
     </footer>`;

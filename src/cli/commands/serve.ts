@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseWith } from '../../errors/validation.js';
 import { loadConfig } from '../../models/load-config.js';
+import { MIN_KEY_LENGTH, parseApiKeys } from '../../server/access.js';
 import {
   DEFAULT_HOST,
   DEFAULT_INGEST_RATE_LIMIT_PER_MINUTE,
@@ -37,6 +38,8 @@ export const SERVE_ENVIRONMENT = {
   webhookRetryDelays: 'HEADROOM_WEBHOOK_RETRY_DELAYS',
   webhookTimeout: 'HEADROOM_WEBHOOK_TIMEOUT',
   allowPrivateWebhooks: 'HEADROOM_ALLOW_PRIVATE_WEBHOOKS',
+  apiKeys: 'HEADROOM_API_KEYS',
+  corsOrigins: 'HEADROOM_CORS_ORIGINS',
   summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
   summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
 } as const;
@@ -109,6 +112,16 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `let webhooks reach loopback, private, link-local and metadata addresses (env ${SERVE_ENVIRONMENT.allowPrivateWebhooks}=1; default: refused)`,
     )
     .option(
+      '--api-key <key>',
+      `require this key (all scopes) as "Authorization: Bearer <key>"; repeatable. Scoped keys: env ${SERVE_ENVIRONMENT.apiKeys}="KEY:read KEY2:write KEY3:admin"`,
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--cors-origin <origins>',
+      `browser origins allowed to call the API, comma-separated, or * (env ${SERVE_ENVIRONMENT.corsOrigins})`,
+    )
+    .option('--insecure', 'listen on a non-loopback address without an API key (refused otherwise)')
+    .option(
       '--summarizer-command <cmd>',
       `a command that writes compaction recaps: the replaced history as JSON on stdin, the summary on stdout; on failure the deterministic recap is used (env ${SERVE_ENVIRONMENT.summarizerCommand})`,
     )
@@ -138,7 +151,14 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       };
       const milliseconds = new Set(['requestTimeout', 'webhookTimeout']);
       for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
-        if (key === 'config' || key === 'summarizerCommand' || key === 'summarizerTimeout') continue;
+        if (
+          key === 'config' ||
+          key === 'summarizerCommand' ||
+          key === 'summarizerTimeout' ||
+          key === 'apiKeys' ||
+          key === 'corsOrigins'
+        )
+          continue;
         const text = flags[key] ?? io.env[variable];
         if (text === undefined || text === '') continue;
         const source =
@@ -170,6 +190,26 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           raw[key] = text;
         }
       }
+      const keys: Array<{ key: string; scopes: string[] }> = [];
+      for (const key of (flags as unknown as { apiKey?: string[] }).apiKey ?? []) {
+        if (key.length < MIN_KEY_LENGTH)
+          throw new UsageError(`--api-key must be at least ${MIN_KEY_LENGTH} characters`);
+        keys.push({ key, scopes: ['admin'] });
+      }
+      const scoped = io.env[SERVE_ENVIRONMENT.apiKeys];
+      if (scoped !== undefined && scoped.trim() !== '') {
+        const parsed = parseApiKeys(scoped);
+        if (!parsed.ok) throw new UsageError(`${SERVE_ENVIRONMENT.apiKeys}: ${parsed.message}`);
+        keys.push(...parsed.keys);
+      }
+      if (keys.length > 0) raw.apiKeys = keys;
+      const cors = flags.corsOrigin ?? io.env[SERVE_ENVIRONMENT.corsOrigins];
+      if (cors !== undefined && cors.trim() !== '')
+        raw.corsOrigins = cors
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean);
+      if ((flags as unknown as { insecure?: boolean }).insecure) raw.insecure = true;
       const options = parseWith(ServerOptionsSchema, raw);
       if (!options.ok) throw new UsageError(`invalid server options:\n${issuesText(options.issues)}`);
       const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
