@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { HeadroomValidationError } from '../errors/validation.js';
+import { HEADROOM_VERSION } from '../version.js';
 import { registerArchiveCommand } from './commands/archive.js';
 import { registerCompactCommand } from './commands/compact.js';
 import { registerPressureCommand } from './commands/pressure.js';
@@ -21,7 +22,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
     .description(
       'Keep LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.',
     )
-    .version('0.1.0')
+    .version(HEADROOM_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();

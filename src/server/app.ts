@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import { join, resolve } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, {
   type FastifyBaseLogger,
@@ -12,11 +11,10 @@ import type { Summarizer } from '../compaction/compact-history.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
-import { parseSessionRecord, SessionMonitor, type SessionRecord } from '../session/session-monitor.js';
+import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../session/open-session-monitor.js';
+import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
-import { MemoryStateStore } from '../store/memory-state-store.js';
-import { StateSnapshot } from '../store/state-snapshot.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
 import { EventHub } from './event-hub.js';
@@ -92,9 +90,9 @@ export async function buildApp(
   const settings: ResolvedServerOptions = parsed.value;
   const now = dependencies.now ?? Date.now;
   const limiter = dependencies.concurrencyLimiter ?? new ConcurrencyLimiter(settings.maxConcurrentPerAgent);
-  const dataDir = resolve(settings.dataDir);
-  const archive = new ArchiveStore({ root: join(dataDir, 'archives') });
-  const artifacts = new ArtifactRegistry({ root: join(dataDir, 'artifacts') });
+  const dataDir = dataDirPaths(settings.dataDir);
+  const archive = new ArchiveStore({ root: dataDir.archives });
+  const artifacts = new ArtifactRegistry({ root: dataDir.artifacts });
 
   const requestLogging = ['debug', 'trace'].includes(settings.logLevel);
   const app = Fastify({
@@ -131,25 +129,17 @@ export async function buildApp(
 
   const monitor =
     dependencies.monitor ??
-    new SessionMonitor({
-      store: await MemoryStateStore.open<SessionRecord>({
-        maxEntries: settings.maxSessions,
-        ...(settings.persistSessions
-          ? {
-              snapshot: new StateSnapshot<SessionRecord>({
-                directory: join(dataDir, 'sessions'),
-                parse: parseSessionRecord,
-                onProblem: (problem) => app.log.warn(problem, 'session file skipped'),
-              }),
-            }
-          : {}),
-      }),
+    (await openSessionMonitor({
+      dataDir: dataDir.root,
+      persistSessions: settings.persistSessions,
+      maxSessions: settings.maxSessions,
+      onProblem: (problem) => app.log.warn(problem, 'session file skipped'),
       archive,
       now,
       sessionTtlMs: settings.sessionTtlSeconds * 1000,
       ...(dependencies.config ? { config: dependencies.config } : {}),
       ...(dependencies.summarizer ? { summarizer: dependencies.summarizer } : {}),
-    });
+    }));
   const hub = new EventHub(monitor, {
     maxStreams: settings.maxEventStreams,
     flushMs: settings.eventFlushMs,
@@ -159,25 +149,18 @@ export async function buildApp(
   app.decorate('headroomEvents', hub);
 
   // Idle sessions expire on a timer, and each expiry is logged.
-  const sweepEveryMs = Math.min(60_000, Math.max(1000, (settings.sessionTtlSeconds * 1000) / 10));
-  const sweeper =
-    settings.sessionTtlSeconds > 0
-      ? setInterval(() => {
-          monitor.sweep().then(
-            (expired) => {
-              for (const id of expired)
-                app.log.info(
-                  { sessionId: id, ttlSeconds: settings.sessionTtlSeconds },
-                  'session expired: idle longer than its TTL',
-                );
-            },
-            (error: unknown) => app.log.error({ err: error }, 'session sweep failed'),
-          );
-        }, sweepEveryMs)
-      : undefined;
-  sweeper?.unref();
+  const stopSweeping = sweepIdleSessions(monitor, settings.sessionTtlSeconds * 1000, {
+    onExpired: (ids) => {
+      for (const id of ids)
+        app.log.info(
+          { sessionId: id, ttlSeconds: settings.sessionTtlSeconds },
+          'session expired: idle longer than its TTL',
+        );
+    },
+    onError: (error) => app.log.error({ err: error }, 'session sweep failed'),
+  });
   app.addHook('onClose', async () => {
-    if (sweeper) clearInterval(sweeper);
+    stopSweeping();
     hub.close();
     // The monitor given by a caller is the caller's to close; ours writes its last changes out.
     if (!dependencies.monitor) await monitor.close();
