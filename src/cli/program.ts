@@ -3,6 +3,7 @@ import { HeadroomValidationError } from '../errors/validation.js';
 import { HEADROOM_VERSION } from '../version.js';
 import { registerArchiveCommand } from './commands/archive.js';
 import { registerCompactCommand } from './commands/compact.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerPressureCommand } from './commands/pressure.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -31,6 +32,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   registerReplayCommand(program, io);
   registerCompactCommand(program, io);
   registerArchiveCommand(program, io);
+  registerMcpCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride();
     command.configureOutput({

@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   HR_ERR_RATE_LIMITED: 'Too many requests from one client IP in the current minute.',
   HR_ERR_TOO_MANY_CONCURRENT: 'Too many evaluations in flight for one agent (x-agent-id).',
   HR_ERR_NOT_FOUND: 'No such route or resource.',
+  HR_ERR_FORBIDDEN_HOST:
+    'The Host or Origin header of an /mcp request names another site (DNS-rebinding protection).',
   HR_ERR_SESSION_NOT_FOUND: 'No session with that id.',
   HR_ERR_SESSION_EXISTS: 'A session with that id already exists.',
   HR_ERR_SESSION_LIMIT:

@@ -19,6 +19,7 @@ import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
 import { EventHub } from './event-hub.js';
 import { parseJsonBody } from './json-body.js';
+import { mcpAllowedHostnames, mcpRoutes } from './mcp-route.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
 import { sendInvalid, sendProblem } from './problem.js';
@@ -229,6 +230,12 @@ export async function buildApp(
     ...sessionRoutes(monitor, hub),
     ...replayRoutes(settings.replayBodyLimitBytes),
     ...disciplineRoutes({ archive, artifacts, monitor }),
+    ...mcpRoutes({
+      monitor,
+      archive,
+      now,
+      allowedHostnames: mcpAllowedHostnames(settings.host, settings.mcpAllowedHosts),
+    }),
   ];
   const openApi: { value?: Record<string, unknown> } = {};
   routes.push(

@@ -33,6 +33,7 @@ export const SERVE_ENVIRONMENT = {
   sessionTtl: 'HEADROOM_SESSION_TTL',
   maxEventStreams: 'HEADROOM_MAX_EVENT_STREAMS',
   requestTimeout: 'HEADROOM_REQUEST_TIMEOUT',
+  mcpAllowedHosts: 'HEADROOM_MCP_ALLOWED_HOSTS',
   config: 'HEADROOM_CONFIG',
   summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
   summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
@@ -90,6 +91,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `time allowed to receive a whole request, e.g. 30s; 0 = off (env ${SERVE_ENVIRONMENT.requestTimeout}; default 30s)`,
     )
     .option(
+      '--mcp-allowed-hosts <names>',
+      `comma-separated hostnames /mcp accepts in Host and Origin besides the listen host and localhost, e.g. headroom.internal (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
+    )
+    .option(
       '--config <path>',
       `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
     )
@@ -103,7 +108,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .addHelpText(
       'after',
-      `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. Stops gracefully on SIGTERM/SIGINT.`,
+      `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. MCP clients connect to /mcp (Streamable HTTP).\nStops gracefully on SIGTERM/SIGINT.`,
     )
     .action(async (flags: Record<string, string | undefined>) => {
       const raw: Record<string, unknown> = {};
@@ -133,6 +138,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
               `${source} must be a duration such as 24h, 30m, 90s or a number of seconds; got ${JSON.stringify(text)}`,
             );
           raw[durations[key]!] = key === 'requestTimeout' ? Math.round(seconds * 1000) : Math.round(seconds);
+        } else if (key === 'mcpAllowedHosts') {
+          raw[key] = text
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean);
         } else if (numeric.has(key)) {
           if (!INTEGER_TEXT.test(text))
             throw new UsageError(`${source} must be a whole number ≥ 0; got ${JSON.stringify(text)}`);
