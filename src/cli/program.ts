@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError } from '../errors/validation.js';
+import { HEADROOM_VERSION } from '../version.js';
 import { registerArchiveCommand } from './commands/archive.js';
 import { registerCompactCommand } from './commands/compact.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerPressureCommand } from './commands/pressure.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -22,7 +24,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
     .description(
       'Keep LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.',
     )
-    .version('0.1.0')
+    .version(HEADROOM_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();
@@ -31,6 +33,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   registerReplayCommand(program, io);
   registerCompactCommand(program, io);
   registerArchiveCommand(program, io);
+  registerMcpCommand(program, io);
   for (const command of program.commands) {
     command.exitOverride();
     command.configureOutput({

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitOf, spawnCli, startServeProcess } from '../test-helpers/spawn-cli.js';
@@ -61,6 +62,58 @@ describe('headroom serve', () => {
     expect(stderr).toContain(
       '--webhook-retry-delays must be whole numbers of milliseconds separated by commas',
     );
+  });
+
+  it('lets /mcp accept the hosts of --mcp-allowed-hosts beside localhost, and no others', async () => {
+    const server = await startServeProcess(['--mcp-allowed-hosts', 'headroom.internal, agents.lan']);
+    children.push(server.child);
+    const port = Number(new URL(server.url).port);
+    const initialize = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/mcp',
+            method: 'POST',
+            setHost: false,
+            headers: {
+              host,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode!);
+          },
+        );
+        request.on('error', reject);
+        request.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-06-18',
+              capabilities: {},
+              clientInfo: { name: 'curl', version: '0' },
+            },
+          }),
+        );
+      });
+    expect(await initialize(`agents.lan:${port}`)).toBe(200);
+    expect(await initialize(`localhost:${port}`)).toBe(200);
+    expect(await initialize(`elsewhere.lan:${port}`)).toBe(403);
+    server.child.kill('SIGTERM');
+    expect(await exitOf(server.child)).toBe(0);
+
+    const bad = spawnCli(['serve', '--mcp-allowed-hosts', 'example.com:80']);
+    children.push(bad);
+    let stderr = '';
+    bad.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(bad)).toBe(2);
+    expect(stderr).toContain('mcpAllowedHosts[0]');
   });
 
   it('exits 2 naming the flag for a bad limit', async () => {

@@ -50,6 +50,7 @@ export {
   openAIHistoryOf,
   openAIMessagesOf,
 } from './compact-messages.js';
+export { type CompactRequestInput, CompactRequestSchema } from './compact-request.js';
 export {
   type CompactionResult,
   CompactionResultSchema,

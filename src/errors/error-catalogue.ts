@@ -91,6 +91,11 @@ export const ERROR_CATALOGUE = {
     exit: EXIT_CODES.invalidInput,
     meaning: 'The API key lacks the scope (read, write, admin) the route needs.',
   },
+  HR_ERR_FORBIDDEN_HOST: {
+    status: 403,
+    exit: EXIT_CODES.invalidInput,
+    meaning: 'The Host or Origin header of an /mcp request names another site (DNS-rebinding protection).',
+  },
   HR_ERR_NOT_FOUND: {
     status: 404,
     exit: EXIT_CODES.notFound,

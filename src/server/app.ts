@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, {
   type FastifyBaseLogger,
@@ -12,11 +12,10 @@ import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
-import { parseSessionRecord, SessionMonitor, type SessionRecord } from '../session/session-monitor.js';
+import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../session/open-session-monitor.js';
+import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
-import { MemoryStateStore } from '../store/memory-state-store.js';
-import { StateSnapshot } from '../store/state-snapshot.js';
 import { registerAccess, SCOPE_GRANTS } from './access.js';
 import { answerClosing, buildClientErrorHandler } from './client-error-handler.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
@@ -24,6 +23,7 @@ import { registerDashboard } from './dashboard.js';
 import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
 import { EventHub } from './event-hub.js';
 import { parseJsonBody } from './json-body.js';
+import { mcpAllowedHostnames, mcpRoutes } from './mcp-route.js';
 import { ServiceMetrics } from './metrics.js';
 import { buildNotFoundHandler } from './not-found-handler.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
@@ -91,9 +91,9 @@ export async function buildApp(
   const settings: ResolvedServerOptions = parsed.value;
   const now = dependencies.now ?? Date.now;
   const limiter = dependencies.concurrencyLimiter ?? new ConcurrencyLimiter(settings.maxConcurrentPerAgent);
-  const dataDir = resolve(settings.dataDir);
-  const archive = new ArchiveStore({ root: join(dataDir, 'archives') });
-  const artifacts = new ArtifactRegistry({ root: join(dataDir, 'artifacts') });
+  const dataDir = dataDirPaths(settings.dataDir);
+  const archive = new ArchiveStore({ root: dataDir.archives });
+  const artifacts = new ArtifactRegistry({ root: dataDir.artifacts });
 
   const requestLogging = ['debug', 'trace'].includes(settings.logLevel);
   // The replay route reads log text of any of its types up to its own limit; every other route reads JSON.
@@ -158,25 +158,17 @@ export async function buildApp(
 
   const monitor =
     dependencies.monitor ??
-    new SessionMonitor({
-      store: await MemoryStateStore.open<SessionRecord>({
-        maxEntries: settings.maxSessions,
-        ...(settings.persistSessions
-          ? {
-              snapshot: new StateSnapshot<SessionRecord>({
-                directory: join(dataDir, 'sessions'),
-                parse: parseSessionRecord,
-                onProblem: (problem) => app.log.warn(problem, 'session file skipped'),
-              }),
-            }
-          : {}),
-      }),
+    (await openSessionMonitor({
+      dataDir: dataDir.root,
+      persistSessions: settings.persistSessions,
+      maxSessions: settings.maxSessions,
+      onProblem: (problem) => app.log.warn(problem, 'session file skipped'),
       archive,
       now,
       sessionTtlMs: settings.sessionTtlSeconds * 1000,
       ...(dependencies.config ? { config: dependencies.config } : {}),
       ...(dependencies.summarizer ? { summarizer: dependencies.summarizer } : {}),
-    });
+    }));
   const hub = new EventHub(monitor, {
     maxStreams: settings.maxEventStreams,
     flushMs: settings.eventFlushMs,
@@ -198,7 +190,7 @@ export async function buildApp(
   // Webhooks: registrations and pending deliveries kept in the data dir; session changes become events.
   const webhooks = new WebhookService({
     onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
-    ...(settings.persistSessions ? { directory: join(dataDir, 'webhooks') } : {}),
+    ...(settings.persistSessions ? { directory: join(dataDir.root, 'webhooks') } : {}),
     retryDelaysMs: settings.webhookRetryDelaysMs,
     timeoutMs: settings.webhookTimeoutMs,
     allowPrivate: settings.allowPrivateWebhooks,
@@ -211,25 +203,18 @@ export async function buildApp(
   app.decorate('headroomWebhooks', webhooks);
 
   // Idle sessions expire on a timer, and each expiry is logged.
-  const sweepEveryMs = Math.min(60_000, Math.max(1000, (settings.sessionTtlSeconds * 1000) / 10));
-  const sweeper =
-    settings.sessionTtlSeconds > 0
-      ? setInterval(() => {
-          monitor.sweep().then(
-            (expired) => {
-              for (const id of expired)
-                app.log.info(
-                  { sessionId: id, ttlSeconds: settings.sessionTtlSeconds },
-                  'session expired: idle longer than its TTL',
-                );
-            },
-            (error: unknown) => app.log.error({ err: error }, 'session sweep failed'),
-          );
-        }, sweepEveryMs)
-      : undefined;
-  sweeper?.unref();
+  const stopSweeping = sweepIdleSessions(monitor, settings.sessionTtlSeconds * 1000, {
+    onExpired: (ids) => {
+      for (const id of ids)
+        app.log.info(
+          { sessionId: id, ttlSeconds: settings.sessionTtlSeconds },
+          'session expired: idle longer than its TTL',
+        );
+    },
+    onError: (error) => app.log.error({ err: error }, 'session sweep failed'),
+  });
   app.addHook('onClose', async () => {
-    if (sweeper) clearInterval(sweeper);
+    stopSweeping();
     hub.close();
     stopWebhooks();
     stopMetrics();
@@ -247,6 +232,12 @@ export async function buildApp(
     ...replayRoutes(settings.replayBodyLimitBytes),
     ...disciplineRoutes({ archive, artifacts, monitor }),
     ...webhookRoutes(webhooks),
+    ...mcpRoutes({
+      monitor,
+      archive,
+      now,
+      allowedHostnames: mcpAllowedHostnames(settings.host, settings.mcpAllowedHosts),
+    }),
   ];
   const openApi: { value?: Record<string, unknown> } = {};
   routes.push(

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors/error-catalogue.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
+import { HEADROOM_VERSION } from '../version.js';
 import { type ApiRoute, openApiPath, type RouteResponse } from './route-table.js';
 
 const ValidationIssueSchema = z.object({
@@ -156,7 +157,7 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
     openapi: '3.0.3',
     info: {
       title: 'headroom',
-      version: '0.1.0',
+      version: HEADROOM_VERSION,
       description:
         'Keeps LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.',
     },

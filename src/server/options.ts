@@ -90,6 +90,19 @@ export const ServerOptionsSchema = z.strictObject({
   corsOrigins: z.array(z.string().min(1)).default([]),
   /** Listen on a non-loopback address without an API key (refused otherwise). */
   insecure: z.boolean().default(false),
+  /**
+   * Hostnames (without port) that `/mcp` accepts in its Host and Origin headers besides the listen host and the
+   * localhost names: the name a proxy or a LAN client reaches the service by (DNS-rebinding protection).
+   */
+  mcpAllowedHosts: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a hostname or IP address, without a port'),
+    )
+    .default([]),
   /** Changes are gathered this long before event streams send them. */
   eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });

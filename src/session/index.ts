@@ -1,4 +1,10 @@
 export {
+  dataDirPaths,
+  type OpenSessionMonitorOptions,
+  openSessionMonitor,
+  sweepIdleSessions,
+} from './open-session-monitor.js';
+export {
   regulatorInputOf,
   regulatorView,
   type SessionRegulatorView,

@@ -28,6 +28,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   store: ['session', 'server', 'cli', 'mcp', 'integrations'],
   session: ['server', 'cli', 'mcp', 'integrations'],
   server: ['cli'],
+  // The MCP server is a surface over the session, store and core, beside the HTTP service: never over it.
+  mcp: ['server', 'cli', 'integrations'],
 };
 /**
  * Value imports from src that web may make, each with its reason. The regulator page prints the API's report
@@ -64,10 +66,17 @@ describe('import rules (DESIGN.md layering)', () => {
     expect(findCycle(edges.filter((edge) => edge.from.startsWith('src/')))).toBeNull();
   });
 
-  it('loads no server, CLI, Fastify or pino from the library entry (import "headroom")', () => {
+  it('loads no server, CLI, MCP server, Fastify or pino from the library entry (import "headroom")', () => {
     const { files, packages } = reachable(edges, 'src/index.ts');
-    expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);
+    expect([...files].filter((file) => /^src\/(server|cli|mcp)\//.test(file))).toEqual([]);
     expect([...packages].filter((name) => NETWORK_AND_SERVER_PACKAGES.test(name))).toEqual([]);
+    expect([...packages].filter((name) => name.startsWith('@modelcontextprotocol/'))).toEqual([]);
+  });
+
+  it('keeps the MCP server off the HTTP service: headroom/mcp loads no Fastify and no server code', () => {
+    const { files, packages } = reachable(edges, 'src/mcp/index.ts');
+    expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);
+    expect([...packages].filter((name) => /^(fastify|@fastify\/|pino$|commander$)/.test(name))).toEqual([]);
   });
 
   it('keeps Session a thin wrapper over the pure step', () => {

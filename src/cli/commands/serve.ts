@@ -34,6 +34,7 @@ export const SERVE_ENVIRONMENT = {
   sessionTtl: 'HEADROOM_SESSION_TTL',
   maxEventStreams: 'HEADROOM_MAX_EVENT_STREAMS',
   requestTimeout: 'HEADROOM_REQUEST_TIMEOUT',
+  mcpAllowedHosts: 'HEADROOM_MCP_ALLOWED_HOSTS',
   config: 'HEADROOM_CONFIG',
   webhookRetryDelays: 'HEADROOM_WEBHOOK_RETRY_DELAYS',
   webhookTimeout: 'HEADROOM_WEBHOOK_TIMEOUT',
@@ -96,6 +97,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `time allowed to receive a whole request, e.g. 30s; 0 = off (env ${SERVE_ENVIRONMENT.requestTimeout}; default 30s)`,
     )
     .option(
+      '--mcp-allowed-hosts <names>',
+      `comma-separated hostnames /mcp accepts in Host and Origin besides the listen host and localhost, e.g. headroom.internal (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
+    )
+    .option(
       '--config <path>',
       `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
     )
@@ -131,7 +136,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .addHelpText(
       'after',
-      `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. Stops gracefully on SIGTERM/SIGINT.`,
+      `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. MCP clients connect to /mcp (Streamable HTTP).\nStops gracefully on SIGTERM/SIGINT.`,
     )
     .action(async (flags: Record<string, string | undefined>) => {
       const raw: Record<string, unknown> = {};
@@ -182,6 +187,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           if (!['true', '1', 'yes', 'false', '0', 'no'].includes(value))
             throw new UsageError(`${source} must be 1 or 0 (true or false); got ${JSON.stringify(text)}`);
           raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
+        } else if (key === 'mcpAllowedHosts') {
+          raw[key] = text
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean);
         } else if (numeric.has(key)) {
           if (!INTEGER_TEXT.test(text))
             throw new UsageError(`${source} must be a whole number ≥ 0; got ${JSON.stringify(text)}`);

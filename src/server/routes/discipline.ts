@@ -1,7 +1,6 @@
-import { sep } from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { CompletedTaskSchema } from '../../compaction/compact-messages.js';
+import { CompactRequestSchema } from '../../compaction/compact-request.js';
 import { BudgetLimitsSchema } from '../../discipline/budget-limits.js';
 import { capHotState } from '../../discipline/cap-hot-state.js';
 import { enforceBudget } from '../../discipline/enforce-budget.js';
@@ -10,9 +9,9 @@ import { storeReferences } from '../../discipline/store-references.js';
 import { PromptPartsSchema, validateBudgets } from '../../discipline/validate-budgets.js';
 import { DiffOnlyOptionsSchema, validateDiffOnly } from '../../discipline/validate-diff-only.js';
 import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
-import { IdSchema } from '../../ids/id-schema.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
 import { ArchiveError, type ArchiveStore } from '../../store/archive.js';
+import { ArchiveParamsSchema, ArchiveQuerySchema, apiAddresses } from '../../store/archive-address.js';
 import { type ArtifactRegistry, ArtifactRegistryError } from '../../store/artifact-registry.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
@@ -35,20 +34,6 @@ export const EnforceRequestSchema = z.strictObject({
 
 export const DiffCheckSchema = DiffOnlyOptionsSchema.extend({ output: z.string() });
 
-export const CompactRequestSchema = z.strictObject({
-  messages: z.array(z.unknown()),
-  /** Completed tasks: their tagged tool outputs (`task_id`) are evicted instead of a recap being made. */
-  tasks: z.array(CompletedTaskSchema).optional(),
-  sessionId: IdSchema.optional(),
-  keepTurns: z.number().int().min(0).max(10_000).optional(),
-  /** The kept turns are shortened to at most this many tokens, at a step boundary. @default 20,000 */
-  keepTokens: z.number().int().min(0).max(100_000_000).optional(),
-  /** A compaction saving less than this share of the history's tokens is refused. @default 5 */
-  minGainPercent: z.number().min(0).max(100).optional(),
-});
-
-const ArchiveParamsSchema = z.strictObject({ session: IdSchema, task: IdSchema });
-const ArchiveQuerySchema = z.strictObject({ item: z.string().min(1).max(300).optional() });
 const ArtifactParamsSchema = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 in hex'),
 });
@@ -68,43 +53,6 @@ function hotStateOf(reply: FastifyReply, raw: unknown, example: string) {
     example,
   );
   return undefined;
-}
-
-/**
- * Tombstones and archive lists over HTTP name an archive by its API address
- * (`/api/v1/archives/<session>/<task>?item=<id>`), never by the server's file system path.
- */
-export function apiAddresses<T>(value: T, archiveRoot: string): T {
-  const prefix = archiveRoot + sep;
-  const rewrite = (text: string): string => {
-    if (!text.includes(prefix)) return text;
-    let out = '';
-    let from = 0;
-    for (let at = text.indexOf(prefix); at !== -1; at = text.indexOf(prefix, from)) {
-      out += text.slice(from, at);
-      const match = /^([^/\\\s]+)[/\\]([^/\\\s]+?)\.log(?:#(\S+))?/.exec(text.slice(at + prefix.length));
-      if (!match) {
-        out += prefix;
-        from = at + prefix.length;
-        continue;
-      }
-      const [whole, session, task, item] = match;
-      out += `/api/v1/archives/${session}/${task}${item === undefined ? '' : `?item=${encodeURIComponent(item)}`}`;
-      from = at + prefix.length + whole.length;
-    }
-    return out + text.slice(from);
-  };
-  const walk = (node: unknown): unknown => {
-    if (typeof node === 'string') return rewrite(node);
-    if (Array.isArray(node)) return node.map(walk);
-    if (node !== null && typeof node === 'object') {
-      const copy: Record<string, unknown> = {};
-      for (const [key, inner] of Object.entries(node)) copy[key] = walk(inner);
-      return copy;
-    }
-    return node;
-  };
-  return walk(value) as T;
 }
 
 /** Context discipline (seed 002) and compaction (seed 004) over HTTP. */

@@ -1,0 +1,152 @@
+import { resolve } from 'node:path';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Command } from 'commander';
+import pino from 'pino';
+import { createHeadroomMcpServer } from '../../mcp/create-mcp-server.js';
+import { loadConfig } from '../../models/load-config.js';
+import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../../session/open-session-monitor.js';
+import { DEFAULT_SESSION_TTL_MS } from '../../session/session-monitor.js';
+import { ArchiveStore } from '../../store/archive.js';
+import { durationSeconds } from '../duration.js';
+import { type CliIo, UsageError } from '../io.js';
+import { summarizerFrom } from '../summarizer-flags.js';
+import { SERVE_ENVIRONMENT } from './serve.js';
+
+/** The log levels `headroom mcp` takes (pino's); logs go to stderr, stdout carries the protocol only. */
+export const MCP_LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type McpLogLevel = (typeof MCP_LOG_LEVELS)[number];
+
+interface McpFlags {
+  dataDir?: string;
+  config?: string;
+  logLevel?: string;
+  sessionTtl?: string;
+  summarizerCommand?: string;
+  summarizerTimeout?: string;
+}
+
+/**
+ * `headroom mcp`: the MCP server on stdio, for clients that start it as a child process (Claude Code, Claude
+ * Desktop, Codex). The same data dir and config as `headroom serve`: sessions kept in `<data-dir>/sessions`,
+ * archives in `<data-dir>/archives`, model overrides from headroom.config.*. Nothing but the protocol is written
+ * to stdout: logs go to stderr.
+ */
+export function registerMcpCommand(program: Command, io: CliIo): void {
+  program
+    .command('mcp')
+    .description('Serve the headroom tools to an MCP client over stdio (logs on stderr)')
+    .option(
+      '--data-dir <dir>',
+      `where sessions and archives are kept, as for serve (env ${SERVE_ENVIRONMENT.dataDir}; default .headroom)`,
+    )
+    .option(
+      '--config <path>',
+      `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
+    )
+    .option(
+      '--log-level <level>',
+      `${MCP_LOG_LEVELS.join('|')}, written to stderr (env ${SERVE_ENVIRONMENT.logLevel}; default info)`,
+    )
+    .option(
+      '--session-ttl <duration>',
+      `sessions idle longer than this expire, e.g. 24h; 0 = never (env ${SERVE_ENVIRONMENT.sessionTtl}; default 24h)`,
+    )
+    .option(
+      '--summarizer-command <cmd>',
+      `a command that writes compaction recaps, as for serve (env ${SERVE_ENVIRONMENT.summarizerCommand})`,
+    )
+    .option(
+      '--summarizer-timeout <duration>',
+      `how long the summarizer command may run (env ${SERVE_ENVIRONMENT.summarizerTimeout}; default 60s)`,
+    )
+    .addHelpText(
+      'after',
+      `
+Tools: evaluate_pressure, create_session, context_status, report_usage, compact_history, evict_task,
+read_archive. Answers name archives by path (<data-dir>/archives/<session>/<task>.log#<item>).
+This process keeps its own sessions; to share sessions with a running "headroom serve" (its dashboard, hooks),
+point the MCP client at that service's /mcp endpoint (Streamable HTTP) instead.
+Stops when the client closes stdin, or on SIGTERM/SIGINT, writing its sessions out first.
+
+Claude Code:  claude mcp add headroom -- headroom mcp --data-dir ~/.headroom`,
+    )
+    .action(async (flags: McpFlags) => {
+      const logLevel = (flags.logLevel ?? io.env[SERVE_ENVIRONMENT.logLevel] ?? 'info') as McpLogLevel;
+      if (!MCP_LOG_LEVELS.includes(logLevel)) {
+        throw new UsageError(
+          `--log-level must be one of ${MCP_LOG_LEVELS.join(', ')}; got ${JSON.stringify(logLevel)}`,
+        );
+      }
+      const ttlText = flags.sessionTtl ?? io.env[SERVE_ENVIRONMENT.sessionTtl];
+      const ttlSeconds =
+        ttlText === undefined || ttlText === '' ? DEFAULT_SESSION_TTL_MS / 1000 : durationSeconds(ttlText);
+      if (ttlSeconds === undefined) {
+        throw new UsageError(
+          `--session-ttl must be a duration such as 24h, 30m, 90s or a number of seconds; got ${JSON.stringify(ttlText)}`,
+        );
+      }
+      const dataDirText = flags.dataDir ?? io.env[SERVE_ENVIRONMENT.dataDir];
+      const paths = dataDirPaths(
+        resolve(io.cwd, dataDirText === undefined || dataDirText === '' ? '.headroom' : dataDirText),
+      );
+      const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
+      const config = await loadConfig(
+        configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
+      );
+      const summarizer = summarizerFrom(flags, io, SERVE_ENVIRONMENT);
+      // stdout is the protocol: every log line goes to stderr, synchronously so that none is lost on exit.
+      const log = pino({ name: 'headroom-mcp', level: logLevel }, pino.destination({ fd: 2, sync: true }));
+
+      const archive = new ArchiveStore({ root: paths.archives });
+      const monitor = await openSessionMonitor({
+        dataDir: paths.root,
+        archive,
+        config,
+        sessionTtlMs: Math.round(ttlSeconds * 1000),
+        onProblem: (problem) => log.warn(problem, 'session file skipped'),
+        ...(summarizer ? { summarizer } : {}),
+      });
+      const stopSweeping = sweepIdleSessions(monitor, ttlSeconds * 1000, {
+        onExpired: (ids) => log.info({ sessionIds: ids }, 'sessions expired: idle longer than their TTL'),
+        onError: (error) => log.error({ err: error }, 'session sweep failed'),
+      });
+      const server = createHeadroomMcpServer({
+        monitor,
+        archive,
+        archiveAddresses: 'path',
+        onError: (error, tool) => log.error({ err: error, tool }, 'tool failed'),
+      });
+      server.onerror = (error) => log.warn({ err: error }, 'MCP protocol error');
+
+      let shuttingDown = false;
+      const shutdown = async (reason: string) => {
+        // stdin's end and a signal may both arrive: one shutdown.
+        if (shuttingDown) return;
+        shuttingDown = true;
+        log.info({ reason }, 'shutting down');
+        stopSweeping();
+        try {
+          await server
+            .close()
+            .catch((error: unknown) => log.warn({ err: error }, 'closing the transport failed'));
+          // The sessions changed since the last flush are written out before the process ends.
+          await monitor.close();
+          process.exit(0);
+        } catch (error) {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        }
+      };
+      // The MCP stdio shutdown: the client closes our stdin, then signals if we linger.
+      process.stdin.once('end', () => void shutdown('stdin closed'));
+      process.once('SIGTERM', () => void shutdown('SIGTERM'));
+      process.once('SIGINT', () => void shutdown('SIGINT'));
+
+      await server.connect(new StdioServerTransport(process.stdin, process.stdout));
+      const sessions = (await monitor.list()).length;
+      log.info(
+        { dataDir: paths.root, sessions },
+        `headroom MCP server on stdio; ${sessions} session${sessions === 1 ? '' : 's'} restored`,
+      );
+    });
+}

@@ -1,0 +1,399 @@
+import { z } from 'zod';
+import type { ErrorCode } from '../errors/error-catalogue.js';
+import {
+  echoValue,
+  HeadroomValidationError,
+  parseWith,
+  type Result,
+  type ValidationIssue,
+} from '../errors/validation.js';
+import { evaluateResolved } from '../pressure/evaluate.js';
+import { parsePressureInput } from '../pressure/parse.js';
+import type { CompactRequest, SessionMonitor } from '../session/session-monitor.js';
+import type { SessionSummary, SessionView } from '../session/session-schemas.js';
+import { parseUsageInput } from '../session/usage-input.js';
+import type { ArchiveStore } from '../store/archive.js';
+import { ArchiveParamsSchema, apiAddresses, findArchiveAddress } from '../store/archive-address.js';
+import {
+  renderArchiveRecords,
+  renderCompaction,
+  renderPressure,
+  renderSessionList,
+  renderSessionStatus,
+  renderUsageAnswer,
+} from './render-text.js';
+import {
+  CompactHistoryInputSchema,
+  ContextStatusInputSchema,
+  CreateSessionInputSchema,
+  EvaluatePressureInputSchema,
+  EvictTaskInputSchema,
+  ReadArchiveInputSchema,
+  ReportUsageInputSchema,
+} from './tool-inputs.js';
+
+/** What every tool runs against: the one monitor of the process, its archive, the clock. */
+export interface ToolContext {
+  monitor: SessionMonitor;
+  /** The archive that compactions write to and `read_archive` reads. */
+  archive: ArchiveStore;
+  now: () => number;
+  /**
+   * How answers name archives: `path` (`<archive root>/<session>/<task>.log#<item>`, for a local client that may
+   * open the file) or `api` (`/api/v1/archives/<session>/<task>?item=<id>`, as the HTTP service does, never a
+   * path on the server).
+   */
+  archiveAddresses: 'path' | 'api';
+}
+
+/** A tool's refusal, as data: a sentence, a stable code, and the issues naming each field. */
+export interface ToolError {
+  error: string;
+  code: ErrorCode;
+  issues?: ValidationIssue[];
+  [extra: string]: unknown;
+}
+
+/** What a tool answers: structured content and its text, or an error. */
+export type ToolOutcome =
+  | { ok: true; value: Record<string, unknown>; text: string }
+  | { ok: false; error: ToolError };
+
+/** One MCP tool: its name and documentation, the schema it advertises, how it parses, what it runs. */
+export interface HeadroomTool {
+  name: string;
+  title: string;
+  description: string;
+  /** Advertised as the tool's JSON Schema; the same zod schema as the matching HTTP route. */
+  input: z.ZodType;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: false;
+  };
+  parse: (raw: unknown) => Result<unknown>;
+  run: (args: unknown, context: ToolContext) => Promise<ToolOutcome>;
+}
+
+/** Sessions listed by `context_status` without an id: the most recently updated. */
+export const MAX_LISTED_SESSIONS = 20;
+/** Markers shown with a session's status: the latest. */
+export const MAX_STATUS_MARKERS = 10;
+
+function defineTool<T>(tool: {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodType;
+  annotations: HeadroomTool['annotations'];
+  parse?: (raw: unknown) => Result<T>;
+  run: (args: T, context: ToolContext) => Promise<ToolOutcome>;
+}): HeadroomTool {
+  const parse = tool.parse ?? ((raw: unknown) => parseWith(tool.input as z.ZodType<T>, raw));
+  return { ...tool, parse, run: (args, context) => tool.run(args as T, context) };
+}
+
+/** The tool error of bad arguments: the HTTP 400 body, each issue naming its field and echoing a bounded value. */
+export function invalidArguments(issues: ValidationIssue[]): ToolError {
+  const named = issues.map((issue) => ({
+    ...issue,
+    field: issue.field || '(arguments)',
+    value: echoValue(issue.value),
+  }));
+  const fields = [...new Set(named.map((issue) => issue.field))].join(', ');
+  return { error: `Invalid arguments: ${fields}`, code: 'HR_ERR_INVALID_PARAM', issues: named };
+}
+
+function summaryOf(view: SessionView): SessionSummary {
+  const { timeline: _timeline, markers: _markers, ...summary } = view;
+  return summary;
+}
+
+const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+const WRITES = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
+
+/** Issues of a nested value, named from the tool's arguments (`usage.promptTokens`). */
+function nested(prefix: string, issues: ValidationIssue[]): ValidationIssue[] {
+  return issues.map((issue) => ({
+    ...issue,
+    field: issue.field ? `${prefix}${issue.field.startsWith('[') ? '' : '.'}${issue.field}` : prefix,
+  }));
+}
+
+/** Runs a compaction through the monitor, turning a refusal and a malformed history into tool errors. */
+async function compaction(request: CompactRequest, context: ToolContext): Promise<ToolOutcome> {
+  let result: Awaited<ReturnType<SessionMonitor['compact']>>;
+  try {
+    result = await context.monitor.compact(request);
+  } catch (error) {
+    if (error instanceof HeadroomValidationError && error.code === 'HR_ERR_INVALID_PARAM') {
+      // A history given as an array is checked as one: its issues start at the index (`[3].role`).
+      const issues = error.issues.map((issue) =>
+        issue.field.startsWith('[') ? { ...issue, field: `messages${issue.field}` } : issue,
+      );
+      return { ok: false, error: invalidArguments(issues) };
+    }
+    throw error;
+  }
+  if (!result.ok) {
+    return {
+      ok: false,
+      error: {
+        error: `Compaction refused: ${result.reason}`,
+        code: result.code,
+        before: result.before,
+        after: result.after,
+      },
+    };
+  }
+  const { ok: _ok, ...answer } = result;
+  const named = context.archiveAddresses === 'api' ? apiAddresses(answer, context.archive.root) : answer;
+  return { ok: true, value: named, text: renderCompaction(named) };
+}
+
+/** What a `read_archive` call names: an address to find in a text, or the archive's ids. */
+type ArchiveTarget = { location: string } | { sessionId: string; taskId: string; itemId?: string };
+
+/**
+ * headroom's capabilities as MCP tools, each a translation to one library call (the monitor, the regulator, the
+ * archive): they decide nothing themselves.
+ */
+export function headroomTools(): HeadroomTool[] {
+  return [
+    defineTool({
+      name: 'evaluate_pressure',
+      title: 'Evaluate context pressure (seed 000 regulator)',
+      description:
+        'Stateless context-pressure regulator, exactly POST /api/v1/pressure: viability from memory used, token burn rate (0-200 scale) and drift, its level (LOW, MODERATE, HIGH, CRITICAL), the thresholds exceeded and the suggested action (continue, optimize, compress, terminate). Every input is optional and takes the documented default.',
+      input: EvaluatePressureInputSchema,
+      annotations: READ_ONLY,
+      parse: (raw) => parsePressureInput(raw ?? {}, 'body'),
+      run: async (input: Parameters<typeof evaluateResolved>[0], context) => {
+        const report = evaluateResolved(input, { now: context.now() });
+        return { ok: true, value: { ...report }, text: renderPressure(report) };
+      },
+    }),
+    defineTool({
+      name: 'create_session',
+      title: 'Create a monitored session',
+      description:
+        'Starts monitoring a session for a model (and agent, limits, budget), exactly POST /api/v1/sessions. Only model is required; give an id to find it again. report_usage never creates a session implicitly.',
+      input: CreateSessionInputSchema,
+      annotations: WRITES,
+      run: async (options: z.output<typeof CreateSessionInputSchema>, context) => {
+        const view = await context.monitor.create(options);
+        const summary = summaryOf(view);
+        return { ok: true, value: { session: summary }, text: `created ${renderSessionStatus(summary, [])}` };
+      },
+    }),
+    defineTool({
+      name: 'context_status',
+      title: 'Read a session’s verdict',
+      description:
+        'A session’s current verdict (continue, optimize, compress, terminate) with every model’s reason (context health, regulator, KV budget, compaction triggers, budget), its health and reminder, signals and latest markers, as GET /api/v1/sessions/:id shows them. Without sessionId: the most recently updated sessions.',
+      input: ContextStatusInputSchema,
+      annotations: READ_ONLY,
+      run: async ({ sessionId }: z.output<typeof ContextStatusInputSchema>, context) => {
+        if (sessionId === undefined) {
+          const all = await context.monitor.list();
+          const sessions = all.slice(0, MAX_LISTED_SESSIONS).map((summary) => ({
+            id: summary.id,
+            model: summary.model,
+            agent: summary.agent,
+            updatedAt: summary.updatedAt,
+            generations: summary.generations,
+            health: summary.health.level,
+            action: summary.verdict?.action ?? null,
+          }));
+          return {
+            ok: true,
+            value: { sessions, total: all.length },
+            text: renderSessionList(sessions, all.length),
+          };
+        }
+        const view = await context.monitor.view(sessionId);
+        const summary = summaryOf(view);
+        const markers = view.markers.slice(-MAX_STATUS_MARKERS);
+        return {
+          ok: true,
+          value: { session: summary, markers },
+          text: renderSessionStatus(summary, markers),
+        };
+      },
+    }),
+    defineTool({
+      name: 'report_usage',
+      title: 'Report one generation’s usage',
+      description:
+        'Records one model call of a session and answers the verdict, exactly POST /api/v1/sessions/:id/usage: usage is either { promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens?, timestamp?, driftPercent?, taskCompleted?, headers? } or { format, response, ... } with the provider’s raw response (openai-chat, openai-responses, anthropic, gemini, ai-sdk, ollama, llama-cpp). The session must exist (create_session).',
+      input: ReportUsageInputSchema,
+      annotations: WRITES,
+      parse: (raw) => {
+        // The session id first, then the usage by its own parser, which picks the shape (measured or raw) from
+        // `format` so that its issues name the fields of the shape the caller meant.
+        const outer = parseWith(ReportUsageInputSchema.extend({ usage: z.unknown() }), raw);
+        if (!outer.ok) return outer;
+        if (outer.value.usage === undefined) {
+          return {
+            ok: false,
+            issues: [
+              {
+                field: 'usage',
+                value: undefined,
+                message: 'is required: { promptTokens, ... } or { format, response }',
+              },
+            ],
+          };
+        }
+        const usage = parseUsageInput(outer.value.usage);
+        if (!usage.ok) return { ok: false, issues: nested('usage', usage.issues) };
+        return { ok: true, value: { sessionId: outer.value.sessionId, update: usage.value } };
+      },
+      run: async (
+        { sessionId, update }: { sessionId: string; update: Parameters<SessionMonitor['postUsage']>[1] },
+        context,
+      ) => {
+        const answer = await context.monitor.postUsage(sessionId, update);
+        return { ok: true, value: { ...answer }, text: renderUsageAnswer(answer) };
+      },
+    }),
+    defineTool({
+      name: 'compact_history',
+      title: 'Compact a chat history (recap and flush)',
+      description:
+        'Compacts an OpenAI chat history as POST /api/v1/compact does: keeps the system messages and the last keepTurns turns (cut to keepTokens), replaces the rest by a deterministic recap, and archives every replaced message first (read it back with read_archive). With sessionId, a live session records the compaction. Refused (an error) when it would save less than minGainPercent.',
+      input: CompactHistoryInputSchema,
+      annotations: WRITES,
+      run: async (
+        {
+          messages,
+          sessionId,
+          keepTurns,
+          keepTokens,
+          minGainPercent,
+        }: z.output<typeof CompactHistoryInputSchema>,
+        context,
+      ) =>
+        compaction(
+          {
+            history: messages,
+            ...(sessionId === undefined ? {} : { sessionId }),
+            ...(keepTurns === undefined ? {} : { keepTurns }),
+            ...(keepTokens === undefined ? {} : { keepTokens }),
+            ...(minGainPercent === undefined ? {} : { minGainPercent }),
+          },
+          context,
+        ),
+    }),
+    defineTool({
+      name: 'evict_task',
+      title: 'Evict completed tasks’ tool outputs',
+      description:
+        'Surgical eviction (seed 004), as POST /api/v1/compact with tasks: the tool outputs tagged with a completed task (task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by the tombstone "[Task <id> completed: output evicted to archive] <where>"; the task’s result summary (15 characters or more) stays in context. Tool call/result pairs stay intact. Follow a tombstone back with read_archive.',
+      input: EvictTaskInputSchema,
+      annotations: WRITES,
+      run: async ({ messages, tasks, sessionId }: z.output<typeof EvictTaskInputSchema>, context) =>
+        compaction(
+          { history: { messages, tasks }, ...(sessionId === undefined ? {} : { sessionId }) },
+          context,
+        ),
+    }),
+    defineTool({
+      name: 'read_archive',
+      title: 'Read archived content back',
+      description:
+        'Follows a tombstone back to the archived bytes: location is the tombstone or the address it names (<archive path>#<item id>, or /api/v1/archives/<session>/<task>?item=<id>); or give session, task and item. With an item, the text is that item exactly as archived; without, every record of the archive.',
+      input: ReadArchiveInputSchema,
+      annotations: READ_ONLY,
+      parse: (raw) => readArchiveTarget(raw),
+      run: async (given: ArchiveTarget, context) => {
+        const target =
+          'location' in given ? archiveAt(given.location, context) : { ok: true as const, value: given };
+        if (!target.ok) return { ok: false, error: invalidArguments(target.issues) };
+        const { sessionId, taskId, itemId } = target.value;
+        const records = await context.archive.readArchive(sessionId, taskId);
+        if (itemId === undefined) {
+          return {
+            ok: true,
+            value: { sessionId, taskId, records },
+            text: renderArchiveRecords(records),
+          };
+        }
+        const record = records.findLast((entry) => entry.itemId === itemId);
+        if (!record) {
+          return {
+            ok: false,
+            error: {
+              error: `No item ${JSON.stringify(itemId)} in ${sessionId}/${taskId}`,
+              code: 'HR_ERR_ARCHIVE_NOT_FOUND',
+              items: records.map((entry) => entry.itemId),
+            },
+          };
+        }
+        return {
+          ok: true,
+          value: { ...record, bytes: Buffer.byteLength(record.content) },
+          // The archived bytes exactly: nothing added, so that a client can put them back as they were.
+          text: record.content,
+        };
+      },
+    }),
+  ];
+}
+
+/** Checks the arguments of `read_archive`; a location is resolved against the archive when the tool runs. */
+function readArchiveTarget(raw: unknown): Result<ArchiveTarget> {
+  const parsed = parseWith(ReadArchiveInputSchema, raw);
+  if (!parsed.ok) return parsed;
+  const { location, session, task, item } = parsed.value;
+  if (location !== undefined) return { ok: true, value: { location } };
+  // The schema requires session and task without a location.
+  return {
+    ok: true,
+    value: { sessionId: session!, taskId: task!, ...(item === undefined ? {} : { itemId: item }) },
+  };
+}
+
+/**
+ * The archive a location names (a tombstone, an archive path under this archive's root, an API address), its
+ * ids checked by the one id rule; every problem is an issue of `location`.
+ */
+function archiveAt(
+  location: string,
+  context: ToolContext,
+): Result<{ sessionId: string; taskId: string; itemId?: string }> {
+  const address = findArchiveAddress(location, context.archive.root);
+  const where =
+    context.archiveAddresses === 'api'
+      ? '/api/v1/archives/<session>/<task>?item=<id>'
+      : `${context.archive.root}/<session>/<task>.log#<item id> or /api/v1/archives/<session>/<task>?item=<id>`;
+  if (!address) {
+    return {
+      ok: false,
+      issues: [{ field: 'location', value: location, message: `names no archive: expected ${where}` }],
+    };
+  }
+  const ids = parseWith(ArchiveParamsSchema, { session: address.sessionId, task: address.taskId });
+  if (!ids.ok) {
+    return {
+      ok: false,
+      issues: ids.issues.map((issue) => ({
+        ...issue,
+        field: 'location',
+        message: `${issue.field} id ${issue.message}`,
+      })),
+    };
+  }
+  return { ok: true, value: address };
+}

@@ -1,0 +1,82 @@
+import { join, resolve } from 'node:path';
+import type { ArchiveStore } from '../store/archive.js';
+import { MemoryStateStore } from '../store/memory-state-store.js';
+import { StateSnapshot, type StateSnapshotOptions } from '../store/state-snapshot.js';
+import {
+  parseSessionRecord,
+  SessionMonitor,
+  type SessionMonitorOptions,
+  type SessionRecord,
+} from './session-monitor.js';
+
+/**
+ * Where headroom keeps its state under a data dir (`headroom serve --data-dir`, `headroom mcp --data-dir`):
+ * one folder per kind, so that every surface started on the same dir finds the same archives and artifacts.
+ */
+export function dataDirPaths(dataDir: string): {
+  root: string;
+  sessions: string;
+  archives: string;
+  artifacts: string;
+} {
+  const root = resolve(dataDir);
+  return {
+    root,
+    sessions: join(root, 'sessions'),
+    archives: join(root, 'archives'),
+    artifacts: join(root, 'artifacts'),
+  };
+}
+
+export interface OpenSessionMonitorOptions extends Omit<SessionMonitorOptions, 'store' | 'archive'> {
+  /** The data dir; sessions are kept in `<dataDir>/sessions`. */
+  dataDir: string;
+  /** Keep sessions across restarts in `<dataDir>/sessions`. @default true */
+  persistSessions?: boolean;
+  /** Sessions kept at most; one more is refused (HR_ERR_SESSION_LIMIT). @default 10000 */
+  maxSessions?: number;
+  /** Where compactions archive what they replace (normally `<dataDir>/archives`). */
+  archive?: ArchiveStore;
+  /** Told of session files that could not be read or written. */
+  onProblem?: StateSnapshotOptions<SessionRecord>['onProblem'];
+}
+
+/** The session monitor of a data dir: a memory store, kept in `<dataDir>/sessions` unless told otherwise. */
+export async function openSessionMonitor(options: OpenSessionMonitorOptions): Promise<SessionMonitor> {
+  const { dataDir, persistSessions = true, maxSessions, archive, onProblem, ...monitorOptions } = options;
+  const store = await MemoryStateStore.open<SessionRecord>({
+    ...(maxSessions === undefined ? {} : { maxEntries: maxSessions }),
+    ...(persistSessions
+      ? {
+          snapshot: new StateSnapshot<SessionRecord>({
+            directory: dataDirPaths(dataDir).sessions,
+            parse: parseSessionRecord,
+            ...(onProblem ? { onProblem } : {}),
+          }),
+        }
+      : {}),
+  });
+  return new SessionMonitor({ ...monitorOptions, store, ...(archive ? { archive } : {}) });
+}
+
+/**
+ * Expires idle sessions on a timer (every tenth of the TTL, between 1 s and 1 min), telling `onExpired` of each;
+ * answers the function that stops it. Nothing runs when the TTL is 0 (sessions kept forever).
+ */
+export function sweepIdleSessions(
+  monitor: SessionMonitor,
+  ttlMs: number,
+  handlers: { onExpired: (ids: string[]) => void; onError: (error: unknown) => void },
+): () => void {
+  if (ttlMs <= 0) return () => {};
+  const timer = setInterval(
+    () => {
+      monitor.sweep().then((expired) => {
+        if (expired.length > 0) handlers.onExpired(expired);
+      }, handlers.onError);
+    },
+    Math.min(60_000, Math.max(1000, ttlMs / 10)),
+  );
+  timer.unref();
+  return () => clearInterval(timer);
+}
