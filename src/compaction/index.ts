@@ -51,6 +51,13 @@ export {
   openAIMessagesOf,
 } from './compact-messages.js';
 export {
+  type CompactModelMessagesOptions,
+  type CompactModelMessagesResult,
+  compactModelMessages,
+  type ModelMessageLike,
+  modelMessageJson,
+} from './compact-model-messages.js';
+export {
   type CompactionResult,
   CompactionResultSchema,
   createTriggerState,
@@ -116,6 +123,8 @@ export {
   fromModelMessages,
   type ModelMessage,
   ModelMessageSchema,
+  readModelMessages,
+  recapMarkOf,
   toModelMessages,
 } from './model-messages.js';
 export {
