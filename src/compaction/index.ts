@@ -50,6 +50,13 @@ export {
   openAIHistoryOf,
   openAIMessagesOf,
 } from './compact-messages.js';
+export {
+  type CompactModelMessagesOptions,
+  type CompactModelMessagesResult,
+  compactModelMessages,
+  type ModelMessageLike,
+  modelMessageJson,
+} from './compact-model-messages.js';
 export { type CompactRequestInput, CompactRequestSchema } from './compact-request.js';
 export {
   type CompactionResult,
@@ -117,6 +124,8 @@ export {
   fromModelMessages,
   type ModelMessage,
   ModelMessageSchema,
+  readModelMessages,
+  recapMarkOf,
   toModelMessages,
 } from './model-messages.js';
 export {

@@ -20,6 +20,7 @@ const ToolResultOutputSchema = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('error-text'), value: z.string() }),
   z.looseObject({ type: z.literal('error-json'), value: z.unknown() }),
   z.looseObject({ type: z.literal('content'), value: z.array(PartSchema) }),
+  z.looseObject({ type: z.literal('execution-denied'), reason: z.string().optional() }),
 ]);
 type ToolResultOutput = z.infer<typeof ToolResultOutputSchema>;
 
@@ -35,13 +36,26 @@ const ToolResultPartSchema = z.looseObject({
   toolName: z.string().min(1),
   output: ToolResultOutputSchema,
 });
+/** The user's answer to a tool approval request (AI SDK 6 and 7): nothing the model reads as content. */
+const ToolApprovalResponsePartSchema = z.looseObject({
+  type: z.literal('tool-approval-response'),
+  approvalId: z.string(),
+  approved: z.boolean(),
+});
 
-/** A Vercel AI SDK v5 `ModelMessage` (extra fields such as `providerOptions` are accepted and not kept). */
+/**
+ * A Vercel AI SDK `ModelMessage` (v5 and later), or a message of a language model's prompt (spec v3 and v4,
+ * what a middleware's `transformParams` sees: the same roles, with every user and assistant content an array).
+ * Extra fields such as `providerOptions` are accepted and not kept, except headroom's own recap mark.
+ */
 export const ModelMessageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: z.string() }),
   z.looseObject({ role: z.literal('user'), content: z.union([z.string(), z.array(PartSchema)]) }),
   z.looseObject({ role: z.literal('assistant'), content: z.union([z.string(), z.array(PartSchema)]) }),
-  z.looseObject({ role: z.literal('tool'), content: z.array(ToolResultPartSchema) }),
+  z.looseObject({
+    role: z.literal('tool'),
+    content: z.array(z.union([ToolResultPartSchema, ToolApprovalResponsePartSchema])),
+  }),
 ]);
 export type ModelMessage = z.infer<typeof ModelMessageSchema>;
 type Part = z.infer<typeof PartSchema>;
@@ -65,7 +79,22 @@ function resultItem(part: z.infer<typeof ToolResultPartSchema>): ToolResultItem 
       return { ...base, content: JSON.stringify(output.value), format: 'json', isError: true };
     case 'content':
       return { ...base, content: JSON.stringify(output.value), format: 'blocks' };
+    case 'execution-denied':
+      // The model reads the denial as an error; written back, it is an `error-text` output.
+      return { ...base, content: output.reason ?? 'Tool execution denied.', isError: true };
   }
+}
+
+/**
+ * The mark headroom puts on a recap message it writes into AI SDK messages (`providerOptions.headroom.recap`,
+ * `recap-<n>`), so that a later compaction reads it back as a recap: its number is not reused and its content
+ * is carried over. Providers read only their own `providerOptions` keys, so the mark never reaches a model.
+ */
+export function recapMarkOf(message: unknown): string | undefined {
+  const options = (message as { providerOptions?: { headroom?: { recap?: unknown } } } | undefined)
+    ?.providerOptions;
+  const mark = options?.headroom?.recap;
+  return typeof mark === 'string' && /^recap-\d+$/.test(mark) ? mark : undefined;
 }
 
 function partItem(part: Part, id: string, role: 'user' | 'assistant'): HistoryItem {
@@ -81,26 +110,52 @@ function partItem(part: Part, id: string, role: 'user' | 'assistant'): HistoryIt
 }
 
 /**
- * Reads AI SDK v5 `ModelMessage`s into history items: text parts, `tool-call` parts and `tool-result` parts
- * (`text`, `json`, `error-*` and `content` outputs); other parts (images, files, reasoning) become opaque items.
+ * Reads AI SDK `ModelMessage`s (or a language model prompt) into history items: text parts, `tool-call` parts and
+ * `tool-result` parts (`text`, `json`, `error-*`, `execution-denied` and `content` outputs); other parts (images,
+ * files, reasoning) become opaque items. `tool-approval-response` parts give no item (the model reads nothing
+ * from them), so {@link toModelMessages} does not write them back.
  * @throws HeadroomValidationError when a message does not have the ModelMessage shape
  */
 export function fromModelMessages(messages: unknown, options: FromMessagesOptions = {}): HistoryItem[] {
+  return readModelMessages(messages, options).items;
+}
+
+/**
+ * {@link fromModelMessages}, also saying which message each item came from (`sources[i]` is the index of the
+ * message of `items[i]`), so that a compaction can keep and archive the messages as the caller sent them. A user
+ * message marked as headroom's recap (see {@link recapMarkOf}) is read as that recap.
+ * @throws HeadroomValidationError when a message does not have the ModelMessage shape
+ */
+export function readModelMessages(
+  messages: unknown,
+  options: FromMessagesOptions = {},
+): { items: HistoryItem[]; sources: number[] } {
   const parsed = parseOrThrow(z.array(ModelMessageSchema), messages, 'AI SDK messages');
   const items: HistoryItem[] = [];
+  const sources: number[] = [];
   parsed.forEach((message, index) => {
     const at = (part: number) => generatedId(options.idPrefix, index, part);
-    if (message.role === 'system') items.push({ kind: 'system', id: at(0), text: message.content });
-    else if (message.role === 'tool') for (const part of message.content) items.push(resultItem(part));
-    else if (typeof message.content === 'string')
+    const recap = message.role === 'user' ? recapMarkOf(message) : undefined;
+    if (recap !== undefined) {
+      const content = message.content as string | Part[];
+      const text =
+        typeof content === 'string'
+          ? content
+          : content.map((part) => (typeof part.text === 'string' ? part.text : '')).join('\n');
+      items.push({ kind: 'user', id: recap, text, recap: true });
+    } else if (message.role === 'system') items.push({ kind: 'system', id: at(0), text: message.content });
+    else if (message.role === 'tool') {
+      for (const part of message.content) if (part.type === 'tool-result') items.push(resultItem(part));
+    } else if (typeof message.content === 'string')
       items.push({ kind: message.role, id: at(0), text: message.content });
     else {
       const role = message.role;
       for (const [partIndex, part] of message.content.entries())
         items.push(partItem(part, at(partIndex), role));
     }
+    while (sources.length < items.length) sources.push(index);
   });
-  return items;
+  return { items, sources };
 }
 
 function notRepresentable(index: number, message: string, field?: string): HeadroomValidationError {

@@ -1,0 +1,147 @@
+/**
+ * Reading a provider's HTTP response on its way to the SDK, for the OpenAI and Anthropic wrappers: the body the
+ * SDK reads is the provider's, byte for byte (unless a `rewrite` is given), and what headroom needs is taken from
+ * it as it passes.
+ */
+
+type Payload = Record<string, unknown>;
+
+export interface ObserveEventsOptions {
+  /** Whether an event's JSON payload is kept for `done` (only the few that carry usage are). */
+  keep(payload: Payload): boolean;
+  /**
+   * Rewrites each event: the event text to send instead (without its trailing blank line), or null to drop it.
+   * Without a rewrite the bytes pass through untouched.
+   */
+  rewrite?(payload: unknown, event: string): string | null;
+  /**
+   * Called once, when the body has ended, with the kept payloads; the SDK sees the end of the stream only after it
+   * settles, so a caller's loop over the stream ends with the session already updated. Not called when the stream
+   * fails or the caller stops reading it.
+   */
+  done(kept: Payload[]): Promise<void>;
+}
+
+const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
+
+function payloadOf(event: string): unknown {
+  const data: string[] = [];
+  for (const line of event.split(/\r\n|\n|\r/)) {
+    if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+  }
+  if (data.length === 0) return undefined;
+  try {
+    return JSON.parse(data.join('\n'));
+  } catch {
+    // `[DONE]`, or anything else that is not JSON: nothing to read, passed on as it is.
+    return undefined;
+  }
+}
+
+function isPayload(value: unknown): value is Payload {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A response with a new body and the original's status, headers and URL. */
+function withBody(response: Response, body: ReadableStream<Uint8Array>): Response {
+  const replaced = new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  // A new Response has no URL; the SDKs name it in their logs and errors.
+  Object.defineProperty(replaced, 'url', { value: response.url });
+  return replaced;
+}
+
+/**
+ * Passes a server-sent-events response through, reading its events as they go by. The stream the SDK gets ends
+ * only after `done` has settled.
+ */
+export function observeEventStream(response: Response, options: ObserveEventsOptions): Response {
+  const source = response.body;
+  if (!source) return response;
+  const reader = source.getReader();
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  const kept: Payload[] = [];
+  let buffer = '';
+  /** Reads the complete events in the buffer; answers the text to send when rewriting. */
+  const takeEvents = (final: boolean): string => {
+    let out = '';
+    for (;;) {
+      const end = EVENT_END.exec(buffer);
+      if (!end && !(final && buffer.trim() !== '')) break;
+      const event = end ? buffer.slice(0, end.index) : buffer;
+      buffer = end ? buffer.slice(end.index + end[0].length) : '';
+      const payload = payloadOf(event);
+      if (isPayload(payload) && options.keep(payload)) kept.push(payload);
+      if (options.rewrite) {
+        const replaced = options.rewrite(payload, event);
+        if (replaced !== null) out += `${replaced}\n\n`;
+      }
+      if (!end) break;
+    }
+    return out;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    // A pull must enqueue something or end the stream: one that returns empty-handed is not called again.
+    async pull(controller) {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) {
+          buffer += decoder.decode();
+          const rest = takeEvents(true);
+          if (options.rewrite && rest !== '') controller.enqueue(encoder.encode(rest));
+          try {
+            await options.done(kept);
+          } catch {
+            // headroom never fails the caller's stream: `done` reports its own errors.
+          }
+          controller.close();
+          return;
+        }
+        buffer += decoder.decode(value, { stream: true });
+        const events = takeEvents(false);
+        if (!options.rewrite) {
+          controller.enqueue(value);
+          return;
+        }
+        if (events !== '') {
+          controller.enqueue(encoder.encode(events));
+          return;
+        }
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return withBody(response, body);
+}
+
+/** Whether a response is a server-sent-events stream. */
+export function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+}
+
+/** The JSON body of a response, read from a clone (the response stays readable), or undefined. */
+export async function jsonBodyOf(response: Response): Promise<unknown> {
+  const text = await response.clone().text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The JSON object a request body holds, when it is JSON text. */
+export function jsonRequestBody(body: unknown): Payload | undefined {
+  if (typeof body !== 'string') return undefined;
+  try {
+    const value: unknown = JSON.parse(body);
+    return isPayload(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,176 @@
+import type { ArchiveSink } from '../compaction/archive-sink.js';
+import type { Session } from '../session/session.js';
+import type { SessionMonitor } from '../session/session-monitor.js';
+import type { UsageUpdate } from '../session/session-options.js';
+import type { SessionEvent, SessionHealth, Verdict } from '../session/session-schemas.js';
+import type { CompactionReport } from '../session/step-session.js';
+import type { UsageRecord } from '../usage/usage-record.js';
+
+/** A session of the monitor, named by its id (the monitor's archive, if any, is the adapters' default). */
+export interface MonitorSession {
+  monitor: SessionMonitor;
+  sessionId: string;
+}
+
+/**
+ * The session an adapter reports to: a {@link Session} (in-process, synchronous), or a {@link SessionMonitor}'s
+ * session by id (the store it uses may be shared with other processes).
+ */
+export type SessionTarget = Session | MonitorSession;
+
+/** One call an adapter recorded: its usage and what the session answered. */
+export interface RecordedCall {
+  usage: UsageRecord;
+  verdict: Verdict;
+  health: SessionHealth;
+  /** This call's cost in USD at the model's price, or null when unknown. */
+  costUsd: number | null;
+  events: SessionEvent[];
+}
+
+/** What every adapter exposes as `headroom`: the session's latest verdict as the adapter saw it. */
+export interface HeadroomHandle {
+  readonly sessionId: string;
+  /**
+   * The verdict of the latest call: with a `Session`, the session's own latest verdict; with a monitor, the verdict
+   * the monitor answered for the latest call this adapter recorded. null before the first call.
+   */
+  readonly verdict: Verdict | null;
+  /** The latest call this adapter recorded, or null. */
+  readonly lastCall: RecordedCall | null;
+  /** The latest error headroom met (recording, compacting); the model call itself is never failed by headroom. */
+  readonly lastError: unknown;
+}
+
+/** Options every adapter takes. */
+export interface AdapterOptions {
+  session: SessionTarget;
+  /**
+   * Called with anything headroom fails at (a usage the session refuses, an unknown session, an archive that cannot
+   * be written). The model call goes on regardless: headroom observes it, it never fails it.
+   * @default writes a one-line warning with `console.warn`
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** Where a session stands before a call: what the middleware applies. */
+export interface SessionStanding {
+  verdict: Verdict | null;
+  health: SessionHealth | null;
+  /** Usage updates the session has had; a verdict is acted on once per generation. */
+  generations: number;
+  lastPromptTokens: number | null;
+}
+
+function isMonitorSession(target: SessionTarget): target is MonitorSession {
+  return typeof target === 'object' && target !== null && 'monitor' in target && 'sessionId' in target;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One interface over the two kinds of session, shared by the adapters: it records calls, reads where the session
+ * stands, records compactions, and keeps what the adapter exposes as `headroom`. It decides nothing.
+ */
+export class SessionRecorder implements HeadroomHandle {
+  readonly #target: SessionTarget;
+  readonly #onError: (error: unknown) => void;
+  #lastCall: RecordedCall | null = null;
+  #lastError: unknown;
+
+  constructor(options: AdapterOptions) {
+    const target = options?.session;
+    const usable = isMonitorSession(target)
+      ? typeof target.monitor?.postUsage === 'function' && typeof target.sessionId === 'string'
+      : typeof (target as Session | undefined)?.update === 'function';
+    if (!usable) {
+      throw new TypeError(
+        'headroom: `session` must be a Session, or { monitor, sessionId } naming a session of a SessionMonitor',
+      );
+    }
+    this.#target = target;
+    this.#onError =
+      options.onError ??
+      ((error: unknown) => console.warn(`headroom: ${describe(error)} (the call went on)`));
+  }
+
+  get sessionId(): string {
+    return isMonitorSession(this.#target) ? this.#target.sessionId : this.#target.id;
+  }
+
+  get verdict(): Verdict | null {
+    if (isMonitorSession(this.#target)) return this.#lastCall?.verdict ?? null;
+    return this.#target.lastVerdict;
+  }
+
+  get lastCall(): RecordedCall | null {
+    return this.#lastCall;
+  }
+
+  get lastError(): unknown {
+    return this.#lastError;
+  }
+
+  /** The archive compactions write to: the monitor's, for a monitor session. */
+  get defaultArchive(): ArchiveSink | undefined {
+    return isMonitorSession(this.#target) ? this.#target.monitor.archive : undefined;
+  }
+
+  /** Records one call; a failure goes to `onError` and answers undefined. */
+  async record(update: UsageUpdate): Promise<RecordedCall | undefined> {
+    try {
+      const target = this.#target;
+      const answer = isMonitorSession(target)
+        ? await target.monitor.postUsage(target.sessionId, update)
+        : target.update(update);
+      this.#lastCall = {
+        usage: update.usage,
+        verdict: answer.verdict,
+        health: answer.health,
+        costUsd: answer.costUsd,
+        events: answer.events,
+      };
+      return this.#lastCall;
+    } catch (error) {
+      this.fail(error);
+      return undefined;
+    }
+  }
+
+  /** Where the session stands now (a monitor session is read from its store). */
+  async standing(): Promise<SessionStanding> {
+    const target = this.#target;
+    if (isMonitorSession(target)) {
+      const view = await target.monitor.view(target.sessionId);
+      return {
+        verdict: view.verdict,
+        health: view.health,
+        generations: view.generations,
+        lastPromptTokens: view.signals.lastPromptTokens,
+      };
+    }
+    return {
+      verdict: target.lastVerdict,
+      health: target.health(),
+      generations: target.generations,
+      lastPromptTokens: target.state.lastPrompt,
+    };
+  }
+
+  async recordCompaction(report: CompactionReport): Promise<void> {
+    const target = this.#target;
+    if (isMonitorSession(target)) await target.monitor.recordCompaction(target.sessionId, report);
+    else target.recordCompaction(report);
+  }
+
+  fail(error: unknown): void {
+    this.#lastError = error;
+    try {
+      this.#onError(error);
+    } catch {
+      // A failing error handler must not fail the model call either.
+    }
+  }
+}
