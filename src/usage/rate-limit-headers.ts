@@ -69,9 +69,9 @@ function lowerCased(headers: HeaderBag): Map<string, string> {
     if (typeof text === 'string' || typeof text === 'number') map.set(key.toLowerCase(), String(text));
   };
   if (typeof (headers as { forEach?: unknown }).forEach === 'function' && !Array.isArray(headers)) {
-    (headers as { forEach(callback: (value: string, key: string) => void): void }).forEach((value, key) =>
-      put(key, value),
-    );
+    (headers as { forEach(callback: (value: string, key: string) => void): void }).forEach((value, key) => {
+      put(key, value);
+    });
   } else {
     for (const [key, value] of Object.entries(headers)) put(key, value);
   }
