@@ -1,7 +1,5 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { handleHookEvent, parseHookInput } from '../integrations/agent-hook.js';
-import { withFileLock } from '../integrations/file-lock.js';
+import { withSessionLock } from '../integrations/file-lock.js';
 import {
   DEFAULT_SERVER_URL,
   HeadroomClient,
@@ -11,13 +9,6 @@ import {
 import { ServiceSessions } from '../integrations/live-sessions.js';
 import { type CliIo, UsageError } from './io.js';
 import { readStdin } from './read-stdin.js';
-
-/** A short, stable tag of a string (the service URL), for a file name. */
-function tag(text: string): string {
-  let hash = 5381;
-  for (let index = 0; index < text.length; index++) hash = ((hash * 33) ^ text.charCodeAt(index)) >>> 0;
-  return hash.toString(36);
-}
 
 /** Reads one hook event from stdin, tells the service, prints the agent's JSON output when there is one. */
 export async function runHook(io: CliIo, flags: { server?: string; timeout: string }): Promise<void> {
@@ -33,12 +24,10 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
   const input = parseHookInput(text);
   const url = flags.server ?? io.env.HEADROOM_URL ?? DEFAULT_SERVER_URL;
   const client = new HeadroomClient({ url, timeoutMs: Number(flags.timeout) });
-  const lockDirectory = tmpdir();
   try {
     const result = await handleHookEvent(input, {
       sessions: new ServiceSessions(client),
-      exclusive: (sessionId, work) =>
-        withFileLock(join(lockDirectory, `headroom-hook-${tag(client.url)}-${sessionId}.lock`), work),
+      exclusive: (sessionId, work) => withSessionLock(client.url, sessionId, work),
       ...(io.env.HOME ? { home: io.env.HOME } : {}),
     });
     if (result.output) io.stdout.write(`${JSON.stringify(result.output)}\n`);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withSessionLock } from '../integrations/file-lock.js';
 import { HeadroomClient, ServiceUnreachableError } from '../integrations/headroom-client.js';
 import { type LiveSessions, MonitorSessions, ServiceSessions } from '../integrations/live-sessions.js';
 import { LogWatcher, WATCH_DEFAULTS, type WatchEvent } from '../integrations/log-watcher.js';
@@ -90,6 +91,7 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
   const home = io.env.HOME ?? homedir();
   const roots = dirs.length > 0 ? dirs.map((dir) => resolve(io.cwd, dir)) : defaultLogFolders(io.env, home);
   let sessions: LiveSessions;
+  let serviceUrl: string;
   let close: () => Promise<void> = async () => undefined;
   if (flags.server) {
     const client = new HeadroomClient({ url: flags.server });
@@ -103,6 +105,7 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
       );
     }
     sessions = new ServiceSessions(client);
+    serviceUrl = client.url;
     io.stdout.write(`headroom watch: sending to ${client.url} (dashboard ${client.url}/)\n`);
   } else {
     const { startServer } = await import('../server/serve.js');
@@ -128,6 +131,7 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
       throw error;
     }
     sessions = new MonitorSessions(server.app.headroomMonitor);
+    serviceUrl = server.url;
     close = server.close;
     io.stdout.write(`headroom watch: dashboard ${server.url}/ (embedded service)\n`);
   }
@@ -143,6 +147,8 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
     pollMs,
     settleMs,
     rescanMs: Math.max(pollMs, WATCH_DEFAULTS.rescanMs),
+    // The hooks of the same agents (sent to the same service) take the same lock per session.
+    exclusive: (sessionId, work) => withSessionLock(serviceUrl, sessionId, work),
     onEvent: reporter(io, home, Date.now),
   });
   await watcher.start();

@@ -1,4 +1,6 @@
 import { open, stat, unlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface FileLockOptions {
   /** How long to wait for another holder before running anyway (a hook never blocks its agent). @default 2000 */
@@ -49,4 +51,29 @@ export async function withFileLock<T>(
   } finally {
     if (held) await unlink(path).catch(() => undefined);
   }
+}
+
+/** A short, stable tag of a string (a service URL), for a file name. */
+function tag(text: string): string {
+  let hash = 5381;
+  for (let index = 0; index < text.length; index++) hash = ((hash * 33) ^ text.charCodeAt(index)) >>> 0;
+  return hash.toString(36);
+}
+
+/**
+ * Runs `work` holding the lock of one live session of one service: the hooks of an agent (one process per event)
+ * and `headroom watch` on the same log take turns at reading the session's state and posting a call, so that a call
+ * is never counted twice. The lock files live in the temporary folder.
+ */
+export function withSessionLock<T>(
+  serviceUrl: string,
+  sessionId: string,
+  work: () => Promise<T>,
+  options: FileLockOptions & { directory?: string } = {},
+): Promise<T> {
+  const path = join(
+    options.directory ?? tmpdir(),
+    `headroom-session-${tag(serviceUrl.replace(/\/+$/, ''))}-${sessionId}.lock`,
+  );
+  return withFileLock(path, work, options);
 }

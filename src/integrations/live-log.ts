@@ -22,7 +22,23 @@ export interface LiveLogOptions {
   onEvent?: (event: LiveLogEvent) => void;
   /** Called with an error the log could not be carried past (the service refused a call, say). */
   onError?: (error: unknown) => void;
+  /**
+   * Runs a check-and-post alone for the session (the hooks of the same agent take the same lock, see
+   * `withSessionLock`). @default runs it at once
+   */
+  exclusive?: <T>(sessionId: string, work: () => Promise<T>) => Promise<T>;
+  /** The clock. @default Date.now */
+  now?: () => number;
+  /**
+   * Calls and compactions written after the log was found (less this margin) are checked against the session before
+   * they are sent: the agent's hooks may have told it already. Older ones (the history a log held when it was found)
+   * are not. @default 600000 (10 min)
+   */
+  recheckWithinMs?: number;
 }
+
+/** How long before a log was found a call may be and still be checked against the session (hooks may have sent it). */
+export const RECHECK_WITHIN_MS = 10 * 60 * 1000;
 
 /** The session id a log's own records give: Codex `session_meta.payload.id`, Gemini CLI's `sessionId` header. */
 function ownSessionId(format: LineLogFormat, line: string): string | undefined {
@@ -64,9 +80,11 @@ export class LiveLog {
   #queue: Promise<void> = Promise.resolve();
   #unusable: string | undefined;
   readonly #options: LiveLogOptions;
+  readonly #foundAt: number;
 
   constructor(options: LiveLogOptions) {
     this.#options = options;
+    this.#foundAt = (options.now ?? Date.now)();
     this.format = options.format;
     this.#reader = createLineLogReader(options.format);
     this.#id = liveSessionId(options.fallbackId);
@@ -189,15 +207,33 @@ export class LiveLog {
     return true;
   }
 
+  /** Whether the agent's hooks may also have told the session of something this recent (not old history). */
+  #recent(timestamp: string): boolean {
+    return Date.parse(timestamp) > this.#foundAt - (this.#options.recheckWithinMs ?? RECHECK_WITHIN_MS);
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.#options.exclusive ? this.#options.exclusive(this.#id, work) : work();
+  }
+
   async #call(call: SessionCall): Promise<void> {
     if (!(await this.#ensure(call))) return;
-    if (Date.parse(call.timestamp) <= this.#seenUntil) return;
-    this.#sentUntil = Math.max(this.#sentUntil, Date.parse(call.timestamp));
-    const answer = await this.#options.sessions.postCall(this.#id, {
-      usage: call.usage,
-      timestamp: call.timestamp,
-      ...(call.taskCompleted ? { taskCompleted: true } : {}),
+    const at = Date.parse(call.timestamp);
+    if (at <= this.#seenUntil) return;
+    this.#sentUntil = Math.max(this.#sentUntil, at);
+    const answer = await this.#exclusive(async () => {
+      if (this.#recent(call.timestamp)) {
+        const state = await this.#options.sessions.state(this.#id);
+        // A hook reported it (or a later call) already.
+        if (state?.updatedAt && Date.parse(state.updatedAt) >= at) return null;
+      }
+      return this.#options.sessions.postCall(this.#id, {
+        usage: call.usage,
+        timestamp: call.timestamp,
+        ...(call.taskCompleted ? { taskCompleted: true } : {}),
+      });
     });
+    if (answer === null) return;
     this.#options.onEvent?.({
       type: 'call',
       id: this.#id,
@@ -220,14 +256,23 @@ export class LiveLog {
     const afterTokens =
       compaction.postTokens ?? (after?.usage.available ? after.usage.promptTokens : undefined);
     this.#sentUntil = Math.max(this.#sentUntil, Date.parse(compaction.timestamp));
-    await this.#options.sessions.recordCompaction(this.#id, {
-      trigger: compaction.trigger,
-      timestamp: compaction.timestamp,
-      ...(beforeTokens === undefined ? {} : { before: beforeTokens }),
-      ...(afterTokens === undefined
-        ? {}
-        : { after: beforeTokens === undefined ? afterTokens : Math.min(afterTokens, beforeTokens) }),
+    const recorded = await this.#exclusive(async () => {
+      if (this.#recent(compaction.timestamp)) {
+        // The agent's pre-compaction hook marked this compaction already (after the call before it).
+        const state = await this.#options.sessions.state(this.#id);
+        const since = before ? Date.parse(before.timestamp) : Number.NEGATIVE_INFINITY;
+        if (state?.lastCompactionAt && Date.parse(state.lastCompactionAt) >= since) return false;
+      }
+      await this.#options.sessions.recordCompaction(this.#id, {
+        trigger: compaction.trigger,
+        timestamp: compaction.timestamp,
+        ...(beforeTokens === undefined ? {} : { before: beforeTokens }),
+        ...(afterTokens === undefined
+          ? {}
+          : { after: beforeTokens === undefined ? afterTokens : Math.min(afterTokens, beforeTokens) }),
+      });
+      return true;
     });
-    this.#options.onEvent?.({ type: 'compaction', id: this.#id, trigger: compaction.trigger });
+    if (recorded) this.#options.onEvent?.({ type: 'compaction', id: this.#id, trigger: compaction.trigger });
   }
 }

@@ -28,6 +28,8 @@ export interface LiveSessionState {
   updatedAt: string | null;
   generations: number;
   reminder: string | null;
+  /** ISO time of the session's latest compaction marker, or null. */
+  lastCompactionAt: string | null;
 }
 
 /**
@@ -51,6 +53,12 @@ function stateOf(view: SessionView): LiveSessionState {
     updatedAt: view.updatedAt,
     generations: view.generations,
     reminder: view.health.reminder?.text ?? null,
+    lastCompactionAt:
+      view.markers
+        .filter((marker) => marker.type === 'compaction')
+        .map((marker) => marker.timestamp)
+        .sort()
+        .at(-1) ?? null,
   };
 }
 

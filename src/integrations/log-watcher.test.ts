@@ -15,6 +15,8 @@ import { buildApp } from '../server/app.js';
 import { replayLogText } from '../session/replay.js';
 import { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionView } from '../session/session-schemas.js';
+import { handleHookEvent, parseHookInput } from './agent-hook.js';
+import { withSessionLock } from './file-lock.js';
 import { HeadroomClient } from './headroom-client.js';
 import { type LiveSessions, MonitorSessions, ServiceSessions } from './live-sessions.js';
 import { isCandidateLog, LogWatcher, type WatchEvent } from './log-watcher.js';
@@ -171,6 +173,72 @@ describe('headroom watch: a log appended line by line becomes the live session r
     const { replay: _replay, ...wanted } = expected;
     expect(observedOf(view)).toEqual(wanted);
     expect(view.profile.contextWindow).toBe(258_400);
+  });
+});
+
+describe("headroom watch with the agent's hooks on the same session", () => {
+  it('counts every call and the compaction once when hooks report them too', async () => {
+    const app = await buildApp({
+      logLevel: 'silent',
+      dataDir: tempFolder(),
+      rateLimitPerMinute: 0,
+      ingestRateLimitPerMinute: 0,
+    });
+    cleanups.push(() => app.close());
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    const locks = tempFolder();
+    const exclusive = <T>(id: string, work: () => Promise<T>) =>
+      withSessionLock(url, id, work, { directory: locks });
+    const text = trace(CLAUDE);
+    const lines = text.split('\n').filter(Boolean);
+    const id = '4d5611e5-241a-462a-8d15-5122611a9569';
+    const folder = tempFolder();
+    const path = join(folder, `${id}.jsonl`);
+    // The agent's clock: the time of the line just written (the hooks fire as it writes).
+    let clock = 0;
+    const now = () => clock;
+    const watcher = new LogWatcher({
+      roots: [folder],
+      sessions: new MonitorSessions(app.headroomMonitor),
+      notify: false,
+      timers: false,
+      now,
+      exclusive,
+    });
+    cleanups.push(() => watcher.close());
+    await watcher.start();
+    writeFileSync(path, '');
+    watcher.scan();
+    const hook = (event: string, extra: Record<string, unknown> = {}) =>
+      handleHookEvent(
+        parseHookInput(
+          JSON.stringify({ session_id: id, transcript_path: path, hook_event_name: event, ...extra }),
+        ),
+        { sessions: new ServiceSessions(new HeadroomClient({ url })), exclusive, now },
+      );
+    for (const [index, line] of lines.entries()) {
+      const at = /"timestamp":"([^"]+)"/.exec(line)?.[1];
+      if (at) clock = Date.parse(at);
+      if (line.includes('compact_boundary')) await hook('PreCompact', { trigger: 'auto' });
+      appendFileSync(path, `${line}\n`);
+      if (index % 7 === 0) await hook('PostToolUse', { tool_name: 'Bash' });
+      await watcher.poll();
+      // The watcher's quiet period passes now and then, as it would between turns.
+      if (index % 50 === 0) await watcher.flush();
+    }
+    await watcher.close();
+    const view = await app.headroomMonitor.view(id);
+    const replay = replayLogText(text);
+    expect(view.generations).toBeLessThanOrEqual(replay.summary.calls);
+    expect(view.generations).toBeGreaterThan(replay.summary.calls - 10);
+    expect(view.signals.lastPromptTokens).toBe(replay.calls.at(-1)!.promptTokens);
+    expect(view.markers.filter((marker) => marker.type === 'compaction')).toHaveLength(1);
+    // The timeline never goes back in time: no call was posted after a later one.
+    const times = view.timeline.map((point) => Date.parse(point.timestamp));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    expect(new Set(times).size).toBe(times.length);
   });
 });
 

@@ -45,6 +45,8 @@ export interface LogWatcherOptions {
   /** Start the timers; when false, nothing runs until `scan()`/`poll()`/`flush()` are called. @default true */
   timers?: boolean;
   now?: () => number;
+  /** Serializes the check-and-post of a live session with the agent's hooks (see `LiveLogOptions.exclusive`). */
+  exclusive?: <T>(sessionId: string, work: () => Promise<T>) => Promise<T>;
   onEvent?: (event: WatchEvent) => void;
 }
 
@@ -223,6 +225,8 @@ export class LogWatcher {
         // Claude Code names a transcript by its session id; Codex ends a rollout's name with it.
         fallbackId: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(stem)?.[0] ?? stem,
         sessions: this.#options.sessions,
+        ...(this.#options.now ? { now: this.#options.now } : {}),
+        ...(this.#options.exclusive ? { exclusive: this.#options.exclusive } : {}),
         onEvent: (event) => this.#emit({ ...event, path }),
         onError: (error) => this.#emit({ type: 'error', path, error }),
       });
