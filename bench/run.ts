@@ -7,6 +7,7 @@ import { benchHttp, LOAD_GENERATOR } from './http.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchUsageFanOut } from './sse-fanout.js';
+import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
 import { benchUsageHttp, hasWrk, startUsageServer } from './usage-http.js';
 
@@ -101,6 +102,26 @@ if (wants('eviction')) {
   );
   console.log(
     `ratio: ${(figures.medianMs / figures.baselineMedianMs).toFixed(2)}× the baseline's time (medians)`,
+  );
+}
+
+if (wants('statusline')) {
+  console.log(
+    '\n# headroom statusline (built CLI, a new process per run, as Claude Code runs it) against node -e 0',
+  );
+  const figures = benchStatusline();
+  console.log(`output: ${figures.output}`);
+  console.log(
+    `statusline: median ${figures.statuslineMedianMs.toFixed(0)} ms (min ${figures.statuslineMinMs.toFixed(0)}) over ${figures.runs} runs (goal ≤ 150 ms)`,
+  );
+  console.log(
+    `statusline reading the 3 MB transcript's tail instead of context_window: median ${figures.transcriptMedianMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `baseline (node -e 0): median ${figures.baselineMedianMs.toFixed(0)} ms (min ${figures.baselineMinMs.toFixed(0)})`,
+  );
+  console.log(
+    `ratio: ${(figures.statuslineMedianMs / figures.baselineMedianMs).toFixed(2)}× node -e 0, medians (goal ≈ 2×)`,
   );
 }
 

@@ -1,9 +1,16 @@
 #!/usr/bin/env node
-import { run } from './program.js';
-
-const code = await run(process.argv.slice(2));
-// `serve` keeps the process alive through its listening socket; every other command ends here.
-if (code !== 0 || !process.argv.slice(2).includes('serve')) process.exitCode = code;
+// Every import here is dynamic: `headroom statusline` and `headroom hook` run on each refresh and tool call of an
+// agent, so they start from lean entries that load only what they use; every other command loads the program.
+const argv = process.argv.slice(2);
+const entry =
+  argv[0] === 'statusline'
+    ? await import('./statusline-main.js')
+    : argv[0] === 'hook'
+      ? await import('./hook-main.js')
+      : { main: (await import('./program.js')).run };
+const code = await entry.main(argv);
+// `serve` and `watch` keep the process alive through their sockets and watchers; every other command ends here.
+if (code !== 0 || !['serve', 'watch'].includes(argv[0] ?? '')) process.exitCode = code;
 
 // `headroom replay big.jsonl | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

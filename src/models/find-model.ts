@@ -107,8 +107,10 @@ interface Index {
 
 // Two indexes over the same table: the windows are looked up among rows that give one (as before prices were kept,
 // so a listing with only a price never hides another listing's window); prices among every listing.
-let windows: Index | undefined;
-let listings: Index | undefined;
+interface Indexes {
+  windows: Index;
+  listings: Index;
+}
 
 function push(map: Map<string, Row[]>, key: string, row: Row): void {
   const list = map.get(key);
@@ -118,31 +120,49 @@ function push(map: Map<string, Row[]>, key: string, row: Row): void {
 
 const hasWindow = (row: Row) => row[2] !== null || row[3] !== null;
 
-// Built on first use, not at import: importing the package should not cost a walk over five thousand rows.
-function getIndex(which: 'windows' | 'listings'): Index {
-  if (which === 'windows' && windows) return windows;
-  if (which === 'listings' && listings) return listings;
-  const built: Index = {
+const FAMILY_MEMO_LIMIT = 256;
+const familyIndexes = new Map<string, Indexes>();
+
+/**
+ * The indexes of one model family: every look-up of an id (by provider, snapshot, bare id or consensus) stays among
+ * the rows whose bare id has the same family (snapshot suffix removed), so only those rows are indexed, on first
+ * use. A one-shot process (the status line, a hook) then scans the table once for its family instead of indexing
+ * five thousand rows: about 1 ms against 25 ms here.
+ */
+function indexesFor(bare: string): Indexes {
+  const family = canonicalModelId(bare);
+  const known = familyIndexes.get(family);
+  if (known) return known;
+  const empty = (): Index => ({
     byKey: new Map(),
     byProviderFamily: new Map(),
     byBare: new Map(),
     byBareFamily: new Map(),
-  };
+  });
+  const built: Indexes = { windows: empty(), listings: empty() };
+  const rank = new Map<Row, number>();
   for (const row of data.rows as unknown as Row[]) {
-    if (which === 'windows' && !hasWindow(row)) continue;
+    const name = row[1];
+    const rowBare = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
+    // A cheap test first: a row of the family starts with the family's name.
+    if (!rowBare.startsWith(family) || canonicalModelId(rowBare) !== family) continue;
     const provider = row[0].toLowerCase();
-    const model = row[1].toLowerCase();
-    const bare = model.slice(model.lastIndexOf('/') + 1);
-    built.byKey.set(`${provider}/${model}`, row);
-    push(built.byProviderFamily, `${provider}/${canonicalModelId(model)}`, row);
-    push(built.byBare, bare, row);
-    push(built.byBareFamily, canonicalModelId(bare), row);
+    const model = name.toLowerCase();
+    rank.set(row, snapshotRank(model));
+    for (const index of hasWindow(row) ? [built.listings, built.windows] : [built.listings]) {
+      index.byKey.set(`${provider}/${model}`, row);
+      push(index.byProviderFamily, `${provider}/${canonicalModelId(model)}`, row);
+      push(index.byBare, rowBare, row);
+      push(index.byBareFamily, family, row);
+    }
   }
-  for (const rows of built.byProviderFamily.values()) {
-    rows.sort((a, b) => snapshotRank(b[1].toLowerCase()) - snapshotRank(a[1].toLowerCase()));
+  for (const index of [built.windows, built.listings]) {
+    for (const rows of index.byProviderFamily.values()) {
+      if (rows.length > 1) rows.sort((a, b) => rank.get(b)! - rank.get(a)!);
+    }
   }
-  if (which === 'windows') windows = built;
-  else listings = built;
+  if (familyIndexes.size >= FAMILY_MEMO_LIMIT) familyIndexes.clear();
+  familyIndexes.set(family, built);
   return built;
 }
 
@@ -238,11 +258,11 @@ function consensus(bare: string, rows: readonly Row[]): MutableLimits {
 }
 
 function underProvider(
-  which: 'windows' | 'listings',
+  index: Index,
   provider: string,
   model: string,
 ): { row: Row; match: ModelMatch } | undefined {
-  const { byKey, byProviderFamily } = getIndex(which);
+  const { byKey, byProviderFamily } = index;
   const exact = byKey.get(`${provider}/${model}`);
   if (exact) return { row: exact, match: 'exact' };
   const family = byProviderFamily.get(`${provider}/${canonicalModelId(model)}`);
@@ -250,16 +270,17 @@ function underProvider(
 }
 
 function windowOf(provider: string | undefined, model: string, bare: string): MutableLimits | undefined {
+  const index = indexesFor(bare).windows;
   if (provider) {
-    const found = underProvider('windows', provider, model);
+    const found = underProvider(index, provider, model);
     if (found) return fromRow(found.row, found.match);
   }
   const maker = firstPartyProvider(bare);
   if (maker) {
-    const found = underProvider('windows', maker, bare);
+    const found = underProvider(index, maker, bare);
     if (found) return fromRow(found.row, found.match);
   }
-  const { byBare, byBareFamily } = getIndex('windows');
+  const { byBare, byBareFamily } = index;
   const rows = byBare.get(bare) ?? byBareFamily.get(canonicalModelId(bare));
   return rows ? consensus(bare, rows) : undefined;
 }
@@ -270,9 +291,10 @@ function windowOf(provider: string | undefined, model: string, bare: string): Mu
  * maker's price for a model bought elsewhere would be a guess.
  */
 function listingOf(provider: string | undefined, model: string, bare: string) {
-  if (provider) return underProvider('listings', provider, model);
+  const index = indexesFor(bare).listings;
+  if (provider) return underProvider(index, provider, model);
   const maker = firstPartyProvider(bare);
-  return maker ? underProvider('listings', maker, bare) : undefined;
+  return maker ? underProvider(index, maker, bare) : undefined;
 }
 
 function lookUp(id: string): ModelLimits | undefined {

@@ -180,6 +180,27 @@ describe('a compaction reaches the live session of the same id', () => {
       'after',
     );
   });
+
+  it("marks a compaction whose size after is not known yet (an agent's pre-compaction hook) without arming the guards", async () => {
+    await post('/api/v1/sessions', {
+      id: 'hooked',
+      model: 'big',
+      contextWindow: 1_000_000,
+      optimalMaxTokens: 900_000,
+    });
+    await post('/api/v1/sessions/hooked/usage', { promptTokens: 150_000 });
+    const marked = await post('/api/v1/sessions/hooked/compactions', { trigger: 'auto' });
+    expect(marked.statusCode).toBe(201);
+    expect(marked.json().event).toMatchObject({
+      type: 'compaction',
+      trigger: 'auto',
+      before: 150_000,
+      after: null,
+    });
+    // No guard was armed: a prompt over the standard threshold fires at once.
+    const next = (await post('/api/v1/sessions/hooked/usage', { promptTokens: 210_000 })).json();
+    expect(next.trigger).toMatchObject({ fire: true, trigger: 'standard' });
+  });
 });
 
 describe('hot state', () => {

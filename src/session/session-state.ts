@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { TriggerStateSchema } from '../compaction/evaluate-triggers.js';
 import { emptyTokenWindow, TokenWindowSchema } from '../compaction/token-window.js';
@@ -166,7 +165,8 @@ export function createSessionState(
   const burnWindowMs = (valid.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000;
   return {
     version: 1,
-    id: valid.id ?? (dependencies.generateId ?? randomUUID)(),
+    // The global Web Crypto, not node:crypto: that module's load costs a one-shot status line ~10 ms it never uses.
+    id: valid.id ?? (dependencies.generateId ?? (() => globalThis.crypto.randomUUID()))(),
     model: valid.model,
     agent: valid.agent ?? null,
     createdAt: now,

@@ -1,5 +1,6 @@
+import type { LineLogReader } from './line-log-reader.js';
 import { anthropicUsageRecord } from './normalize-anthropic.js';
-import type { ProgressCallback, SessionLog } from './session-log.js';
+import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
 import { cannotBeJsonObject, forEachLine, parseLine, SessionLogBuilder } from './session-log-builder.js';
 import { isObject, isoTimestamp, text, tokenCount } from './usage-fields.js';
 
@@ -30,31 +31,24 @@ function newlyCompletedTodos(content: unknown, completed: Set<string>): number {
 }
 
 /**
- * Reads a Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`).
- *
- * - A call is an `assistant` line with `message.usage`. One API message is logged as several lines
- *   (one per content block) that share `message.id`, and `output_tokens` grows across them: the call
- *   keeps its first line's time and its last line's usage.
- * - The prompt is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`.
- * - A TodoWrite call that marks an item completed (one not completed in an earlier list) completes a task:
- *   its call gets `taskCompleted`.
- * - `system` lines with subtype `compact_boundary` are compactions (`compactMetadata.trigger`,
- *   `compactMetadata.preTokens`).
- * - Not calls of this context: sidechain lines (`isSidechain: true`: subagents, which have their own
- *   context), subagent messages nested in `progress` lines, lines without usage figures (`usage: {}`)
- *   and synthetic messages. A file whose calls are all sidechain (a subagent's own transcript, such as
- *   the compaction agent's `subagents/agent-acompact-*.jsonl`) is read as that subagent's session.
- *
- * Only lines that mention `"usage"` or `compact_boundary` are parsed: on the 3 MB reference log that
- * is 288 lines of 1,512.
+ * The line-by-line reader behind {@link readClaudeCodeLog} (see it for the rules): `calls` are the main
+ * conversation's calls, or, while the file holds none, its sidechain calls (a subagent's own transcript).
  */
-export function readClaudeCodeLog(logText: string, onProgress?: ProgressCallback): SessionLog {
-  const builder = new SessionLogBuilder('claude-code');
-  const sidechain = new SessionLogBuilder('claude-code');
+export class ClaudeCodeLineReader implements LineLogReader {
+  readonly format = 'claude-code' as const;
+  readonly builder = new SessionLogBuilder('claude-code');
+  readonly #sidechain = new SessionLogBuilder('claude-code');
   // The completed TodoWrite items seen so far (by their text), for the main conversation and for sidechains.
-  const todos = new Set<string>();
-  const sideTodos = new Set<string>();
-  forEachLine(logText, onProgress, (line, lineNumber) => {
+  readonly #todos = new Set<string>();
+  readonly #sideTodos = new Set<string>();
+  #merged = false;
+
+  get calls(): readonly SessionCall[] {
+    return this.builder.calls.length === 0 ? this.#sidechain.calls : this.builder.calls;
+  }
+
+  line(line: string, lineNumber: number): void {
+    const builder = this.builder;
     if (!line.includes('"usage"') && !line.includes('compact_boundary')) {
       if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
       return;
@@ -75,9 +69,10 @@ export function readClaudeCodeLog(logText: string, onProgress?: ProgressCallback
         return;
       }
       const id = text(message.id) ?? text(record.requestId) ?? text(record.uuid);
-      const target = record.isSidechain === true ? sidechain : builder;
+      const side = record.isSidechain === true;
+      const target = side ? this.#sidechain : builder;
       target.addCall(id, timestamp, model, anthropicUsageRecord(usage, 'claude-code', { model, timestamp }));
-      const completed = newlyCompletedTodos(message.content, record.isSidechain === true ? sideTodos : todos);
+      const completed = newlyCompletedTodos(message.content, side ? this.#sideTodos : this.#todos);
       if (completed > 0) target.markTaskCompleted(id === undefined ? {} : { id });
       return;
     }
@@ -94,13 +89,43 @@ export function readClaudeCodeLog(logText: string, onProgress?: ProgressCallback
         tokenCount(metadata.postTokens),
       );
     }
-  });
-  // A subagent's own transcript (`<session>/subagents/agent-*.jsonl`) is all sidechain: read it whole.
-  if (builder.calls.length === 0) {
-    for (const call of sidechain.calls) {
-      builder.addCall(call.id, call.timestamp, call.model, call.usage);
-      if (call.taskCompleted) builder.markTaskCompleted();
-    }
   }
-  return builder.build();
+
+  build(): SessionLog {
+    const builder = this.builder;
+    // A subagent's own transcript (`<session>/subagents/agent-*.jsonl`) is all sidechain: read it whole.
+    if (builder.calls.length === 0 && !this.#merged) {
+      this.#merged = true;
+      for (const call of this.#sidechain.calls) {
+        builder.addCall(call.id, call.timestamp, call.model, call.usage);
+        if (call.taskCompleted) builder.markTaskCompleted();
+      }
+    }
+    return builder.build();
+  }
+}
+
+/**
+ * Reads a Claude Code session transcript (`~/.claude/projects/<project>/<session>.jsonl`).
+ *
+ * - A call is an `assistant` line with `message.usage`. One API message is logged as several lines
+ *   (one per content block) that share `message.id`, and `output_tokens` grows across them: the call
+ *   keeps its first line's time and its last line's usage.
+ * - The prompt is `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`.
+ * - A TodoWrite call that marks an item completed (one not completed in an earlier list) completes a task:
+ *   its call gets `taskCompleted`.
+ * - `system` lines with subtype `compact_boundary` are compactions (`compactMetadata.trigger`,
+ *   `compactMetadata.preTokens`).
+ * - Not calls of this context: sidechain lines (`isSidechain: true`: subagents, which have their own
+ *   context), subagent messages nested in `progress` lines, lines without usage figures (`usage: {}`)
+ *   and synthetic messages. A file whose calls are all sidechain (a subagent's own transcript, such as
+ *   the compaction agent's `subagents/agent-acompact-*.jsonl`) is read as that subagent's session.
+ *
+ * Only lines that mention `"usage"` or `compact_boundary` are parsed: on the 3 MB reference log that
+ * is 288 lines of 1,512.
+ */
+export function readClaudeCodeLog(logText: string, onProgress?: ProgressCallback): SessionLog {
+  const reader = new ClaudeCodeLineReader();
+  forEachLine(logText, onProgress, (line, lineNumber) => reader.line(line, lineNumber));
+  return reader.build();
 }

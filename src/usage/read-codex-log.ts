@@ -1,4 +1,5 @@
-import type { ProgressCallback, SessionLog } from './session-log.js';
+import type { LineLogReader } from './line-log-reader.js';
+import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
 import { cannotBeJsonObject, forEachLine, parseLine, SessionLogBuilder } from './session-log-builder.js';
 import {
   availableUsage,
@@ -64,6 +65,85 @@ function totalsKey(info: JsonObject): string | undefined {
   return `${totals.input_tokens}/${totals.cached_input_tokens}/${totals.output_tokens}/${totals.reasoning_output_tokens}/${totals.total_tokens}`;
 }
 
+/** The line-by-line reader behind {@link readCodexLog} (see it for the rules). */
+export class CodexLineReader implements LineLogReader {
+  readonly format = 'codex' as const;
+  readonly builder = new SessionLogBuilder('codex');
+  #callsAtLastCompletion = 0;
+  #model: string | undefined;
+  #previousTotals: string | undefined;
+  #turnHasActivity = false;
+
+  get calls(): readonly SessionCall[] {
+    return this.builder.calls;
+  }
+
+  line(line: string, lineNumber: number): void {
+    const builder = this.builder;
+    if (!RELEVANT.some((marker) => line.includes(marker))) {
+      if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
+      return;
+    }
+    const record = parseLine(line);
+    if (!isObject(record)) {
+      builder.skippedLines.push(lineNumber);
+      return;
+    }
+    const payload = isObject(record.payload) ? record.payload : {};
+    const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
+    if (record.type === 'turn_context' || record.type === 'session_meta') {
+      this.#model = text(payload.model) ?? this.#model;
+      if (record.type === 'session_meta') builder.fallbackModel ??= this.#model;
+      return;
+    }
+    if (record.type === 'compacted') {
+      if (timestamp === undefined) builder.skippedLines.push(lineNumber);
+      else builder.addCompaction(timestamp, this.#turnHasActivity ? 'auto' : 'unknown');
+      return;
+    }
+    if (record.type !== 'event_msg') return;
+    if (payload.type === 'task_started') {
+      this.#turnHasActivity = false;
+      builder.contextWindow = tokenCount(payload.model_context_window) ?? builder.contextWindow;
+    } else if (payload.type === 'task_complete') {
+      // The turn's last call completed the task; a turn without a call of its own completes nothing new.
+      const marked = builder.markTaskCompleted({ since: this.#callsAtLastCompletion });
+      if (marked !== undefined) this.#callsAtLastCompletion = marked + 1;
+    } else if (payload.type === 'user_message') {
+      this.#turnHasActivity = true;
+    } else if (payload.type === 'context_compacted') {
+      const last = builder.compactions.at(-1);
+      const sameAsLast = last !== undefined && last.beforeCallIndex === builder.calls.length;
+      if (!sameAsLast && timestamp !== undefined) {
+        builder.addCompaction(timestamp, this.#turnHasActivity ? 'auto' : 'unknown');
+      }
+    } else if (payload.type === 'token_count' && isObject(payload.info)) {
+      const info = payload.info;
+      builder.contextWindow = tokenCount(info.model_context_window) ?? builder.contextWindow;
+      const totals = totalsKey(info);
+      if (totals !== undefined && totals === this.#previousTotals) return;
+      this.#previousTotals = totals;
+      if (timestamp === undefined) {
+        builder.skippedLines.push(lineNumber);
+        return;
+      }
+      this.#turnHasActivity = true;
+      const model = this.#model;
+      builder.addCall(
+        undefined,
+        timestamp,
+        model,
+        codexUsageRecord(info.last_token_usage, { model, timestamp }),
+      );
+    }
+  }
+
+  build(): SessionLog {
+    this.builder.fallbackModel ??= this.#model;
+    return this.builder.build();
+  }
+}
+
 /**
  * Reads a Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`).
  *
@@ -78,68 +158,7 @@ function totalsKey(info: JsonObject): string | undefined {
  *   the automatic one Codex runs when the context fills (`'auto'`); otherwise `'unknown'`.
  */
 export function readCodexLog(logText: string, onProgress?: ProgressCallback): SessionLog {
-  const builder = new SessionLogBuilder('codex');
-  let callsAtLastCompletion = 0;
-  let model: string | undefined;
-  let previousTotals: string | undefined;
-  let turnHasActivity = false;
-  forEachLine(logText, onProgress, (line, lineNumber) => {
-    if (!RELEVANT.some((marker) => line.includes(marker))) {
-      if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
-      return;
-    }
-    const record = parseLine(line);
-    if (!isObject(record)) {
-      builder.skippedLines.push(lineNumber);
-      return;
-    }
-    const payload = isObject(record.payload) ? record.payload : {};
-    const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
-    if (record.type === 'turn_context' || record.type === 'session_meta') {
-      model = text(payload.model) ?? model;
-      if (record.type === 'session_meta') builder.fallbackModel ??= model;
-      return;
-    }
-    if (record.type === 'compacted') {
-      if (timestamp === undefined) builder.skippedLines.push(lineNumber);
-      else builder.addCompaction(timestamp, turnHasActivity ? 'auto' : 'unknown');
-      return;
-    }
-    if (record.type !== 'event_msg') return;
-    if (payload.type === 'task_started') {
-      turnHasActivity = false;
-      builder.contextWindow = tokenCount(payload.model_context_window) ?? builder.contextWindow;
-    } else if (payload.type === 'task_complete') {
-      // The turn's last call completed the task; a turn without a call of its own completes nothing new.
-      const marked = builder.markTaskCompleted({ since: callsAtLastCompletion });
-      if (marked !== undefined) callsAtLastCompletion = marked + 1;
-    } else if (payload.type === 'user_message') {
-      turnHasActivity = true;
-    } else if (payload.type === 'context_compacted') {
-      const last = builder.compactions.at(-1);
-      const sameAsLast = last !== undefined && last.beforeCallIndex === builder.calls.length;
-      if (!sameAsLast && timestamp !== undefined) {
-        builder.addCompaction(timestamp, turnHasActivity ? 'auto' : 'unknown');
-      }
-    } else if (payload.type === 'token_count' && isObject(payload.info)) {
-      const info = payload.info;
-      builder.contextWindow = tokenCount(info.model_context_window) ?? builder.contextWindow;
-      const totals = totalsKey(info);
-      if (totals !== undefined && totals === previousTotals) return;
-      previousTotals = totals;
-      if (timestamp === undefined) {
-        builder.skippedLines.push(lineNumber);
-        return;
-      }
-      turnHasActivity = true;
-      builder.addCall(
-        undefined,
-        timestamp,
-        model,
-        codexUsageRecord(info.last_token_usage, { model, timestamp }),
-      );
-    }
-  });
-  builder.fallbackModel ??= model;
-  return builder.build();
+  const reader = new CodexLineReader();
+  forEachLine(logText, onProgress, (line, lineNumber) => reader.line(line, lineNumber));
+  return reader.build();
 }

@@ -1,4 +1,5 @@
-import type { ProgressCallback, SessionLog } from './session-log.js';
+import type { LineLogReader } from './line-log-reader.js';
+import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
 import { cannotBeJsonObject, forEachLine, parseLine, SessionLogBuilder } from './session-log-builder.js';
 import {
   availableUsage,
@@ -65,25 +66,41 @@ function visitMessage(builder: SessionLogBuilder, message: unknown, lineNumber: 
  * compressions in these files, so `compactions` is empty.
  */
 export function readGeminiCliLog(logText: string, onProgress?: ProgressCallback): SessionLog {
-  const builder = new SessionLogBuilder('gemini-cli');
+  const reader = new GeminiCliLineReader();
   const whole = tryWhole(logText);
   if (whole) {
     whole.forEach((message, index) => {
-      visitMessage(builder, message, undefined);
+      visitMessage(reader.builder, message, undefined);
       onProgress?.(index + 1, whole.length);
     });
-    return builder.build();
+    return reader.build();
   }
-  forEachLine(logText, onProgress, (line, lineNumber) => {
+  forEachLine(logText, onProgress, (line, lineNumber) => reader.line(line, lineNumber));
+  return reader.build();
+}
+
+/** The line-by-line reader of the JSONL form, behind {@link readGeminiCliLog} (see it for the rules). */
+export class GeminiCliLineReader implements LineLogReader {
+  readonly format = 'gemini-cli' as const;
+  readonly builder = new SessionLogBuilder('gemini-cli');
+
+  get calls(): readonly SessionCall[] {
+    return this.builder.calls;
+  }
+
+  line(line: string, lineNumber: number): void {
     if (!line.includes('"tokens"')) {
-      if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
+      if (cannotBeJsonObject(line)) this.builder.skippedLines.push(lineNumber);
       return;
     }
     const record = parseLine(line);
-    if (record === undefined) builder.skippedLines.push(lineNumber);
-    else visitMessage(builder, record, lineNumber);
-  });
-  return builder.build();
+    if (record === undefined) this.builder.skippedLines.push(lineNumber);
+    else visitMessage(this.builder, record, lineNumber);
+  }
+
+  build(): SessionLog {
+    return this.builder.build();
+  }
 }
 
 /** The messages of the single-object form (one JSON value with a `messages` array), if that is the form. */

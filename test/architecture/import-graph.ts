@@ -6,6 +6,8 @@ export interface ImportEdge {
   from: string;
   specifier: string;
   typeOnly: boolean;
+  /** `import('…')`: loaded only when the code runs it. */
+  dynamic?: boolean;
   /** Repository-relative path of the imported file, or null for a package. */
   to: string | null;
 }
@@ -14,8 +16,8 @@ const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?([^'";]*?\s+from\s+)?['"]
 const DYNAMIC = /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** The imports of one source text (static, re-exports, `import type`, dynamic). */
-export function importsOf(text: string): Array<{ specifier: string; typeOnly: boolean }> {
-  const found: Array<{ specifier: string; typeOnly: boolean }> = [];
+export function importsOf(text: string): Array<{ specifier: string; typeOnly: boolean; dynamic?: boolean }> {
+  const found: Array<{ specifier: string; typeOnly: boolean; dynamic?: boolean }> = [];
   // Comments are not code: an example in a JSDoc must not count as an import.
   const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
   for (const match of code.matchAll(IMPORT)) {
@@ -25,7 +27,8 @@ export function importsOf(text: string): Array<{ specifier: string; typeOnly: bo
       typeWord !== undefined || /^\{\s*(type\s+[\w$]+\s*,?\s*)+\}\s+from\s+$/.test(clause ?? '');
     found.push({ specifier: specifier!, typeOnly });
   }
-  for (const match of code.matchAll(DYNAMIC)) found.push({ specifier: match[1]!, typeOnly: false });
+  for (const match of code.matchAll(DYNAMIC))
+    found.push({ specifier: match[1]!, typeOnly: false, dynamic: true });
   return found;
 }
 
@@ -45,11 +48,11 @@ export function importGraph(root: string, folders: readonly string[]): ImportEdg
   const edges: ImportEdge[] = [];
   for (const file of files) {
     const from = relative(root, file);
-    for (const { specifier, typeOnly } of importsOf(readFileSync(file, 'utf8'))) {
+    for (const { specifier, typeOnly, dynamic } of importsOf(readFileSync(file, 'utf8'))) {
       const to = specifier.startsWith('.')
         ? relative(root, resolve(dirname(file), specifier)).replace(/\.js$/, '.ts')
         : null;
-      edges.push({ from, specifier, typeOnly, to });
+      edges.push({ from, specifier, typeOnly, ...(dynamic ? { dynamic } : {}), to });
     }
   }
   return edges;

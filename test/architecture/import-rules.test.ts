@@ -102,6 +102,51 @@ describe('import rules (DESIGN.md layering)', () => {
   });
 });
 
+describe('lean agent entries: headroom statusline and headroom hook run on every refresh and tool call', () => {
+  const SERVER = /^(fastify|@fastify\/|pino$|@modelcontextprotocol\/)/;
+  const OTHER_COMMANDS =
+    /^src\/(server|mcp)\/|^src\/cli\/(program|serve|watch|replay|compact|archive|pressure|interactive)\.ts$|^src\/cli\/commands\/(?!statusline|hook)/;
+
+  it('main.ts imports every entry on demand: no command module loads before argv is read', () => {
+    const main = edges.filter((edge) => edge.from === 'src/cli/main.ts');
+    expect(main.filter((edge) => !edge.dynamic)).toEqual([]);
+    expect(main.map((edge) => edge.to).sort()).toEqual(
+      ['src/cli/hook-main.ts', 'src/cli/program.ts', 'src/cli/statusline-main.ts'].sort(),
+    );
+  });
+
+  for (const [entry, allowedNetwork] of [
+    ['src/cli/statusline-main.ts', []],
+    ['src/cli/hook-main.ts', ['node:http', 'node:https']],
+  ] as const) {
+    it(`${entry} loads no server, no other command, no tokenizer${allowedNetwork.length ? '' : ' and no network'}`, () => {
+      const { files, packages } = reachable(edges, entry);
+      expect([...files].filter((file) => OTHER_COMMANDS.test(file))).toEqual([]);
+      expect([...packages].filter((name) => SERVER.test(name))).toEqual([]);
+      expect([...packages].filter((name) => name.startsWith('gpt-tokenizer'))).toEqual([]);
+      const network = [...packages].filter((name) => /^node:(net|http|https|http2)$/.test(name));
+      expect(network.sort()).toEqual([...allowedNetwork].sort());
+    });
+  }
+
+  it('the checker sees a server import as a violation of the lean entry', () => {
+    const fake: ImportEdge[] = [
+      { from: 'src/cli/statusline-main.ts', specifier: './x.js', typeOnly: false, to: 'src/cli/x.ts' },
+      {
+        from: 'src/cli/x.ts',
+        specifier: '../server/serve.js',
+        typeOnly: false,
+        dynamic: true,
+        to: 'src/server/serve.ts',
+      },
+      { from: 'src/server/serve.ts', specifier: 'fastify', typeOnly: false, to: null },
+    ];
+    const { files, packages } = reachable(fake, 'src/cli/statusline-main.ts');
+    expect([...files].filter((file) => OTHER_COMMANDS.test(file))).toEqual(['src/server/serve.ts']);
+    expect([...packages]).toEqual(['fastify']);
+  });
+});
+
 describe('the checker itself', () => {
   it('reads static, type-only, re-export and dynamic imports, and not those in comments', () => {
     const found = importsOf(
@@ -112,7 +157,7 @@ describe('the checker itself', () => {
       { specifier: './b.js', typeOnly: true },
       { specifier: './c.js', typeOnly: true },
       { specifier: './d.js', typeOnly: false },
-      { specifier: './e.js', typeOnly: false },
+      { specifier: './e.js', typeOnly: false, dynamic: true },
     ]);
   });
 

@@ -27,16 +27,20 @@ const timestamp = z.union([z.iso.datetime({ offset: true }), z.number().int().mi
   error: 'must be an ISO 8601 time or epoch milliseconds (at most 8640000000000000)',
 });
 
-/** A compaction the caller made (or the agent did): the context size before (default: the last prompt) and after. */
+/**
+ * A compaction the caller made (or the agent did): the context size before (default: the last prompt) and after.
+ * `after` may be unknown (an agent's pre-compaction hook fires before the summary exists): the session then marks
+ * the compaction without arming the triggers' loop guards, which need both sizes.
+ */
 export const CompactionInputSchema = z
   .strictObject({
     before: z.number().int().min(0).optional(),
-    after: z.number().int().min(0),
+    after: z.number().int().min(0).optional(),
     trigger: z.string().min(1).max(64).optional(),
     timestamp: timestamp.optional(),
   })
   .superRefine((value, context) => {
-    if (value.before !== undefined && value.after > value.before) {
+    if (value.before !== undefined && value.after !== undefined && value.after > value.before) {
       context.addIssue({
         code: 'too_big',
         maximum: value.before,

@@ -1,0 +1,68 @@
+/**
+ * Bundles the lean CLI entries (`headroom statusline`, `headroom hook`) into one file each, over the files `tsc`
+ * wrote for them: an agent runs these on every status line refresh and hooked event, and one file starts faster
+ * than the ~230 module files (zod's among them) it replaces. See docs/decisions/007-lean-agent-entries.md.
+ */
+import { readFile } from 'node:fs/promises';
+import { build, type Plugin } from 'esbuild';
+
+const ENTRIES = ['statusline-main', 'hook-main'] as const;
+
+/**
+ * JSON modules as `JSON.parse('…')` rather than an object literal: V8 parses a JSON string several times faster
+ * than the same data as JavaScript (the model registry is 400 KB).
+ */
+const jsonAsParse: Plugin = {
+  name: 'json-as-parse',
+  setup(builder) {
+    builder.onLoad({ filter: /\.json$/ }, async (args) => {
+      const minified = JSON.stringify(JSON.parse(await readFile(args.path, 'utf8')));
+      return { contents: `export default JSON.parse(${JSON.stringify(minified)});`, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * zod exports every locale's error messages (`z.locales`, about 250 KB of the bundle) through a namespace the
+ * bundler cannot shake; headroom sets none (zod's English default is configured by zod itself). Only English is kept.
+ */
+const englishZodLocale: Plugin = {
+  name: 'english-zod-locale',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${'node_modules'}/zod/`)
+        ? { path: 'zod-locales-en', namespace: 'zod-locales' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';",
+      resolveDir: process.cwd(),
+      loader: 'js',
+    }));
+  },
+};
+
+for (const name of ENTRIES) {
+  const result = await build({
+    entryPoints: [`src/cli/${name}.ts`],
+    outfile: `dist/cli/${name}.js`,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    sourcemap: true,
+    legalComments: 'linked',
+    // commander is CommonJS and requires Node's built-ins: give the ES module bundle a require of its own.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    plugins: [jsonAsParse, englishZodLocale],
+    allowOverwrite: true,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const inputs = Object.keys(result.metafile.inputs);
+  const bytes = Object.values(result.metafile.outputs).find((output) => output.entryPoint)?.bytes ?? 0;
+  console.log(`bundled dist/cli/${name}.js: ${inputs.length} modules, ${(bytes / 1024).toFixed(0)} KiB`);
+}

@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../server/app.js';
+import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function payload(name: string): string {
+  const event = JSON.parse(readFileSync(`${ROOT}examples/hooks/${name}.json`, 'utf8'));
+  event.transcript_path = `${ROOT}${event.transcript_path}`;
+  return JSON.stringify(event);
+}
+
+async function hook(input: string, args: string[], env: Record<string, string> = {}) {
+  const child = spawnCli(['hook', ...args], env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  return { code: await exitOf(child), stdout, stderr };
+}
+
+let app: FastifyInstance;
+let url: string;
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'headroom-hook-cli-'));
+  app = await buildApp({ logLevel: 'silent', dataDir });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+afterAll(async () => {
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('headroom hook', () => {
+  it('prints the agent JSON with the reminder on UserPromptSubmit (service named by HEADROOM_URL)', async () => {
+    const result = await hook(payload('claude-code-user-prompt-submit'), [], { HEADROOM_URL: url });
+    expect(result.code).toBe(0);
+    const output = JSON.parse(result.stdout);
+    expect(output.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    expect(output.hookSpecificOutput.additionalContext).toMatch(/^Context health: caution/);
+  });
+
+  it('exits 0 with nothing on stdout when the service is not running, so the agent carries on', async () => {
+    const result = await hook(payload('claude-code-user-prompt-submit'), ['--server', 'http://127.0.0.1:9']);
+    expect(result).toMatchObject({ code: 0, stdout: '' });
+    expect(result.stderr).toContain('not reachable');
+  });
+
+  it('exits 1, never 2 (which blocks the agent), for a malformed event or a bad flag', async () => {
+    const malformed = await hook('{"hook_event_name":"PostToolUse"}', ['--server', url]);
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain('session_id');
+    const badFlag = await hook(payload('claude-code-post-tool-use'), ['--timeout', 'soon']);
+    expect(badFlag.code).toBe(1);
+    const unknownFlag = await hook(payload('claude-code-post-tool-use'), ['--bogus']);
+    expect(unknownFlag.code).toBe(1);
+  });
+});

@@ -1,0 +1,42 @@
+import { handleHookEvent, parseHookInput } from '../integrations/agent-hook.js';
+import { withSessionLock } from '../integrations/file-lock.js';
+import {
+  DEFAULT_SERVER_URL,
+  HeadroomClient,
+  ServiceError,
+  ServiceUnreachableError,
+} from '../integrations/headroom-client.js';
+import { ServiceSessions } from '../integrations/live-sessions.js';
+import { type CliIo, UsageError } from './io.js';
+import { readStdin } from './read-stdin.js';
+
+/** Reads one hook event from stdin, tells the service, prints the agent's JSON output when there is one. */
+export async function runHook(io: CliIo, flags: { server?: string; timeout: string }): Promise<void> {
+  if (!/^\d+$/.test(flags.timeout) || Number(flags.timeout) < 1) {
+    throw new UsageError(
+      `--timeout must be a whole number of milliseconds ≥ 1; got ${JSON.stringify(flags.timeout)}`,
+    );
+  }
+  const text = await readStdin(io);
+  if (text.trim() === '') {
+    throw new UsageError("no input: the agent pipes the hook event (JSON) to this command's stdin");
+  }
+  const input = parseHookInput(text);
+  const url = flags.server ?? io.env.HEADROOM_URL ?? DEFAULT_SERVER_URL;
+  const client = new HeadroomClient({ url, timeoutMs: Number(flags.timeout) });
+  try {
+    const result = await handleHookEvent(input, {
+      sessions: new ServiceSessions(client),
+      exclusive: (sessionId, work) => withSessionLock(client.url, sessionId, work),
+      ...(io.env.HOME ? { home: io.env.HOME } : {}),
+    });
+    if (result.output) io.stdout.write(`${JSON.stringify(result.output)}\n`);
+  } catch (error) {
+    // The agent carries on whatever happens to the service: say why on stderr, print nothing, exit 0.
+    if (error instanceof ServiceUnreachableError || error instanceof ServiceError) {
+      io.stderr.write(`headroom hook: ${error.message}\n`);
+      return;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,91 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { replayLogText } from '../session/replay.js';
+import type { SessionView } from '../session/session-schemas.js';
+import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
+import { defaultLogFolders } from './watch.js';
+
+const SMALL = readFileSync(
+  new URL('../../test/fixtures/traces/claude-code/small-sonnet-session.jsonl', import.meta.url),
+  'utf8',
+);
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function folder(prefix: string): string {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(path, { recursive: true, force: true }));
+  return path;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('headroom watch', () => {
+  it('starts the embedded service, prints its dashboard, and shows a log written into the folder as a live session', async () => {
+    const logs = folder('headroom-watch-logs-');
+    const data = folder('headroom-watch-data-');
+    const child = spawnCli([
+      'watch',
+      logs,
+      '--port',
+      '0',
+      '--data-dir',
+      data,
+      '--poll',
+      '100ms',
+      '--settle',
+      '200ms',
+    ]);
+    cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const url = await waitFor(async () => /dashboard (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)?.[1]);
+    writeFileSync(join(logs, 'e9f146fa-3b20-48d0-9be4-d99ca901cae4.jsonl'), SMALL);
+    const wanted = replayLogText(SMALL);
+    const view = await waitFor(async () => {
+      const answer = await fetch(`${url}/api/v1/sessions/e9f146fa-3b20-48d0-9be4-d99ca901cae4`);
+      if (answer.status !== 200) return undefined;
+      const session = (await answer.json()) as SessionView;
+      return session.generations === wanted.summary.calls ? session : undefined;
+    });
+    expect(view).toMatchObject({ model: 'claude-sonnet-4-20250514', agent: 'claude-code' });
+    expect(view.verdict?.action).toBe(wanted.calls.at(-1)!.action);
+    expect(stdout).toContain('+ e9f146fa… claude-sonnet-4-20250514 (window 167,000)');
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('exits 2 with the reason when --server names no running service', async () => {
+    const child = spawnCli(['watch', folder('headroom-watch-none-'), '--server', 'http://127.0.0.1:9']);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(stderr).toContain('not reachable');
+  });
+
+  it("follows each agent's own folder by default, as their settings move it", () => {
+    expect(defaultLogFolders({}, '/home/u')).toEqual([
+      '/home/u/.claude/projects',
+      '/home/u/.codex/sessions',
+      '/home/u/.gemini/tmp',
+    ]);
+    expect(defaultLogFolders({ CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x' }, '/home/u')).toEqual([
+      '/c/projects',
+      '/x/sessions',
+      '/home/u/.gemini/tmp',
+    ]);
+  });
+});

@@ -1,0 +1,167 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { withSessionLock } from '../integrations/file-lock.js';
+import { HeadroomClient, ServiceUnreachableError } from '../integrations/headroom-client.js';
+import { type LiveSessions, MonitorSessions, ServiceSessions } from '../integrations/live-sessions.js';
+import { LogWatcher, WATCH_DEFAULTS, type WatchEvent } from '../integrations/log-watcher.js';
+import { durationSeconds } from './duration.js';
+import { type CliIo, UsageError } from './io.js';
+
+/** The flags of `headroom watch` as commander gives them. */
+export interface WatchFlags {
+  server?: string;
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  since: string;
+  poll: string;
+  settle: string;
+}
+
+/** Where the agents keep their logs, as their docs say (see docs/rules.md, "Agent logs"). */
+export function defaultLogFolders(env: Record<string, string | undefined>, home = homedir()): string[] {
+  const claude = env.CLAUDE_CONFIG_DIR ? env.CLAUDE_CONFIG_DIR : join(home, '.claude');
+  const codex = env.CODEX_HOME ? env.CODEX_HOME : join(home, '.codex');
+  return [join(claude, 'projects'), join(codex, 'sessions'), join(home, '.gemini', 'tmp')];
+}
+
+function milliseconds(flag: string, text: string): number {
+  const seconds = durationSeconds(text);
+  if (seconds === undefined)
+    throw new UsageError(
+      `--${flag} must be a duration such as 2h, 30m, 1.5s or 500ms; got ${JSON.stringify(text)}`,
+    );
+  return Math.round(seconds * 1000);
+}
+
+const short = (id: string) => (id.length > 13 ? `${id.slice(0, 8)}…` : id);
+const grouped = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** Calls older than this are history being caught up on: their verdict changes are not printed. */
+const LIVE_MS = 5 * 60 * 1000;
+
+/**
+ * Prints what the watcher does: each new session, each change of a session's verdict on a recent call (not while a
+ * log's history is read), each problem.
+ */
+function reporter(io: CliIo, home: string, now: () => number) {
+  const actions = new Map<string, string>();
+  const tilde = (path: string) => (path.startsWith(home) ? `~${path.slice(home.length)}` : path);
+  return (event: WatchEvent) => {
+    switch (event.type) {
+      case 'session':
+        io.stdout.write(
+          `+ ${short(event.id)} ${event.model}${event.contextWindow ? ` (window ${grouped(event.contextWindow)})` : ''}${event.resumed ? ' (resumed)' : ''} ← ${tilde(event.path)}\n`,
+        );
+        return;
+      case 'call': {
+        if (!event.answer) return;
+        const before = actions.get(event.id);
+        actions.set(event.id, event.answer.action);
+        if (
+          before !== undefined &&
+          before !== event.answer.action &&
+          Date.parse(event.timestamp) > now() - LIVE_MS
+        )
+          io.stdout.write(
+            `  ${short(event.id)}: ${before} → ${event.answer.action} (${event.answer.health})\n`,
+          );
+        return;
+      }
+      case 'skipped':
+        io.stderr.write(`! ${tilde(event.path)}: not followed: ${event.reason}\n`);
+        return;
+      case 'error':
+        io.stderr.write(
+          `! ${event.path ? tilde(event.path) : 'watch'}: ${event.error instanceof Error ? event.error.message : String(event.error)}\n`,
+        );
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+/** `headroom watch`: starts the embedded service (or checks the given one), then follows the logs until stopped. */
+export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Promise<void> {
+  const sinceMs = milliseconds('since', flags.since);
+  const pollMs = Math.max(50, milliseconds('poll', flags.poll));
+  const settleMs = milliseconds('settle', flags.settle);
+  const home = io.env.HOME ?? homedir();
+  const roots = dirs.length > 0 ? dirs.map((dir) => resolve(io.cwd, dir)) : defaultLogFolders(io.env, home);
+  let sessions: LiveSessions;
+  let serviceUrl: string;
+  let close: () => Promise<void> = async () => undefined;
+  if (flags.server) {
+    const client = new HeadroomClient({ url: flags.server });
+    try {
+      const answer = await client.request('GET', '/healthz');
+      if (answer.status !== 200) throw new Error(`GET /healthz answered ${answer.status}`);
+    } catch (error) {
+      const reason = error instanceof ServiceUnreachableError ? error.message : String(error);
+      throw new UsageError(
+        `${reason} (start it with: headroom serve; or leave out --server to start one here)`,
+      );
+    }
+    sessions = new ServiceSessions(client);
+    serviceUrl = client.url;
+    io.stdout.write(`headroom watch: sending to ${client.url} (dashboard ${client.url}/)\n`);
+  } else {
+    const { startServer } = await import('../server/serve.js');
+    const port = flags.port === undefined ? undefined : Number(flags.port);
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
+      throw new UsageError(
+        `--port must be a whole number from 0 to 65535; got ${JSON.stringify(flags.port)}`,
+      );
+    let server: Awaited<ReturnType<typeof startServer>>;
+    try {
+      server = await startServer({
+        logLevel: 'warn',
+        ...(flags.host === undefined ? {} : { host: flags.host }),
+        ...(port === undefined ? {} : { port }),
+        ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new UsageError(
+          `${(error as Error).message}: a service already listens there; send to it with --server, or pick another --port`,
+        );
+      }
+      throw error;
+    }
+    sessions = new MonitorSessions(server.app.headroomMonitor);
+    serviceUrl = server.url;
+    close = server.close;
+    io.stdout.write(`headroom watch: dashboard ${server.url}/ (embedded service)\n`);
+  }
+  const found = roots.filter((root) => existsSync(root));
+  const missing = roots.filter((root) => !existsSync(root));
+  io.stdout.write(
+    `watching ${found.length > 0 ? found.join(', ') : 'nothing yet'}${missing.length > 0 ? ` (not found: ${missing.join(', ')})` : ''}\n`,
+  );
+  const watcher = new LogWatcher({
+    roots,
+    sessions,
+    sinceMs,
+    pollMs,
+    settleMs,
+    rescanMs: Math.max(pollMs, WATCH_DEFAULTS.rescanMs),
+    // The hooks of the same agents (sent to the same service) take the same lock per session.
+    exclusive: (sessionId, work) => withSessionLock(serviceUrl, sessionId, work),
+    onEvent: reporter(io, home, Date.now),
+  });
+  await watcher.start();
+  const stop = (signal: NodeJS.Signals) => {
+    io.stderr.write(`headroom watch: ${signal}, sending the last calls\n`);
+    watcher
+      .close()
+      .then(close)
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

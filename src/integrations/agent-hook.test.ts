@@ -1,0 +1,232 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../server/app.js';
+import { replayLogText } from '../session/replay.js';
+import type { SessionView } from '../session/session-schemas.js';
+import { handleHookEvent, hookAction, hookAgent, liveSessionId, parseHookInput } from './agent-hook.js';
+import { withFileLock } from './file-lock.js';
+import { HeadroomClient, ServiceUnreachableError } from './headroom-client.js';
+import { ServiceSessions } from './live-sessions.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const CLAUDE = `${ROOT}test/fixtures/traces/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl`;
+const CLAUDE_HEALTHY = `${ROOT}test/fixtures/traces/claude-code/small-sonnet-session.jsonl`;
+
+/** A payload of examples/hooks (as the agents' docs show them), its transcript path made absolute. */
+function example(name: string, changes: Record<string, unknown> = {}): string {
+  const payload = JSON.parse(readFileSync(`${ROOT}examples/hooks/${name}.json`, 'utf8'));
+  if (typeof payload.transcript_path === 'string')
+    payload.transcript_path = `${ROOT}${payload.transcript_path}`;
+  return JSON.stringify({ ...payload, ...changes });
+}
+
+let app: FastifyInstance;
+let url: string;
+let dataDir: string;
+let scratch: string;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'headroom-hook-data-'));
+  scratch = mkdtempSync(join(tmpdir(), 'headroom-hook-'));
+  app = await buildApp({ logLevel: 'silent', dataDir, rateLimitPerMinute: 0, ingestRateLimitPerMinute: 0 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+});
+afterAll(async () => {
+  await app.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const sessions = () => new ServiceSessions(new HeadroomClient({ url }));
+async function view(id: string): Promise<SessionView> {
+  return (await (await fetch(`${url}/api/v1/sessions/${id}`)).json()) as SessionView;
+}
+const exclusive = <T>(id: string, work: () => Promise<T>) => withFileLock(join(scratch, `${id}.lock`), work);
+
+describe('parsing and routing the agents’ hook events', () => {
+  it('tells the agents apart by their payloads and maps their events', () => {
+    const claude = parseHookInput(example('claude-code-post-tool-use'));
+    const codex = parseHookInput(example('codex-user-prompt-submit'));
+    const gemini = parseHookInput(example('gemini-cli-before-agent'));
+    expect([hookAgent(claude), hookAction(claude)]).toEqual(['claude-code', 'report']);
+    expect([hookAgent(codex), hookAction(codex)]).toEqual(['codex', 'remind']);
+    expect([hookAgent(gemini), hookAction(gemini)]).toEqual(['gemini-cli', 'remind']);
+    expect(hookAction(parseHookInput(example('gemini-cli-pre-compress')))).toBe('compaction');
+    expect(hookAction(parseHookInput(example('claude-code-pre-compact')))).toBe('compaction');
+    expect(hookAction({ ...claude, hook_event_name: 'Notification' })).toBe('ignore');
+  });
+
+  it('names the field of a malformed payload', () => {
+    expect(() => parseHookInput('{"hook_event_name":"Stop"}')).toThrow(/session_id/);
+    expect(() => parseHookInput('{')).toThrow(/not JSON/);
+  });
+
+  it('keeps a UUID session id and makes any other usable as a headroom id', () => {
+    expect(liveSessionId('4d5611e5-241a-462a-8d15-5122611a9569')).toBe(
+      '4d5611e5-241a-462a-8d15-5122611a9569',
+    );
+    expect(liveSessionId('a b/../c')).toBe('a-b-.-c');
+  });
+});
+
+describe('Claude Code hooks against a running service (a real app on 127.0.0.1)', () => {
+  const id = '4d5611e5-241a-462a-8d15-5122611a9569';
+
+  it('PostToolUse creates the session on the transcript’s model and reports its last call once', async () => {
+    const first = await handleHookEvent(parseHookInput(example('claude-code-post-tool-use')), {
+      sessions: sessions(),
+    });
+    expect(first).toMatchObject({
+      action: 'report',
+      agent: 'claude-code',
+      sessionId: id,
+      reported: true,
+      output: undefined,
+    });
+    const again = await handleHookEvent(parseHookInput(example('claude-code-post-tool-use')), {
+      sessions: sessions(),
+    });
+    expect(again.reported).toBe(false);
+    const session = await view(id);
+    const replay = replayLogText(readFileSync(CLAUDE, 'utf8'));
+    expect(session).toMatchObject({ model: 'claude-opus-4-6', agent: 'claude-code', generations: 1 });
+    expect(session.profile.contextWindow).toBe(167_000);
+    expect(session.signals.lastPromptTokens).toBe(replay.calls.at(-1)!.promptTokens);
+    expect(session.updatedAt).toBe(new Date(replay.calls.at(-1)!.timestamp).toISOString());
+  });
+
+  it('UserPromptSubmit answers the context-health reminder as additionalContext while one is active', async () => {
+    const result = await handleHookEvent(parseHookInput(example('claude-code-user-prompt-submit')), {
+      sessions: sessions(),
+    });
+    const session = await view(id);
+    expect(session.health.level).toBe('caution');
+    expect(result.output).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'UserPromptSubmit',
+        additionalContext: session.health.reminder!.text,
+      },
+    });
+    expect(session.health.reminder!.text).toMatch(/^Context health: caution/);
+  });
+
+  it('PreCompact records the compaction in the live session (size before: the last prompt; after: not known yet)', async () => {
+    const now = Date.parse('2026-02-12T21:05:00Z');
+    const result = await handleHookEvent(parseHookInput(example('claude-code-pre-compact')), {
+      sessions: sessions(),
+      now: () => now,
+    });
+    expect(result.compactionRecorded).toBe(true);
+    const marker = (await view(id)).markers.find((found) => found.type === 'compaction');
+    expect(marker).toMatchObject({ timestamp: new Date(now).toISOString() });
+    expect(marker!.detail).toMatch(/^auto compaction from 106060 tokens/);
+  });
+
+  it('prints nothing on a prompt while the context is healthy', async () => {
+    const payload = example('claude-code-user-prompt-submit', {
+      session_id: 'healthy-session',
+      transcript_path: CLAUDE_HEALTHY,
+    });
+    const result = await handleHookEvent(parseHookInput(payload), { sessions: sessions() });
+    expect(result).toMatchObject({ reported: true, output: undefined });
+    expect((await view('healthy-session')).health.level).toBe('healthy');
+  });
+
+  it('counts a call once when parallel tool calls fire their hooks at the same moment', async () => {
+    const payload = example('claude-code-post-tool-use', { session_id: 'parallel-tools' });
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        handleHookEvent(parseHookInput(payload), { sessions: sessions(), exclusive }),
+      ),
+    );
+    expect(results.filter((result) => result.reported)).toHaveLength(1);
+    expect((await view('parallel-tools')).generations).toBe(1);
+  });
+
+  it('does nothing for a session without a call yet (no model known): nothing to create, nothing to print', async () => {
+    const empty = join(scratch, 'empty.jsonl');
+    writeFileSync(empty, '');
+    const result = await handleHookEvent(
+      parseHookInput(
+        example('claude-code-user-prompt-submit', { session_id: 'fresh', transcript_path: empty }),
+      ),
+      { sessions: sessions() },
+    );
+    expect(result).toMatchObject({ reported: false, output: undefined });
+    expect((await fetch(`${url}/api/v1/sessions/fresh`)).status).toBe(404);
+  });
+});
+
+describe('Codex and Gemini CLI hooks (their documented payloads)', () => {
+  it('Codex: the rollout’s last call with its stated window; the reminder on UserPromptSubmit; PreCompact', async () => {
+    const prompt = await handleHookEvent(parseHookInput(example('codex-user-prompt-submit')), {
+      sessions: sessions(),
+    });
+    const session = await view('019c8a59-e9dd-71f0-9ae3-4079fe9726a9');
+    expect(session).toMatchObject({ model: 'gpt-5.3-codex', agent: 'codex', generations: 1 });
+    expect(session.profile.contextWindow).toBe(258_400);
+    expect(prompt.output).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'UserPromptSubmit',
+        additionalContext: session.health.reminder!.text,
+      },
+    });
+    const compact = await handleHookEvent(parseHookInput(example('codex-pre-compact')), {
+      sessions: sessions(),
+    });
+    expect(compact.compactionRecorded).toBe(true);
+  });
+
+  it('Gemini CLI: BeforeAgent answers with its own event name once the context is over the optimal size', async () => {
+    // The recorded session is small: the same recording with its last call's prompt grown past 100,000 tokens.
+    const lines = readFileSync(`${ROOT}test/fixtures/traces/gemini/small-gemini-session.jsonl`, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.replaceAll('"input":', '"input":150000,"_was":'));
+    const transcript = join(scratch, 'gemini.jsonl');
+    writeFileSync(transcript, `${lines.join('\n')}\n`);
+    const payload = example('gemini-cli-before-agent', {
+      transcript_path: transcript,
+      session_id: 'gemini-big',
+    });
+    const result = await handleHookEvent(parseHookInput(payload), { sessions: sessions() });
+    const session = await view('gemini-big');
+    expect(session).toMatchObject({ agent: 'gemini-cli', generations: 1 });
+    expect(session.health.level).toBe('caution');
+    expect(result.output).toEqual({
+      hookSpecificOutput: { hookEventName: 'BeforeAgent', additionalContext: session.health.reminder!.text },
+    });
+    const compress = await handleHookEvent(
+      parseHookInput(
+        example('gemini-cli-pre-compress', { session_id: 'gemini-big', transcript_path: transcript }),
+      ),
+      { sessions: sessions() },
+    );
+    expect(compress.compactionRecorded).toBe(true);
+    expect((await view('gemini-big')).markers.find((marker) => marker.type === 'compaction')?.timestamp).toBe(
+      '2026-04-23T13:11:00.000Z',
+    );
+  });
+});
+
+describe('when the service is not running', () => {
+  it('fails fast with ServiceUnreachableError (the CLI turns it into exit 0 and no output)', async () => {
+    const closed = await buildApp({ logLevel: 'silent', dataDir });
+    await closed.listen({ host: '127.0.0.1', port: 0 });
+    const address = closed.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    await closed.close();
+    const started = Date.now();
+    await expect(
+      handleHookEvent(parseHookInput(example('claude-code-user-prompt-submit')), {
+        sessions: new ServiceSessions(new HeadroomClient({ url: `http://127.0.0.1:${port}` })),
+      }),
+    ).rejects.toBeInstanceOf(ServiceUnreachableError);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+});

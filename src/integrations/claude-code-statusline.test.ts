@@ -1,0 +1,136 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { formatStatusline } from '../cli/format-statusline.js';
+import { HeadroomValidationError } from '../errors/validation.js';
+import { replayLogText } from '../session/replay.js';
+import { Session } from '../session/session.js';
+import { normalizeUsage } from '../usage/normalize-usage.js';
+import { parseStatuslineInput, statuslineReport } from './claude-code-statusline.js';
+
+const EXAMPLE = readFileSync(new URL('../../examples/statusline-input.json', import.meta.url), 'utf8');
+const TRANSCRIPT = fileURLToPath(
+  new URL(
+    '../../test/fixtures/traces/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl',
+    import.meta.url,
+  ),
+);
+const plain = (_color: string, text: string) => text;
+
+describe('statuslineReport', () => {
+  it('takes the last call from context_window.current_usage and judges it as a Session of the model would', () => {
+    const input = parseStatuslineInput(EXAMPLE);
+    const report = statuslineReport(input);
+    const session = new Session({ model: 'claude-opus-4-6', agent: 'claude-code' });
+    const update = session.update({
+      usage: normalizeUsage('anthropic', {
+        model: 'claude-opus-4-6',
+        usage: {
+          input_tokens: 1204,
+          output_tokens: 830,
+          cache_creation_input_tokens: 2411,
+          cache_read_input_tokens: 118000,
+        },
+      }),
+    });
+    expect(report).toEqual({
+      model: 'claude-opus-4-6',
+      health: update.health.level,
+      promptTokens: 121_615,
+      window: 167_000,
+      percentOfWindow: update.signals.percentOfWindow,
+      action: update.verdict.action,
+      newRoundDue: false,
+      costUsd: 4.2731,
+      source: 'context_window',
+    });
+    expect(report.health).toBe('caution');
+    expect(report.action).toBe('compress');
+    expect(formatStatusline(report, plain)).toBe('● 73% of 167k · 121,615 tokens · compress · $4.27');
+  });
+
+  it("reads the transcript's last call when context_window is absent (older Claude Code versions)", () => {
+    const input = parseStatuslineInput(
+      JSON.stringify({
+        model: { id: 'claude-opus-4-6' },
+        transcript_path: TRANSCRIPT,
+        cost: { total_cost_usd: 9.5 },
+      }),
+    );
+    const report = statuslineReport(input);
+    const replay = replayLogText(readFileSync(TRANSCRIPT, 'utf8'));
+    expect(report.source).toBe('transcript');
+    expect(report.promptTokens).toBe(replay.calls.at(-1)!.promptTokens);
+    expect(report.health).toBe('caution');
+  });
+
+  it('also reads the transcript when context_window has no current_usage yet, and says when there is no usage at all', () => {
+    const none = statuslineReport(
+      parseStatuslineInput(
+        JSON.stringify({
+          model: { id: 'claude-sonnet-4-5' },
+          context_window: { context_window_size: 200000, current_usage: null },
+        }),
+      ),
+    );
+    expect(none).toMatchObject({
+      health: 'unknown',
+      promptTokens: null,
+      action: null,
+      source: 'none',
+      costUsd: null,
+    });
+    expect(formatStatusline(none, plain)).toBe('● — of 167k · no usage yet');
+  });
+
+  it("measures a model the registry does not know against the window Claude Code states, narrowed by the agent's rule", () => {
+    const report = statuslineReport(
+      parseStatuslineInput(
+        JSON.stringify({
+          model: { id: 'claude-future-9' },
+          context_window: {
+            context_window_size: 200000,
+            current_usage: { input_tokens: 5000, output_tokens: 10 },
+          },
+        }),
+      ),
+    );
+    expect(report.window).toBe(167_000);
+    expect(report.health).toBe('healthy');
+  });
+
+  it('honours the [1m] opt-in of a model listed at 1M', () => {
+    const report = statuslineReport(
+      parseStatuslineInput(
+        JSON.stringify({
+          model: { id: 'claude-opus-4-6[1m]' },
+          context_window: {
+            context_window_size: 1000000,
+            current_usage: { input_tokens: 10, cache_read_input_tokens: 400000, output_tokens: 1 },
+          },
+        }),
+      ),
+    );
+    expect(report.window).toBe(967_000);
+    expect(report.health).toBe('caution');
+  });
+
+  it('names the field when the input is not the status line JSON', () => {
+    expect(() => parseStatuslineInput('not json')).toThrow(HeadroomValidationError);
+    try {
+      parseStatuslineInput('{"model":{}}');
+    } catch (error) {
+      expect((error as HeadroomValidationError).issues[0]!.field).toBe('model.id');
+    }
+  });
+});
+
+describe('formatStatusline', () => {
+  it('colours the dot by health only', () => {
+    const colored = formatStatusline(
+      statuslineReport(parseStatuslineInput(EXAMPLE)),
+      (color, text) => `<${color}>${text}</${color}>`,
+    );
+    expect(colored).toBe('<yellow>●</yellow> 73% of 167k · 121,615 tokens · compress · $4.27');
+  });
+});

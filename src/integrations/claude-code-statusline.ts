@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { HeadroomValidationError } from '../errors/validation.js';
+import type { HealthLevel } from '../health/health-level.js';
+import { agentEffectiveWindow } from '../models/agent-windows.js';
+import type { HeadroomConfig } from '../models/headroom-config.js';
+import { Session } from '../session/session.js';
+import type { VerdictAction } from '../session/session-schemas.js';
+import { anthropicUsageRecord } from '../usage/normalize-anthropic.js';
+import type { UsageRecord } from '../usage/usage-record.js';
+import { type LogTail, readLogTail } from './log-tail.js';
+
+const count = z.number().int().min(0);
+
+/**
+ * The JSON Claude Code pipes to a status line command (https://code.claude.com/docs/en/statusline, "Available
+ * data"). Only the fields headroom reads are checked; every other field is let through, as newer versions add
+ * some. `context_window` and its `current_usage` are absent in older versions and `null` before the first API
+ * call; `current_usage` holds the last call's figures.
+ */
+export const StatuslineInputSchema = z.looseObject({
+  session_id: z.string().optional(),
+  transcript_path: z.string().nullable().optional(),
+  model: z.looseObject({ id: z.string().min(1), display_name: z.string().optional() }),
+  cost: z
+    .looseObject({ total_cost_usd: z.number().min(0).nullable().optional() })
+    .nullable()
+    .optional(),
+  context_window: z
+    .looseObject({
+      context_window_size: count.nullable().optional(),
+      used_percentage: z.number().nullable().optional(),
+      current_usage: z
+        .looseObject({
+          input_tokens: count,
+          output_tokens: count.optional(),
+          cache_creation_input_tokens: count.optional(),
+          cache_read_input_tokens: count.optional(),
+        })
+        .nullable()
+        .optional(),
+    })
+    .nullable()
+    .optional(),
+});
+export type StatuslineInput = z.infer<typeof StatuslineInputSchema>;
+
+/** What the status line shows, decided by a Session of the model with the last call's usage. */
+export interface StatuslineReport {
+  model: string;
+  health: HealthLevel;
+  /** The last call's prompt tokens, or null before the first call. */
+  promptTokens: number | null;
+  /** The agent's effective window (167,000 for Claude Code on a 200K model). */
+  window: number | null;
+  percentOfWindow: number | null;
+  /** The verdict's action, or null when there is no usage yet. */
+  action: VerdictAction | null;
+  newRoundDue: boolean;
+  /** The session's cost as Claude Code reports it (`cost.total_cost_usd`), or null. */
+  costUsd: number | null;
+  /** Where the usage came from. */
+  source: 'context_window' | 'transcript' | 'none';
+}
+
+export interface StatuslineDependencies {
+  /** Reads the end of the transcript; `readLogTail` by default. */
+  readTail?: (path: string) => LogTail | undefined;
+  config?: HeadroomConfig;
+  /** Home directory, for a `~/` transcript path. */
+  home?: string;
+}
+
+/** Parses the status line JSON; a `HeadroomValidationError` names the field that is wrong. */
+export function parseStatuslineInput(text: string): StatuslineInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HeadroomValidationError(
+      [{ field: '', value: text.slice(0, 80), message: 'the status line input is not JSON' }],
+      'statusline input',
+    );
+  }
+  const parsed = StatuslineInputSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new HeadroomValidationError(
+    parsed.error.issues.map((issue) => ({
+      field: issue.path.join('.'),
+      value: undefined,
+      message: issue.message,
+    })),
+    'statusline input',
+  );
+}
+
+function expandHome(path: string, home: string | undefined): string {
+  return home !== undefined && path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
+}
+
+/** The last call's usage: the `context_window` figures when sent, else the transcript's last call. */
+function lastUsage(
+  input: StatuslineInput,
+  dependencies: StatuslineDependencies,
+): { usage: UsageRecord; source: StatuslineReport['source'] } | undefined {
+  const current = input.context_window?.current_usage;
+  if (current) {
+    return {
+      usage: anthropicUsageRecord({ output_tokens: 0, ...current }, 'claude-code', { model: input.model.id }),
+      source: 'context_window',
+    };
+  }
+  const path = input.transcript_path;
+  if (!path) return undefined;
+  const tail = (dependencies.readTail ?? readLogTail)(expandHome(path, dependencies.home));
+  const call = tail?.lastCall;
+  return call ? { usage: call.usage, source: 'transcript' } : undefined;
+}
+
+/**
+ * A Session of the status line's model (Claude Code's effective window), fed the last call's usage: the health,
+ * the share of the window and the verdict are the library's, as any session would have them for that context.
+ * A model the registry does not know is measured against the window Claude Code states, narrowed by the agent's
+ * rule. It is one call, so it carries no history (no caution cadence, no countdown): a live session fed by
+ * `headroom hook` or `headroom watch` has those.
+ */
+export function statuslineReport(
+  input: StatuslineInput,
+  dependencies: StatuslineDependencies = {},
+): StatuslineReport {
+  const model = input.model.id;
+  const costUsd = input.cost?.total_cost_usd ?? null;
+  const found = lastUsage(input, dependencies);
+  const stated = input.context_window?.context_window_size ?? undefined;
+  const base = { agent: 'claude-code' as const, model };
+  const dependenciesOfSession = dependencies.config ? { config: dependencies.config } : {};
+  let session: Session;
+  try {
+    session = new Session(base, dependenciesOfSession);
+  } catch (error) {
+    if (!(error instanceof HeadroomValidationError) || error.code !== 'HR_ERR_UNKNOWN_MODEL' || !stated)
+      throw error;
+    session = new Session(
+      { ...base, contextWindow: agentEffectiveWindow('claude-code', stated, model) },
+      dependenciesOfSession,
+    );
+  }
+  if (!found) {
+    return {
+      model,
+      health: 'unknown',
+      promptTokens: null,
+      window: session.thresholds.limit ?? null,
+      percentOfWindow: null,
+      action: null,
+      newRoundDue: false,
+      costUsd,
+      source: 'none',
+    };
+  }
+  const update = session.update({ usage: found.usage });
+  return {
+    model,
+    health: update.health.level,
+    promptTokens: update.signals.lastPromptTokens,
+    window: update.signals.window,
+    percentOfWindow: update.signals.percentOfWindow,
+    action: update.verdict.action,
+    newRoundDue: update.verdict.newRoundDue,
+    costUsd,
+    source: found.source,
+  };
+}
