@@ -46,10 +46,17 @@ export {
   type CompletedTask,
   CompletedTaskSchema,
   compactOpenAIMessages,
+  type EvictedTask,
   OpenAIHistoryInputSchema,
   openAIHistoryOf,
   openAIMessagesOf,
 } from './compact-messages.js';
+export {
+  type CompactWithPolicyOptions,
+  type CompactWithPolicyResult,
+  compactWithPolicy,
+  type PolicyOutcome,
+} from './compact-with-policy.js';
 export {
   type CompactionResult,
   CompactionResultSchema,
@@ -78,6 +85,25 @@ export {
   TriggerStateSchema,
 } from './evaluate-triggers.js';
 export { type EvictTaskOptions, type EvictTaskResult, evictTask } from './evict-task.js';
+export {
+  type ApplyEvictionOptions,
+  type ApplyEvictionResult,
+  DEFAULT_COMMAND_PATTERNS,
+  DEFAULT_MIN_ARGUMENT_TOKENS,
+  DEFAULT_MIN_FREED_TOKENS,
+  DEFAULT_MIN_RESULT_TOKENS,
+  DEFAULT_RECAP_ABOVE_PERCENT,
+  type EvictionBatch,
+  type EvictionContext,
+  type EvictionDecision,
+  EvictionPolicy,
+  type EvictionPolicyOptions,
+  EvictionPolicyOptionsSchema,
+  type EvictionPolicyState,
+  initialEvictionState,
+  pathOf,
+  type ResolvedEvictionPolicyOptions,
+} from './eviction-policy.js';
 export {
   DEFAULT_KEEP_TOKENS,
   DEFAULT_KEEP_TURNS,
@@ -133,6 +159,18 @@ export {
   type PlanEvictionOptions,
   planEviction,
 } from './plan-eviction.js';
+export {
+  BOUNDARY_KINDS,
+  type BoundaryKind,
+  type BoundaryScan,
+  commandOf,
+  type DetectBoundariesOptions,
+  detectBoundaries,
+  inputObjectOf,
+  isUserRequest,
+  planOf,
+  type SubTaskBoundary,
+} from './sub-task-boundary.js';
 export {
   type CompleteTask,
   CompleteTaskSchema,

@@ -1,0 +1,531 @@
+import { z } from 'zod';
+import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import {
+  ArchiveAddressSchema,
+  type ArchiveEntry,
+  type ArchiveSink,
+  archiveLocation,
+  tombstoneText,
+} from './archive-sink.js';
+import { type CompactionOutcome, compactHistory, DEFAULT_MIN_GAIN_PERCENT } from './compact-history.js';
+import { DEFAULT_KEEP_TOKENS } from './flush.js';
+import { type HistoryItem, itemText, type ToolCallItem } from './history-item.js';
+import { parseOrThrow } from './parse-or-throw.js';
+import type { EvictionStep } from './plan-eviction.js';
+import {
+  BOUNDARY_KINDS,
+  type BoundaryKind,
+  detectBoundaries,
+  inputObjectOf,
+  planOf,
+  type SubTaskBoundary,
+} from './sub-task-boundary.js';
+
+/**
+ * Commands that record finished work: a commit, an issue closed in the tracker (`bd close` of beads, `gh issue
+ * close`). The recorded Claude Code session closes each sub-task with `bd close` and ends its work with
+ * `git commit`; neither appears in the middle of a piece of work.
+ */
+export const DEFAULT_COMMAND_PATTERNS = [
+  String.raw`\bgit\s+commit\b`,
+  String.raw`\b(?:bd|beads)\s+close\b`,
+  String.raw`\bgh\s+issue\s+close\b`,
+];
+/**
+ * A tool result up to this many tokens stays: a tombstone (the marker, the archive path and the item id) takes
+ * about 40, so evicting less saves nothing worth a change.
+ */
+export const DEFAULT_MIN_RESULT_TOKENS = 64;
+/**
+ * A tool call's arguments up to this many tokens stay: short arguments (a path, a command) say what was done and
+ * cost little; long ones are Write/Edit payloads and patches (16% of the recorded prompts).
+ */
+export const DEFAULT_MIN_ARGUMENT_TOKENS = 128;
+/**
+ * A batch that frees fewer tokens than this waits for the next boundary: each eviction changes the prompt's
+ * prefix, and the provider then writes the cache again from the first changed item on (Anthropic: 1.25× the
+ * input price instead of 0.1× for a read), so a small gain does not pay for the rewrite.
+ */
+export const DEFAULT_MIN_FREED_TOKENS = 4_000;
+/**
+ * Above this share of the agent's window, after evicting, the policy falls back to a recap (compactHistory):
+ * 80% leaves a fifth of the window for the growth before the next call (the largest one-call growth in the
+ * recorded sessions was under 25,000 tokens, 15% of Claude Code's 167,000), so the agent never reaches its own
+ * compaction point.
+ */
+export const DEFAULT_RECAP_ABOVE_PERCENT = 80;
+/** Tokens assumed per tombstone when estimating what a batch frees (the gate only; the result is measured). */
+const TOMBSTONE_TOKENS_ESTIMATE = 40;
+
+export const EvictionPolicyOptionsSchema = z.strictObject({
+  /** Which boundaries end a sub-task. @default every kind */
+  boundaries: z.array(z.enum(BOUNDARY_KINDS)).optional(),
+  /** Regular expressions of commands that record finished work. @default git commit, bd close, gh issue close */
+  commandPatterns: z
+    .array(
+      z.string().refine((source) => {
+        try {
+          new RegExp(source);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be a valid regular expression'),
+    )
+    .optional(),
+  /** Tool results of at most this many tokens stay. @default 64 */
+  minResultTokens: z.number().int().min(0).optional(),
+  /** Tool-call arguments of at most this many tokens stay. @default 128 */
+  minArgumentTokens: z.number().int().min(0).optional(),
+  /** @default 4,000 */
+  minFreedTokens: z.number().int().min(0).optional(),
+  /**
+   * Keep the latest text (a read's result, a write's input) of the files the open sub-task already names: they are
+   * in use. @default true
+   */
+  keepFilesInUse: z.boolean().optional(),
+  /** @default 80 */
+  recapAbovePercent: z.number().min(1).max(100).optional(),
+  /** The recap fallback keeps this many tokens verbatim. @default 20,000 */
+  keepTokens: z.number().int().min(0).optional(),
+  /** The recap fallback is refused below this gain. @default 5 */
+  minGainPercent: z.number().min(0).max(100).optional(),
+});
+export type EvictionPolicyOptions = z.input<typeof EvictionPolicyOptionsSchema>;
+
+/** The options with every default filled in. */
+export interface ResolvedEvictionPolicyOptions {
+  boundaries: BoundaryKind[];
+  commandPatterns: string[];
+  minResultTokens: number;
+  minArgumentTokens: number;
+  minFreedTokens: number;
+  keepFilesInUse: boolean;
+  recapAbovePercent: number;
+  keepTokens: number;
+  minGainPercent: number;
+}
+
+/** What the policy carries from one call to the next: plain JSON. */
+export interface EvictionPolicyState {
+  /** Items scanned for boundaries. */
+  scanned: number;
+  /** Items before this position belong to completed sub-tasks. */
+  completedUpTo: number;
+  /** Completed sub-tasks' tool items before this position were evicted (or kept by a rule). */
+  evictedUpTo: number;
+  /** Batches evicted so far: the next archive is `subtask-<batches + 1>`. */
+  batches: number;
+  /** Plan items seen completed (their text). */
+  completedPlanItems: string[];
+}
+
+export function initialEvictionState(): EvictionPolicyState {
+  return { scanned: 0, completedUpTo: 0, evictedUpTo: 0, batches: 0, completedPlanItems: [] };
+}
+
+/** What the caller knows besides the history. */
+export interface EvictionContext {
+  state?: EvictionPolicyState;
+  /**
+   * Boundaries the history does not show: `task-complete` (Codex `task_complete`, an agent loop's own "done"),
+   * `user-request` (a new request reported apart from the messages), `task-mark` (the caller marks a task done).
+   */
+  signals?: readonly BoundaryKind[];
+  /** The prompt tokens of the call about to be made (the last usage, or an estimate). */
+  promptTokens?: number;
+  /** The agent's window (its compaction point), for the recap fallback. */
+  contextWindow?: number;
+  /** Tokens of one item as the provider counts them. @default the counter's count of the item's text */
+  sizeOf?: (item: HistoryItem) => number;
+}
+
+/** One batch to evict: every step's original goes to the archive `taskId` before its tombstone replaces it. */
+export interface EvictionBatch {
+  taskId: string;
+  steps: EvictionStep[];
+  /** Estimated tokens freed (the originals minus about 40 tokens per tombstone). */
+  freedTokens: number;
+  /** The first position whose content changes: the provider's cache is written again from here on. */
+  firstChanged: number;
+}
+
+/** What the policy decided for this call: data, applied by {@link EvictionPolicy.apply}. */
+export interface EvictionDecision {
+  state: EvictionPolicyState;
+  boundary: SubTaskBoundary | null;
+  evict: EvictionBatch | null;
+  /** Recap the history (compactHistory) because the prompt, after evicting, is still above the threshold. */
+  recap: { promptTokens: number; thresholdTokens: number } | null;
+  /** Share of the prompt held by stale content (completed sub-tasks' tool items not referenced since), 0–100. */
+  driftPercent: number;
+  reasons: string[];
+}
+
+export interface ApplyEvictionOptions {
+  archive: ArchiveSink;
+  sessionId: string;
+  /** For the recap fallback. */
+  counter?: TokenCounter;
+}
+
+export interface ApplyEvictionResult {
+  history: HistoryItem[];
+  state: EvictionPolicyState;
+  /** Positions whose content was replaced by a tombstone. */
+  evicted: number[];
+  /** The archive file of the batch, when one was written. */
+  archive: string | null;
+  /** The recap fallback's outcome, when it ran. */
+  recap: CompactionOutcome | null;
+}
+
+/** Tools whose result is a file's text, and tools whose input is a file's whole text. */
+const READ_TOOLS = /^(?:read|read_file|view)$/i;
+const WRITE_TOOLS = /^(?:write|write_file|create_file)$/i;
+const PATH_KEYS = ['file_path', 'path', 'notebook_path', 'filePath', 'file'];
+
+/** The file a tool call names (`file_path`, `path`, `notebook_path`, …), if any. */
+export function pathOf(item: ToolCallItem): string | undefined {
+  const input = inputObjectOf(item);
+  if (!input) return undefined;
+  for (const key of PATH_KEYS) {
+    const value = input[key];
+    if (typeof value === 'string' && value !== '' && value.length < 512) return value;
+  }
+  return undefined;
+}
+
+/**
+ * headroom's eviction policy: one object for the live path (`SessionMonitor.compact` with a policy, the AI SDK
+ * middleware) and the what-if replay. At a sub-task boundary (a plan item completed, a command that records
+ * finished work, a new user request, a task marked or completed by the caller) it evicts, in one batch, the
+ * completed sub-tasks' tool results and large tool-call arguments: archived first, then tombstones, tool call and
+ * result pairs intact. It keeps the latest plan and the latest content of the files the sub-task edited, and
+ * falls back to a recap when the prompt stays above `recapAbovePercent` of the window. Between boundaries it
+ * changes nothing, so the provider's prompt cache stays valid. `decide` is pure; `apply` writes the archive.
+ *
+ * @example
+ * const policy = new EvictionPolicy();
+ * const decision = policy.decide(history, { state, promptTokens: 120_000, contextWindow: 167_000 });
+ * const { history: next, state: after } = await policy.apply(history, decision, { archive, sessionId: 'run-1' });
+ */
+export class EvictionPolicy {
+  readonly options: Readonly<ResolvedEvictionPolicyOptions>;
+  readonly #patterns: RegExp[];
+  readonly #kinds: ReadonlySet<BoundaryKind>;
+  readonly #counter: TokenCounter | undefined;
+  readonly #sizes = new WeakMap<HistoryItem, number>();
+
+  /**
+   * @param options thresholds, each with a default (see the DEFAULT_* constants and docs/rules.md)
+   * @param counter counts item tokens when `decide` is given no `sizeOf`
+   * @throws HeadroomValidationError on an unknown key or a value out of range
+   */
+  constructor(options: EvictionPolicyOptions = {}, counter?: TokenCounter) {
+    const parsed = parseWith(EvictionPolicyOptionsSchema, options);
+    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'eviction policy options');
+    const value = parsed.value;
+    this.options = Object.freeze({
+      boundaries: value.boundaries ?? [...BOUNDARY_KINDS],
+      commandPatterns: value.commandPatterns ?? [...DEFAULT_COMMAND_PATTERNS],
+      minResultTokens: value.minResultTokens ?? DEFAULT_MIN_RESULT_TOKENS,
+      minArgumentTokens: value.minArgumentTokens ?? DEFAULT_MIN_ARGUMENT_TOKENS,
+      minFreedTokens: value.minFreedTokens ?? DEFAULT_MIN_FREED_TOKENS,
+      keepFilesInUse: value.keepFilesInUse ?? true,
+      recapAbovePercent: value.recapAbovePercent ?? DEFAULT_RECAP_ABOVE_PERCENT,
+      keepTokens: value.keepTokens ?? DEFAULT_KEEP_TOKENS,
+      minGainPercent: value.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT,
+    });
+    this.#patterns = this.options.commandPatterns.map((source) => new RegExp(source));
+    this.#kinds = new Set(this.options.boundaries);
+    this.#counter = counter;
+  }
+
+  #size(item: HistoryItem, sizeOf: EvictionContext['sizeOf']): number {
+    if (sizeOf) return sizeOf(item);
+    let size = this.#sizes.get(item);
+    if (size === undefined) {
+      size =
+        item.kind === 'opaque' || !this.#counter
+          ? Math.ceil(itemText(item).length / 4)
+          : this.#counter.count(itemText(item));
+      this.#sizes.set(item, size);
+    }
+    return size;
+  }
+
+  /**
+   * Decides what to do before the next call: nothing, evict a batch, recap, or both. Pure: the history and the
+   * state are not changed. Without a state, the whole history is scanned (a live caller may keep none: evicted
+   * items carry their tombstones).
+   */
+  decide(history: readonly HistoryItem[], context: EvictionContext = {}): EvictionDecision {
+    const previous = context.state ?? initialEvictionState();
+    const state: EvictionPolicyState = { ...previous, completedPlanItems: [...previous.completedPlanItems] };
+    const reasons: string[] = [];
+    const scan = { completedPlanItems: state.completedPlanItems };
+    const found = detectBoundaries(history, Math.min(state.scanned, history.length), scan, {
+      commandPatterns: this.#patterns,
+      kinds: this.#kinds,
+    });
+    state.completedPlanItems = scan.completedPlanItems;
+    state.scanned = found.resumeAt;
+    let boundary = found.boundaries.reduce<SubTaskBoundary | null>(
+      (latest, candidate) => (latest === null || candidate.end >= latest.end ? candidate : latest),
+      null,
+    );
+    const signal = context.signals?.find((kind) => this.#kinds.has(kind));
+    if (signal !== undefined && (boundary === null || boundary.end < history.length)) {
+      boundary = { kind: signal, end: history.length, detail: `signalled by the caller (${signal})` };
+    }
+    if (boundary && boundary.end > state.completedUpTo) {
+      state.completedUpTo = boundary.end;
+      reasons.push(`boundary: ${boundary.kind} (${boundary.detail}); items before ${boundary.end} are done`);
+    } else reasons.push('no sub-task boundary since the last call: the prompt prefix is left as it is');
+
+    let evict: EvictionBatch | null = null;
+    if (state.completedUpTo > state.evictedUpTo) {
+      // Every completed item not yet evicted is judged again: an item kept for the sub-task that just ended (a file
+      // it edited) or left over from a small batch goes at a later boundary.
+      const plan = this.#plan(history, 0, state.completedUpTo, context.sizeOf);
+      if (plan.steps.length === 0) {
+        reasons.push('nothing to evict in the completed sub-tasks (every tool item is short or kept)');
+        state.evictedUpTo = plan.resumeAt;
+      } else if (plan.freed < this.options.minFreedTokens) {
+        reasons.push(
+          `${plan.steps.length} items would free about ${plan.freed} tokens, less than minFreedTokens ${this.options.minFreedTokens}: they wait for the next boundary`,
+        );
+      } else {
+        const taskId = `subtask-${state.batches + 1}`;
+        evict = { taskId, steps: plan.steps, freedTokens: plan.freed, firstChanged: plan.steps[0]!.position };
+        state.evictedUpTo = plan.resumeAt;
+        reasons.push(
+          `evict ${plan.steps.length} items of the completed sub-tasks (about ${plan.freed} tokens) to ${taskId}`,
+        );
+      }
+    }
+
+    let recap: EvictionDecision['recap'] = null;
+    if (
+      context.promptTokens !== undefined &&
+      context.contextWindow !== undefined &&
+      context.contextWindow > 0
+    ) {
+      const after = context.promptTokens - (evict?.freedTokens ?? 0);
+      const threshold = Math.floor((context.contextWindow * this.options.recapAbovePercent) / 100);
+      if (after > threshold) {
+        recap = { promptTokens: after, thresholdTokens: threshold };
+        reasons.push(
+          `about ${after} prompt tokens after evicting > ${threshold} (${this.options.recapAbovePercent}% of the window): recap`,
+        );
+      }
+    }
+    const driftPercent = this.drift(history, {
+      state,
+      ...(evict ? { leaving: evict.steps.map((step) => step.position) } : {}),
+      ...(context.promptTokens === undefined ? {} : { promptTokens: context.promptTokens }),
+      ...(context.sizeOf ? { sizeOf: context.sizeOf } : {}),
+    });
+    return { state, boundary, evict, recap, driftPercent, reasons };
+  }
+
+  /** The eviction steps of the completed range [from, to), in history order, and where the next batch starts. */
+  #plan(
+    history: readonly HistoryItem[],
+    from: number,
+    to: number,
+    sizeOf: EvictionContext['sizeOf'],
+  ): { steps: EvictionStep[]; freed: number; resumeAt: number } {
+    const results = new Map<string, number>();
+    for (let position = from; position < to; position++) {
+      const item = history[position];
+      if (item?.kind === 'tool-result') results.set(item.callId, position);
+    }
+    // The latest plan is the agent's own memory of what is left: it stays.
+    let latestPlan = -1;
+    for (let position = history.length - 1; position >= 0 && latestPlan === -1; position--) {
+      const item = history[position];
+      if (item?.kind === 'tool-call' && planOf(item)) latestPlan = position;
+    }
+    const kept = this.options.keepFilesInUse ? this.#inUseFileContent(history, to) : new Set<number>();
+    const steps: EvictionStep[] = [];
+    let freed = 0;
+    let resumeAt = to;
+    for (let position = from; position < to; position++) {
+      const item = history[position];
+      if (item?.kind !== 'tool-call') continue;
+      const resultPosition = results.get(item.callId);
+      if (resultPosition === undefined) {
+        // A call whose result is not in the completed range: the pair is left whole, and looked at again later.
+        resumeAt = Math.min(resumeAt, position);
+        continue;
+      }
+      const result = history[resultPosition];
+      if (item.archivedTo === undefined && position !== latestPlan && !kept.has(position)) {
+        const size = this.#size(item, sizeOf);
+        if (size > this.options.minArgumentTokens) {
+          const input = JSON.stringify(item.input ?? {}) ?? '';
+          steps.push({ position, itemId: item.id, kind: 'tool-call', field: 'input', original: input });
+          freed += size - TOMBSTONE_TOKENS_ESTIMATE;
+        }
+      }
+      if (
+        result?.kind === 'tool-result' &&
+        result.archivedTo === undefined &&
+        !kept.has(resultPosition) &&
+        this.#size(result, sizeOf) > this.options.minResultTokens
+      ) {
+        steps.push({
+          position: resultPosition,
+          itemId: result.id,
+          kind: 'tool-result',
+          field: 'content',
+          original: result.content,
+        });
+        freed += this.#size(result, sizeOf) - TOMBSTONE_TOKENS_ESTIMATE;
+      }
+    }
+    steps.sort((a, b) => a.position - b.position);
+    return { steps, freed: Math.max(0, freed), resumeAt };
+  }
+
+  /**
+   * Positions of the latest full text (a read's result, a write's input) of each file a tool call after the
+   * completed range names: the open sub-task is already using them.
+   */
+  #inUseFileContent(history: readonly HistoryItem[], to: number): Set<number> {
+    const inUse = new Set<string>();
+    for (let position = to; position < history.length; position++) {
+      const item = history[position];
+      if (item?.kind === 'tool-call') {
+        const path = pathOf(item);
+        if (path) inUse.add(path);
+      }
+    }
+    const kept = new Set<number>();
+    if (inUse.size === 0) return kept;
+    const latest = new Map<string, number>();
+    const calls = new Map<string, ToolCallItem>();
+    for (let position = 0; position < to; position++) {
+      const item = history[position];
+      if (item?.kind === 'tool-call') {
+        calls.set(item.callId, item);
+        const path = pathOf(item);
+        // A write's input is the file's whole text; an edit's is only a change to it.
+        if (path && inUse.has(path) && WRITE_TOOLS.test(item.name)) latest.set(path, position);
+      } else if (item?.kind === 'tool-result') {
+        const caller = calls.get(item.callId);
+        const path = caller && READ_TOOLS.test(caller.name) ? pathOf(caller) : undefined;
+        if (path && inUse.has(path)) latest.set(path, position);
+      }
+    }
+    for (const position of latest.values()) kept.add(position);
+    return kept;
+  }
+
+  /**
+   * Drift (seed 000's `contextDriftPercent`, measured): the share of the prompt held by stale content — tool
+   * results and arguments of completed sub-tasks (before `state.completedUpTo`), not evicted, whose file (when
+   * they name one) no tool call has named since. The denominator is the larger of the history's tokens and
+   * `promptTokens` (the prompt also holds the system prompt and tools). 0–100.
+   */
+  drift(
+    history: readonly HistoryItem[],
+    context: Pick<EvictionContext, 'promptTokens' | 'sizeOf'> & {
+      state: EvictionPolicyState;
+      /** Positions about to be evicted (not stale any more). */
+      leaving?: readonly number[];
+    },
+  ): number {
+    const { state } = context;
+    const leaving = new Set(context.leaving);
+    const namedSince = new Set<string>();
+    for (let position = state.completedUpTo; position < history.length; position++) {
+      const item = history[position];
+      if (item?.kind === 'tool-call') {
+        const path = pathOf(item);
+        if (path) namedSince.add(path);
+      }
+    }
+    const pathByCall = new Map<string, string | undefined>();
+    let stale = 0;
+    let total = 0;
+    for (let position = 0; position < history.length; position++) {
+      const item = history[position] as HistoryItem;
+      const size = this.#size(item, context.sizeOf);
+      total += size;
+      if (item.kind === 'tool-call') pathByCall.set(item.callId, pathOf(item));
+      if (position >= state.completedUpTo || leaving.has(position)) continue;
+      if ((item.kind !== 'tool-call' && item.kind !== 'tool-result') || item.archivedTo !== undefined)
+        continue;
+      const path = pathByCall.get(item.callId);
+      if (path !== undefined && namedSince.has(path)) continue;
+      stale += size;
+    }
+    const denominator = Math.max(total, context.promptTokens ?? 0);
+    return denominator > 0 ? Math.min(100, (stale / denominator) * 100) : 0;
+  }
+
+  /**
+   * Applies a decision: the batch's originals are appended to the archive (`<session>/<taskId>`) and only then
+   * replaced by tombstones (a result's content, a call's input as `{ evicted: tombstone }`); then, when the
+   * decision says so, the recap fallback runs (`compactHistory` with `keepTokens` and `minGainPercent`). The
+   * caller's history is not changed: a new array is returned. If the archive write fails, the error propagates.
+   * @throws HeadroomValidationError on an invalid session id; whatever the archive throws
+   */
+  async apply(
+    history: readonly HistoryItem[],
+    decision: EvictionDecision,
+    options: ApplyEvictionOptions,
+  ): Promise<ApplyEvictionResult> {
+    let next = history.slice();
+    let state = decision.state;
+    const evicted: number[] = [];
+    let archive: string | null = null;
+    if (decision.evict) {
+      const { taskId, steps } = decision.evict;
+      parseOrThrow(ArchiveAddressSchema, { sessionId: options.sessionId, taskId }, 'eviction');
+      const entries: ArchiveEntry[] = steps.map(({ itemId, kind, field, original }) => ({
+        itemId,
+        kind,
+        field,
+        content: original,
+      }));
+      const { path } = await options.archive.append(options.sessionId, taskId, entries);
+      archive = path;
+      for (const step of steps) {
+        const item = next[step.position] as HistoryItem;
+        const tombstone = tombstoneText(taskId, path, step.itemId);
+        const archivedTo = archiveLocation(path, step.itemId);
+        if (item.kind === 'tool-result') {
+          const { format: _format, ...rest } = item;
+          next[step.position] = { ...rest, content: tombstone, archivedTo };
+        } else if (item.kind === 'tool-call') {
+          next[step.position] = { ...item, input: { evicted: tombstone }, archivedTo };
+        } else continue;
+        evicted.push(step.position);
+      }
+      state = { ...state, batches: state.batches + 1 };
+    }
+    let recap: CompactionOutcome | null = null;
+    if (decision.recap && options.counter) {
+      recap = await compactHistory(next, {
+        counter: options.counter,
+        sessionId: options.sessionId,
+        archive: options.archive,
+        keepTokens: this.options.keepTokens,
+        minGainPercent: this.options.minGainPercent,
+      });
+      if (recap.ok) {
+        next = recap.messages;
+        // Positions before the kept tail are gone: everything now in the history is still to be judged.
+        const recapAt = next.findIndex((item) => item.kind === 'user' && item.recap === true);
+        const start = recapAt + 1;
+        state = { ...state, scanned: next.length, completedUpTo: start, evictedUpTo: start };
+      }
+    }
+    return { history: next, state, evicted, archive, recap };
+  }
+}

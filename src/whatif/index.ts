@@ -1,0 +1,31 @@
+export {
+  type Calibration,
+  type CallFeatures,
+  calibrate,
+  calibratedTokens,
+  callFeatures,
+  predictedPrompt,
+} from './calibrate.js';
+export { callCost, ONE_HOUR_WRITE_INPUT_MULTIPLIER } from './call-cost.js';
+export { type ItemSize, itemSize, REDACTED_CHARS_PER_TOKEN, type SizeClass } from './item-size.js';
+export {
+  type LogCall,
+  type LogCallUsage,
+  type LogHistory,
+  type LogItem,
+  type LogSignal,
+  redactedLength,
+} from './log-history.js';
+export { readClaudeCodeHistory } from './read-claude-code-history.js';
+export { readCodexHistory } from './read-codex-history.js';
+export {
+  CACHE_LIFETIME_MS,
+  REREAD_CALL_COMPLETION_TOKENS,
+  type SimulateWhatIfOptions,
+  simulateWhatIf,
+  type WhatIfCall,
+  type WhatIfEviction,
+  type WhatIfReport,
+  type WhatIfTotals,
+} from './simulate-what-if.js';
+export { type ArchivedRecord, type ArchiveReader, expectedFromLog, verifyArchive } from './verify-archive.js';
