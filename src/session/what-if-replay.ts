@@ -26,6 +26,12 @@ export interface WhatIfReplayOptions extends Omit<ReplayOptions, 'driftOf'> {
   sessionId?: string;
   /** @default o200k_base */
   counter?: TokenCounter;
+  /**
+   * Size tombstones as if the archive were this directory (relative to the working directory), not where `archive`
+   * really writes: a temporary directory's random name would change the figures from one run to the next.
+   * @default the archive's real paths
+   */
+  tombstoneArchiveDir?: string;
 }
 
 /** `whatIf` of `headroom replay --what-if --json`: the recorded session against headroom's policy. */
@@ -107,6 +113,12 @@ export async function replayWhatIf(text: string, options: WhatIfReplayOptions): 
     priceOf,
     compactionPoint,
     source: log.format === 'codex' ? 'codex' : 'claude-code',
+    ...(options.tombstoneArchiveDir === undefined
+      ? {}
+      : {
+          tombstonePath: (taskId: string) =>
+            `${options.tombstoneArchiveDir}/${options.sessionId ?? 'whatif'}/${taskId}.log`,
+        }),
   });
   const { calls: whatIfCalls, ...summary } = report;
   const result = replaySessionLog(log, {

@@ -1,4 +1,4 @@
-import type { ArchiveSink } from '../compaction/archive-sink.js';
+import { type ArchiveSink, tombstoneText } from '../compaction/archive-sink.js';
 import {
   type EvictionDecision,
   type EvictionPolicy,
@@ -49,6 +49,12 @@ export interface SimulateWhatIfOptions {
   /** Where the agent compacts: its lowest recorded compaction, else its window; null when unknown. */
   compactionPoint: number | null;
   source: UsageSource;
+  /**
+   * The archive path a tombstone is sized with, by task (the tombstone put in the history names the real one). A
+   * replay that archives to a temporary directory sizes tombstones as the default archive directory would write
+   * them, so that its figures do not depend on a random directory name. @default the real path
+   */
+  tombstonePath?: (taskId: string) => string;
 }
 
 /** One call as headroom would have sent it. */
@@ -309,7 +315,18 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
         for (const step of decision.evict.steps) {
           const item = applied.history[step.position] as HistoryItem;
           const before = tokens[step.position] ?? 0;
-          const after = tokensOfClass('tool', counter.count(itemText(item)));
+          const sized =
+            options.tombstonePath === undefined
+              ? item
+              : tombstoned(
+                  item,
+                  tombstoneText(
+                    decision.evict.taskId,
+                    options.tombstonePath(decision.evict.taskId),
+                    step.itemId,
+                  ),
+                );
+          const after = tokensOfClass('tool', counter.count(itemText(sized)));
           tokens[step.position] = after;
           tokensByItem.set(item, after);
           sourceByItem.set(item, sources[step.position] ?? -1);
@@ -498,6 +515,13 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** An evicted item as it would read with another tombstone text. */
+function tombstoned(item: HistoryItem, tombstone: string): HistoryItem {
+  if (item.kind === 'tool-result') return { ...item, content: tombstone };
+  if (item.kind === 'tool-call') return { ...item, input: { evicted: tombstone } };
+  return item;
+}
 
 /** The text a write call wrote (its `content` argument), which reading the file again gives back. */
 function writtenText(input: unknown): string | undefined {

@@ -11,6 +11,7 @@ import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
 import { type CliIo, UsageError } from '../io.js';
 import { readPolicyFile } from '../policy-file.js';
+import { DEFAULT_ARCHIVE_DIR } from './compact.js';
 
 const HEALTH_COLORS: Readonly<Record<string, Color>> = {
   healthy: 'green',
@@ -265,6 +266,9 @@ Example:
               archive,
               reader: { readFile: readArchiveFile },
               sessionId: await freshSessionId(root),
+              // A temporary directory's random name must not change the figures: tombstones are sized as the
+              // default archive directory writes them.
+              ...(flags.archiveDir === undefined ? { tombstoneArchiveDir: DEFAULT_ARCHIVE_DIR } : {}),
               ...(policy ? { policy } : {}),
             });
           } finally {

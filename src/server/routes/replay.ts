@@ -106,6 +106,8 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
             archive: new ArchiveStore({ root, durable: false }),
             reader: { readFile: readArchiveFile },
             sessionId: 'whatif',
+            // Sized as the default archive directory writes tombstones: the temporary name must not change figures.
+            tombstoneArchiveDir: '.headroom/archives',
             ...(policy.value ? { policy: policy.value } : {}),
           });
         } finally {
