@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import {
   ArchiveAddressSchema,
@@ -8,104 +7,31 @@ import {
   archiveLocation,
   tombstoneText,
 } from './archive-sink.js';
-import { type CompactionOutcome, compactHistory, DEFAULT_MIN_GAIN_PERCENT } from './compact-history.js';
-import { DEFAULT_KEEP_TOKENS } from './flush.js';
-import { type HistoryItem, itemText, type ToolCallItem } from './history-item.js';
-import { parseOrThrow } from './parse-or-throw.js';
-import type { EvictionStep } from './plan-eviction.js';
+import { type CompactionOutcome, compactHistory } from './compact-history.js';
 import {
-  BOUNDARY_KINDS,
-  type BoundaryKind,
-  detectBoundaries,
-  inputObjectOf,
-  planOf,
-  type SubTaskBoundary,
-} from './sub-task-boundary.js';
+  type EvictionPolicyOptions,
+  type ResolvedEvictionPolicyOptions,
+  resolveEvictionPolicyOptions,
+} from './eviction-policy-options.js';
+import { type HistoryItem, itemText } from './history-item.js';
+import { parseOrThrow } from './parse-or-throw.js';
+import { pathOf, planBatch } from './plan-batch.js';
+import type { EvictionStep } from './plan-eviction.js';
+import { type BoundaryKind, detectBoundaries, type SubTaskBoundary } from './sub-task-boundary.js';
 
-/**
- * Commands that record finished work: a commit, an issue closed in the tracker (`bd close` of beads, `gh issue
- * close`). The recorded Claude Code session closes each sub-task with `bd close` and ends its work with
- * `git commit`; neither appears in the middle of a piece of work.
- */
-export const DEFAULT_COMMAND_PATTERNS = [
-  String.raw`\bgit\s+commit\b`,
-  String.raw`\b(?:bd|beads)\s+close\b`,
-  String.raw`\bgh\s+issue\s+close\b`,
-];
-/**
- * A tool result up to this many tokens stays: a tombstone (the marker, the archive path and the item id) takes
- * about 40, so evicting less saves nothing worth a change.
- */
-export const DEFAULT_MIN_RESULT_TOKENS = 64;
-/**
- * A tool call's arguments up to this many tokens stay: short arguments (a path, a command) say what was done and
- * cost little; long ones are Write/Edit payloads and patches (16% of the recorded prompts).
- */
-export const DEFAULT_MIN_ARGUMENT_TOKENS = 128;
-/**
- * A batch that frees fewer tokens than this waits for the next boundary: each eviction changes the prompt's
- * prefix, and the provider then writes the cache again from the first changed item on (Anthropic: 1.25× the
- * input price instead of 0.1× for a read), so a small gain does not pay for the rewrite.
- */
-export const DEFAULT_MIN_FREED_TOKENS = 4_000;
-/**
- * Above this share of the agent's window, after evicting, the policy falls back to a recap (compactHistory):
- * 80% leaves a fifth of the window for the growth before the next call (the largest one-call growth in the
- * recorded sessions was under 25,000 tokens, 15% of Claude Code's 167,000), so the agent never reaches its own
- * compaction point.
- */
-export const DEFAULT_RECAP_ABOVE_PERCENT = 80;
-/** Tokens assumed per tombstone when estimating what a batch frees (the gate only; the result is measured). */
-const TOMBSTONE_TOKENS_ESTIMATE = 40;
-
-export const EvictionPolicyOptionsSchema = z.strictObject({
-  /** Which boundaries end a sub-task. @default every kind */
-  boundaries: z.array(z.enum(BOUNDARY_KINDS)).optional(),
-  /** Regular expressions of commands that record finished work. @default git commit, bd close, gh issue close */
-  commandPatterns: z
-    .array(
-      z.string().refine((source) => {
-        try {
-          new RegExp(source);
-          return true;
-        } catch {
-          return false;
-        }
-      }, 'must be a valid regular expression'),
-    )
-    .optional(),
-  /** Tool results of at most this many tokens stay. @default 64 */
-  minResultTokens: z.number().int().min(0).optional(),
-  /** Tool-call arguments of at most this many tokens stay. @default 128 */
-  minArgumentTokens: z.number().int().min(0).optional(),
-  /** @default 4,000 */
-  minFreedTokens: z.number().int().min(0).optional(),
-  /**
-   * Keep the latest text (a read's result, a write's input) of the files the open sub-task already names: they are
-   * in use. @default true
-   */
-  keepFilesInUse: z.boolean().optional(),
-  /** @default 80 */
-  recapAbovePercent: z.number().min(1).max(100).optional(),
-  /** The recap fallback keeps this many tokens verbatim. @default 20,000 */
-  keepTokens: z.number().int().min(0).optional(),
-  /** The recap fallback is refused below this gain. @default 5 */
-  minGainPercent: z.number().min(0).max(100).optional(),
-});
-export type EvictionPolicyOptions = z.input<typeof EvictionPolicyOptionsSchema>;
-
-/** The options with every default filled in. */
-export interface ResolvedEvictionPolicyOptions {
-  boundaries: BoundaryKind[];
-  commandPatterns: string[];
-  minResultTokens: number;
-  minArgumentTokens: number;
-  minFreedTokens: number;
-  keepFilesInUse: boolean;
-  recapAbovePercent: number;
-  keepTokens: number;
-  minGainPercent: number;
-}
+// The policy's API in one place: its options and defaults, and the file a tool call names.
+export {
+  DEFAULT_COMMAND_PATTERNS,
+  DEFAULT_MIN_ARGUMENT_TOKENS,
+  DEFAULT_MIN_FREED_TOKENS,
+  DEFAULT_MIN_RESULT_TOKENS,
+  DEFAULT_RECAP_ABOVE_PERCENT,
+  type EvictionPolicyOptions,
+  EvictionPolicyOptionsSchema,
+  type ResolvedEvictionPolicyOptions,
+  resolveEvictionPolicyOptions,
+} from './eviction-policy-options.js';
+export { pathOf } from './plan-batch.js';
 
 /** What the policy carries from one call to the next: plain JSON. */
 export interface EvictionPolicyState {
@@ -181,22 +107,6 @@ export interface ApplyEvictionResult {
   recap: CompactionOutcome | null;
 }
 
-/** Tools whose result is a file's text, and tools whose input is a file's whole text. */
-const READ_TOOLS = /^(?:read|read_file|view)$/i;
-const WRITE_TOOLS = /^(?:write|write_file|create_file)$/i;
-const PATH_KEYS = ['file_path', 'path', 'notebook_path', 'filePath', 'file'];
-
-/** The file a tool call names (`file_path`, `path`, `notebook_path`, …), if any. */
-export function pathOf(item: ToolCallItem): string | undefined {
-  const input = inputObjectOf(item);
-  if (!input) return undefined;
-  for (const key of PATH_KEYS) {
-    const value = input[key];
-    if (typeof value === 'string' && value !== '' && value.length < 512) return value;
-  }
-  return undefined;
-}
-
 /**
  * headroom's eviction policy: one object for the live path (`SessionMonitor.compact` with a policy, the AI SDK
  * middleware) and the what-if replay. At a sub-task boundary (a plan item completed, a command that records
@@ -215,29 +125,16 @@ export class EvictionPolicy {
   readonly options: Readonly<ResolvedEvictionPolicyOptions>;
   readonly #patterns: RegExp[];
   readonly #kinds: ReadonlySet<BoundaryKind>;
-  readonly #counter: TokenCounter | undefined;
+  readonly #counter: TokenCounter;
   readonly #sizes = new WeakMap<HistoryItem, number>();
 
   /**
    * @param options thresholds, each with a default (see the DEFAULT_* constants and docs/rules.md)
-   * @param counter counts item tokens when `decide` is given no `sizeOf`
+   * @param counter counts item tokens when `decide` is given no `sizeOf` @default o200k_base
    * @throws HeadroomValidationError on an unknown key or a value out of range
    */
-  constructor(options: EvictionPolicyOptions = {}, counter?: TokenCounter) {
-    const parsed = parseWith(EvictionPolicyOptionsSchema, options);
-    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'eviction policy options');
-    const value = parsed.value;
-    this.options = Object.freeze({
-      boundaries: value.boundaries ?? [...BOUNDARY_KINDS],
-      commandPatterns: value.commandPatterns ?? [...DEFAULT_COMMAND_PATTERNS],
-      minResultTokens: value.minResultTokens ?? DEFAULT_MIN_RESULT_TOKENS,
-      minArgumentTokens: value.minArgumentTokens ?? DEFAULT_MIN_ARGUMENT_TOKENS,
-      minFreedTokens: value.minFreedTokens ?? DEFAULT_MIN_FREED_TOKENS,
-      keepFilesInUse: value.keepFilesInUse ?? true,
-      recapAbovePercent: value.recapAbovePercent ?? DEFAULT_RECAP_ABOVE_PERCENT,
-      keepTokens: value.keepTokens ?? DEFAULT_KEEP_TOKENS,
-      minGainPercent: value.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT,
-    });
+  constructor(options: EvictionPolicyOptions = {}, counter: TokenCounter = createTokenCounter()) {
+    this.options = resolveEvictionPolicyOptions(options);
     this.#patterns = this.options.commandPatterns.map((source) => new RegExp(source));
     this.#kinds = new Set(this.options.boundaries);
     this.#counter = counter;
@@ -247,10 +144,8 @@ export class EvictionPolicy {
     if (sizeOf) return sizeOf(item);
     let size = this.#sizes.get(item);
     if (size === undefined) {
-      size =
-        item.kind === 'opaque' || !this.#counter
-          ? Math.ceil(itemText(item).length / 4)
-          : this.#counter.count(itemText(item));
+      // As countHistoryTokens counts: opaque parts (images, thinking signatures) are not text a tokenizer can count.
+      size = item.kind === 'opaque' ? 0 : this.#counter.count(itemText(item));
       this.#sizes.set(item, size);
     }
     return size;
@@ -289,7 +184,9 @@ export class EvictionPolicy {
     if (state.completedUpTo > state.evictedUpTo) {
       // Every completed item not yet evicted is judged again: an item kept for the sub-task that just ended (a file
       // it edited) or left over from a small batch goes at a later boundary.
-      const plan = this.#plan(history, 0, state.completedUpTo, context.sizeOf);
+      const plan = planBatch(history, 0, state.completedUpTo, this.options, (item) =>
+        this.#size(item, context.sizeOf),
+      );
       if (plan.steps.length === 0) {
         reasons.push('nothing to evict in the completed sub-tasks (every tool item is short or kept)');
         state.evictedUpTo = plan.resumeAt;
@@ -329,100 +226,6 @@ export class EvictionPolicy {
       ...(context.sizeOf ? { sizeOf: context.sizeOf } : {}),
     });
     return { state, boundary, evict, recap, driftPercent, reasons };
-  }
-
-  /** The eviction steps of the completed range [from, to), in history order, and where the next batch starts. */
-  #plan(
-    history: readonly HistoryItem[],
-    from: number,
-    to: number,
-    sizeOf: EvictionContext['sizeOf'],
-  ): { steps: EvictionStep[]; freed: number; resumeAt: number } {
-    const results = new Map<string, number>();
-    for (let position = from; position < to; position++) {
-      const item = history[position];
-      if (item?.kind === 'tool-result') results.set(item.callId, position);
-    }
-    // The latest plan is the agent's own memory of what is left: it stays.
-    let latestPlan = -1;
-    for (let position = history.length - 1; position >= 0 && latestPlan === -1; position--) {
-      const item = history[position];
-      if (item?.kind === 'tool-call' && planOf(item)) latestPlan = position;
-    }
-    const kept = this.options.keepFilesInUse ? this.#inUseFileContent(history, to) : new Set<number>();
-    const steps: EvictionStep[] = [];
-    let freed = 0;
-    let resumeAt = to;
-    for (let position = from; position < to; position++) {
-      const item = history[position];
-      if (item?.kind !== 'tool-call') continue;
-      const resultPosition = results.get(item.callId);
-      if (resultPosition === undefined) {
-        // A call whose result is not in the completed range: the pair is left whole, and looked at again later.
-        resumeAt = Math.min(resumeAt, position);
-        continue;
-      }
-      const result = history[resultPosition];
-      if (item.archivedTo === undefined && position !== latestPlan && !kept.has(position)) {
-        const size = this.#size(item, sizeOf);
-        if (size > this.options.minArgumentTokens) {
-          const input = JSON.stringify(item.input ?? {}) ?? '';
-          steps.push({ position, itemId: item.id, kind: 'tool-call', field: 'input', original: input });
-          freed += size - TOMBSTONE_TOKENS_ESTIMATE;
-        }
-      }
-      if (
-        result?.kind === 'tool-result' &&
-        result.archivedTo === undefined &&
-        !kept.has(resultPosition) &&
-        this.#size(result, sizeOf) > this.options.minResultTokens
-      ) {
-        steps.push({
-          position: resultPosition,
-          itemId: result.id,
-          kind: 'tool-result',
-          field: 'content',
-          original: result.content,
-        });
-        freed += this.#size(result, sizeOf) - TOMBSTONE_TOKENS_ESTIMATE;
-      }
-    }
-    steps.sort((a, b) => a.position - b.position);
-    return { steps, freed: Math.max(0, freed), resumeAt };
-  }
-
-  /**
-   * Positions of the latest full text (a read's result, a write's input) of each file a tool call after the
-   * completed range names: the open sub-task is already using them.
-   */
-  #inUseFileContent(history: readonly HistoryItem[], to: number): Set<number> {
-    const inUse = new Set<string>();
-    for (let position = to; position < history.length; position++) {
-      const item = history[position];
-      if (item?.kind === 'tool-call') {
-        const path = pathOf(item);
-        if (path) inUse.add(path);
-      }
-    }
-    const kept = new Set<number>();
-    if (inUse.size === 0) return kept;
-    const latest = new Map<string, number>();
-    const calls = new Map<string, ToolCallItem>();
-    for (let position = 0; position < to; position++) {
-      const item = history[position];
-      if (item?.kind === 'tool-call') {
-        calls.set(item.callId, item);
-        const path = pathOf(item);
-        // A write's input is the file's whole text; an edit's is only a change to it.
-        if (path && inUse.has(path) && WRITE_TOOLS.test(item.name)) latest.set(path, position);
-      } else if (item?.kind === 'tool-result') {
-        const caller = calls.get(item.callId);
-        const path = caller && READ_TOOLS.test(caller.name) ? pathOf(caller) : undefined;
-        if (path && inUse.has(path)) latest.set(path, position);
-      }
-    }
-    for (const position of latest.values()) kept.add(position);
-    return kept;
   }
 
   /**

@@ -103,6 +103,7 @@ export {
   initialEvictionState,
   pathOf,
   type ResolvedEvictionPolicyOptions,
+  resolveEvictionPolicyOptions,
 } from './eviction-policy.js';
 export {
   DEFAULT_KEEP_TOKENS,
@@ -150,6 +151,7 @@ export {
   OpenAIChatMessageSchema,
   toOpenAIMessages,
 } from './openai-messages.js';
+export { type BatchOptions, type PlannedBatch, planBatch, TOMBSTONE_TOKENS_ESTIMATE } from './plan-batch.js';
 export {
   buildHistoryIndex,
   DEFAULT_KEEP_UP_TO_CHARS,

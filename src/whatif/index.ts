@@ -1,4 +1,10 @@
 export {
+  CACHE_LIFETIME_MS,
+  type CachedCallInput,
+  cachedCallTokens,
+  type PreviousCall,
+} from './cached-call-tokens.js';
+export {
   type Calibration,
   type CallFeatures,
   calibrate,
@@ -19,13 +25,9 @@ export {
 export { readClaudeCodeHistory } from './read-claude-code-history.js';
 export { readCodexHistory } from './read-codex-history.js';
 export {
-  CACHE_LIFETIME_MS,
   REREAD_CALL_COMPLETION_TOKENS,
   type SimulateWhatIfOptions,
   simulateWhatIf,
-  type WhatIfCall,
-  type WhatIfEviction,
-  type WhatIfReport,
-  type WhatIfTotals,
 } from './simulate-what-if.js';
 export { type ArchivedRecord, type ArchiveReader, expectedFromLog, verifyArchive } from './verify-archive.js';
+export type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';

@@ -10,8 +10,8 @@ import { type HistoryItem, itemText } from '../compaction/history-item.js';
 import type { ModelPrice } from '../models/model-price.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { UsageSource } from '../usage/usage-record.js';
+import { cachedCallTokens, type PreviousCall } from './cached-call-tokens.js';
 import {
-  type Calibration,
   type CallFeatures,
   calibrate,
   calibratedTokens,
@@ -22,13 +22,11 @@ import { callCost } from './call-cost.js';
 import { type ItemSize, itemSize, type SizeClass } from './item-size.js';
 import type { LogCall, LogCallUsage, LogHistory } from './log-history.js';
 import { type ArchivedRecord, type ArchiveReader, verifyArchive } from './verify-archive.js';
+import type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
 
-/**
- * A prompt cache entry outlives a pause this long: Anthropic's default cache lives 5 minutes
- * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching). Used only where the log cannot say
- * (the first call after the agent's own compaction, which the what-if never made).
- */
-export const CACHE_LIFETIME_MS = 5 * 60 * 1000;
+export { CACHE_LIFETIME_MS } from './cached-call-tokens.js';
+export type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
+
 /** Output tokens of the extra call an agent makes to read an evicted file again (one Read tool call). */
 export const REREAD_CALL_COMPLETION_TOKENS = 60;
 
@@ -56,83 +54,6 @@ export interface SimulateWhatIfOptions {
    */
   tombstonePath?: (taskId: string) => string;
 }
-
-/** One call as headroom would have sent it. */
-export interface WhatIfCall {
-  index: number;
-  /** The reconstruction's estimate of the recorded prompt (calibrated local counts). */
-  reconstructedPromptTokens: number | null;
-  whatIfPromptTokens: number | null;
-  whatIfCacheReadTokens: number | null;
-  whatIfCacheWriteTokens: number | null;
-  whatIfCostUsd: number | null;
-  realCostUsd: number | null;
-  /** Drift of the recorded history (stale share of its prompt) and of headroom's, in percent. */
-  driftPercent: number | null;
-  whatIfDriftPercent: number | null;
-  /** Extra calls headroom's agent would have made before this one to read evicted files again. */
-  rereads: number;
-}
-
-/** One batch headroom evicts. */
-export interface WhatIfEviction {
-  beforeCallIndex: number;
-  taskId: string;
-  boundary: string;
-  detail: string;
-  items: number;
-  bytes: number;
-  /** Provider tokens the batch took out of the prompt (calibrated). */
-  tokensFreed: number;
-  archive: string | null;
-}
-
-export interface WhatIfTotals {
-  promptTokens: number;
-  costUsd: number | null;
-  peakPromptTokens: number | null;
-  compactions: number;
-}
-
-/** What `replay --what-if` reports beside the timeline. */
-export interface WhatIfReport {
-  real: WhatIfTotals;
-  headroom: WhatIfTotals & {
-    evictions: number;
-    archivedItems: number;
-    archivedBytes: number;
-    /** Files read again because their evicted content was needed (an edit of the file), and their tokens. */
-    rereads: number;
-    rereadTokens: number;
-    /** Calls above the agent's compaction point (0: no forced compaction). */
-    callsAboveCompactionPoint: number;
-  };
-  savedPercent: number;
-  costSavedPercent: number | null;
-  /** True only once every archived item was read back and matched the log byte for byte. */
-  archiveVerified: boolean;
-  archiveFailures: string[];
-  compactionPoint: number | null;
-  calibration: Calibration;
-  evictions: WhatIfEviction[];
-  calls: WhatIfCall[];
-  /** Calls whose model has no price (left out of both costs). */
-  unpricedCalls: number;
-}
-
-interface CacheState {
-  /** The recorded and what-if prompts of the previous call (or extra call). */
-  realPrompt: number;
-  whatIfPrompt: number;
-  /** What-if items the previous call was sent. */
-  length: number;
-  segment: number;
-  timestamp: number;
-  /** The previous call was an extra one made right before this call: everything it sent is in the cache. */
-  backToBack: boolean;
-}
-
-const round = (value: number) => Math.max(0, Math.round(value));
 
 /**
  * Replays a recorded session as headroom's policy would have managed it: the same calls with the same outputs,
@@ -195,7 +116,7 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
 
   let policyState = initialEvictionState();
   let firstChange = Number.POSITIVE_INFINITY;
-  let cache: CacheState | null = null;
+  let cache: PreviousCall | null = null;
   let previousResidual = 0;
   let next = 0;
   const records: ArchivedRecord[] = [];
@@ -221,46 +142,21 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
     extra: { completionTokens: number; reasoningTokens: number } | null,
   ) => {
     const prompt = Math.max(1, calibration.baseTokens + total + residual);
-    const time = Date.parse(call.timestamp);
-    let read: number;
-    if (cache === null) read = usage.cacheReadTokens * (prompt / Math.max(1, usage.promptTokens));
-    else {
-      let prefix = cache.whatIfPrompt;
-      if (firstChange < cache.length) {
-        prefix = calibration.baseTokens;
-        for (let position = 0; position < firstChange; position++) prefix += tokens[position] ?? 0;
-      }
-      const ratio = cache.backToBack
-        ? 1
-        : extra === null && cache.segment !== call.segment
-          ? // The agent's own compaction came between: the what-if, which never made it, finds its cache as
-            // warm as the pause allows.
-            time - cache.timestamp <= CACHE_LIFETIME_MS
-            ? 1
-            : 0
-          : usage.cacheReadTokens / Math.max(1, cache.realPrompt);
-      read = ratio * prefix;
+    let unchangedPrefix = cache?.whatIfPrompt ?? 0;
+    if (cache && firstChange < cache.length) {
+      unchangedPrefix = calibration.baseTokens;
+      for (let position = 0; position < firstChange; position++) unchangedPrefix += tokens[position] ?? 0;
     }
-    read = Math.min(prompt, read);
-    const fresh = prompt - read;
-    const notRead = usage.promptTokens - usage.cacheReadTokens;
-    const write5m = notRead > 0 ? (fresh * usage.cacheWrite5mTokens) / notRead : 0;
-    const write1h = notRead > 0 ? (fresh * usage.cacheWrite1hTokens) / notRead : 0;
-    const figures: LogCallUsage = {
-      promptTokens: round(prompt),
-      cacheReadTokens: round(read),
-      cacheWrite5mTokens: round(write5m),
-      cacheWrite1hTokens: round(write1h),
-      completionTokens: extra ? extra.completionTokens : usage.completionTokens,
-      reasoningTokens: extra ? extra.reasoningTokens : usage.reasoningTokens,
-    };
-    // Rounding must not make the parts exceed the whole.
-    const over =
-      figures.cacheReadTokens +
-      figures.cacheWrite5mTokens +
-      figures.cacheWrite1hTokens -
-      figures.promptTokens;
-    if (over > 0) figures.cacheReadTokens = Math.max(0, figures.cacheReadTokens - over);
+    const time = Date.parse(call.timestamp);
+    const figures = cachedCallTokens({
+      prompt,
+      unchangedPrefix,
+      usage,
+      previous: cache,
+      segment: call.segment,
+      time,
+      extra,
+    });
     cache = {
       realPrompt: usage.promptTokens,
       whatIfPrompt: prompt,
