@@ -134,6 +134,16 @@ describe('simulateWhatIf', () => {
     expect(report.headroom.archivedBytes).toBe(Buffer.byteLength(fileText));
   });
 
+  it('falls back to a recap above the threshold, archives what it replaced, and checks it against the log', async () => {
+    const policy = new EvictionPolicy({ recapAbovePercent: 5, keepTokens: 50, boundaries: [] });
+    const report = await simulateWhatIf(log, { ...options(policy, 'recap'), compactionPoint: 200_000 });
+    expect(report.headroom.compactions).toBeGreaterThanOrEqual(1);
+    expect(report.headroom.archivedItems).toBeGreaterThan(0);
+    expect(report.archiveVerified).toBe(true);
+    // The recap replaced the file's text: later prompts are smaller than the recorded ones.
+    expect(report.calls.at(-1)!.whatIfPromptTokens).toBeLessThan(log.calls.at(-1)!.usage!.promptTokens);
+  });
+
   it('says the archive is not verified when a record read back differs from the log', async () => {
     const tampering = {
       readFile: async (path: string) =>
