@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark, each printed with its baseline measured in the same run.
- * `npm run bench -- pressure` (or http, tokens, eviction, …) runs one; several names run several.
+ * `npm run bench -- pressure` (or http, tokens, eviction, whatif, …) runs one; several names run several.
  */
 import { benchEviction } from './eviction.js';
 import { benchHttp, LOAD_GENERATOR } from './http.js';
@@ -10,6 +10,7 @@ import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
 import { benchUsageHttp, hasWrk, startUsageServer } from './usage-http.js';
+import { benchWhatIf } from './whatif.js';
 
 const selected = new Set(process.argv.slice(2));
 const wants = (name: string) => selected.size === 0 || selected.has(name);
@@ -35,6 +36,25 @@ if (wants('replay')) {
     const memory = benchSessionMemory(1000, 1000);
     console.log(
       `session memory after 1,000 updates: ${Math.round(memory.bytesPerSession)} bytes (goal ≤ 4096), baseline empty object ${Math.round(memory.baselineBytes)} bytes`,
+    );
+  }
+}
+
+if (wants('whatif')) {
+  console.log(
+    '\n# headroom replay --what-if: read, reconstruct, calibrate, replay twice, archive and check (best of 5)',
+  );
+  for (const figures of await benchWhatIf()) {
+    console.log(
+      `${figures.name}: ${figures.whatIfMs.toFixed(0)} ms for ${(figures.bytes / 1e6).toFixed(2)} MB, ${figures.calls} calls` +
+        (figures.name === 'claude-code' ? ' (goal: a 3 MB log in ≤ 1 s)' : '') +
+        (Number.isNaN(figures.firstMs)
+          ? ''
+          : `; first round ${figures.firstMs.toFixed(0)} ms (tokenizer tables loaded)`),
+    );
+    console.log(`baseline (the plain replay of the same log): ${figures.replayMs.toFixed(1)} ms`);
+    console.log(
+      `ratio: ${(figures.whatIfMs / figures.replayMs).toFixed(1)}× the plain replay's time; saved ${figures.savedPercent}% of prompt tokens, ${figures.costSavedPercent ?? '—'}% of cost, archive verified ${figures.archiveVerified}`,
     );
   }
 }

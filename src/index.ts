@@ -20,3 +20,4 @@ export * from './session/index.js';
 export * from './store/index.js';
 export * from './tokens/index.js';
 export * from './usage/index.js';
+export * from './whatif/index.js';

@@ -66,8 +66,11 @@ export interface CompactMessagesOptions extends z.input<typeof CompactMessagesOp
 export type CompactMessagesResult =
   | {
       ok: true;
-      /** `recap` (recap and flush) or `eviction` (completed tasks' outputs replaced by tombstones). */
-      mode: 'recap' | 'eviction';
+      /**
+       * `recap` (recap and flush), `eviction` (completed tasks' outputs replaced by tombstones) or `policy` (the
+       * eviction policy decided: see `compactWithPolicy`).
+       */
+      mode: 'recap' | 'eviction' | 'policy';
       /** With eviction: each completed task, how many items left the context, and where they went. */
       evicted: EvictedTask[];
       before: { messages: number; tokens: number };
@@ -127,7 +130,7 @@ function taskTagsOf(messages: readonly OpenAIChatMessage[]): Map<string, string>
   return tags;
 }
 
-interface EvictedTask {
+export interface EvictedTask {
   task: string;
   items: number;
   archive: string | null;

@@ -46,6 +46,7 @@ export {
   type CompletedTask,
   CompletedTaskSchema,
   compactOpenAIMessages,
+  type EvictedTask,
   OpenAIHistoryInputSchema,
   openAIHistoryOf,
   openAIMessagesOf,
@@ -58,6 +59,12 @@ export {
   modelMessageJson,
 } from './compact-model-messages.js';
 export { type CompactRequestInput, CompactRequestSchema } from './compact-request.js';
+export {
+  type CompactWithPolicyOptions,
+  type CompactWithPolicyResult,
+  compactWithPolicy,
+  type PolicyOutcome,
+} from './compact-with-policy.js';
 export {
   type CompactionResult,
   CompactionResultSchema,
@@ -86,6 +93,26 @@ export {
   TriggerStateSchema,
 } from './evaluate-triggers.js';
 export { type EvictTaskOptions, type EvictTaskResult, evictTask } from './evict-task.js';
+export {
+  type ApplyEvictionOptions,
+  type ApplyEvictionResult,
+  DEFAULT_COMMAND_PATTERNS,
+  DEFAULT_MIN_ARGUMENT_TOKENS,
+  DEFAULT_MIN_FREED_TOKENS,
+  DEFAULT_MIN_RESULT_TOKENS,
+  DEFAULT_RECAP_ABOVE_PERCENT,
+  type EvictionBatch,
+  type EvictionContext,
+  type EvictionDecision,
+  EvictionPolicy,
+  type EvictionPolicyOptions,
+  EvictionPolicyOptionsSchema,
+  type EvictionPolicyState,
+  initialEvictionState,
+  pathOf,
+  type ResolvedEvictionPolicyOptions,
+  resolveEvictionPolicyOptions,
+} from './eviction-policy.js';
 export {
   DEFAULT_KEEP_TOKENS,
   DEFAULT_KEEP_TURNS,
@@ -134,6 +161,7 @@ export {
   OpenAIChatMessageSchema,
   toOpenAIMessages,
 } from './openai-messages.js';
+export { type BatchOptions, type PlannedBatch, planBatch, TOMBSTONE_TOKENS_ESTIMATE } from './plan-batch.js';
 export {
   buildHistoryIndex,
   DEFAULT_KEEP_UP_TO_CHARS,
@@ -143,6 +171,18 @@ export {
   type PlanEvictionOptions,
   planEviction,
 } from './plan-eviction.js';
+export {
+  BOUNDARY_KINDS,
+  type BoundaryKind,
+  type BoundaryScan,
+  commandOf,
+  type DetectBoundariesOptions,
+  detectBoundaries,
+  inputObjectOf,
+  isUserRequest,
+  planOf,
+  type SubTaskBoundary,
+} from './sub-task-boundary.js';
 export {
   type CompleteTask,
   CompleteTaskSchema,

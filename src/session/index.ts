@@ -79,3 +79,11 @@ export {
   UsageInputSchema,
 } from './usage-input.js';
 export { combineVerdict } from './verdict.js';
+export {
+  logHistoryOf,
+  replayWhatIf,
+  WHAT_IF_FORMATS,
+  type WhatIfReplayOptions,
+  type WhatIfReplayResult,
+  type WhatIfSummary,
+} from './what-if-replay.js';

@@ -26,6 +26,11 @@ export interface ReplayOptions {
   config?: import('../models/headroom-config.js').HeadroomConfig;
   /** Called as the log is read (lines) and replayed (calls). */
   onProgress?: (phase: 'read' | 'replay', done: number, total: number) => void;
+  /**
+   * The drift measured for a call (0–100), fed to the regulator with its usage; null or undefined: not measured.
+   * The what-if replay measures it on the history the log holds.
+   */
+  driftOf?: (callIndex: number) => number | null | undefined;
 }
 
 export interface ReplayCall {
@@ -44,6 +49,14 @@ export interface ReplayCall {
   taskCompleted: boolean;
   /** The call's cost in USD at its model's price; null when the price is unknown. */
   costUsd: number | null;
+  /** With --what-if: the share of the prompt held by stale content, as measured on the log's history. */
+  driftPercent?: number | null;
+  /** With --what-if: the recorded prompt as the calibrated reconstruction of the history estimates it. */
+  reconstructedPromptTokens?: number | null;
+  /** With --what-if: the prompt headroom's policy would have sent. */
+  whatIfPromptTokens?: number | null;
+  /** With --what-if: that call's cost with the prompt cache, at the same price. */
+  whatIfCostUsd?: number | null;
 }
 
 export interface ReplayCompaction {
@@ -130,6 +143,7 @@ export function replayIntoState(
   ) => void,
   onProgress?: ReplayOptions['onProgress'],
   switching: ModelSwitching = {},
+  driftOf?: ReplayOptions['driftOf'],
 ): SessionState {
   let state = initial;
   let nextCompaction = 0;
@@ -167,12 +181,14 @@ export function replayIntoState(
         if (!(error instanceof HeadroomValidationError)) throw error;
       }
     }
+    const drift = driftOf?.(call.index);
     const step = stepSession(
       state,
       {
         usage: call.usage,
         timestamp: call.timestamp,
         ...(call.taskCompleted ? { taskCompleted: true } : {}),
+        ...(drift === null || drift === undefined ? {} : { driftPercent: drift }),
       },
       context,
     );
@@ -227,6 +243,7 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
       follow: options.model === undefined,
       ...(options.config ? { config: options.config } : {}),
     },
+    options.driftOf,
   );
   const signalsOfFinal = signalsOf(final);
   return {

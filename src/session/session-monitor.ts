@@ -2,6 +2,13 @@ import { z } from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import type { Summarizer } from '../compaction/compact-history.js';
 import { type CompactMessagesResult, compactOpenAIMessages } from '../compaction/compact-messages.js';
+import { compactWithPolicy, type PolicyOutcome } from '../compaction/compact-with-policy.js';
+import type {
+  EvictionPolicy,
+  EvictionPolicyOptions,
+  EvictionPolicyState,
+} from '../compaction/eviction-policy.js';
+import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
@@ -72,10 +79,10 @@ export type MonitorEvent =
       costUsd?: number | null;
     }
   | {
-      /** A compaction through `compact` (recap or eviction), for metrics. */
+      /** A compaction through `compact` (recap, eviction, or the eviction policy), for metrics. */
       type: 'compacted';
       id: string | undefined;
-      mode: 'recap' | 'eviction';
+      mode: 'recap' | 'eviction' | 'policy';
       evictedItems: number;
     }
   | { type: 'deleted'; id: string; reason: 'deleted' | 'expired' };
@@ -114,9 +121,19 @@ export interface CompactRequest {
   minGainPercent?: number;
   summarizer?: Summarizer;
   counter?: TokenCounter;
+  /**
+   * Let headroom's eviction policy decide instead: evict the completed sub-tasks at a boundary, recap above the
+   * threshold, else leave the history as it is (the prompt cache stays valid). The same object the what-if replay
+   * runs. The session's last prompt and window feed the recap fallback and the drift, which the session keeps.
+   */
+  policy?: EvictionPolicy | EvictionPolicyOptions;
+  /** The policy's state from the previous answer (`policy.state`); without it the history is scanned whole. */
+  policyState?: EvictionPolicyState;
+  /** Boundaries the messages do not show: `task-complete`, `user-request`, `task-mark`. */
+  signals?: readonly BoundaryKind[];
 }
 
-export type CompactAnswer = CompactMessagesResult & { sessionRecorded: boolean };
+export type CompactAnswer = CompactMessagesResult & { sessionRecorded: boolean; policy?: PolicyOutcome };
 
 export interface LoadLogRequest {
   /** The log's text (any supported format), or a log already read. */
@@ -269,6 +286,7 @@ export class SessionMonitor {
    * @throws HeadroomValidationError for a malformed history or options
    */
   async compact(request: CompactRequest): Promise<CompactAnswer> {
+    if (request.policy !== undefined) return this.#compactWithPolicy(request, request.policy);
     const result = await compactOpenAIMessages(request.history, {
       ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
       ...(request.keepTurns === undefined ? {} : { keepTurns: request.keepTurns }),
@@ -293,6 +311,53 @@ export class SessionMonitor {
     if (!result.ok || request.sessionId === undefined) return { ...result, sessionRecorded: false };
     if (!(await this.store.get(request.sessionId))) return { ...result, sessionRecorded: false };
     await this.recordCompaction(request.sessionId, {
+      before: Math.max(result.before.tokens, result.after.tokens),
+      after: result.after.tokens,
+      trigger: 'headroom',
+    });
+    return { ...result, sessionRecorded: true };
+  }
+
+  async #compactWithPolicy(
+    request: CompactRequest,
+    policy: EvictionPolicy | EvictionPolicyOptions,
+  ): Promise<CompactAnswer> {
+    if (!this.archive) {
+      throw new HeadroomValidationError(
+        [
+          {
+            field: 'policy',
+            value: 'policy',
+            message: 'the eviction policy needs an archive to write to first',
+          },
+        ],
+        'compaction options',
+      );
+    }
+    const live = request.sessionId === undefined ? undefined : await this.store.get(request.sessionId);
+    const promptTokens = live?.state.lastPrompt ?? undefined;
+    const contextWindow = live?.state.thresholds.limit ?? undefined;
+    const result = await compactWithPolicy(request.history, {
+      policy,
+      archive: this.archive,
+      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
+      ...(request.policyState ? { state: request.policyState } : {}),
+      ...(request.signals ? { signals: request.signals } : {}),
+      ...(promptTokens === undefined || promptTokens === null ? {} : { promptTokens }),
+      ...(contextWindow === undefined || contextWindow === null ? {} : { contextWindow }),
+      ...(request.counter ? { counter: request.counter } : {}),
+    });
+    if (!live || request.sessionId === undefined) return { ...result, sessionRecorded: false };
+    const id = request.sessionId;
+    // The measured drift replaces "drift not measured" in the regulator from the next usage on.
+    const drift = Math.min(100, Math.max(0, result.policy.driftPercent));
+    await this.store.update(id, (current) => ({
+      ...current,
+      state: { ...current.state, drift },
+      touchedAt: this.#now(),
+    }));
+    if (result.policy.evicted === 0 && !result.policy.recapped) return { ...result, sessionRecorded: false };
+    await this.recordCompaction(id, {
       before: Math.max(result.before.tokens, result.after.tokens),
       after: result.after.tokens,
       trigger: 'headroom',

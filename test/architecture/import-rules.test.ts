@@ -21,6 +21,8 @@ const CORE = [
   'usage',
   'errors',
   'ids',
+  // The what-if replay's core: log histories, calibration, the cached cost; archives only through interfaces.
+  'whatif',
 ];
 const SURFACES = ['session', 'store', 'pools', 'server', 'cli', 'mcp', 'integrations'];
 const FORBIDDEN: Record<string, readonly string[]> = {

@@ -294,6 +294,71 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       await screenshotOf(page, '.chart', '07-chart-replay-claude-code');
       await page.close();
     });
+
+    it("shows what headroom's policy would have sent: both prompt curves, the savings, the evictions", async () => {
+      const file = new URL('claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl', TRACES);
+      const expected = await service.call<{
+        calls: Array<{ whatIfPromptTokens: number }>;
+        whatIf: {
+          savedPercent: number;
+          archiveVerified: boolean;
+          evictions: unknown[];
+          headroom: { peakPromptTokens: number; callsAboveCompactionPoint: number };
+        };
+      }>('POST', '/api/v1/replay?format=auto&whatIf=true', readFileSync(file, 'utf8'));
+      expect(expected.status).toBe(200);
+      const { whatIf } = expected.body;
+      expect(whatIf.archiveVerified).toBe(true);
+
+      const page = await browser.newPage();
+      await page.goto(`${service.url}/replay`);
+      // The what-if is on by default.
+      expect(await page.locator('input[name="whatIf"]').isChecked()).toBe(true);
+      await page.locator('input[type="file"]').setInputFiles(file.pathname);
+      await page.locator('[data-whatif-savings]').waitFor({ timeout: 30_000 });
+      const savings = await page.locator('[data-whatif-savings]').textContent();
+      expect(savings).toMatch(
+        new RegExp(
+          `^headroom would have sent ${whatIf.savedPercent}% fewer prompt tokens \\(\\$\\d+\\.\\d\\d → \\$\\d+\\.\\d\\d\\), no forced compaction$`,
+        ),
+      );
+      expect(await page.locator('[data-whatif-verified]').getAttribute('data-whatif-verified')).toBe('true');
+      expect(await page.locator('[data-whatif-peak]').textContent()).toContain(
+        whatIf.headroom.peakPromptTokens.toLocaleString('en-US'),
+      );
+      expect(await page.locator('[data-whatif-evictions] li').count()).toBe(whatIf.evictions.length);
+      // Both curves are on the chart (its legend names them), and the table has the what-if column.
+      await page.locator('.chart canvas').first().waitFor();
+      const legend = await page.locator('.chart .u-legend').textContent();
+      expect(legend).toContain('Prompt tokens');
+      expect(legend).toContain("What-if prompt (headroom's policy)");
+      expect(await page.locator('.chart-key').textContent()).toContain('What-if eviction');
+      const headers = await page.locator('[data-replay-calls] thead th').allTextContents();
+      expect(headers).toContain('What-if');
+      expect(headers).toContain('Drift');
+      const lastRow = await page
+        .locator('[data-replay-calls] tbody tr')
+        .last()
+        .locator('td')
+        .allTextContents();
+      expect(lastRow).toContain(expected.body.calls.at(-1)?.whatIfPromptTokens.toLocaleString('en-US'));
+      await screenshot(page, '08-replay-what-if');
+      await screenshotOf(page, '.chart', '08-chart-replay-what-if');
+      await page.close();
+    });
+
+    it('replays a log that cannot have a what-if without it, and says why', async () => {
+      const file = new URL('gemini/small-gemini-session.jsonl', TRACES);
+      const page = await browser.newPage();
+      await page.goto(`${service.url}/replay`);
+      await page.locator('input[type="file"]').setInputFiles(file.pathname);
+      await page.locator('[data-replay-format]').waitFor({ timeout: 20_000 });
+      expect(await page.locator('[data-whatif-note]').textContent()).toContain(
+        'only Claude Code and Codex logs',
+      );
+      expect(await page.locator('[data-whatif-savings]').count()).toBe(0);
+      await page.close();
+    });
   });
 
   describe('regulator form', () => {

@@ -130,10 +130,21 @@ export const api = {
   evaluatePressure: (input: Record<string, number | string>) =>
     request<PressureReport>(`${API}/pressure`, json(input)),
   /** Uploads a recorded log as text; the server detects its format unless one is given. */
-  replay: (text: string, options: { format?: string; model?: string; contextWindow?: number } = {}) => {
+  replay: (
+    text: string,
+    options: {
+      format?: string;
+      model?: string;
+      contextWindow?: number;
+      whatIf?: boolean;
+      policy?: string;
+    } = {},
+  ) => {
     const query = new URLSearchParams({ format: options.format || 'auto' });
     if (options.model) query.set('model', options.model);
     if (options.contextWindow) query.set('contextWindow', String(options.contextWindow));
+    if (options.whatIf) query.set('whatIf', 'true');
+    if (options.whatIf && options.policy) query.set('policy', options.policy);
     return request<ReplayResult>(`${API}/replay?${query}`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },

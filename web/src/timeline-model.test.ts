@@ -5,6 +5,7 @@ import {
   chartModelOfSession,
   describeChart,
   hasScores,
+  hasWhatIf,
   healthBands,
   layoutMarkerLabels,
 } from './timeline-model.js';
@@ -140,6 +141,59 @@ describe('chartModelOfReplay', () => {
       optimal: 100000,
       critical: 180000,
     });
+  });
+
+  it('draws the what-if prompt beside the recorded one, and each eviction before the call it preceded', () => {
+    expect(hasWhatIf(chartModelOfReplay(replay))).toBe(false);
+    const whatIf = {
+      ...replay,
+      calls: replay.calls.map((call, index) => ({
+        ...call,
+        whatIfPromptTokens: [120000, 36000][index] ?? null,
+      })),
+      whatIf: {
+        real: { promptTokens: 206000, costUsd: 1, peakPromptTokens: 170000, compactions: 1 },
+        headroom: {
+          promptTokens: 156000,
+          costUsd: 0.8,
+          peakPromptTokens: 120000,
+          compactions: 0,
+          evictions: 1,
+          archivedItems: 3,
+          archivedBytes: 9000,
+          rereads: 0,
+          rereadTokens: 0,
+          callsAboveCompactionPoint: 0,
+        },
+        savedPercent: 24.3,
+        costSavedPercent: 20,
+        archiveVerified: true,
+        archiveFailures: [],
+        compactionPoint: 167000,
+        calibration: { meanAbsErrorPercent: 0.6, maxAbsErrorPercent: 2.6 },
+        evictions: [
+          {
+            beforeCallIndex: 1,
+            taskId: 'subtask-1',
+            boundary: 'command',
+            detail: 'git commit',
+            items: 3,
+            bytes: 9000,
+            tokensFreed: 50000,
+          },
+        ],
+      },
+    } satisfies ReplayResult;
+    const model = chartModelOfReplay(whatIf);
+    expect(hasWhatIf(model)).toBe(true);
+    expect(model.points.map((point) => point.whatIfPromptTokens)).toEqual([120000, 36000]);
+    expect(model.markers).toEqual([
+      { x: 0.5, type: 'compaction', label: 'Compaction (auto, 170,251 tokens before)' },
+      { x: 0.5, type: 'eviction', label: 'What-if eviction of subtask-1 (3 items, 50,000 tokens)' },
+    ]);
+    expect(describeChart(model)).toBe(
+      "2 generations; peak prompt 170,000 tokens; with headroom's policy 120,000; last generation healthy; 1 compaction, 1 what-if eviction.",
+    );
   });
 });
 

@@ -13,11 +13,16 @@ export interface ChartPoint {
   countdown: number | null;
   reminder: boolean;
   action: string | null;
+  /** A replay with the what-if: the prompt headroom's policy would have sent at this call. */
+  whatIfPromptTokens?: number | null;
 }
+
+/** The chart's markers: the session's own, and the evictions of a what-if replay. */
+export type ChartMarkerType = MarkerType | 'eviction';
 
 export interface ChartMarker {
   x: number;
-  type: MarkerType;
+  type: ChartMarkerType;
   label: string;
 }
 
@@ -42,6 +47,11 @@ export const MARKER_LABELS: Readonly<Record<MarkerType, string>> = {
   forced_new_round: 'Forced new round',
   reminder_added: 'Reminder added',
   reminder_dropped: 'Reminder dropped',
+};
+
+export const CHART_MARKER_LABELS: Readonly<Record<ChartMarkerType, string>> = {
+  ...MARKER_LABELS,
+  eviction: 'What-if eviction',
 };
 
 /** The chart of a live session: its timeline, its thresholds and its markers, as the API gives them. */
@@ -72,9 +82,14 @@ export function chartModelOfSession(view: SessionView): ChartModel {
 
 /**
  * The chart of a replayed log. A recorded compaction happened between two calls, so its marker sits half
- * a step before the first call after it.
+ * a step before the first call after it; so does a what-if eviction, made before the call it names.
  */
 export function chartModelOfReplay(result: ReplayResult): ChartModel {
+  const evictions: ChartMarker[] = (result.whatIf?.evictions ?? []).map((eviction) => ({
+    x: eviction.beforeCallIndex - 0.5,
+    type: 'eviction' as const,
+    label: `What-if eviction of ${eviction.taskId} (${eviction.items} items, ${eviction.tokensFreed.toLocaleString('en-US')} tokens)`,
+  }));
   return {
     points: result.calls.map((call) => ({
       x: call.index,
@@ -87,21 +102,33 @@ export function chartModelOfReplay(result: ReplayResult): ChartModel {
       countdown: null,
       reminder: false,
       action: call.action,
+      ...(result.whatIf ? { whatIfPromptTokens: call.whatIfPromptTokens ?? null } : {}),
     })),
     optimal: result.optimal ?? null,
     critical: result.critical ?? null,
     contextWindow: result.contextWindow,
     markers: result.compactions
       .filter((compaction) => compaction.beforeCallIndex !== null)
-      .map((compaction) => ({
-        x: (compaction.beforeCallIndex as number) - 0.5,
-        type: 'compaction' as const,
-        label:
-          compaction.preTokens === null
-            ? 'Compaction'
-            : `Compaction (${compaction.trigger ?? 'recorded'}, ${compaction.preTokens.toLocaleString('en-US')} tokens before)`,
-      })),
+      .map(
+        (compaction): ChartMarker => ({
+          x: (compaction.beforeCallIndex as number) - 0.5,
+          type: 'compaction',
+          label:
+            compaction.preTokens === null
+              ? 'Compaction'
+              : `Compaction (${compaction.trigger ?? 'recorded'}, ${compaction.preTokens.toLocaleString('en-US')} tokens before)`,
+        }),
+      )
+      .concat(evictions)
+      .sort((a, b) => a.x - b.x),
   };
+}
+
+/** Whether the model has a what-if prompt series (a replay with the what-if). */
+export function hasWhatIf(model: ChartModel): boolean {
+  return model.points.some(
+    (point) => point.whatIfPromptTokens !== undefined && point.whatIfPromptTokens !== null,
+  );
 }
 
 /** Consecutive points of one level merged into one band spanning half a step either side. */
@@ -128,16 +155,18 @@ export function describeChart(model: ChartModel): string {
   const measured = model.points.filter((point) => point.promptTokens !== null);
   if (model.points.length === 0) return 'No generations yet.';
   const peak = Math.max(0, ...measured.map((point) => point.promptTokens as number));
+  const whatIfPeak = Math.max(0, ...model.points.map((point) => point.whatIfPromptTokens ?? 0));
   const last = model.points.at(-1)!;
   const counts = model.markers.reduce<Record<string, number>>((acc, marker) => {
     acc[marker.type] = (acc[marker.type] ?? 0) + 1;
     return acc;
   }, {});
   const markerText = Object.entries(counts)
-    .map(([type, count]) => `${count} ${MARKER_LABELS[type as MarkerType].toLowerCase()}`)
+    .map(([type, count]) => `${count} ${CHART_MARKER_LABELS[type as ChartMarkerType].toLowerCase()}`)
     .join(', ');
   return (
     `${model.points.length} generations; peak prompt ${peak.toLocaleString('en-US')} tokens; ` +
+    (hasWhatIf(model) ? `with headroom's policy ${whatIfPeak.toLocaleString('en-US')}; ` : '') +
     `last generation ${last.health}${markerText ? `; ${markerText}` : ''}.`
   );
 }

@@ -105,6 +105,49 @@ export interface ReplayCall {
   regulatorLevel: string | null;
   action: VerdictAction;
   reasons: Array<VerdictReason | string>;
+  /** With the what-if: the prompt headroom's policy would have sent, and the drift measured on the log. */
+  whatIfPromptTokens?: number | null;
+  whatIfCostUsd?: number | null;
+  driftPercent?: number | null;
+}
+
+/** Totals of one side of the what-if. */
+export interface WhatIfTotals {
+  promptTokens: number;
+  costUsd: number | null;
+  peakPromptTokens: number | null;
+  compactions: number;
+}
+
+/** One batch headroom's policy would have evicted. */
+export interface WhatIfEviction {
+  beforeCallIndex: number;
+  taskId: string;
+  boundary: string;
+  detail: string;
+  items: number;
+  bytes: number;
+  tokensFreed: number;
+}
+
+/** `whatIf` of a replay with `whatIf=true`: the recorded session against headroom's eviction policy. */
+export interface ReplayWhatIf {
+  real: WhatIfTotals;
+  headroom: WhatIfTotals & {
+    evictions: number;
+    archivedItems: number;
+    archivedBytes: number;
+    rereads: number;
+    rereadTokens: number;
+    callsAboveCompactionPoint: number;
+  };
+  savedPercent: number;
+  costSavedPercent: number | null;
+  archiveVerified: boolean;
+  archiveFailures: string[];
+  compactionPoint: number | null;
+  calibration: { meanAbsErrorPercent: number; maxAbsErrorPercent: number };
+  evictions: WhatIfEviction[];
 }
 
 export interface ReplayCompaction {
@@ -130,6 +173,8 @@ export interface ReplayResult {
     firstCompressCallIndex: number | null;
     peakPromptTokens: number | null;
   };
+  /** Present when the replay ran with `whatIf=true`. */
+  whatIf?: ReplayWhatIf;
 }
 
 export interface SampleInfo {

@@ -1,11 +1,17 @@
-import { readFile, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { EvictionPolicyOptions } from '../../compaction/eviction-policy.js';
 import { loadConfig } from '../../models/load-config.js';
 import { type ReplayResult, replayLogText } from '../../session/replay.js';
+import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-replay.js';
+import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
 import { type CliIo, UsageError } from '../io.js';
+import { readPolicyFile } from '../policy-file.js';
+import { DEFAULT_ARCHIVE_DIR } from './compact.js';
 
 const HEALTH_COLORS: Readonly<Record<string, Color>> = {
   healthy: 'green',
@@ -22,15 +28,31 @@ const ACTION_COLORS: Readonly<Record<string, Color>> = {
 /** Files above this size get progress lines on stderr. */
 const PROGRESS_BYTES = 1024 * 1024;
 
-function formatTimeline(result: ReplayResult, paint: Paint): string {
+function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint): string {
   const window = result.contextWindow;
+  const whatIf = 'whatIf' in result ? result.whatIf : undefined;
+  const extra = whatIf ? `  ${'what-if'.padStart(8)}  ${'drift'.padStart(5)}` : '';
   const lines = [
     `${result.format} session, model ${result.model}, window ${window ?? 'unknown'} tokens`,
     '',
-    `${'#'.padStart(4)}  ${'time (UTC)'.padEnd(19)}  ${'prompt'.padStart(8)}  ${'window'.padStart(6)}  ${'health'.padEnd(8)}  ${'regulator'.padEnd(9)}  verdict`,
+    `${'#'.padStart(4)}  ${'time (UTC)'.padEnd(19)}  ${'prompt'.padStart(8)}  ${'window'.padStart(6)}${extra}  ${'health'.padEnd(8)}  ${'regulator'.padEnd(9)}  verdict`,
   ];
   let compaction = 0;
+  let eviction = 0;
   for (const call of result.calls) {
+    while (
+      whatIf &&
+      eviction < whatIf.evictions.length &&
+      whatIf.evictions[eviction]!.beforeCallIndex <= call.index
+    ) {
+      const batch = whatIf.evictions[eviction++]!;
+      lines.push(
+        paint(
+          'cyan',
+          `  ── headroom evicts ${batch.taskId}: ${batch.items} items, ${batch.tokensFreed} tokens (${batch.boundary}${batch.detail ? `: ${batch.detail.replace(/\s+/g, ' ').slice(0, 60)}` : ''}) ──`,
+        ),
+      );
+    }
     while (
       compaction < result.compactions.length &&
       result.compactions[compaction]!.beforeCallIndex <= call.index
@@ -48,9 +70,12 @@ function formatTimeline(result: ReplayResult, paint: Paint): string {
       call.promptTokens === null || window === null
         ? '—'
         : `${((call.promptTokens / window) * 100).toFixed(1)}%`;
+    const columns = whatIf
+      ? `  ${String(call.whatIfPromptTokens ?? '—').padStart(8)}  ${(call.driftPercent === null || call.driftPercent === undefined ? '—' : `${Math.round(call.driftPercent)}%`).padStart(5)}`
+      : '';
     lines.push(
       `${String(call.index).padStart(4)}  ${call.timestamp.slice(0, 19).replace('T', ' ')}  ${String(call.promptTokens ?? '—').padStart(8)}  ` +
-        `${percent.padStart(6)}  ${paint(HEALTH_COLORS[call.health] ?? 'gray', call.health.padEnd(8))}  ${call.regulatorLevel.padEnd(9)}  ` +
+        `${percent.padStart(6)}${columns}  ${paint(HEALTH_COLORS[call.health] ?? 'gray', call.health.padEnd(8))}  ${call.regulatorLevel.padEnd(9)}  ` +
         paint(ACTION_COLORS[call.action] ?? 'gray', call.action),
     );
   }
@@ -76,14 +101,65 @@ function formatTimeline(result: ReplayResult, paint: Paint): string {
       `  compaction before call ${recorded.beforeCallIndex}: compress or stronger for the ${warned} calls before it`,
     );
   }
+  if (whatIf) lines.push('', ...whatIfLines(whatIf, paint));
   return `${lines.join('\n')}\n`;
+}
+
+const dollars = (value: number | null) => (value === null ? 'unknown' : `$${value.toFixed(2)}`);
+
+/** The what-if's summary; its last line is the totals and the savings. */
+function whatIfLines(whatIf: WhatIfReplayResult['whatIf'], paint: Paint): string[] {
+  const { real, headroom, calibration } = whatIf;
+  const change = (from: number, to: number) =>
+    from > 0 ? `${to <= from ? '−' : '+'}${Math.abs(((from - to) / from) * 100).toFixed(1)}%` : '—';
+  const forced =
+    headroom.callsAboveCompactionPoint === 0
+      ? 'no forced compaction'
+      : `${headroom.callsAboveCompactionPoint} calls above the agent's compaction point (${whatIf.compactionPoint})`;
+  const lines = [
+    `What-if: headroom's eviction policy on the same calls (prompts calibrated on the recorded usage: ${calibration.meanAbsErrorPercent.toFixed(1)}% mean error per call, ${calibration.maxAbsErrorPercent.toFixed(1)}% at worst)`,
+    `  prompt tokens  ${real.promptTokens} → ${headroom.promptTokens} (${change(real.promptTokens, headroom.promptTokens)})`,
+    `  cost           ${dollars(real.costUsd)} → ${dollars(headroom.costUsd)}${real.costUsd !== null && headroom.costUsd !== null ? ` (${change(real.costUsd, headroom.costUsd)})` : ''}, with prompt caching`,
+    `  peak prompt    ${real.peakPromptTokens ?? '—'} → ${headroom.peakPromptTokens ?? '—'} (the agent compacts at ${whatIf.compactionPoint ?? 'an unknown point'}); compactions ${real.compactions} → ${headroom.compactions}`,
+    `  evictions ${headroom.evictions}, ${headroom.archivedItems} items (${headroom.archivedBytes} bytes) archived, ` +
+      (whatIf.archiveVerified
+        ? 'every one read back and identical to the log'
+        : paint('red', `archive NOT verified: ${whatIf.archiveFailures[0] ?? 'a record is missing'}`)),
+    `  re-reads of evicted files the log shows: ${headroom.rereads}${headroom.rereads > 0 ? ` (${headroom.rereadTokens} tokens)` : ''}`,
+  ];
+  const saved = whatIf.savedPercent;
+  lines.push(
+    paint(
+      'bold',
+      `headroom would have sent ${Math.abs(saved)}% ${saved >= 0 ? 'fewer' : 'more'} prompt tokens (${dollars(real.costUsd)} → ${dollars(headroom.costUsd)}), ${forced}`,
+    ),
+  );
+  return lines;
+}
+
+/**
+ * A session folder for this replay's archive that no earlier replay used: `whatif`, then `whatif-2`, … A short
+ * name, because every tombstone carries the archive's path, and the what-if prompts pay for its tokens.
+ */
+async function freshSessionId(root: string): Promise<string> {
+  const base = 'whatif';
+  for (let suffix = 1; ; suffix++) {
+    const candidate = suffix === 1 ? base : `${base}-${suffix}`;
+    try {
+      await access(join(root, candidate));
+    } catch {
+      return candidate;
+    }
+  }
 }
 
 /** `headroom replay <file>`: a recorded session through a Session, in recorded time. */
 export function registerReplayCommand(program: Command, io: CliIo): void {
   program
     .command('replay')
-    .description('Replay a recorded agent session log: a timeline of health, regulator level and verdicts')
+    .description(
+      "Replay a recorded agent session log: a timeline of health, regulator level and verdicts; --what-if replays headroom's eviction policy on it",
+    )
     .argument('<file>', 'a Claude Code JSONL, Codex rollout, Gemini CLI log or OpenHands trajectory')
     .option('--format <format>', `auto|${LOG_FORMATS.join('|')}`, 'auto')
     .option('--model <id>', "override the log's model (looked up in the registry)")
@@ -96,18 +172,43 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
       'headroom.config.json/.yaml overriding model limits (default: the one in the working directory, if any)',
     )
     .option('--json', 'print the replay as JSON (as POST /api/v1/replay answers)')
+    .option(
+      '--what-if',
+      "replay headroom's eviction policy on the same calls: prompt tokens and cost saved, evictions, the archive checked against the log (Claude Code and Codex logs)",
+    )
+    .option('--policy <file>', 'the eviction policy options (JSON, or YAML for .yaml/.yml) for --what-if')
+    .option(
+      '--archive-dir <dir>',
+      'keep what --what-if evicts under DIR/<log name>/ (default: a temporary directory, removed after the check)',
+    )
     .addHelpText(
       'after',
       `
 Example:
   headroom replay ~/.claude/projects/my-project/4d5611e5.jsonl
-  headroom replay rollout.jsonl --format codex --json | jq .summary`,
+  headroom replay rollout.jsonl --format codex --json | jq .summary
+  headroom replay 4d5611e5.jsonl --what-if
+  headroom replay rollout.jsonl --what-if --policy policy.json --json | jq .whatIf`,
     )
     .action(
       async (
         file: string,
-        flags: { format: string; model?: string; contextWindow?: string; config?: string; json?: boolean },
+        flags: {
+          format: string;
+          model?: string;
+          contextWindow?: string;
+          config?: string;
+          json?: boolean;
+          whatIf?: boolean;
+          policy?: string;
+          archiveDir?: string;
+        },
       ) => {
+        if (!flags.whatIf && (flags.policy !== undefined || flags.archiveDir !== undefined)) {
+          throw new UsageError('--policy and --archive-dir go with --what-if');
+        }
+        const policy: EvictionPolicyOptions | undefined =
+          flags.policy === undefined ? undefined : await readPolicyFile(io.cwd, flags.policy);
         if (flags.format !== 'auto' && !(LOG_FORMATS as readonly string[]).includes(flags.format)) {
           throw new UsageError(
             `--format must be one of auto, ${LOG_FORMATS.join(', ')}; got ${JSON.stringify(flags.format)}`,
@@ -145,13 +246,35 @@ Example:
               }
             : undefined;
         const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
-        const result = replayLogText(text, {
+        const options = {
           config,
           format: flags.format as 'auto',
           ...(flags.model ? { model: flags.model } : {}),
           ...(contextWindow === undefined ? {} : { contextWindow }),
           ...(progress ? { onProgress: progress } : {}),
-        });
+        };
+        let result: ReplayResult | WhatIfReplayResult;
+        if (flags.whatIf) {
+          const root =
+            flags.archiveDir === undefined
+              ? await mkdtemp(join(tmpdir(), 'headroom-whatif-'))
+              : resolve(io.cwd, flags.archiveDir);
+          try {
+            const archive = new ArchiveStore({ root, durable: flags.archiveDir !== undefined });
+            result = await replayWhatIf(text, {
+              ...options,
+              archive,
+              reader: { readFile: readArchiveFile },
+              sessionId: await freshSessionId(root),
+              // A temporary directory's random name must not change the figures: tombstones are sized as the
+              // default archive directory writes them.
+              ...(flags.archiveDir === undefined ? { tombstoneArchiveDir: DEFAULT_ARCHIVE_DIR } : {}),
+              ...(policy ? { policy } : {}),
+            });
+          } finally {
+            if (flags.archiveDir === undefined) await rm(root, { recursive: true, force: true });
+          }
+        } else result = replayLogText(text, options);
         io.stdout.write(
           flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatTimeline(result, painter(io)),
         );

@@ -1,6 +1,12 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { parseWith } from '../../errors/validation.js';
+import { type EvictionPolicyOptions, EvictionPolicyOptionsSchema } from '../../compaction/eviction-policy.js';
+import { parseWith, type ValidationIssue } from '../../errors/validation.js';
 import { replayLogText } from '../../session/replay.js';
+import { replayWhatIf } from '../../session/what-if-replay.js';
+import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { sendInvalid } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
@@ -16,9 +22,39 @@ export const ReplayQuerySchema = z.strictObject({
     .transform(Number)
     .pipe(z.number().int().min(1))
     .optional(),
+  /** Replay headroom's eviction policy on the same calls too (Claude Code and Codex logs). */
+  whatIf: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  /** The eviction policy's options as JSON (with whatIf=true), as a `--policy` file holds them. */
+  policy: z.string().max(10_000).optional(),
 });
 
-const EXAMPLE = 'POST /api/v1/replay?format=auto (body: the log file, as text/plain or application/x-ndjson)';
+const EXAMPLE =
+  'POST /api/v1/replay?format=auto&whatIf=true (body: the log file, as text/plain or application/x-ndjson)';
+
+/** The `policy` query parameter: JSON of the policy's options, checked by the library's schema. */
+function policyOf(
+  text: string | undefined,
+): { ok: true; value?: EvictionPolicyOptions } | { ok: false; issues: ValidationIssue[] } {
+  if (text === undefined) return { ok: true };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return {
+      ok: false,
+      issues: [{ field: 'policy', value: text, message: 'must be the JSON of the eviction policy options' }],
+    };
+  }
+  const parsed = parseWith(EvictionPolicyOptionsSchema, value);
+  if (parsed.ok) return { ok: true, value: parsed.value };
+  return {
+    ok: false,
+    issues: parsed.issues.map((issue) => ({
+      ...issue,
+      field: issue.field ? `policy.${issue.field}` : 'policy',
+    })),
+  };
+}
 
 /** `POST /api/v1/replay`: the same replay as `headroom replay --json`, on an uploaded log. */
 export function replayRoutes(bodyLimit: number): ApiRoute[] {
@@ -27,10 +63,16 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
       method: 'POST',
       url: '/api/v1/replay',
       scope: 'text',
-      summary: 'Replay a recorded agent session log (body: the log as text)',
+      summary:
+        "Replay a recorded agent session log (body: the log as text); whatIf=true also replays headroom's eviction policy on it",
       query: ReplayQuerySchema,
       textBody: 'The log file: JSON Lines, or one JSON document (OpenHands)',
-      responses: { '200': { description: '{ format, model, contextWindow, calls, compactions, summary }' } },
+      responses: {
+        '200': {
+          description:
+            '{ format, model, contextWindow, calls, compactions, summary }, and with whatIf=true `whatIf` ({ real, headroom, savedPercent, costSavedPercent, archiveVerified, … }) and calls[].whatIfPromptTokens',
+        },
+      },
       options: { bodyLimit },
       handler: async (request, reply) => {
         const query = parseWith(ReplayQuerySchema, request.query ?? {});
@@ -42,7 +84,35 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
             EXAMPLE,
           );
         }
-        return replayLogText(request.body, query.value);
+        const { whatIf, policy: policyText, ...options } = query.value;
+        const policy = policyOf(policyText);
+        if (!policy.ok) return sendInvalid(reply, policy.issues, EXAMPLE);
+        if (whatIf !== 'true') {
+          if (policyText !== undefined) {
+            return sendInvalid(
+              reply,
+              [{ field: 'policy', value: policyText, message: 'goes with whatIf=true' }],
+              EXAMPLE,
+            );
+          }
+          return replayLogText(request.body, options);
+        }
+        // The evicted content goes to a directory of its own, read back and checked, then removed: the service
+        // keeps nothing of an uploaded log.
+        const root = await mkdtemp(join(tmpdir(), 'headroom-replay-upload-'));
+        try {
+          return await replayWhatIf(request.body, {
+            ...options,
+            archive: new ArchiveStore({ root, durable: false }),
+            reader: { readFile: readArchiveFile },
+            sessionId: 'whatif',
+            // Sized as the default archive directory writes tombstones: the temporary name must not change figures.
+            tombstoneArchiveDir: '.headroom/archives',
+            ...(policy.value ? { policy: policy.value } : {}),
+          });
+        } finally {
+          await rm(root, { recursive: true, force: true });
+        }
       },
     },
   ];

@@ -5,13 +5,15 @@ import 'uplot/dist/uPlot.min.css';
 import { formatCompactTokens, formatTokens } from '../format.js';
 import { HEALTH_STYLES } from '../health.js';
 import {
+  type ChartMarkerType,
   type ChartModel,
   describeChart,
   hasScores,
+  hasWhatIf,
   healthBands,
   layoutMarkerLabels,
 } from '../timeline-model.js';
-import type { HealthLevel, MarkerType } from '../types.js';
+import type { HealthLevel } from '../types.js';
 
 /** Background tint of each health level's band: light enough that the lines stay readable. */
 const BAND_FILL: Readonly<Record<HealthLevel, string>> = {
@@ -21,8 +23,9 @@ const BAND_FILL: Readonly<Record<HealthLevel, string>> = {
   unknown: 'rgba(110, 119, 129, 0.16)',
 };
 
-const MARKER_STYLE: Readonly<Record<MarkerType, { color: string; dash: number[]; width: number }>> = {
+const MARKER_STYLE: Readonly<Record<ChartMarkerType, { color: string; dash: number[]; width: number }>> = {
   compaction: { color: '#0969da', dash: [], width: 2 },
+  eviction: { color: '#1a7f37', dash: [5, 3], width: 1.5 },
   forced_new_round: { color: '#a40e26', dash: [], width: 3 },
   reminder_added: { color: '#9a6700', dash: [3, 3], width: 1 },
   reminder_dropped: { color: '#6e7781', dash: [3, 3], width: 1 },
@@ -30,6 +33,7 @@ const MARKER_STYLE: Readonly<Record<MarkerType, { color: string; dash: number[];
 
 const COLORS = {
   prompt: '#0969da',
+  whatIf: '#1a7f37',
   optimal: HEALTH_STYLES.caution.color,
   critical: HEALTH_STYLES.critical.color,
   window: '#6e7781',
@@ -39,7 +43,13 @@ const COLORS = {
 
 /** Which series the chart has; a different shape needs a new uPlot instance, the same shape only new data. */
 function shapeOf(model: ChartModel): string {
-  return [model.optimal !== null, model.critical !== null, showWindow(model), hasScores(model)].join();
+  return [
+    model.optimal !== null,
+    model.critical !== null,
+    showWindow(model),
+    hasScores(model),
+    hasWhatIf(model),
+  ].join();
 }
 
 const showWindow = (model: ChartModel) => model.critical === null && model.contextWindow !== null;
@@ -48,6 +58,7 @@ function dataOf(model: ChartModel): uPlot.AlignedData {
   const xs = model.points.map((point) => point.x);
   const constant = (value: number) => xs.map(() => value);
   const columns: Array<Array<number | null>> = [model.points.map((point) => point.promptTokens)];
+  if (hasWhatIf(model)) columns.push(model.points.map((point) => point.whatIfPromptTokens ?? null));
   if (model.optimal !== null) columns.push(constant(model.optimal));
   if (model.critical !== null) columns.push(constant(model.critical));
   if (showWindow(model)) columns.push(constant(model.contextWindow as number));
@@ -82,6 +93,18 @@ function seriesOf(model: ChartModel): uPlot.Series[] {
       value: tokenValue,
     },
   ];
+  if (hasWhatIf(model)) {
+    series.push({
+      label: "What-if prompt (headroom's policy)",
+      scale: 'tokens',
+      stroke: COLORS.whatIf,
+      fill: 'rgba(26, 127, 55, 0.06)',
+      width: 2,
+      points: { show: false },
+      spanGaps: false,
+      value: tokenValue,
+    });
+  }
   if (model.optimal !== null) series.push(line('Optimal', COLORS.optimal));
   if (model.critical !== null) series.push(line('Critical', COLORS.critical));
   if (showWindow(model)) series.push(line('Context window', COLORS.window));
@@ -133,8 +156,13 @@ function drawOverlays(u: uPlot, model: ChartModel): void {
     ctx.moveTo(x, bbox.top);
     ctx.lineTo(x, bbox.top + bbox.height);
     ctx.stroke();
-    if (marker.type === 'compaction' || marker.type === 'forced_new_round') {
-      const text = marker.type === 'compaction' ? '⇣ compaction' : '↻ new round';
+    if (marker.type === 'compaction' || marker.type === 'forced_new_round' || marker.type === 'eviction') {
+      const text =
+        marker.type === 'compaction'
+          ? '⇣ compaction'
+          : marker.type === 'eviction'
+            ? '⇣ evict'
+            : '↻ new round';
       labelled.push({ x: x + 4 * ratio, width: ctx.measureText(text).width, text, color: style.color });
     }
   }
@@ -296,6 +324,12 @@ export function TimelineChart({ model, title }: { model: ChartModel; title: stri
             html`<li><span class="key-swatch" style=${`background:${BAND_FILL[level]};border-color:${HEALTH_STYLES[level].color}`}></span>${HEALTH_STYLES[level].label} band</li>`,
         )}
         <li><span class="key-line" style="border-color:#0969da"></span>Compaction</li>
+        ${
+          hasWhatIf(model)
+            ? html`<li><span class="key-line key-thick" style="border-color:#1a7f37"></span>What-if prompt (headroom)</li>
+                <li><span class="key-line key-dashed" style="border-color:#1a7f37"></span>What-if eviction</li>`
+            : null
+        }
         <li><span class="key-line key-thick" style="border-color:#a40e26"></span>Forced new round</li>
         <li><span class="key-strip"></span>Reminder active</li>
         <li><span class="key-countdown">5</span>Countdown to new round</li>

@@ -1,12 +1,13 @@
 import { html } from 'htm/preact';
 import { useMemo, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { ApiError, api } from '../api.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { ActionTag, ReasonList } from '../components/verdict-view.js';
-import { formatBytes, formatClock, formatTokens } from '../format.js';
+import { formatBytes, formatClock, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES } from '../health.js';
 import { chartModelOfReplay } from '../timeline-model.js';
-import type { ReplayResult } from '../types.js';
+import type { ReplayResult, ReplayWhatIf } from '../types.js';
+import { savingsSentence } from '../what-if-text.js';
 
 /** The log formats `headroom replay` reads; the API detects the format when left on auto. */
 const FORMATS = [
@@ -20,8 +21,17 @@ const FORMATS = [
 type ReplayState =
   | { phase: 'idle' }
   | { phase: 'running'; fileName: string; size: number }
-  | { phase: 'done'; fileName: string; size: number; result: ReplayResult }
+  | { phase: 'done'; fileName: string; size: number; result: ReplayResult; note?: string }
   | { phase: 'failed'; fileName: string; message: string };
+
+/** Whether the API refused the what-if because the log does not hold its messages (Gemini CLI, OpenHands). */
+function whatIfRefused(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    error.status === 400 &&
+    Boolean(error.problem?.issues?.some((issue) => issue.field === 'whatIf'))
+  );
+}
 
 /**
  * Replay of a recorded agent log: the file goes to POST /api/v1/replay — the CLI's replay code on the
@@ -34,18 +44,30 @@ export function ReplayPage() {
   const [contextWindow, setContextWindow] = useState('');
   const [dragging, setDragging] = useState(false);
   const [onlyActions, setOnlyActions] = useState(false);
+  const [whatIf, setWhatIf] = useState(true);
+  const [policy, setPolicy] = useState('');
 
   const run = async (file: File) => {
     setState({ phase: 'running', fileName: file.name, size: file.size });
     try {
       const text = await file.text();
       const window = Number(contextWindow);
-      const result = await api.replay(text, {
+      const options = {
         format,
         model: model.trim(),
         ...(contextWindow.trim() && Number.isFinite(window) ? { contextWindow: window } : {}),
-      });
-      setState({ phase: 'done', fileName: file.name, size: file.size, result });
+      };
+      let note: string | undefined;
+      let result: ReplayResult;
+      try {
+        result = await api.replay(text, { ...options, whatIf, policy: policy.trim() });
+      } catch (error) {
+        // A log without its messages still has a timeline: replay it without the what-if, and say why.
+        if (!whatIf || !whatIfRefused(error)) throw error;
+        result = await api.replay(text, options);
+        note = 'No what-if for this log: only Claude Code and Codex logs hold the messages it replays.';
+      }
+      setState({ phase: 'done', fileName: file.name, size: file.size, result, ...(note ? { note } : {}) });
     } catch (error) {
       setState({ phase: 'failed', fileName: file.name, message: (error as Error).message });
     }
@@ -94,6 +116,15 @@ export function ReplayPage() {
       </label>
       <p id="replay-formats" class="muted">Claude Code, Codex CLI, Gemini CLI and OpenHands logs, up to 64 MiB.</p>
     </div>
+    <label class="checkbox what-if-toggle">
+      <input
+        type="checkbox"
+        name="whatIf"
+        checked=${whatIf}
+        onChange=${(event: Event) => setWhatIf((event.target as HTMLInputElement).checked)}
+      />
+      What if headroom had managed it: replay its eviction policy on the same calls (Claude Code and Codex logs)
+    </label>
     <details class="replay-options">
       <summary>Options</summary>
       <div class="options-grid">
@@ -117,6 +148,16 @@ export function ReplayPage() {
             onInput=${(event: Event) => setContextWindow((event.target as HTMLInputElement).value)}
           />
         </label>
+        <label>
+          Eviction policy <span class="muted">(JSON options, for the what-if)</span>
+          <input
+            type="text"
+            name="policy"
+            value=${policy}
+            placeholder='{"minFreedTokens": 4000}'
+            onInput=${(event: Event) => setPolicy((event.target as HTMLInputElement).value)}
+          />
+        </label>
       </div>
     </details>
 
@@ -132,7 +173,7 @@ export function ReplayPage() {
 
     ${
       state.phase === 'done' && chart
-        ? html`<${ReplayResultView}
+        ? html`${state.note ? html`<p class="muted" data-whatif-note>${state.note}</p>` : null}<${ReplayResultView}
           result=${state.result}
           fileName=${state.fileName}
           chart=${chart}
@@ -173,8 +214,23 @@ function ReplayResultView({
         <dd>${summary.firstCompressCallIndex === null ? 'never' : `call #${summary.firstCompressCallIndex}`}</dd>
       </div>
     </dl>
+    ${result.whatIf ? html`<${WhatIfView} whatIf=${result.whatIf} />` : null}
     <h3>Timeline</h3>
     <${TimelineChart} model=${chart} title=${`Prompt tokens per call of ${fileName}`} />
+    ${
+      result.whatIf && result.whatIf.evictions.length > 0
+        ? html`<h3>What-if evictions</h3>
+          <ul class="markers" data-whatif-evictions>
+            ${result.whatIf.evictions.map(
+              (eviction) => html`<li class="marker marker-eviction">
+                <span class="marker-type">Eviction</span>
+                ${` before call #${eviction.beforeCallIndex} · ${eviction.taskId} · ${eviction.items} items, ${formatTokens(eviction.tokensFreed)} tokens · `}
+                <span class="muted">${eviction.boundary}${eviction.detail ? `: ${eviction.detail.replace(/\s+/g, ' ').slice(0, 80)}` : ''}</span>
+              </li>`,
+            )}
+          </ul>`
+        : null
+    }
     ${
       result.compactions.length
         ? html`<h3>Recorded compactions</h3>
@@ -206,6 +262,7 @@ function ReplayResultView({
             <th scope="col">Time</th>
             <th scope="col" class="num">Prompt</th>
             <th scope="col" class="num">Completion</th>
+            ${result.whatIf ? html`<th scope="col" class="num">What-if</th><th scope="col" class="num">Drift</th>` : null}
             <th scope="col">Health</th>
             <th scope="col">Regulator</th>
             <th scope="col">Verdict and reasons</th>
@@ -218,6 +275,11 @@ function ReplayResultView({
               <td>${formatClock(call.timestamp)}</td>
               <td class="num">${formatTokens(call.promptTokens)}</td>
               <td class="num">${formatTokens(call.completionTokens)}</td>
+              ${
+                result.whatIf
+                  ? html`<td class="num">${formatTokens(call.whatIfPromptTokens)}</td><td class="num">${formatPercent(call.driftPercent)}</td>`
+                  : null
+              }
               <td>
                 <span class=${`dot-label health-text-${call.health}`}
                   ><span class="health-dot" aria-hidden="true"></span>${(HEALTH_STYLES[call.health] ?? HEALTH_STYLES.unknown).label}</span
@@ -236,4 +298,42 @@ function ReplayResultView({
       </table>
     </div>
   </div>`;
+}
+
+function WhatIfView({ whatIf }: { whatIf: ReplayWhatIf }) {
+  const { real, headroom } = whatIf;
+  return html`<section class="what-if" aria-labelledby="what-if-title">
+    <h3 id="what-if-title">What if headroom had managed it</h3>
+    <p class="savings" data-whatif-savings>${savingsSentence(whatIf)}</p>
+    <dl class="stats">
+      <div>
+        <dt>Prompt tokens</dt>
+        <dd data-whatif-tokens>${formatTokens(real.promptTokens)} → ${formatTokens(headroom.promptTokens)} (−${formatPercent(whatIf.savedPercent)})</dd>
+      </div>
+      <div>
+        <dt>Cost, with prompt caching</dt>
+        <dd data-whatif-cost>
+          ${formatUsd(real.costUsd)} → ${formatUsd(headroom.costUsd)}${whatIf.costSavedPercent === null ? '' : ` (−${formatPercent(whatIf.costSavedPercent)})`}
+        </dd>
+      </div>
+      <div>
+        <dt>Peak prompt</dt>
+        <dd data-whatif-peak>${formatTokens(real.peakPromptTokens)} → ${formatTokens(headroom.peakPromptTokens)}</dd>
+      </div>
+      <div><dt>Agent compacts at</dt><dd>${formatTokens(whatIf.compactionPoint)}</dd></div>
+      <div><dt>Compactions</dt><dd>${real.compactions} → ${headroom.compactions}</dd></div>
+      <div><dt>Evictions</dt><dd data-whatif-eviction-count>${headroom.evictions}</dd></div>
+      <div><dt>Archived</dt><dd>${formatTokens(headroom.archivedItems)} items, ${formatBytes(headroom.archivedBytes)}</dd></div>
+      <div>
+        <dt>Archive checked</dt>
+        <dd data-whatif-verified=${String(whatIf.archiveVerified)} class=${whatIf.archiveVerified ? '' : 'warning'}>
+          ${whatIf.archiveVerified ? 'every item identical to the log' : `not verified: ${whatIf.archiveFailures[0] ?? ''}`}
+        </dd>
+      </div>
+      <div><dt>Re-reads of evicted files</dt><dd>${headroom.rereads}</dd></div>
+    </dl>
+    <p class="muted small">
+      ${`Prompts reconstructed from the log and calibrated on its recorded usage: ${formatPercent(whatIf.calibration.meanAbsErrorPercent)} mean error per call, ${formatPercent(whatIf.calibration.maxAbsErrorPercent)} at worst. Same calls, same outputs; the cache is written again from each eviction on.`}
+    </p>
+  </section>`;
 }

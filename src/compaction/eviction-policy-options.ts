@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { DEFAULT_MIN_GAIN_PERCENT } from './compact-history.js';
+import { DEFAULT_KEEP_TOKENS } from './flush.js';
+import { BOUNDARY_KINDS, type BoundaryKind } from './sub-task-boundary.js';
+
+/**
+ * Commands that record finished work: a commit, an issue closed in the tracker (`bd close` of beads, `gh issue
+ * close`). The recorded Claude Code session closes each sub-task with `bd close` and ends its work with
+ * `git commit`; neither appears in the middle of a piece of work.
+ */
+export const DEFAULT_COMMAND_PATTERNS = [
+  String.raw`\bgit\s+commit\b`,
+  String.raw`\b(?:bd|beads)\s+close\b`,
+  String.raw`\bgh\s+issue\s+close\b`,
+];
+/**
+ * A tool result up to this many tokens stays: a tombstone (the marker, the archive path and the item id) takes
+ * about 40, so evicting less saves nothing worth a change.
+ */
+export const DEFAULT_MIN_RESULT_TOKENS = 64;
+/**
+ * A tool call's arguments up to this many tokens stay: short arguments (a path, a command) say what was done and
+ * cost little; long ones are Write/Edit payloads and patches (16% of the recorded prompts).
+ */
+export const DEFAULT_MIN_ARGUMENT_TOKENS = 128;
+/**
+ * A batch that frees fewer tokens than this waits for the next boundary: each eviction changes the prompt's
+ * prefix, and the provider then writes the cache again from the first changed item on (Anthropic: 1.25× the
+ * input price instead of 0.1× for a read), so a small gain does not pay for the rewrite.
+ */
+export const DEFAULT_MIN_FREED_TOKENS = 4_000;
+/**
+ * Above this share of the agent's window, after evicting, the policy falls back to a recap (compactHistory):
+ * 80% leaves a fifth of the window for the growth before the next call (the largest one-call growth in the
+ * recorded sessions was under 25,000 tokens, 15% of Claude Code's 167,000), so the agent never reaches its own
+ * compaction point.
+ */
+export const DEFAULT_RECAP_ABOVE_PERCENT = 80;
+
+export const EvictionPolicyOptionsSchema = z.strictObject({
+  /** Which boundaries end a sub-task. @default every kind */
+  boundaries: z.array(z.enum(BOUNDARY_KINDS)).optional(),
+  /** Regular expressions of commands that record finished work. @default git commit, bd close, gh issue close */
+  commandPatterns: z
+    .array(
+      z.string().refine((source) => {
+        try {
+          new RegExp(source);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be a valid regular expression'),
+    )
+    .optional(),
+  /** Tool results of at most this many tokens stay. @default 64 */
+  minResultTokens: z.number().int().min(0).optional(),
+  /** Tool-call arguments of at most this many tokens stay. @default 128 */
+  minArgumentTokens: z.number().int().min(0).optional(),
+  /** @default 4,000 */
+  minFreedTokens: z.number().int().min(0).optional(),
+  /**
+   * Keep the latest text (a read's result, a write's input) of the files the open sub-task already names: they are
+   * in use. @default true
+   */
+  keepFilesInUse: z.boolean().optional(),
+  /** @default 80 */
+  recapAbovePercent: z.number().min(1).max(100).optional(),
+  /** The recap fallback keeps this many tokens verbatim. @default 20,000 */
+  keepTokens: z.number().int().min(0).optional(),
+  /** The recap fallback is refused below this gain. @default 5 */
+  minGainPercent: z.number().min(0).max(100).optional(),
+});
+export type EvictionPolicyOptions = z.input<typeof EvictionPolicyOptionsSchema>;
+
+/** The options with every default filled in. */
+export interface ResolvedEvictionPolicyOptions {
+  boundaries: BoundaryKind[];
+  commandPatterns: string[];
+  minResultTokens: number;
+  minArgumentTokens: number;
+  minFreedTokens: number;
+  keepFilesInUse: boolean;
+  recapAbovePercent: number;
+  keepTokens: number;
+  minGainPercent: number;
+}
+
+/**
+ * The options checked strictly (unknown keys and values out of range named) and every default filled in; the
+ * caller's object is copied, never kept.
+ * @throws HeadroomValidationError
+ */
+export function resolveEvictionPolicyOptions(
+  options: EvictionPolicyOptions = {},
+): ResolvedEvictionPolicyOptions {
+  const parsed = parseWith(EvictionPolicyOptionsSchema, options);
+  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'eviction policy options');
+  const value = parsed.value;
+  return Object.freeze({
+    boundaries: value.boundaries ?? [...BOUNDARY_KINDS],
+    commandPatterns: value.commandPatterns ?? [...DEFAULT_COMMAND_PATTERNS],
+    minResultTokens: value.minResultTokens ?? DEFAULT_MIN_RESULT_TOKENS,
+    minArgumentTokens: value.minArgumentTokens ?? DEFAULT_MIN_ARGUMENT_TOKENS,
+    minFreedTokens: value.minFreedTokens ?? DEFAULT_MIN_FREED_TOKENS,
+    keepFilesInUse: value.keepFilesInUse ?? true,
+    recapAbovePercent: value.recapAbovePercent ?? DEFAULT_RECAP_ABOVE_PERCENT,
+    keepTokens: value.keepTokens ?? DEFAULT_KEEP_TOKENS,
+    minGainPercent: value.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT,
+  });
+}

@@ -1,0 +1,348 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HeadroomValidationError } from '../errors/validation.js';
+import { ArchiveStore } from '../store/archive.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
+import type { ArchiveEntry, ArchiveSink } from './archive-sink.js';
+import {
+  DEFAULT_MIN_FREED_TOKENS,
+  EvictionPolicy,
+  type EvictionPolicyState,
+  initialEvictionState,
+} from './eviction-policy.js';
+import { type HistoryItem, itemText } from './history-item.js';
+
+let root: string;
+let archive: ArchiveStore;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'headroom-policy-'));
+  archive = new ArchiveStore({ root, durable: false });
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+/** Every item costs its characters ÷ 4 tokens: the figures below are worked out by hand from that. */
+const sizeOf = (item: HistoryItem) => Math.ceil(itemText(item).length / 4);
+
+const fileText = 'x'.repeat(2000); // a Read result: 500 tokens
+const written = 'y'.repeat(3000); // a Write: `Write {"file_path":"/r/b.ts","content":"…"}` is 3,042 characters → 761 tokens
+
+function committedHistory(): HistoryItem[] {
+  return [
+    { kind: 'system', id: 's', text: 'You are a coding agent.' },
+    { kind: 'user', id: 'u1', text: 'Fix the bug in a.ts' },
+    { kind: 'tool-call', id: 'c1', callId: 'c1', name: 'Read', input: { file_path: '/r/a.ts' } },
+    { kind: 'tool-result', id: 'c1:result', callId: 'c1', content: fileText },
+    {
+      kind: 'tool-call',
+      id: 'c2',
+      callId: 'c2',
+      name: 'Write',
+      input: { file_path: '/r/b.ts', content: written },
+    },
+    { kind: 'tool-result', id: 'c2:result', callId: 'c2', content: 'File written' },
+    { kind: 'tool-call', id: 'c3', callId: 'c3', name: 'Bash', input: { command: 'git commit -m "fix a"' } },
+    { kind: 'tool-result', id: 'c3:result', callId: 'c3', content: '[main 1a2b3c] fix a' },
+  ];
+}
+
+const everything = new EvictionPolicy({ minFreedTokens: 0 });
+
+describe('sub-task boundaries', () => {
+  it('ends a sub-task after the result of a git commit run by a tool', () => {
+    const decision = everything.decide(committedHistory(), { sizeOf });
+    expect(decision.boundary).toEqual({ kind: 'command', end: 8, detail: 'git commit -m "fix a"' });
+    expect(decision.state.completedUpTo).toBe(8);
+  });
+
+  it('ends a sub-task where a new user request starts, not at text the agent wrapped as the user', () => {
+    const history: HistoryItem[] = [
+      ...committedHistory().slice(0, 4),
+      { kind: 'user', id: 'u0', text: '<system-reminder>files changed</system-reminder>' },
+      { kind: 'assistant', id: 'a1', text: 'The bug is on line 3.' },
+      { kind: 'user', id: 'u2', text: 'Now add a test' },
+    ];
+    const decision = everything.decide(history, { sizeOf });
+    expect(decision.boundary?.kind).toBe('user-request');
+    expect(decision.boundary?.end).toBe(6);
+  });
+
+  it('ends a sub-task when a TodoWrite marks an item completed, and keeps the latest plan', () => {
+    const plan = (status: string) => ({
+      todos: [
+        { content: 'Find the bug in a.ts and explain the failing assertion in detail', status },
+        { content: 'Write a regression test covering the empty input case', status: 'pending' },
+      ],
+    });
+    const history: HistoryItem[] = [
+      { kind: 'user', id: 'u1', text: 'Fix the bug in a.ts' },
+      { kind: 'tool-call', id: 't1', callId: 't1', name: 'TodoWrite', input: plan('in_progress') },
+      { kind: 'tool-result', id: 't1:result', callId: 't1', content: 'Todos updated' },
+      ...committedHistory().slice(2, 4),
+      { kind: 'tool-call', id: 't2', callId: 't2', name: 'TodoWrite', input: plan('completed') },
+      { kind: 'tool-result', id: 't2:result', callId: 't2', content: 'Todos updated' },
+    ];
+    const decision = new EvictionPolicy({ minFreedTokens: 0, minArgumentTokens: 10 }).decide(history, {
+      sizeOf,
+    });
+    expect(decision.boundary).toMatchObject({ kind: 'todo-completed', end: 7 });
+    const evicted = decision.evict?.steps.map((step) => step.itemId);
+    // The first plan (stale) and the read go; the latest plan stays: it is what is left to do.
+    expect(evicted).toEqual(['t1', 'c1:result']);
+    // A plan item already completed does not end another sub-task.
+    const again = everything.decide(history, { sizeOf, state: decision.state });
+    expect(again.boundary).toBeNull();
+  });
+
+  it('waits for the result of a boundary call before ending the sub-task', () => {
+    const history = committedHistory().slice(0, 7);
+    const first = everything.decide(history, { sizeOf });
+    expect(first.boundary).toBeNull();
+    const second = everything.decide(committedHistory(), { sizeOf, state: first.state });
+    expect(second.boundary?.end).toBe(8);
+  });
+
+  it('takes a boundary the caller signals (Codex task_complete, a task marked done)', () => {
+    const history = committedHistory().slice(0, 6);
+    expect(everything.decide(history, { sizeOf }).boundary).toBeNull();
+    const decision = everything.decide(history, { sizeOf, signals: ['task-complete'] });
+    expect(decision.boundary).toMatchObject({ kind: 'task-complete', end: 6 });
+  });
+
+  it('counts only the kinds of boundary it is given', () => {
+    const policy = new EvictionPolicy({ boundaries: ['user-request'] });
+    expect(policy.decide(committedHistory(), { sizeOf }).boundary).toBeNull();
+  });
+});
+
+describe('the batch evicted at a boundary', () => {
+  it('holds the tool results and the large arguments of the completed sub-task, in history order', () => {
+    const decision = everything.decide(committedHistory(), { sizeOf });
+    expect(decision.evict?.taskId).toBe('subtask-1');
+    expect(decision.evict?.steps.map(({ position, itemId, field }) => ({ position, itemId, field }))).toEqual(
+      [
+        { position: 3, itemId: 'c1:result', field: 'content' },
+        { position: 4, itemId: 'c2', field: 'input' },
+      ],
+    );
+    // 500 + 761 tokens, less 40 per tombstone.
+    expect(decision.evict?.freedTokens).toBe(500 - 40 + 761 - 40);
+    expect(decision.evict?.firstChanged).toBe(3);
+  });
+
+  it('leaves short results and arguments (a path, a command, "File written") in place', () => {
+    const steps = everything.decide(committedHistory(), { sizeOf }).evict?.steps ?? [];
+    expect(steps.map((step) => step.itemId)).not.toContain('c1');
+    expect(steps.map((step) => step.itemId)).not.toContain('c2:result');
+    expect(steps.map((step) => step.itemId)).not.toContain('c3:result');
+  });
+
+  it('keeps the latest text of a file the open sub-task already names', () => {
+    const history: HistoryItem[] = [
+      ...committedHistory(),
+      {
+        kind: 'tool-call',
+        id: 'c4',
+        callId: 'c4',
+        name: 'Edit',
+        input: { file_path: '/r/a.ts', old_string: 'a' },
+      },
+    ];
+    const steps = everything.decide(history, { sizeOf }).evict?.steps ?? [];
+    expect(steps.map((step) => step.itemId)).toEqual(['c2']);
+    const without = new EvictionPolicy({ minFreedTokens: 0, keepFilesInUse: false }).decide(history, {
+      sizeOf,
+    });
+    expect(without.evict?.steps.map((step) => step.itemId)).toEqual(['c1:result', 'c2']);
+  });
+
+  it('waits for the next boundary when the batch frees less than minFreedTokens', () => {
+    const policy = new EvictionPolicy();
+    expect(policy.options.minFreedTokens).toBe(DEFAULT_MIN_FREED_TOKENS);
+    const first = policy.decide(committedHistory(), { sizeOf });
+    expect(first.evict).toBeNull();
+    expect(first.reasons.join(' ')).toContain('less than minFreedTokens 4000');
+    // A second sub-task with a big output: both sub-tasks' items go in one batch.
+    const history: HistoryItem[] = [
+      ...committedHistory(),
+      { kind: 'user', id: 'u2', text: 'Now run the whole suite' },
+      { kind: 'tool-call', id: 'c5', callId: 'c5', name: 'Bash', input: { command: 'npm test' } },
+      { kind: 'tool-result', id: 'c5:result', callId: 'c5', content: 'z'.repeat(16_000) },
+      { kind: 'user', id: 'u3', text: 'Thanks, next' },
+    ];
+    const second = policy.decide(history, { sizeOf, state: first.state });
+    expect(second.evict?.steps.map((step) => step.itemId)).toEqual(['c1:result', 'c2', 'c5:result']);
+  });
+
+  it('changes nothing between boundaries: the prompt prefix stays cacheable', () => {
+    const first = everything.decide(committedHistory(), { sizeOf });
+    const history: HistoryItem[] = [
+      ...committedHistory(),
+      { kind: 'tool-call', id: 'c6', callId: 'c6', name: 'Read', input: { file_path: '/r/c.ts' } },
+      { kind: 'tool-result', id: 'c6:result', callId: 'c6', content: fileText },
+    ];
+    const state: EvictionPolicyState = { ...first.state, batches: 1 };
+    const next = everything.decide(history, { sizeOf, state });
+    expect(next.boundary).toBeNull();
+    expect(next.evict).toBeNull();
+    expect(next.reasons[0]).toContain('no sub-task boundary');
+  });
+});
+
+describe('the recap fallback', () => {
+  it('asks for a recap when the prompt after evicting stays above recapAbovePercent of the window', () => {
+    const decision = everything.decide(committedHistory(), {
+      sizeOf,
+      promptTokens: 150_000,
+      contextWindow: 167_000,
+    });
+    // 150,000 − 1,181 freed = 148,819 > 80% of 167,000 = 133,600.
+    expect(decision.recap).toEqual({ promptTokens: 148_819, thresholdTokens: 133_600 });
+    const below = everything.decide(committedHistory(), {
+      sizeOf,
+      promptTokens: 100_000,
+      contextWindow: 167_000,
+    });
+    expect(below.recap).toBeNull();
+  });
+});
+
+describe('drift', () => {
+  it('is the share of the prompt held by completed sub-tasks’ tool items that nothing names since', () => {
+    const history: HistoryItem[] = [
+      ...committedHistory(),
+      {
+        kind: 'tool-call',
+        id: 'c4',
+        callId: 'c4',
+        name: 'Edit',
+        input: { file_path: '/r/a.ts', old_string: 'a' },
+      },
+    ];
+    const state: EvictionPolicyState = { ...initialEvictionState(), completedUpTo: 8 };
+    const total = history.reduce((sum, item) => sum + sizeOf(item), 0);
+    // Stale: c2 and its result, c3 and its result (a.ts is named again by c4, so c1 and its result are in use).
+    const stale = [4, 5, 6, 7].reduce((sum, position) => sum + sizeOf(history[position] as HistoryItem), 0);
+    expect(everything.drift(history, { state, sizeOf })).toBeCloseTo((stale / total) * 100, 10);
+    // Against a prompt that also holds a system prompt and tools, the share is smaller.
+    expect(everything.drift(history, { state, sizeOf, promptTokens: total * 2 })).toBeCloseTo(
+      (stale / total) * 50,
+      10,
+    );
+  });
+
+  it('leaves out what the decision evicts', () => {
+    const decision = everything.decide(committedHistory(), { sizeOf });
+    const history = committedHistory();
+    const stale = [2, 6, 7, 5].reduce((sum, position) => sum + sizeOf(history[position] as HistoryItem), 0);
+    const total = history.reduce((sum, item) => sum + sizeOf(item), 0);
+    expect(decision.driftPercent).toBeCloseTo((stale / total) * 100, 10);
+  });
+});
+
+describe('apply', () => {
+  it('archives first, then replaces each evicted content by its tombstone, pairs intact', async () => {
+    const history = committedHistory();
+    const decision = everything.decide(history, { sizeOf });
+    const result = await everything.apply(history, decision, { archive, sessionId: 'policy-1' });
+    expect(result.history).toHaveLength(history.length);
+    expect(result.history.map((item) => item.id)).toEqual(history.map((item) => item.id));
+    expect(history[3]).toEqual(committedHistory()[3]); // the caller's history is not changed
+    const path = archive.pathFor('policy-1', 'subtask-1');
+    expect(result.archive).toBe(path);
+    expect(result.history[3]).toEqual({
+      kind: 'tool-result',
+      id: 'c1:result',
+      callId: 'c1',
+      content: `[Task subtask-1 completed: output evicted to archive] ${path}#c1:result`,
+      archivedTo: `${path}#c1:result`,
+    });
+    expect(result.history[4]).toMatchObject({
+      kind: 'tool-call',
+      input: { evicted: `[Task subtask-1 completed: output evicted to archive] ${path}#c2` },
+    });
+    expect(result.state.batches).toBe(1);
+    // Every evicted byte comes back from the archive.
+    expect((await archive.readLocation(`${path}#c1:result`)).content).toBe(fileText);
+    expect((await archive.readLocation(`${path}#c2`)).content).toBe(
+      JSON.stringify(history[4]?.kind === 'tool-call' ? history[4].input : null),
+    );
+  });
+
+  it('leaves the history as it was when the archive cannot be written', async () => {
+    const failing: ArchiveSink = {
+      append: async (_session: string, _task: string, _entries: readonly ArchiveEntry[]) => {
+        throw new Error('disk full');
+      },
+    };
+    const history = committedHistory();
+    const decision = everything.decide(history, { sizeOf });
+    await expect(
+      everything.apply(history, decision, { archive: failing, sessionId: 'policy-2' }),
+    ).rejects.toThrow('disk full');
+    expect(history).toEqual(committedHistory());
+  });
+
+  it('runs the recap fallback when the decision asks for one', async () => {
+    const counter = createTokenCounter();
+    const long: HistoryItem[] = [
+      { kind: 'system', id: 's', text: 'You are a coding agent.' },
+      ...Array.from({ length: 6 }, (_, turn): HistoryItem[] => [
+        { kind: 'user', id: `u${turn}`, text: `Step ${turn}: look at file ${turn}` },
+        {
+          kind: 'tool-call',
+          id: `r${turn}`,
+          callId: `r${turn}`,
+          name: 'Read',
+          input: { file_path: `/r/${turn}.ts` },
+        },
+        {
+          kind: 'tool-result',
+          id: `r${turn}:result`,
+          callId: `r${turn}`,
+          content: `line ${turn}\n`.repeat(800),
+        },
+        { kind: 'assistant', id: `a${turn}`, text: `File ${turn} is fine.` },
+      ]).flat(),
+    ];
+    const policy = new EvictionPolicy({ keepTokens: 500, boundaries: ['task-mark'] });
+    const decision = policy.decide(long, { sizeOf, promptTokens: 160_000, contextWindow: 167_000 });
+    expect(decision.evict).toBeNull();
+    expect(decision.recap).not.toBeNull();
+    const result = await policy.apply(long, decision, { archive, sessionId: 'policy-3', counter });
+    expect(result.recap?.ok).toBe(true);
+    expect(result.history.length).toBeLessThan(long.length);
+    expect(result.history.some((item) => item.kind === 'user' && item.recap === true)).toBe(true);
+    expect(result.state.scanned).toBe(result.history.length);
+  });
+});
+
+describe('options', () => {
+  it('rejects an unknown key and a value out of range, naming the field', () => {
+    expect(() => new EvictionPolicy({ minFreedToken: 3 } as never)).toThrow(HeadroomValidationError);
+    let fields: string[] = [];
+    try {
+      new EvictionPolicy({ recapAbovePercent: 120, commandPatterns: ['(unclosed'] });
+    } catch (error) {
+      fields = (error as HeadroomValidationError).issues.map((issue) => issue.field);
+    }
+    expect(fields.sort()).toEqual(['commandPatterns[0]', 'recapAbovePercent']);
+  });
+
+  it('fills every default and does not keep the caller’s object', () => {
+    const options = { minFreedTokens: 10 };
+    const policy = new EvictionPolicy(options);
+    options.minFreedTokens = 99;
+    expect(policy.options).toMatchObject({
+      minFreedTokens: 10,
+      minResultTokens: 64,
+      minArgumentTokens: 128,
+      keepFilesInUse: true,
+      recapAbovePercent: 80,
+      keepTokens: 20_000,
+      minGainPercent: 5,
+    });
+    expect(policy.options.commandPatterns).toContain(String.raw`\bgit\s+commit\b`);
+  });
+});

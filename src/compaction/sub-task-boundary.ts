@@ -1,0 +1,158 @@
+import type { HistoryItem, ToolCallItem } from './history-item.js';
+
+/** What ended a piece of work. */
+export const BOUNDARY_KINDS = [
+  'todo-completed',
+  'task-complete',
+  'command',
+  'user-request',
+  'task-mark',
+] as const;
+export type BoundaryKind = (typeof BOUNDARY_KINDS)[number];
+
+/** Where a sub-task ended: the items before `end` belong to work that is done. */
+export interface SubTaskBoundary {
+  kind: BoundaryKind;
+  /** Items before this position are complete (for a tool call, its result included). */
+  end: number;
+  /** What the boundary was: the completed plan item, the command, the first words of the request. */
+  detail: string;
+}
+
+/**
+ * User text an agent writes on the user's behalf, not a request: Claude Code's command wrappers
+ * (`<command-name>`, `<local-command-stdout>`, `<task-notification>`, `<system-reminder>`), its "Caveat: The
+ * messages below were generated…" preamble and its "[Request interrupted by user…]" marker; Codex's
+ * `<environment_context>` and `<user_instructions>` blocks.
+ */
+const NOT_A_REQUEST =
+  /^\s*(?:<[a-z][\w-]*>|\[Request interrupted by user|Caveat: The messages below were generated|# AGENTS\.md instructions)/;
+
+/** Whether a user item is a request of the user (not a recap, not text the agent wrapped as the user's). */
+export function isUserRequest(item: HistoryItem): boolean {
+  return (
+    item.kind === 'user' && item.recap !== true && !NOT_A_REQUEST.test(item.text) && item.text.trim() !== ''
+  );
+}
+
+/**
+ * A tool call's arguments as an object: the input itself, or the raw arguments text parsed when it is JSON (a
+ * log may keep the arguments as the text the model wrote, e.g. Codex's `function_call.arguments`).
+ */
+export function inputObjectOf(item: ToolCallItem): Record<string, unknown> | undefined {
+  let input = item.input;
+  if (typeof input === 'string' && input.startsWith('{')) {
+    try {
+      input = JSON.parse(input);
+    } catch {
+      return undefined;
+    }
+  }
+  return typeof input === 'object' && input !== null && !Array.isArray(input)
+    ? (input as Record<string, unknown>)
+    : undefined;
+}
+
+/** The plan a TodoWrite (`todos[].content/status`) or update_plan (`plan[].step/status`) call writes. */
+export function planOf(item: ToolCallItem): Array<{ text: string; status: string }> | undefined {
+  const record = inputObjectOf(item);
+  if (!record) return undefined;
+  const list = Array.isArray(record.todos)
+    ? record.todos
+    : Array.isArray(record.plan)
+      ? record.plan
+      : undefined;
+  if (!list) return undefined;
+  const steps: Array<{ text: string; status: string }> = [];
+  for (const entry of list) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const step = entry as Record<string, unknown>;
+    const text =
+      typeof step.content === 'string' ? step.content : typeof step.step === 'string' ? step.step : '';
+    steps.push({ text, status: typeof step.status === 'string' ? step.status : '' });
+  }
+  return steps;
+}
+
+/** The command a shell tool ran (`command`, `cmd`, or `argv`-style arrays), or the input's JSON text. */
+export function commandOf(item: ToolCallItem): string {
+  const record = inputObjectOf(item);
+  if (record) {
+    for (const key of ['command', 'cmd']) {
+      const value = record[key];
+      if (typeof value === 'string') return value;
+      if (Array.isArray(value)) return value.filter((part) => typeof part === 'string').join(' ');
+    }
+  }
+  return typeof item.input === 'string' ? item.input : (JSON.stringify(item.input ?? {}) ?? '');
+}
+
+/** The state boundary detection carries between scans (plain JSON). */
+export interface BoundaryScan {
+  /** Texts of the plan items already seen completed. */
+  completedPlanItems: string[];
+}
+
+export interface DetectBoundariesOptions {
+  /** Regular expressions (source text) of commands that record finished work, matched against a tool's command. */
+  commandPatterns: readonly RegExp[];
+  /** Which kinds of boundary count. */
+  kinds: ReadonlySet<BoundaryKind>;
+}
+
+/**
+ * The sub-task boundaries among the items from `from` on: a plan item newly marked completed (TodoWrite,
+ * update_plan), a command that records finished work (`git commit` by default), a new user request. A tool
+ * call's boundary ends after its result; a request's boundary ends where the request starts (the work before it is
+ * done). `scan.completedPlanItems` is updated in place. Pure: no clock, no I/O.
+ */
+export function detectBoundaries(
+  history: readonly HistoryItem[],
+  from: number,
+  scan: BoundaryScan,
+  options: DetectBoundariesOptions,
+): { boundaries: SubTaskBoundary[]; resumeAt: number } {
+  const found: SubTaskBoundary[] = [];
+  // A tool call whose result has not come yet is looked at again on the next scan.
+  let resumeAt = history.length;
+  const resultAt = (callId: string, after: number) => {
+    for (let position = after + 1; position < history.length; position++) {
+      const item = history[position];
+      if (item?.kind === 'tool-result' && item.callId === callId) return position + 1;
+    }
+    return undefined;
+  };
+  const completed = new Set(scan.completedPlanItems);
+  let seenContent = from > 0;
+  for (let position = from; position < history.length; position++) {
+    const item = history[position] as HistoryItem;
+    if (item.kind === 'user') {
+      if (seenContent && options.kinds.has('user-request') && isUserRequest(item))
+        found.push({ kind: 'user-request', end: position, detail: item.text.slice(0, 80) });
+      continue;
+    }
+    if (item.kind !== 'system') seenContent = true;
+    if (item.kind !== 'tool-call' || item.archivedTo !== undefined) continue;
+    const plan = planOf(item);
+    if (plan) {
+      const end = resultAt(item.callId, position);
+      if (end === undefined) {
+        resumeAt = Math.min(resumeAt, position);
+        continue;
+      }
+      const fresh = plan.filter((step) => step.status === 'completed' && !completed.has(step.text));
+      for (const step of fresh) completed.add(step.text);
+      if (fresh.length > 0 && options.kinds.has('todo-completed'))
+        found.push({ kind: 'todo-completed', end, detail: fresh.map((step) => step.text).join('; ') });
+      continue;
+    }
+    if (!options.kinds.has('command') || options.commandPatterns.length === 0) continue;
+    const command = commandOf(item);
+    if (!options.commandPatterns.some((candidate) => candidate.test(command))) continue;
+    const end = resultAt(item.callId, position);
+    if (end === undefined) resumeAt = Math.min(resumeAt, position);
+    else found.push({ kind: 'command', end, detail: command.slice(0, 80) });
+  }
+  scan.completedPlanItems = [...completed];
+  return { boundaries: found, resumeAt };
+}

@@ -1,0 +1,109 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HeadroomValidationError } from '../errors/validation.js';
+import { ArchiveStore, readArchiveFile } from '../store/archive.js';
+import { readTrace } from '../usage/test-helpers/traces.js';
+import { replayWhatIf, type WhatIfReplayResult } from './what-if-replay.js';
+
+let root: string;
+let archive: ArchiveStore;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'headroom-whatif-replay-'));
+  archive = new ArchiveStore({ root, durable: false });
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+/** The recorded sessions of the repository that hold their messages (test/fixtures/traces/SOURCES.md). */
+const SESSIONS = [
+  { path: 'claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl' },
+  { path: 'claude-code/small-sonnet-session.jsonl' },
+  { path: 'codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl' },
+  // The small Codex session names a model the registry does not know ("aide-gpt-5", an internal deployment).
+  { path: 'codex/small-codex-session.jsonl', model: 'gpt-5' },
+];
+
+const results = new Map<string, WhatIfReplayResult>();
+async function replayed(path: string, model?: string): Promise<WhatIfReplayResult> {
+  let result = results.get(path);
+  if (!result) {
+    result = await replayWhatIf(readTrace(path), {
+      archive,
+      reader: { readFile: readArchiveFile },
+      sessionId: path.split('/')[0]!,
+      ...(model ? { model } : {}),
+    });
+    results.set(path, result);
+  }
+  return result;
+}
+
+describe('replayWhatIf on the recorded sessions', () => {
+  it('saves at least 25% of the prompt tokens and 15% of the cache-weighted cost in aggregate', async () => {
+    let real = 0;
+    let headroom = 0;
+    let realCost = 0;
+    let headroomCost = 0;
+    for (const { path, model } of SESSIONS) {
+      const { whatIf } = await replayed(path, model);
+      real += whatIf.real.promptTokens;
+      headroom += whatIf.headroom.promptTokens;
+      realCost += whatIf.real.costUsd ?? 0;
+      headroomCost += whatIf.headroom.costUsd ?? 0;
+      expect(whatIf.unpricedCalls).toBe(0);
+    }
+    expect(1 - headroom / real).toBeGreaterThanOrEqual(0.25);
+    expect(1 - headroomCost / realCost).toBeGreaterThanOrEqual(0.15);
+  }, 30_000);
+
+  it('never forces a compaction, and every evicted byte reads back from the archive as the log has it', async () => {
+    for (const { path, model } of SESSIONS) {
+      const { whatIf } = await replayed(path, model);
+      expect(whatIf.headroom.callsAboveCompactionPoint).toBe(0);
+      expect(whatIf.headroom.peakPromptTokens).toBeLessThan(whatIf.compactionPoint ?? 0);
+      expect(whatIf.headroom.compactions).toBe(0);
+      expect(whatIf.archiveVerified).toBe(true);
+      expect(whatIf.archiveFailures).toEqual([]);
+      expect(whatIf.headroom.archivedItems).toBeGreaterThan(0);
+    }
+  }, 30_000);
+
+  it('saves tokens and money on the Claude Code session the agent compacted, and avoids its compaction', async () => {
+    const { whatIf, calls } = await replayed(SESSIONS[0]!.path);
+    expect(whatIf.real).toMatchObject({ peakPromptTokens: 164_831, compactions: 1 });
+    expect(whatIf.compactionPoint).toBe(167_000);
+    expect(whatIf.savedPercent).toBeGreaterThan(15);
+    expect(whatIf.costSavedPercent).toBeGreaterThan(10);
+    expect(whatIf.evictions.map((eviction) => eviction.boundary)).toContain('command');
+    // Every call carries what headroom would have sent; a call before the first eviction is the call recorded.
+    expect(calls.every((call) => typeof call.whatIfPromptTokens === 'number')).toBe(true);
+    expect(calls[0]?.whatIfPromptTokens).toBe(calls[0]?.promptTokens);
+    expect(whatIf.headroom.promptTokens).toBe(
+      calls.reduce((sum, call) => sum + (call.whatIfPromptTokens ?? 0), 0) + extraCallTokens(whatIf),
+    );
+  }, 30_000);
+
+  it('feeds the drift measured on the log’s history to the regulator', async () => {
+    const { calls } = await replayed(SESSIONS[0]!.path);
+    const late = calls[59];
+    expect(late?.driftPercent).toBeGreaterThan(50);
+    const regulator = late?.reasons.find((reason) => reason.model === 'regulator');
+    expect(regulator?.reason).not.toContain('drift not measured');
+  }, 30_000);
+
+  it('refuses a log that does not hold its messages, naming why', async () => {
+    const text = readTrace('gemini/small-gemini-session.jsonl');
+    await expect(replayWhatIf(text, { archive, reader: { readFile: readArchiveFile } })).rejects.toThrow(
+      HeadroomValidationError,
+    );
+    await expect(replayWhatIf(text, { archive, reader: { readFile: readArchiveFile } })).rejects.toThrow(
+      /only claude-code and codex logs hold/,
+    );
+  });
+});
+
+/** The prompts of the extra calls an agent makes to read an evicted file again (none in these sessions). */
+function extraCallTokens(whatIf: WhatIfReplayResult['whatIf']): number {
+  return whatIf.headroom.rereads === 0 ? 0 : Number.NaN;
+}

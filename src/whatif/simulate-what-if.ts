@@ -1,0 +1,427 @@
+import { type ArchiveSink, tombstoneText } from '../compaction/archive-sink.js';
+import {
+  type EvictionDecision,
+  type EvictionPolicy,
+  type EvictionPolicyState,
+  initialEvictionState,
+  pathOf,
+} from '../compaction/eviction-policy.js';
+import { type HistoryItem, itemText } from '../compaction/history-item.js';
+import type { ModelPrice } from '../models/model-price.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import type { UsageSource } from '../usage/usage-record.js';
+import { cachedCallTokens, type PreviousCall } from './cached-call-tokens.js';
+import {
+  type CallFeatures,
+  calibrate,
+  calibratedTokens,
+  callFeatures,
+  predictedPrompt,
+} from './calibrate.js';
+import { callCost } from './call-cost.js';
+import { type ItemSize, itemSize, type SizeClass } from './item-size.js';
+import type { LogCall, LogCallUsage, LogHistory } from './log-history.js';
+import { type ArchivedRecord, type ArchiveReader, verifyArchive } from './verify-archive.js';
+import type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
+
+export { CACHE_LIFETIME_MS } from './cached-call-tokens.js';
+export type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
+
+/** Output tokens of the extra call an agent makes to read an evicted file again (one Read tool call). */
+export const REREAD_CALL_COMPLETION_TOKENS = 60;
+
+/** Tools whose call needs the file's current text in context (an exact `old_string`, a patch's context lines). */
+const NEEDS_CONTENT = /^(?:edit|multiedit|notebookedit|str_replace_based_edit_tool)$/i;
+const READS = /^read/i;
+const WRITES = /^write/i;
+
+export interface SimulateWhatIfOptions {
+  policy: EvictionPolicy;
+  archive: ArchiveSink;
+  reader: ArchiveReader;
+  /** The archive's session folder. */
+  sessionId: string;
+  counter: TokenCounter;
+  /** The price of a call's model (null when unknown: its cost is not counted). */
+  priceOf: (model: string | undefined) => ModelPrice | null | undefined;
+  /** Where the agent compacts: its lowest recorded compaction, else its window; null when unknown. */
+  compactionPoint: number | null;
+  source: UsageSource;
+  /**
+   * The archive path a tombstone is sized with, by task (the tombstone put in the history names the real one). A
+   * replay that archives to a temporary directory sizes tombstones as the default archive directory would write
+   * them, so that its figures do not depend on a random directory name. @default the real path
+   */
+  tombstonePath?: (taskId: string) => string;
+}
+
+/**
+ * Replays a recorded session as headroom's policy would have managed it: the same calls with the same outputs,
+ * the history evicted at the policy's boundaries (archived for real through `archive`), the prompt of each call
+ * re-sized with the session's calibration (its residual kept, so a call headroom would not have changed is the
+ * recorded call exactly), and its cost re-priced with the provider's cache: the what-if reads from the cache what
+ * its previous call sent up to the first item it changed since, in the proportion the recorded call read its
+ * previous call's prompt; everything after the change is written (Anthropic) or sent uncached (OpenAI) again.
+ */
+export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOptions): Promise<WhatIfReport> {
+  const { counter, policy } = options;
+  const sizes: ItemSize[] = log.items.map((entry) => itemSize(entry, counter));
+  const features: CallFeatures[] = callFeatures(log, sizes);
+  const calibration = calibrate(log, features);
+  const tokensOfClass = (sizeClass: SizeClass, tokens: number) =>
+    calibratedTokens(calibration, sizeClass, tokens);
+
+  // The what-if history: items, their provider tokens, and the logged item each came from (-1: none).
+  let history: HistoryItem[] = [];
+  let tokens: number[] = [];
+  let sources: number[] = [];
+  const tokensByItem = new WeakMap<HistoryItem, number>();
+  const sourceByItem = new WeakMap<HistoryItem, number>();
+  // A re-read's result holds a logged text: a read's result, or the text a logged write wrote.
+  const rereadField = new WeakMap<HistoryItem, ArchivedRecord['field']>();
+  let total = 0;
+  const push = (item: HistoryItem, size: number, source: number) => {
+    history.push(item);
+    tokens.push(size);
+    sources.push(source);
+    tokensByItem.set(item, size);
+    sourceByItem.set(item, source);
+    total += size;
+  };
+  const sizeOf = (item: HistoryItem) =>
+    tokensByItem.get(item) ?? tokensOfClass('text', counter.count(itemText(item)));
+
+  // The recorded history of the current segment, for the recorded drift.
+  let realHistory: HistoryItem[] = [];
+  let realSegment = 0;
+  let realState: EvictionPolicyState = initialEvictionState();
+  const realTokens = new WeakMap<HistoryItem, number>();
+  const realSizeOf = (item: HistoryItem) => realTokens.get(item) ?? 0;
+
+  // Per file: the what-if position of its latest full text (a read's result, a write's input).
+  const latestContent = new Map<string, number>();
+  const callPositions = new Map<string, number>();
+  const track = (position: number) => {
+    const item = history[position] as HistoryItem;
+    if (item.kind === 'tool-call') {
+      callPositions.set(item.callId, position);
+      const path = pathOf(item);
+      if (path && WRITES.test(item.name)) latestContent.set(path, position);
+    } else if (item.kind === 'tool-result') {
+      const call = history[callPositions.get(item.callId) ?? -1];
+      const path = call?.kind === 'tool-call' && READS.test(call.name) ? pathOf(call) : undefined;
+      if (path) latestContent.set(path, position);
+    }
+  };
+
+  let policyState = initialEvictionState();
+  let firstChange = Number.POSITIVE_INFINITY;
+  let cache: PreviousCall | null = null;
+  let previousResidual = 0;
+  let next = 0;
+  const records: ArchivedRecord[] = [];
+  const evictions: WhatIfEviction[] = [];
+  const calls: WhatIfCall[] = [];
+  let archivedBytes = 0;
+  let recaps = 0;
+  let rereads = 0;
+  let rereadTokens = 0;
+  const real: WhatIfTotals = { promptTokens: 0, costUsd: null, peakPromptTokens: null, compactions: 0 };
+  const headroom: WhatIfTotals = { promptTokens: 0, costUsd: null, peakPromptTokens: null, compactions: 0 };
+  let unpricedCalls = 0;
+  let aboveCompactionPoint = 0;
+  const addCost = (totals: WhatIfTotals, cost: number | null) => {
+    if (cost !== null) totals.costUsd = (totals.costUsd ?? 0) + cost;
+  };
+
+  /** One call's what-if tokens, cache included, given the recorded call (its cache figures and output). */
+  const whatIfTokens = (
+    call: LogCall,
+    usage: LogCallUsage,
+    residual: number,
+    extra: { completionTokens: number; reasoningTokens: number } | null,
+  ) => {
+    const prompt = Math.max(1, calibration.baseTokens + total + residual);
+    let unchangedPrefix = cache?.whatIfPrompt ?? 0;
+    if (cache && firstChange < cache.length) {
+      unchangedPrefix = calibration.baseTokens;
+      for (let position = 0; position < firstChange; position++) unchangedPrefix += tokens[position] ?? 0;
+    }
+    const time = Date.parse(call.timestamp);
+    const figures = cachedCallTokens({
+      prompt,
+      unchangedPrefix,
+      usage,
+      previous: cache,
+      segment: call.segment,
+      time,
+      extra,
+    });
+    cache = {
+      realPrompt: usage.promptTokens,
+      whatIfPrompt: prompt,
+      length: history.length,
+      segment: call.segment,
+      timestamp: time,
+      backToBack: extra !== null,
+    };
+    firstChange = Number.POSITIVE_INFINITY;
+    return figures;
+  };
+
+  for (let callIndex = 0; callIndex < log.calls.length; callIndex++) {
+    const call = log.calls[callIndex] as LogCall;
+    for (; next < call.itemsBefore && next < log.items.length; next++) {
+      const entry = log.items[next]!;
+      const size = sizes[next]!;
+      const provider = tokensOfClass(size.sizeClass, size.tokens);
+      if (entry.segment !== realSegment) {
+        realSegment = entry.segment;
+        realHistory = [];
+        realState = initialEvictionState();
+      }
+      realHistory.push(entry.item);
+      realTokens.set(entry.item, provider);
+      // The agent's own compaction never happens in the what-if: what it carried over is not there.
+      if (entry.carried) continue;
+      push(entry.item, provider, next);
+      track(history.length - 1);
+    }
+
+    // The policy sees what a live caller would: the history, the log's signals, the last known residual.
+    const estimate = calibration.baseTokens + total + previousResidual;
+    const decision: EvictionDecision = policy.decide(history, {
+      state: policyState,
+      signals: call.signals,
+      promptTokens: estimate,
+      ...(options.compactionPoint === null ? {} : { contextWindow: options.compactionPoint }),
+      sizeOf,
+    });
+    policyState = decision.state;
+    if (decision.evict || decision.recap) {
+      const applied = await policy.apply(history, decision, {
+        archive: options.archive,
+        sessionId: options.sessionId,
+        counter,
+      });
+      policyState = applied.state;
+      if (decision.evict && applied.archive) {
+        let freed = 0;
+        let bytes = 0;
+        for (const step of decision.evict.steps) {
+          const item = applied.history[step.position] as HistoryItem;
+          const before = tokens[step.position] ?? 0;
+          const sized =
+            options.tombstonePath === undefined
+              ? item
+              : tombstoned(
+                  item,
+                  tombstoneText(
+                    decision.evict.taskId,
+                    options.tombstonePath(decision.evict.taskId),
+                    step.itemId,
+                  ),
+                );
+          const after = tokensOfClass('tool', counter.count(itemText(sized)));
+          tokens[step.position] = after;
+          tokensByItem.set(item, after);
+          sourceByItem.set(item, sources[step.position] ?? -1);
+          total += after - before;
+          freed += before - after;
+          bytes += Buffer.byteLength(step.original, 'utf8');
+          firstChange = Math.min(firstChange, step.position);
+          const source = sources[step.position] ?? -1;
+          const original = history[step.position] as HistoryItem;
+          const field = rereadField.get(original) ?? (step.field === 'input' ? 'input' : 'content');
+          if (source >= 0 && item.kind !== 'system' && 'archivedTo' in item && item.archivedTo)
+            records.push({ location: item.archivedTo, source, field });
+        }
+        history = applied.history;
+        archivedBytes += bytes;
+        evictions.push({
+          beforeCallIndex: call.index,
+          taskId: decision.evict.taskId,
+          boundary: decision.boundary?.kind ?? 'earlier boundary',
+          detail: decision.boundary?.detail ?? '',
+          items: decision.evict.steps.length,
+          bytes,
+          tokensFreed: Math.round(freed),
+          archive: applied.archive,
+        });
+      }
+      if (applied.recap?.ok) {
+        recaps++;
+        const recapPath = applied.recap.archives[0];
+        const replaced = new Set(history);
+        for (const item of applied.history) replaced.delete(item);
+        for (const item of replaced) {
+          const source = sourceByItem.get(item) ?? -1;
+          if (source >= 0 && recapPath)
+            records.push({ location: `${recapPath}#${item.id}`, source, field: 'item' });
+        }
+        history = applied.history;
+        tokens = history.map((item) => sizeOf(item));
+        sources = history.map((item) => sourceByItem.get(item) ?? -1);
+        total = tokens.reduce((sum, value) => sum + value, 0);
+        firstChange = 0;
+        latestContent.clear();
+        callPositions.clear();
+        for (let position = 0; position < history.length; position++) track(position);
+      } else history = applied.history;
+    }
+
+    // The recorded history's drift, as the same policy measures it (nothing evicted there).
+    realState = policy.decide(realHistory, {
+      state: realState,
+      signals: call.signals,
+      sizeOf: realSizeOf,
+    }).state;
+    const realDrift = policy.drift(realHistory, {
+      state: realState,
+      ...(call.usage ? { promptTokens: call.usage.promptTokens } : {}),
+      sizeOf: realSizeOf,
+    });
+
+    const usage = call.usage;
+    const price = options.priceOf(call.model);
+    if (!usage) {
+      calls.push({
+        index: call.index,
+        reconstructedPromptTokens: null,
+        whatIfPromptTokens: null,
+        whatIfCacheReadTokens: null,
+        whatIfCacheWriteTokens: null,
+        whatIfCostUsd: null,
+        realCostUsd: null,
+        driftPercent: null,
+        whatIfDriftPercent: null,
+        rereads: 0,
+      });
+      continue;
+    }
+    const predicted = predictedPrompt(calibration, features[callIndex]!, call.segment);
+    const residual = usage.promptTokens - predicted;
+
+    // An edit of a file whose text headroom evicted, with no read of it since: the agent reads it again first.
+    let callRereads = 0;
+    const outputEnd = log.calls[callIndex + 1]?.itemsBefore ?? log.items.length;
+    for (let position = call.itemsBefore; position < outputEnd; position++) {
+      const output = log.items[position]?.item;
+      if (output?.kind !== 'tool-call' || !NEEDS_CONTENT.test(output.name)) continue;
+      const path = pathOf(output);
+      const held = path === undefined ? undefined : latestContent.get(path);
+      const evicted = held === undefined ? undefined : history[held];
+      if (!path || held === undefined || !evicted || !('archivedTo' in evicted) || !evicted.archivedTo)
+        continue;
+      const source = sources[held] ?? -1;
+      const original = log.items[source];
+      if (!original) continue;
+      const figures = whatIfTokens(call, usage, residual, {
+        completionTokens: REREAD_CALL_COMPLETION_TOKENS,
+        reasoningTokens: 0,
+      });
+      const cost = price ? callCost(figures, price, options.source) : null;
+      headroom.promptTokens += figures.promptTokens;
+      headroom.peakPromptTokens = Math.max(headroom.peakPromptTokens ?? 0, figures.promptTokens);
+      addCost(headroom, cost);
+      const readId = `reread-${call.index}-${callRereads}`;
+      const readCall: HistoryItem = {
+        kind: 'tool-call',
+        id: readId,
+        callId: readId,
+        name: 'Read',
+        input: { file_path: path },
+      };
+      const size = sizes[source]!;
+      const written = original.item.kind === 'tool-call' ? writtenText(original.item.input) : undefined;
+      if (original.item.kind === 'tool-call' && written === undefined) continue;
+      const content = written ?? itemText(original.item);
+      const readResult: HistoryItem = {
+        kind: 'tool-result',
+        id: `${readId}:result`,
+        callId: readId,
+        content,
+      };
+      rereadField.set(readResult, written === undefined ? 'content' : 'written-text');
+      push(readCall, tokensOfClass('tool', counter.count(itemText(readCall))), -1);
+      track(history.length - 1);
+      const resultTokens = tokensOfClass('tool', size.tokens);
+      push(readResult, resultTokens, source);
+      track(history.length - 1);
+      rereadTokens += Math.round(resultTokens);
+      callRereads++;
+    }
+    rereads += callRereads;
+
+    const figures = whatIfTokens(call, usage, residual, null);
+    previousResidual = residual;
+    const realCost = price ? callCost(usage, price, options.source) : null;
+    const whatIfCost = price ? callCost(figures, price, options.source) : null;
+    if (!price) unpricedCalls++;
+    real.promptTokens += usage.promptTokens;
+    real.peakPromptTokens = Math.max(real.peakPromptTokens ?? 0, usage.promptTokens);
+    addCost(real, realCost);
+    headroom.promptTokens += figures.promptTokens;
+    headroom.peakPromptTokens = Math.max(headroom.peakPromptTokens ?? 0, figures.promptTokens);
+    addCost(headroom, whatIfCost);
+    if (options.compactionPoint !== null && figures.promptTokens > options.compactionPoint)
+      aboveCompactionPoint++;
+    calls.push({
+      index: call.index,
+      reconstructedPromptTokens: Math.round(predicted),
+      whatIfPromptTokens: figures.promptTokens,
+      whatIfCacheReadTokens: figures.cacheReadTokens,
+      whatIfCacheWriteTokens: figures.cacheWrite5mTokens + figures.cacheWrite1hTokens,
+      whatIfCostUsd: whatIfCost,
+      realCostUsd: realCost,
+      driftPercent: round1(realDrift),
+      whatIfDriftPercent: round1(decision.driftPercent),
+      rereads: callRereads,
+    });
+  }
+  real.compactions = new Set(log.calls.map((call) => call.segment)).size - 1;
+  headroom.compactions = recaps;
+
+  const { verified, failures } = await verifyArchive(log, records, options.reader);
+  const percent = (saved: number, of: number) => (of > 0 ? Math.round((saved / of) * 1000) / 10 : 0);
+  return {
+    real,
+    headroom: {
+      ...headroom,
+      evictions: evictions.length,
+      archivedItems: records.length,
+      archivedBytes,
+      rereads,
+      rereadTokens,
+      callsAboveCompactionPoint: aboveCompactionPoint,
+    },
+    savedPercent: percent(real.promptTokens - headroom.promptTokens, real.promptTokens),
+    costSavedPercent:
+      real.costUsd !== null && headroom.costUsd !== null
+        ? percent(real.costUsd - headroom.costUsd, real.costUsd)
+        : null,
+    archiveVerified: failures.length === 0 && verified === records.length,
+    archiveFailures: failures.slice(0, 10),
+    compactionPoint: options.compactionPoint,
+    calibration,
+    evictions,
+    calls,
+    unpricedCalls,
+  };
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** An evicted item as it would read with another tombstone text. */
+function tombstoned(item: HistoryItem, tombstone: string): HistoryItem {
+  if (item.kind === 'tool-result') return { ...item, content: tombstone };
+  if (item.kind === 'tool-call') return { ...item, input: { evicted: tombstone } };
+  return item;
+}
+
+/** The text a write call wrote (its `content` argument), which reading the file again gives back. */
+function writtenText(input: unknown): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const content = (input as Record<string, unknown>).content;
+  return typeof content === 'string' ? content : undefined;
+}
