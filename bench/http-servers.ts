@@ -1,7 +1,7 @@
 /**
  * The two servers the HTTP benchmark compares, run in a child process of their own so that the load
  * generator does not share their event loop: `bare` (node:http doing the same work: read the body,
- * JSON.parse, evaluate, JSON.stringify) and `headroom` (the real app, rate limits off).
+ * JSON.parse, evaluate, JSON.stringify) and `headroom` (the real app, every rate limit off).
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -41,7 +41,10 @@ if (kind === 'bare') {
 } else {
   const app = await buildApp({
     logLevel: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
+    // Every rate limit off (seed 000's, ingestion's and reads'): the benchmark measures the routes, not a 429.
     rateLimitPerMinute: 0,
+    ingestRateLimitPerMinute: 0,
+    readRateLimitPerMinute: 0,
     maxConcurrentPerAgent: 0,
     dashboard: false,
     // A data dir of its own, removed by the parent: sessions posted by a benchmark are not kept anywhere else.
