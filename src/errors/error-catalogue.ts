@@ -171,6 +171,12 @@ export const ERROR_CATALOGUE = {
     exit: EXIT_CODES.unavailable,
     meaning: 'The server cannot serve the request now (it is shutting down); retry, here later or elsewhere.',
   },
+  HR_ERR_STORE_UNAVAILABLE: {
+    status: 503,
+    exit: EXIT_CODES.unavailable,
+    meaning:
+      'The shared store (Redis) did not answer, or an update kept conflicting with other instances; nothing was applied.',
+  },
   HR_ERR_INTERNAL: {
     status: 500,
     exit: EXIT_CODES.internal,

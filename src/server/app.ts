@@ -7,15 +7,23 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Summarizer } from '../compaction/compact-history.js';
 import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
-import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../session/open-session-monitor.js';
+import {
+  dataDirPaths,
+  openSessionMonitor,
+  openSharedSessionMonitor,
+  sweepIdleSessions,
+} from '../session/open-session-monitor.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
+import type { EventBus } from '../store/event-bus.js';
+import { connectRedis } from '../store/redis-connection.js';
 import { registerAccess, SCOPE_GRANTS } from './access.js';
 import { answerClosing, buildClientErrorHandler } from './client-error-handler.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
@@ -57,6 +65,8 @@ export interface AppDependencies {
   config?: HeadroomConfig;
   /** Writes compaction recaps (e.g. `--summarizer-command`); on failure the deterministic recap is used. */
   summarizer?: Summarizer;
+  /** A connected Redis client to use instead of connecting to `redisUrl` (the caller closes it). */
+  redis?: Redis;
 }
 
 declare module 'fastify' {
@@ -73,6 +83,8 @@ declare module 'fastify' {
     headroomMonitor: SessionMonitor;
     headroomEvents: EventHub;
     headroomWebhooks: WebhookService;
+    /** The shared Redis connection, when the service runs on Redis. */
+    headroomRedis: Redis | undefined;
     /** Every route Fastify registered, as an onRoute hook saw it (the route-table test reads it). */
     headroomRegistered: Array<{ method: string; url: string }>;
   }
@@ -156,19 +168,42 @@ export async function buildApp(
     for (const method of [route.method].flat()) registered.push({ method, url: route.url });
   });
 
-  const monitor =
-    dependencies.monitor ??
-    (await openSessionMonitor({
+  // On Redis (--redis), sessions, their events, pools, webhooks and rate-limit counters are shared by every
+  // instance on it; the connection is opened first, so that an unreachable Redis stops the start with its reason.
+  const ownRedis = dependencies.redis === undefined && settings.redisUrl !== undefined;
+  const redis =
+    dependencies.redis ??
+    (settings.redisUrl === undefined ? undefined : await connectRedis(settings.redisUrl));
+  app.decorate('headroomRedis', redis);
+  const monitorOptions = {
+    archive,
+    now,
+    sessionTtlMs: settings.sessionTtlSeconds * 1000,
+    ...(dependencies.config ? { config: dependencies.config } : {}),
+    ...(dependencies.summarizer ? { summarizer: dependencies.summarizer } : {}),
+  };
+  let bus: EventBus | undefined;
+  let monitor: SessionMonitor;
+  if (dependencies.monitor) monitor = dependencies.monitor;
+  else if (redis) {
+    const shared = await openSharedSessionMonitor({
+      ...monitorOptions,
+      redis,
+      prefix: settings.redisPrefix,
+      maxSessions: settings.maxSessions,
+      onProblem: (message, error) => app.log.warn({ err: error }, message),
+    });
+    monitor = shared.monitor;
+    bus = shared.bus;
+  } else {
+    monitor = await openSessionMonitor({
+      ...monitorOptions,
       dataDir: dataDir.root,
       persistSessions: settings.persistSessions,
       maxSessions: settings.maxSessions,
       onProblem: (problem) => app.log.warn(problem, 'session file skipped'),
-      archive,
-      now,
-      sessionTtlMs: settings.sessionTtlSeconds * 1000,
-      ...(dependencies.config ? { config: dependencies.config } : {}),
-      ...(dependencies.summarizer ? { summarizer: dependencies.summarizer } : {}),
-    }));
+    });
+  }
   const hub = new EventHub(monitor, {
     maxStreams: settings.maxEventStreams,
     flushMs: settings.eventFlushMs,
@@ -221,6 +256,8 @@ export async function buildApp(
     await webhooks.close();
     // The monitor given by a caller is the caller's to close; ours writes its last changes out.
     if (!dependencies.monitor) await monitor.close();
+    await bus?.close();
+    if (ownRedis) await redis?.quit().catch(() => redis.disconnect());
   });
 
   app.setErrorHandler(handleError);
@@ -303,6 +340,9 @@ export async function buildApp(
         allowList: (request) => limits[limitGroupOf(request)] === 0,
         timeWindow: 60_000,
         keyGenerator: (request) => `${limitGroupOf(request)}:${request.ip}`,
+        // On Redis the counters are the service's, not each instance's: a client cannot multiply its budget by
+        // spreading its requests. If Redis fails, the route answers (503 when it needs Redis itself).
+        ...(redis ? { redis, nameSpace: `${settings.redisPrefix}ratelimit:`, skipOnError: true } : {}),
         errorResponseBuilder: (request, context) => {
           const group = limitGroupOf(request);
           return new HeadroomError(

@@ -59,7 +59,8 @@ export class EventHub {
     this.#flushMs = options.flushMs ?? DEFAULT_FLUSH_MS;
     this.#maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS;
     this.#maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
-    this.#unsubscribe = monitor.subscribe((event) => this.#accept(event));
+    // Every instance's changes: a stream shows the sessions of the whole service, wherever they were updated.
+    this.#unsubscribe = monitor.subscribe((event) => this.#accept(event), { remote: true });
   }
 
   get clients(): number {

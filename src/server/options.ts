@@ -103,6 +103,21 @@ export const ServerOptionsSchema = z.strictObject({
         .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a hostname or IP address, without a port'),
     )
     .default([]),
+  /**
+   * Keep sessions, their event fan-out, pools, webhooks and rate-limit counters in this Redis (`redis://` or
+   * `rediss://`), shared by every instance started on it. Without it everything is in this process.
+   */
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379')
+    .optional(),
+  /** Prefix of every key headroom writes in Redis: instances with the same prefix are one service. */
+  redisPrefix: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9:_.-]+$/, 'must be letters, digits and : _ . - only')
+    .default('headroom:'),
   /** Changes are gathered this long before event streams send them. */
   eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });

@@ -1,6 +1,9 @@
 import { join, resolve } from 'node:path';
+import type { Redis } from 'ioredis';
 import type { ArchiveStore } from '../store/archive.js';
+import { RedisEventBus } from '../store/event-bus.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
+import { RedisStateStore } from '../store/redis-state-store.js';
 import { StateSnapshot, type StateSnapshotOptions } from '../store/state-snapshot.js';
 import {
   parseSessionRecord,
@@ -8,6 +11,7 @@ import {
   type SessionMonitorOptions,
   type SessionRecord,
 } from './session-monitor.js';
+import { DEFAULT_TIMELINE_MARKERS, DEFAULT_TIMELINE_POINTS } from './session-timeline.js';
 
 /**
  * Where headroom keeps its state under a data dir (`headroom serve --data-dir`, `headroom mcp --data-dir`):
@@ -79,4 +83,41 @@ export function sweepIdleSessions(
   );
   timer.unref();
   return () => clearInterval(timer);
+}
+
+export interface OpenSharedSessionMonitorOptions extends Omit<SessionMonitorOptions, 'store' | 'bus'> {
+  /** A connected client (see `connectRedis`); the caller closes it after the monitor. */
+  redis: Redis;
+  /** Key prefix of the service: instances with the same Redis and prefix share their sessions. @default 'headroom:' */
+  prefix?: string;
+  /** Sessions kept at most over the whole service. @default 10000 */
+  maxSessions?: number;
+  /** Told of events on the shared channel that could not be read or published. */
+  onProblem?: (message: string, error?: unknown) => void;
+}
+
+/**
+ * A monitor whose sessions live in Redis and whose events reach every instance sharing it: several `headroom
+ * serve` on one Redis are one service. A session's timeline points and markers are Redis lists beside its state,
+ * so a usage update sends its one new point instead of the whole timeline.
+ */
+export async function openSharedSessionMonitor(
+  options: OpenSharedSessionMonitorOptions,
+): Promise<{ monitor: SessionMonitor; bus: RedisEventBus }> {
+  const { redis, prefix, maxSessions, onProblem, ...monitorOptions } = options;
+  const store = new RedisStateStore<SessionRecord>(redis, {
+    namespace: 'sessions',
+    ...(prefix === undefined ? {} : { prefix }),
+    ...(maxSessions === undefined ? {} : { maxEntries: maxSessions }),
+    parse: parseSessionRecord,
+    lists: [
+      { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS },
+      { path: ['timeline', 'markers'], limit: DEFAULT_TIMELINE_MARKERS },
+    ],
+  });
+  const bus = await RedisEventBus.open(redis, {
+    ...(prefix === undefined ? {} : { prefix }),
+    ...(onProblem ? { onProblem } : {}),
+  });
+  return { monitor: new SessionMonitor({ ...monitorOptions, store, bus }), bus };
 }

@@ -11,6 +11,7 @@ import type {
 import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
+import type { EventBus } from '../store/event-bus.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
 import type { StateStore } from '../store/state-store.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -107,6 +108,20 @@ export interface SessionMonitorOptions {
    * and the answer carries a warning.
    */
   summarizer?: Summarizer;
+  /**
+   * Shares the session events with the other instances of one service (Redis pub/sub): what this monitor
+   * emits is published, and what the others publish reaches the listeners subscribed with `{ remote: true }`.
+   */
+  bus?: EventBus;
+}
+
+/** Which events a listener hears. */
+export interface SubscribeOptions {
+  /**
+   * Also the events of the other instances sharing the bus (an event stream shows them all); by default only
+   * this instance's own (metrics and webhooks count each event once, where it happened).
+   */
+  remote?: boolean;
 }
 
 export interface CompactRequest {
@@ -173,6 +188,9 @@ export class SessionMonitor {
   readonly #generateId: (() => string) | undefined;
   readonly #summarizer: Summarizer | undefined;
   readonly #listeners = new Set<(event: MonitorEvent) => void>();
+  readonly #remoteListeners = new Set<(event: MonitorEvent) => void>();
+  readonly #bus: EventBus | undefined;
+  readonly #stopBus: (() => void) | undefined;
 
   constructor(options: SessionMonitorOptions = {}) {
     this.store = options.store ?? new MemoryStateStore<SessionRecord>();
@@ -182,6 +200,11 @@ export class SessionMonitor {
     this.#ttlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
     this.#generateId = options.generateId;
     this.#summarizer = options.summarizer;
+    this.#bus = options.bus;
+    this.#stopBus = options.bus?.subscribe((message) => {
+      const event = message as MonitorEvent;
+      for (const listener of this.#remoteListeners) listener(event);
+    });
   }
 
   /**
@@ -449,14 +472,20 @@ export class SessionMonitor {
   }
 
   /** Subscribes to every session's changes; returns the unsubscribe function. */
-  subscribe(listener: (event: MonitorEvent) => void): () => void {
+  subscribe(listener: (event: MonitorEvent) => void, options: SubscribeOptions = {}): () => void {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    if (options.remote) this.#remoteListeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+      this.#remoteListeners.delete(listener);
+    };
   }
 
-  /** Writes out what the store has pending. */
+  /** Writes out what the store has pending. The bus and the store's connection are their owners' to close. */
   async close(): Promise<void> {
     this.#listeners.clear();
+    this.#remoteListeners.clear();
+    this.#stopBus?.();
     await this.store.close();
   }
 
@@ -489,5 +518,11 @@ export class SessionMonitor {
 
   #emit(event: MonitorEvent): void {
     for (const listener of this.#listeners) listener(event);
+    if (!this.#bus || event.type === 'compacted') return;
+    // The other instances' streams need the change, not what only this instance's metrics read.
+    if (event.type === 'changed') {
+      const { usage: _usage, costUsd: _cost, ...shared } = event;
+      this.#bus.publish(shared);
+    } else this.#bus.publish(event);
   }
 }

@@ -15,6 +15,7 @@ import {
   ServerOptionsSchema,
 } from '../../server/options.js';
 import { startServer } from '../../server/serve.js';
+import { redactRedisUrl } from '../../store/redis-connection.js';
 import { durationSeconds } from '../duration.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
@@ -43,6 +44,8 @@ export const SERVE_ENVIRONMENT = {
   corsOrigins: 'HEADROOM_CORS_ORIGINS',
   summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
   summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
+  redis: 'HEADROOM_REDIS_URL',
+  redisPrefix: 'HEADROOM_REDIS_PREFIX',
 } as const;
 
 const INTEGER_TEXT = /^\d+$/;
@@ -127,6 +130,14 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option('--insecure', 'listen on a non-loopback address without an API key (refused otherwise)')
     .option(
+      '--redis <url>',
+      `keep sessions, event fan-out, pools, webhooks and rate-limit counters in Redis, shared by every instance started on it, e.g. redis://127.0.0.1:6379 (env ${SERVE_ENVIRONMENT.redis})`,
+    )
+    .option(
+      '--redis-prefix <prefix>',
+      `prefix of headroom's Redis keys: instances with the same prefix are one service (env ${SERVE_ENVIRONMENT.redisPrefix}; default headroom:)`,
+    )
+    .option(
       '--summarizer-command <cmd>',
       `a command that writes compaction recaps: the replaced history as JSON on stdin, the summary on stdout; on failure the deterministic recap is used (env ${SERVE_ENVIRONMENT.summarizerCommand})`,
     )
@@ -187,6 +198,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           if (!['true', '1', 'yes', 'false', '0', 'no'].includes(value))
             throw new UsageError(`${source} must be 1 or 0 (true or false); got ${JSON.stringify(text)}`);
           raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
+        } else if (key === 'redis') {
+          raw.redisUrl = text;
         } else if (key === 'mcpAllowedHosts') {
           raw[key] = text
             .split(',')
@@ -232,9 +245,13 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         config,
         ...(summarizer ? { summarizer } : {}),
       });
-      const sessions = (await server.app.headroomMonitor.list()).length;
+      const sessions = await server.app.headroomMonitor.store.size();
+      const where =
+        options.value.redisUrl === undefined
+          ? `restored from ${resolve(io.cwd, options.value.dataDir)}`
+          : `shared in Redis ${redactRedisUrl(options.value.redisUrl)} (prefix ${options.value.redisPrefix})`;
       io.stdout.write(
-        `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} restored from ${resolve(io.cwd, options.value.dataDir)}\n`,
+        `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} ${where}\n`,
       );
     });
 }

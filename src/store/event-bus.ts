@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * Carries what one instance publishes to every other instance of the same service (the session events that
+ * their event streams show). Delivery is at most once and in publication order per publisher; an instance does
+ * not receive its own messages.
+ */
+export interface EventBus {
+  publish(message: unknown): void;
+  /** Receives the other instances' messages; answers the function that stops it. */
+  subscribe(handler: (message: unknown) => void): () => void;
+  close(): Promise<void>;
+}
+
+export interface RedisEventBusOptions {
+  /** @default 'headroom:' */
+  prefix?: string;
+  /** The channel under the prefix. @default 'events' */
+  channel?: string;
+  /** Told of a message that is not JSON or of a failed publish (the process goes on). */
+  onProblem?: (message: string, error?: unknown) => void;
+}
+
+/**
+ * An event bus on Redis pub/sub: `publish` goes out on the given connection, and a second connection (a
+ * duplicate, since a subscribed connection can do nothing else) receives. Each message carries the instance's
+ * id so that it can skip its own.
+ */
+export class RedisEventBus implements EventBus {
+  readonly instanceId = randomUUID();
+  readonly #publisher: Redis;
+  readonly #subscriber: Redis;
+  readonly #channel: string;
+  readonly #handlers = new Set<(message: unknown) => void>();
+  readonly #onProblem: NonNullable<RedisEventBusOptions['onProblem']>;
+
+  private constructor(publisher: Redis, subscriber: Redis, options: RedisEventBusOptions) {
+    this.#publisher = publisher;
+    this.#subscriber = subscriber;
+    this.#channel = `${options.prefix ?? 'headroom:'}${options.channel ?? 'events'}`;
+    this.#onProblem = options.onProblem ?? (() => {});
+    subscriber.on('message', (channel: string, text: string) => {
+      if (channel !== this.#channel) return;
+      let envelope: { from?: unknown; message?: unknown };
+      try {
+        envelope = JSON.parse(text) as typeof envelope;
+      } catch (error) {
+        this.#onProblem('an event on the shared channel is not JSON; skipped', error);
+        return;
+      }
+      if (envelope.from === this.instanceId) return;
+      for (const handler of this.#handlers) handler(envelope.message);
+    });
+  }
+
+  /** A bus subscribed to its channel (resolves once Redis confirmed the subscription). */
+  static async open(publisher: Redis, options: RedisEventBusOptions = {}): Promise<RedisEventBus> {
+    const subscriber = publisher.duplicate();
+    const bus = new RedisEventBus(publisher, subscriber, options);
+    await subscriber.subscribe(bus.#channel);
+    return bus;
+  }
+
+  publish(message: unknown): void {
+    const text = JSON.stringify({ from: this.instanceId, message });
+    this.#publisher.publish(this.#channel, text).catch((error: unknown) => {
+      this.#onProblem('an event could not be published to the other instances', error);
+    });
+  }
+
+  subscribe(handler: (message: unknown) => void): () => void {
+    this.#handlers.add(handler);
+    return () => this.#handlers.delete(handler);
+  }
+
+  async close(): Promise<void> {
+    this.#handlers.clear();
+    this.#subscriber.disconnect();
+  }
+}

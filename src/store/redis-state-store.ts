@@ -1,0 +1,325 @@
+import type { Redis } from 'ioredis';
+import { HeadroomError } from '../errors/headroom-error.js';
+import type { StateStore } from './state-store.js';
+
+/**
+ * A list inside the stored value that only ever grows at its end and keeps its last `limit` items (a timeline's
+ * points). The Redis store keeps it in a Redis list beside the value, so an update sends what it appends
+ * instead of rewriting the whole list.
+ */
+export interface AppendOnlyList {
+  /** Where the array is in the value: `['timeline', 'points']`. */
+  path: readonly string[];
+  /** Items kept; older ones are dropped as new ones come. */
+  limit: number;
+}
+
+export interface RedisStateStoreOptions<T> {
+  /** Key prefix shared by every instance of one service. @default 'headroom:' */
+  prefix?: string;
+  /** What is stored (`sessions`): keys are `<prefix><namespace>:…`. */
+  namespace: string;
+  /** Checks a value read back; a value that fails is an error naming the id and the reason. */
+  parse?: (value: unknown) => { ok: true; value: T } | { ok: false; reason: string };
+  /** Values kept at most; creating one more is refused (`full`). 0: no limit. @default 10000 */
+  maxEntries?: number;
+  /** Append-only lists kept beside the value (see {@link AppendOnlyList}). */
+  lists?: readonly AppendOnlyList[];
+  /** Attempts of one update before it gives up under contention. @default 64 */
+  maxAttempts?: number;
+}
+
+/** The default number of values a Redis store keeps, as the memory store does. */
+export const DEFAULT_REDIS_MAX_ENTRIES = 10_000;
+
+// A version per value makes every update a compare-and-set: the script writes only if no other update was
+// applied since the value was read. Lists are appended and trimmed in the same script, so a value and its lists
+// never disagree. ARGV after the fixed ones: per list, its limit, its item count, then the items.
+const APPEND_LISTS = `
+local function appendLists(first, a)
+  local n = tonumber(ARGV[a]); a = a + 1
+  for i = 1, n do
+    local limit = tonumber(ARGV[a]); local count = tonumber(ARGV[a + 1]); a = a + 2
+    local key = KEYS[first + i - 1]
+    local from = a
+    while from < a + count do
+      local to = math.min(from + 999, a + count - 1)
+      redis.call('RPUSH', key, unpack(ARGV, from, to))
+      from = to + 1
+    end
+    if count > 0 then redis.call('LTRIM', key, -limit, -1) end
+    a = a + count
+  end
+end
+`;
+
+/** KEYS: value, ids, lists… ARGV: id, json, maxEntries, lists. */
+const CREATE_SCRIPT = `${APPEND_LISTS}
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
+local max = tonumber(ARGV[3])
+if max > 0 and redis.call('SCARD', KEYS[2]) >= max then return 'full' end
+for i = 3, #KEYS do redis.call('DEL', KEYS[i]) end
+redis.call('HSET', KEYS[1], 'v', '1', 'd', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[1])
+appendLists(3, 4)
+return 'created'
+`;
+
+/** KEYS: value, lists… ARGV: expected version, json, lists. Answers 1 (written), 0 (changed since), -1 (gone). */
+const UPDATE_SCRIPT = `${APPEND_LISTS}
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', tostring(tonumber(v) + 1), 'd', ARGV[2])
+appendLists(2, 3)
+return 1
+`;
+
+/** KEYS: value, ids, lists… ARGV: id. */
+const DELETE_SCRIPT = `
+local existed = redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+for i = 3, #KEYS do redis.call('DEL', KEYS[i]) end
+return existed
+`;
+
+type Commands = {
+  hrCreate(...args: Array<string | number>): Promise<string>;
+  hrUpdate(...args: Array<string | number>): Promise<number>;
+  hrDelete(...args: Array<string | number>): Promise<number>;
+};
+
+function withPath(value: unknown, path: readonly string[], replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path as [string, ...string[]];
+  const container = (value ?? {}) as Record<string, unknown>;
+  return { ...container, [head]: withPath(container[head], rest, replacement) };
+}
+
+function atPath(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) current = (current as Record<string, unknown> | undefined)?.[key];
+  return current;
+}
+
+function unavailable(action: string, cause: unknown): HeadroomError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new HeadroomError(
+    'HR_ERR_STORE_UNAVAILABLE',
+    `The shared store (Redis) failed to ${action}: ${reason}`,
+    {
+      cause,
+    },
+  );
+}
+
+/**
+ * Values in Redis, shared by every headroom instance that names the same Redis and prefix. Each value is a hash
+ * (`v` its version, `d` its JSON) and the ids are a set. An update reads the value, applies `change` here, and
+ * writes back with a script that succeeds only if the version is still the one read (optimistic concurrency):
+ * there is no lock to leak when an instance dies, an update is applied whole or not at all, and a conflict is
+ * retried with the newer value. Updates of one id from this process are queued, so they conflict only with
+ * other instances.
+ *
+ * With {@link AppendOnlyList}s, `change` sees those lists empty and what it returns in them is appended; the
+ * value `update` resolves to holds, in them, only what it appended. `get` and `values` return them whole.
+ */
+export class RedisStateStore<T> implements StateStore<T> {
+  readonly #redis: Redis & Commands;
+  readonly #prefix: string;
+  readonly #idsKey: string;
+  readonly #parse: RedisStateStoreOptions<T>['parse'];
+  readonly #maxEntries: number;
+  readonly #lists: readonly AppendOnlyList[];
+  readonly #maxAttempts: number;
+  readonly #queues = new Map<string, Promise<unknown>>();
+
+  constructor(redis: Redis, options: RedisStateStoreOptions<T>) {
+    this.#prefix = `${options.prefix ?? 'headroom:'}${options.namespace}:`;
+    this.#idsKey = `${this.#prefix}ids`;
+    this.#parse = options.parse;
+    this.#maxEntries = options.maxEntries ?? DEFAULT_REDIS_MAX_ENTRIES;
+    this.#lists = options.lists ?? [];
+    this.#maxAttempts = options.maxAttempts ?? 64;
+    const commands = redis as Redis & Partial<Commands>;
+    if (!commands.hrCreate) redis.defineCommand('hrCreate', { lua: CREATE_SCRIPT });
+    if (!commands.hrUpdate) redis.defineCommand('hrUpdate', { lua: UPDATE_SCRIPT });
+    if (!commands.hrDelete) redis.defineCommand('hrDelete', { lua: DELETE_SCRIPT });
+    this.#redis = redis as Redis & Commands;
+  }
+
+  get maxEntries(): number {
+    return this.#maxEntries;
+  }
+
+  #valueKey(id: string): string {
+    return `${this.#prefix}v:${id}`;
+  }
+
+  #listKeys(id: string): string[] {
+    return this.#lists.map((_, index) => `${this.#prefix}l${index}:${id}`);
+  }
+
+  /** The value without its lists, as JSON, and the lists' items as JSON strings (ARGV form). */
+  #encode(value: T): { json: string; lists: Array<string | number> } {
+    let bare: unknown = value;
+    const lists: Array<string | number> = [this.#lists.length];
+    for (const list of this.#lists) {
+      const items = atPath(value, list.path);
+      const array = Array.isArray(items) ? items.slice(-list.limit) : [];
+      lists.push(list.limit, array.length, ...array.map((item) => JSON.stringify(item)));
+      bare = withPath(bare, list.path, []);
+    }
+    return { json: JSON.stringify(bare), lists };
+  }
+
+  #decode(id: string, json: string, lists: ReadonlyArray<readonly string[]> | undefined): T {
+    let value: unknown;
+    try {
+      value = JSON.parse(json);
+    } catch (error) {
+      throw new HeadroomError('HR_ERR_INTEGRITY', `The stored value of ${JSON.stringify(id)} is not JSON`, {
+        cause: error,
+      });
+    }
+    this.#lists.forEach((list, index) => {
+      value = withPath(
+        value,
+        list.path,
+        (lists?.[index] ?? []).map((item) => JSON.parse(item)),
+      );
+    });
+    if (!this.#parse) return value as T;
+    const parsed = this.#parse(value);
+    if (!parsed.ok) {
+      throw new HeadroomError(
+        'HR_ERR_INTEGRITY',
+        `The stored value of ${JSON.stringify(id)} does not read back: ${parsed.reason}`,
+      );
+    }
+    return parsed.value;
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    const [value] = await this.#read([id], true);
+    return value;
+  }
+
+  async values(): Promise<T[]> {
+    let ids: string[];
+    try {
+      ids = await this.#redis.smembers(this.#idsKey);
+    } catch (error) {
+      throw unavailable('list its values', error);
+    }
+    const values = await this.#read(ids, true);
+    return values.filter((value): value is T => value !== undefined);
+  }
+
+  async #read(ids: readonly string[], withLists: boolean): Promise<Array<T | undefined>> {
+    if (ids.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) {
+      pipeline.hget(this.#valueKey(id), 'd');
+      if (withLists) for (const key of this.#listKeys(id)) pipeline.lrange(key, 0, -1);
+    }
+    let results: Array<[Error | null, unknown]>;
+    try {
+      results = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      throw unavailable('read', error);
+    }
+    const stride = 1 + (withLists ? this.#lists.length : 0);
+    return ids.map((id, index) => {
+      const row = results.slice(index * stride, (index + 1) * stride);
+      const failed = row.find(([error]) => error);
+      if (failed?.[0]) throw unavailable('read', failed[0]);
+      const json = row[0]?.[1];
+      if (typeof json !== 'string') return undefined;
+      return this.#decode(
+        id,
+        json,
+        row.slice(1).map(([, items]) => items as string[]),
+      );
+    });
+  }
+
+  async create(id: string, value: T): Promise<'created' | 'exists' | 'full'> {
+    const { json, lists } = this.#encode(value);
+    const keys = [this.#valueKey(id), this.#idsKey, ...this.#listKeys(id)];
+    try {
+      const outcome = await this.#redis.hrCreate(keys.length, ...keys, id, json, this.#maxEntries, ...lists);
+      return outcome as 'created' | 'exists' | 'full';
+    } catch (error) {
+      throw unavailable('create a value', error);
+    }
+  }
+
+  update(id: string, change: (current: T) => T): Promise<T | undefined> {
+    // One update of an id at a time from this process: they would only conflict with each other.
+    const previous = this.#queues.get(id) ?? Promise.resolve();
+    const next = previous.then(
+      () => this.#update(id, change),
+      () => this.#update(id, change),
+    );
+    this.#queues.set(id, next);
+    const clear = () => {
+      if (this.#queues.get(id) === next) this.#queues.delete(id);
+    };
+    next.then(clear, clear);
+    return next;
+  }
+
+  async #update(id: string, change: (current: T) => T): Promise<T | undefined> {
+    const valueKey = this.#valueKey(id);
+    const keys = [valueKey, ...this.#listKeys(id)];
+    for (let attempt = 1; attempt <= this.#maxAttempts; attempt += 1) {
+      let read: [string | null, string | null];
+      try {
+        read = (await this.#redis.hmget(valueKey, 'v', 'd')) as [string | null, string | null];
+      } catch (error) {
+        throw unavailable('read a value', error);
+      }
+      const [version, json] = read;
+      if (version === null || json === null) return undefined;
+      const next = change(this.#decode(id, json, undefined));
+      const encoded = this.#encode(next);
+      let outcome: number;
+      try {
+        outcome = await this.#redis.hrUpdate(keys.length, ...keys, version, encoded.json, ...encoded.lists);
+      } catch (error) {
+        throw unavailable('write a value', error);
+      }
+      if (outcome === 1) return next;
+      if (outcome === -1) return undefined;
+      // Another instance wrote first: read again after a short, random pause that grows with the attempts.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+    }
+    throw new HeadroomError(
+      'HR_ERR_STORE_UNAVAILABLE',
+      `The update of ${JSON.stringify(id)} conflicted with other instances ${this.#maxAttempts} times and was not applied; retry it`,
+    );
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const keys = [this.#valueKey(id), this.#idsKey, ...this.#listKeys(id)];
+    try {
+      return (await this.#redis.hrDelete(keys.length, ...keys, id)) === 1;
+    } catch (error) {
+      throw unavailable('delete a value', error);
+    }
+  }
+
+  async size(): Promise<number> {
+    try {
+      return await this.#redis.scard(this.#idsKey);
+    } catch (error) {
+      throw unavailable('count its values', error);
+    }
+  }
+
+  /** The Redis connection is its owner's to close. */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#queues.values()]);
+  }
+}
