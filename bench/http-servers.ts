@@ -49,6 +49,9 @@ if (kind === 'bare') {
     dashboard: false,
     // A data dir of its own, removed by the parent: sessions posted by a benchmark are not kept anywhere else.
     dataDir: process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'headroom-bench-')),
+    ...(process.env.BENCH_REDIS_URL
+      ? { redisUrl: process.env.BENCH_REDIS_URL, redisPrefix: process.env.BENCH_REDIS_PREFIX ?? 'bench:' }
+      : {}),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

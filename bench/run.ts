@@ -2,6 +2,8 @@
  * `npm run bench`: every benchmark, each printed with its baseline measured in the same run.
  * `npm run bench -- pressure` (or http, tokens, eviction, whatif, …) runs one; several names run several.
  */
+
+import { startRedisServer } from '../src/test-helpers/redis-server.js';
 import { benchEviction } from './eviction.js';
 import { benchHttp, LOAD_GENERATOR } from './http.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
@@ -9,7 +11,7 @@ import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
-import { benchUsageHttp, hasWrk, startUsageServer } from './usage-http.js';
+import { benchUsageHttp, benchUsageStores, hasWrk, startUsageServer } from './usage-http.js';
 import { benchWhatIf } from './whatif.js';
 
 const selected = new Set(process.argv.slice(2));
@@ -179,6 +181,29 @@ if (wants('usage')) {
       }
     } finally {
       await server.close();
+    }
+  }
+}
+
+if (wants('redis')) {
+  console.log(
+    '\n# POST /api/v1/sessions/:id/usage with the sessions in Redis against the memory store, two servers, 50 connections over 50 sessions, wrk',
+  );
+  if (!hasWrk()) console.log('skipped: wrk is not installed (apt-get install wrk)');
+  else {
+    const redisServer = await startRedisServer();
+    const memory = await startUsageServer();
+    const shared = await startUsageServer({ redisUrl: redisServer.url });
+    try {
+      const figures = benchUsageStores(memory, shared);
+      console.log(
+        `usage on Redis: ${format(figures.medianRedis)} req/s (median); on the memory store: ${format(figures.medianMemory)} req/s (median)`,
+      );
+      console.log(`ratio: ${figures.medianRatio.toFixed(3)}× the memory store (goal ≥ 0.3×)`);
+    } finally {
+      await shared.close();
+      await memory.close();
+      await redisServer.stop();
     }
   }
 }

@@ -20,12 +20,20 @@ export interface UsageServer {
   close(): Promise<void>;
 }
 
-export async function startUsageServer(): Promise<UsageServer> {
+/** `redisUrl`: the sessions in that Redis (a fresh key prefix per server) instead of the memory store. */
+export async function startUsageServer(options: { redisUrl?: string } = {}): Promise<UsageServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'headroom-bench-usage-'));
   const child: ChildProcess = fork(SERVERS, ['headroom'], {
     execArgv: ['--import', 'tsx'],
     stdio: 'inherit',
-    env: { ...process.env, BENCH_DATA_DIR: dataDir, BENCH_LOG_LEVEL: 'silent' },
+    env: {
+      ...process.env,
+      BENCH_DATA_DIR: dataDir,
+      BENCH_LOG_LEVEL: 'silent',
+      ...(options.redisUrl === undefined
+        ? {}
+        : { BENCH_REDIS_URL: options.redisUrl, BENCH_REDIS_PREFIX: `bench${process.pid}x${Date.now()}:` }),
+    },
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const close = async () => {
@@ -159,4 +167,35 @@ export async function benchUsageHttp(server: UsageServer, seconds = 3, rounds = 
     medianPressure: median(pressure),
     medianRatio: median(ratios),
   };
+}
+
+/**
+ * `POST /usage` on a server whose sessions are in Redis against the same route on a server with the memory
+ * store, in alternating rounds of the same run (50 connections over 50 sessions each); the median ratio is the
+ * figure.
+ */
+export function benchUsageStores(memory: UsageServer, redis: UsageServer, seconds = 3, rounds = 5) {
+  wrk(memory.port, memory.usagePaths, USAGE_BODY, 2);
+  wrk(redis.port, redis.usagePaths, USAGE_BODY, 2);
+  const ratios: number[] = [];
+  const onMemory: number[] = [];
+  const onRedis: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const redisFirst = round % 2 === 0;
+    const first = redisFirst
+      ? wrk(redis.port, redis.usagePaths, USAGE_BODY, seconds)
+      : wrk(memory.port, memory.usagePaths, USAGE_BODY, seconds);
+    const second = redisFirst
+      ? wrk(memory.port, memory.usagePaths, USAGE_BODY, seconds)
+      : wrk(redis.port, redis.usagePaths, USAGE_BODY, seconds);
+    const [r, m] = redisFirst ? [first, second] : [second, first];
+    if (r.non2xx || m.non2xx) throw new Error(`non-2xx answers: redis ${r.non2xx}, memory ${m.non2xx}`);
+    onRedis.push(r.rps);
+    onMemory.push(m.rps);
+    ratios.push(r.rps / m.rps);
+    process.stderr.write(
+      `  round ${round}: redis ${Math.round(r.rps)} req/s, memory ${Math.round(m.rps)} req/s, ratio ${(r.rps / m.rps).toFixed(3)}\n`,
+    );
+  }
+  return { medianRedis: median(onRedis), medianMemory: median(onMemory), medianRatio: median(ratios) };
 }

@@ -31,6 +31,8 @@ export interface RedisStateStoreOptions<T> {
 
 /** The default number of values a Redis store keeps, as the memory store does. */
 export const DEFAULT_REDIS_MAX_ENTRIES = 10_000;
+/** Values whose last written version this process remembers (the busiest ids). */
+const KNOWN_LIMIT = 1000;
 
 // A version per value makes every update a compare-and-set: the script writes only if no other update was
 // applied since the value was read. Lists are appended and trimmed in the same script, so a value and its lists
@@ -53,26 +55,34 @@ local function appendLists(first, a)
 end
 `;
 
-/** KEYS: value, ids, lists… ARGV: id, json, maxEntries, lists. */
+/**
+ * Versions come from one counter of the store, never from the value alone: a value deleted and created again
+ * gets a version no process can still hold, so a remembered version cannot match a different value.
+ * KEYS: value, ids, counter, lists… ARGV: id, json, maxEntries, lists.
+ */
 const CREATE_SCRIPT = `${APPEND_LISTS}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'exists' end
 local max = tonumber(ARGV[3])
 if max > 0 and redis.call('SCARD', KEYS[2]) >= max then return 'full' end
-for i = 3, #KEYS do redis.call('DEL', KEYS[i]) end
-redis.call('HSET', KEYS[1], 'v', '1', 'd', ARGV[2])
+for i = 4, #KEYS do redis.call('DEL', KEYS[i]) end
+redis.call('HSET', KEYS[1], 'v', tostring(redis.call('INCR', KEYS[3])), 'd', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[1])
-appendLists(3, 4)
+appendLists(4, 4)
 return 'created'
 `;
 
-/** KEYS: value, lists… ARGV: expected version, json, lists. Answers 1 (written), 0 (changed since), -1 (gone). */
+/**
+ * KEYS: value, counter, lists… ARGV: expected version, json, lists. Answers the new version (written), -1
+ * (gone), or, when another write came first, the current version and JSON (the retry needs no second read).
+ */
 const UPDATE_SCRIPT = `${APPEND_LISTS}
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
-if v ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', tostring(tonumber(v) + 1), 'd', ARGV[2])
-appendLists(2, 3)
-return 1
+if v ~= ARGV[1] then return { v, redis.call('HGET', KEYS[1], 'd') } end
+local version = tostring(redis.call('INCR', KEYS[2]))
+redis.call('HSET', KEYS[1], 'v', version, 'd', ARGV[2])
+appendLists(3, 3)
+return { version }
 `;
 
 /** KEYS: value, ids, lists… ARGV: id. */
@@ -85,7 +95,7 @@ return existed
 
 type Commands = {
   hrCreate(...args: Array<string | number>): Promise<string>;
-  hrUpdate(...args: Array<string | number>): Promise<number>;
+  hrUpdate(...args: Array<string | number>): Promise<number | [string] | [string, string]>;
   hrDelete(...args: Array<string | number>): Promise<number>;
 };
 
@@ -128,15 +138,22 @@ export class RedisStateStore<T> implements StateStore<T> {
   readonly #redis: Redis & Commands;
   readonly #prefix: string;
   readonly #idsKey: string;
+  readonly #counterKey: string;
   readonly #parse: RedisStateStoreOptions<T>['parse'];
   readonly #maxEntries: number;
   readonly #lists: readonly AppendOnlyList[];
   readonly #maxAttempts: number;
   readonly #queues = new Map<string, Promise<unknown>>();
+  /**
+   * The version and value (lists emptied) this process last wrote or read per id, most recent last: the next
+   * update of the id tries it directly, and a write by another instance in between only costs the retry.
+   */
+  readonly #known = new Map<string, { version: string; value: T }>();
 
   constructor(redis: Redis, options: RedisStateStoreOptions<T>) {
     this.#prefix = `${options.prefix ?? 'headroom:'}${options.namespace}:`;
     this.#idsKey = `${this.#prefix}ids`;
+    this.#counterKey = `${this.#prefix}version`;
     this.#parse = options.parse;
     this.#maxEntries = options.maxEntries ?? DEFAULT_REDIS_MAX_ENTRIES;
     this.#lists = options.lists ?? [];
@@ -161,7 +178,7 @@ export class RedisStateStore<T> implements StateStore<T> {
   }
 
   /** The value without its lists, as JSON, and the lists' items as JSON strings (ARGV form). */
-  #encode(value: T): { json: string; lists: Array<string | number> } {
+  #encode(value: T): { bare: T; json: string; lists: Array<string | number> } {
     let bare: unknown = value;
     const lists: Array<string | number> = [this.#lists.length];
     for (const list of this.#lists) {
@@ -170,7 +187,7 @@ export class RedisStateStore<T> implements StateStore<T> {
       lists.push(list.limit, array.length, ...array.map((item) => JSON.stringify(item)));
       bare = withPath(bare, list.path, []);
     }
-    return { json: JSON.stringify(bare), lists };
+    return { bare: bare as T, json: JSON.stringify(bare), lists };
   }
 
   #decode(id: string, json: string, lists: ReadonlyArray<readonly string[]> | undefined): T {
@@ -246,7 +263,7 @@ export class RedisStateStore<T> implements StateStore<T> {
 
   async create(id: string, value: T): Promise<'created' | 'exists' | 'full'> {
     const { json, lists } = this.#encode(value);
-    const keys = [this.#valueKey(id), this.#idsKey, ...this.#listKeys(id)];
+    const keys = [this.#valueKey(id), this.#idsKey, this.#counterKey, ...this.#listKeys(id)];
     try {
       const outcome = await this.#redis.hrCreate(keys.length, ...keys, id, json, this.#maxEntries, ...lists);
       return outcome as 'created' | 'exists' | 'full';
@@ -272,36 +289,69 @@ export class RedisStateStore<T> implements StateStore<T> {
 
   async #update(id: string, change: (current: T) => T): Promise<T | undefined> {
     const valueKey = this.#valueKey(id);
-    const keys = [valueKey, ...this.#listKeys(id)];
+    const keys = [valueKey, this.#counterKey, ...this.#listKeys(id)];
+    let known = this.#known.get(id);
     for (let attempt = 1; attempt <= this.#maxAttempts; attempt += 1) {
-      let read: [string | null, string | null];
-      try {
-        read = (await this.#redis.hmget(valueKey, 'v', 'd')) as [string | null, string | null];
-      } catch (error) {
-        throw unavailable('read a value', error);
+      if (!known) {
+        let read: [string | null, string | null];
+        try {
+          read = (await this.#redis.hmget(valueKey, 'v', 'd')) as [string | null, string | null];
+        } catch (error) {
+          throw unavailable('read a value', error);
+        }
+        const [version, json] = read;
+        if (version === null || json === null) return undefined;
+        known = { version, value: this.#decode(id, json, undefined) };
       }
-      const [version, json] = read;
-      if (version === null || json === null) return undefined;
-      const next = change(this.#decode(id, json, undefined));
+      const next = change(known.value);
       const encoded = this.#encode(next);
-      let outcome: number;
+      let outcome: number | [string] | [string, string];
       try {
-        outcome = await this.#redis.hrUpdate(keys.length, ...keys, version, encoded.json, ...encoded.lists);
+        outcome = await this.#redis.hrUpdate(
+          keys.length,
+          ...keys,
+          known.version,
+          encoded.json,
+          ...encoded.lists,
+        );
       } catch (error) {
+        this.#known.delete(id);
         throw unavailable('write a value', error);
       }
-      if (outcome === 1) return next;
-      if (outcome === -1) return undefined;
-      // Another instance wrote first: read again after a short, random pause that grows with the attempts.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+      if (!Array.isArray(outcome)) {
+        this.#known.delete(id);
+        return undefined;
+      }
+      if (outcome.length === 1) {
+        this.#remember(id, outcome[0], encoded.bare);
+        return next;
+      }
+      // Another instance wrote first: go on from its value, after a short random pause that grows with the
+      // attempts when the contention goes on (the first retry is immediate: the value came with the refusal).
+      const [version, json] = outcome as [string, string];
+      known = { version, value: this.#decode(id, json, undefined) };
+      if (attempt > 1) {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+      }
     }
+    this.#known.delete(id);
     throw new HeadroomError(
       'HR_ERR_STORE_UNAVAILABLE',
       `The update of ${JSON.stringify(id)} conflicted with other instances ${this.#maxAttempts} times and was not applied; retry it`,
     );
   }
 
+  #remember(id: string, version: string, value: T): void {
+    this.#known.delete(id);
+    this.#known.set(id, { version, value });
+    if (this.#known.size > KNOWN_LIMIT) {
+      const oldest = this.#known.keys().next().value;
+      if (oldest !== undefined) this.#known.delete(oldest);
+    }
+  }
+
   async delete(id: string): Promise<boolean> {
+    this.#known.delete(id);
     const keys = [this.#valueKey(id), this.#idsKey, ...this.#listKeys(id)];
     try {
       return (await this.#redis.hrDelete(keys.length, ...keys, id)) === 1;

@@ -131,6 +131,22 @@ describe.skipIf(Boolean(missing) && !redisRequired)('Redis', () => {
     expect(new Set(value?.log.items).size).toBe(5);
   });
 
+  it('never applies a change to a stale value: a remembered version cannot match a value deleted and made again', async () => {
+    const first = redisStore(client(), 'aba');
+    const second = redisStore(client(), 'aba');
+    await first.create('r', { id: 'r', count: 0, log: { items: [] } });
+    await first.update('r', (current) => ({ ...current, count: current.count + 1 }));
+    // Another instance replaces the value behind the first one's back.
+    await second.delete('r');
+    await second.create('r', { id: 'r', count: 100, log: { items: [] } });
+    await first.update('r', (current) => ({ ...current, count: current.count + 1 }));
+    expect((await second.get('r'))?.count).toBe(101);
+    // And an update by the other instance in between is seen too.
+    await second.update('r', (current) => ({ ...current, count: current.count * 2 }));
+    await first.update('r', (current) => ({ ...current, count: current.count + 1 }));
+    expect((await first.get('r'))?.count).toBe(203);
+  });
+
   it('answers a value that does not read back with HR_ERR_INTEGRITY naming the id', async () => {
     const redis = client();
     const store = new RedisStateStore<Counter>(redis, {
