@@ -43,6 +43,7 @@ import { pressureRoutes } from './routes/pressure.js';
 import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { RedisWebhookState } from './webhooks/redis-webhook-state.js';
 import { webhooksOf } from './webhooks/session-webhooks.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 
@@ -225,7 +226,11 @@ export async function buildApp(
   // Webhooks: registrations and pending deliveries kept in the data dir; session changes become events.
   const webhooks = new WebhookService({
     onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
-    ...(settings.persistSessions ? { directory: join(dataDir.root, 'webhooks') } : {}),
+    ...(redis && bus
+      ? { shared: new RedisWebhookState(redis, bus, settings.redisPrefix) }
+      : settings.persistSessions
+        ? { directory: join(dataDir.root, 'webhooks') }
+        : {}),
     retryDelaysMs: settings.webhookRetryDelaysMs,
     timeoutMs: settings.webhookTimeoutMs,
     allowPrivate: settings.allowPrivateWebhooks,

@@ -1,8 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisServer,
@@ -213,6 +216,58 @@ describe.skipIf(Boolean(missing) && !redisRequired)('several instances on one Re
     expect(view.generations - acknowledged.length).toBeLessThanOrEqual(8);
     // The survivor goes on serving the session.
     expect((await post(survivor, '/api/v1/sessions/k/usage', { promptTokens: 5 })).status).toBe(200);
+  });
+
+  it('sends a webhook registered on one instance once for an event produced on the other, and both list it', async () => {
+    const received: Array<{ headers: Record<string, string>; body: string }> = [];
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        received.push({ headers: request.headers as Record<string, string>, body });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const [a, b] = await twoInstances({ allowPrivateWebhooks: true, webhookRetryDelaysMs: [50] });
+      const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const created = await post(a.base, '/api/v1/webhooks', { url: target, events: ['verdict_changed'] });
+      expect(created.status).toBe(201);
+      const { id, secret } = (await created.json()) as { id: string; secret: string };
+      // The other instance hears of the registration before it produces the event.
+      const listed = async (base: string) =>
+        ((await (await fetch(`${base}/api/v1/webhooks`)).json()) as { webhooks: Array<{ id: string }> })
+          .webhooks;
+      expect((await listed(b.base)).map((webhook) => webhook.id)).toEqual([id]);
+      await post(b.base, '/api/v1/sessions', { id: 'hooked', model: 'custom', contextWindow: 200_000 });
+      expect((await post(b.base, '/api/v1/sessions/hooked/usage', { promptTokens: 195_000 })).status).toBe(
+        200,
+      );
+      const until = Date.now() + 5000;
+      while (received.length === 0 && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Sent once (by the instance where it happened), signed with the secret shown at registration.
+      expect(received).toHaveLength(1);
+      const body = new Webhook(secret).verify(received[0]!.body, received[0]!.headers) as Record<
+        string,
+        unknown
+      >;
+      expect(body).toMatchObject({ event: 'verdict_changed', sessionId: 'hooked' });
+      // The delivery log is the service's: the registering instance shows what the other delivered.
+      const log = (await (await fetch(`${a.base}/api/v1/webhooks/${id}/deliveries`)).json()) as {
+        deliveries: Array<{ id: string; status: string }>;
+      };
+      expect(log.deliveries.map((delivery) => [delivery.id, delivery.status])).toEqual([
+        [received[0]!.headers['webhook-id'], 'delivered'],
+      ]);
+    } finally {
+      receiver.closeAllConnections();
+      receiver.close();
+    }
   });
 
   it('refuses to start with a clear error when Redis cannot be reached', async () => {

@@ -7,9 +7,10 @@ import type { Redis } from 'ioredis';
  * not receive its own messages.
  */
 export interface EventBus {
-  publish(message: unknown): void;
-  /** Receives the other instances' messages; answers the function that stops it. */
-  subscribe(handler: (message: unknown) => void): () => void;
+  /** `topic` keeps apart what different parts share over one bus. @default 'events' */
+  publish(message: unknown, topic?: string): void;
+  /** Receives the other instances' messages on a topic; answers the function that stops it. */
+  subscribe(handler: (message: unknown) => void, topic?: string): () => void;
   close(): Promise<void>;
 }
 
@@ -32,7 +33,7 @@ export class RedisEventBus implements EventBus {
   readonly #publisher: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
-  readonly #handlers = new Set<(message: unknown) => void>();
+  readonly #handlers = new Map<string, Set<(message: unknown) => void>>();
   readonly #onProblem: NonNullable<RedisEventBusOptions['onProblem']>;
 
   private constructor(publisher: Redis, subscriber: Redis, options: RedisEventBusOptions) {
@@ -42,7 +43,7 @@ export class RedisEventBus implements EventBus {
     this.#onProblem = options.onProblem ?? (() => {});
     subscriber.on('message', (channel: string, text: string) => {
       if (channel !== this.#channel) return;
-      let envelope: { from?: unknown; message?: unknown };
+      let envelope: { from?: unknown; topic?: unknown; message?: unknown };
       try {
         envelope = JSON.parse(text) as typeof envelope;
       } catch (error) {
@@ -50,7 +51,8 @@ export class RedisEventBus implements EventBus {
         return;
       }
       if (envelope.from === this.instanceId) return;
-      for (const handler of this.#handlers) handler(envelope.message);
+      const handlers = this.#handlers.get(typeof envelope.topic === 'string' ? envelope.topic : 'events');
+      for (const handler of handlers ?? []) handler(envelope.message);
     });
   }
 
@@ -62,16 +64,21 @@ export class RedisEventBus implements EventBus {
     return bus;
   }
 
-  publish(message: unknown): void {
-    const text = JSON.stringify({ from: this.instanceId, message });
+  publish(message: unknown, topic = 'events'): void {
+    const text = JSON.stringify({ from: this.instanceId, topic, message });
     this.#publisher.publish(this.#channel, text).catch((error: unknown) => {
       this.#onProblem('an event could not be published to the other instances', error);
     });
   }
 
-  subscribe(handler: (message: unknown) => void): () => void {
-    this.#handlers.add(handler);
-    return () => this.#handlers.delete(handler);
+  subscribe(handler: (message: unknown) => void, topic = 'events'): () => void {
+    let handlers = this.#handlers.get(topic);
+    if (!handlers) {
+      handlers = new Set();
+      this.#handlers.set(topic, handlers);
+    }
+    handlers.add(handler);
+    return () => handlers.delete(handler);
   }
 
   async close(): Promise<void> {

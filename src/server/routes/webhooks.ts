@@ -57,7 +57,10 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
           schema: z.strictObject({ webhooks: z.array(WebhookViewSchema) }),
         },
       },
-      handler: async () => ({ webhooks: webhooks.list() }),
+      handler: async () => {
+        await webhooks.refresh();
+        return { webhooks: webhooks.list() };
+      },
     },
     {
       method: 'DELETE',
@@ -86,6 +89,7 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
       handler: async (request, reply) => {
         const params = parseWith(WebhookParamsSchema, request.params);
         if (!params.ok) return sendInvalid(reply, params.issues);
+        await webhooks.refresh();
         const deliveries = webhooks.deliveries(params.value.id);
         if (!deliveries) return notFound(reply, params.value.id);
         return { webhook: webhooks.get(params.value.id), deliveries };

@@ -83,7 +83,30 @@ export interface WebhookServiceOptions {
   onProblem?: (message: string, detail?: unknown) => void;
   /** Told of every attempt's outcome (metrics count them). */
   onAttempt?: (outcome: 'delivered' | 'retried' | 'failed') => void;
+  /**
+   * Registrations and deliveries shared by every instance of the service (Redis) instead of `directory`: each
+   * instance sends the events it produced, to every webhook registered through any of them.
+   */
+  shared?: SharedWebhookState;
 }
+
+/** What several instances share of their webhooks (see `RedisWebhookState`). */
+export interface SharedWebhookState {
+  load(): Promise<{ webhooks: WebhookRegistration[]; deliveries: Delivery[] }>;
+  putWebhook(webhook: WebhookRegistration): Promise<void>;
+  /** Removes a webhook and its deliveries. */
+  removeWebhook(id: string): Promise<void>;
+  putDeliveries(deliveries: readonly Delivery[], removed: readonly string[]): Promise<void>;
+  /** True for one instance only per delivery and attempt number: the one that makes that attempt. */
+  claim(deliveryId: string, attempt: number, ttlMs: number): Promise<boolean>;
+  /** Told when another instance registered or deleted a webhook; answers the function that stops it. */
+  onChange(listener: () => void): () => void;
+  /** Tells the other instances that the registrations changed. */
+  announce(): void;
+}
+
+/** How often a shared service reloads the registrations and takes over deliveries left by a dead instance. */
+const SHARED_REFRESH_MS = 5000;
 
 function invalid(field: string, value: unknown, message: string): HeadroomValidationError {
   return new HeadroomValidationError([{ field, value, message }], 'webhook');
@@ -95,7 +118,9 @@ function invalid(field: string, value: unknown, message: string): HeadroomValida
  * at least once: an attempt cut off by a crash is made again after the restart.
  */
 export class WebhookService {
-  readonly #options: Required<Omit<WebhookServiceOptions, 'directory' | 'onProblem' | 'onAttempt'>> &
+  readonly #options: Required<
+    Omit<WebhookServiceOptions, 'directory' | 'onProblem' | 'onAttempt' | 'shared'>
+  > &
     Pick<WebhookServiceOptions, 'directory' | 'onProblem' | 'onAttempt'>;
   #webhooks = new Map<string, WebhookRegistration>();
   #deliveries = new Map<string, Delivery>();
@@ -103,6 +128,9 @@ export class WebhookService {
   #inFlight = new Set<Promise<void>>();
   #saving: Promise<void> = Promise.resolve();
   #closed = false;
+  readonly #shared: SharedWebhookState | undefined;
+  #stopShared: (() => void) | undefined;
+  #refreshTimer: NodeJS.Timeout | undefined;
 
   constructor(options: WebhookServiceOptions = {}) {
     this.#options = {
@@ -115,10 +143,23 @@ export class WebhookService {
       ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
       ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
     };
+    this.#shared = options.shared;
   }
 
   /** Reads the kept state and resumes every pending delivery (the overdue ones at once). */
   async start(): Promise<void> {
+    if (this.#shared) {
+      const shared = this.#shared;
+      this.#stopShared = shared.onChange(() => {
+        this.refresh().catch((error: unknown) => this.#options.onProblem?.('webhooks: reload failed', error));
+      });
+      await this.refresh();
+      this.#refreshTimer = setInterval(() => {
+        this.refresh().catch((error: unknown) => this.#options.onProblem?.('webhooks: reload failed', error));
+      }, SHARED_REFRESH_MS);
+      this.#refreshTimer.unref?.();
+      return;
+    }
     const file = this.#file();
     if (!file) return;
     let text: string;
@@ -142,6 +183,31 @@ export class WebhookService {
   }
 
   /**
+   * Shared only: reloads what every instance registered and delivered, and takes over the pending deliveries
+   * whose next attempt is long overdue (their instance is gone). Nothing to do for a service of its own.
+   */
+  async refresh(): Promise<void> {
+    if (!this.#shared || this.#closed) return;
+    const { webhooks, deliveries } = await this.#shared.load();
+    this.#webhooks = new Map(webhooks.map((webhook) => [webhook.id, webhook]));
+    const orphanedBefore = this.#options.now() - (this.#options.timeoutMs + 10_000);
+    const next = new Map<string, Delivery>();
+    for (const delivery of deliveries) {
+      // Ours in flight or waiting on a timer stays the object the timer holds.
+      const own = this.#deliveries.get(delivery.id);
+      if (own && this.#timers.has(delivery.id)) {
+        next.set(delivery.id, own);
+        continue;
+      }
+      next.set(delivery.id, delivery);
+      if (delivery.status === 'pending' && (delivery.nextAttemptAt ?? 0) < orphanedBefore)
+        this.#schedule(delivery, this.#options.now());
+    }
+    for (const [id, own] of this.#deliveries) if (this.#timers.has(id) && !next.has(id)) next.set(id, own);
+    this.#deliveries = next;
+  }
+
+  /**
    * Registers a webhook; the answer holds the secret, shown this once.
    * @throws HeadroomValidationError naming the field: a URL that is not http(s) or resolves to a refused address
    */
@@ -159,7 +225,10 @@ export class WebhookService {
       createdAt: new Date(this.#options.now()).toISOString(),
     };
     this.#webhooks.set(registration.id, registration);
-    await this.#save();
+    if (this.#shared) {
+      await this.#shared.putWebhook(registration);
+      this.#shared.announce();
+    } else await this.#save();
     return registration;
   }
 
@@ -176,6 +245,7 @@ export class WebhookService {
 
   /** Removes a webhook and drops its pending deliveries. */
   async delete(id: string): Promise<boolean> {
+    if (this.#shared) await this.refresh();
     if (!this.#webhooks.delete(id)) return false;
     for (const [key, delivery] of this.#deliveries) {
       if (delivery.webhookId !== id) continue;
@@ -183,7 +253,10 @@ export class WebhookService {
       this.#timers.delete(key);
       this.#deliveries.delete(key);
     }
-    await this.#save();
+    if (this.#shared) {
+      await this.#shared.removeWebhook(id);
+      this.#shared.announce();
+    } else await this.#save();
     return true;
   }
 
@@ -200,6 +273,8 @@ export class WebhookService {
   emit(event: WebhookEvent, payload: Record<string, unknown>): void {
     if (this.#closed) return;
     const body = JSON.stringify(payload);
+    const created: Delivery[] = [];
+    const dropped: string[] = [];
     for (const webhook of this.#webhooks.values()) {
       if (!webhook.events.includes(event)) continue;
       const delivery: Delivery = {
@@ -213,19 +288,35 @@ export class WebhookService {
         createdAt: new Date(this.#options.now()).toISOString(),
       };
       this.#deliveries.set(delivery.id, delivery);
-      this.#trim(webhook.id);
+      created.push(delivery);
+      dropped.push(...this.#trim(webhook.id));
       this.#schedule(delivery, delivery.nextAttemptAt as number);
     }
-    void this.#save();
+    if (created.length === 0) return;
+    if (this.#shared) this.#writeShared(created, dropped);
+    else void this.#save();
+  }
+
+  #writeShared(deliveries: readonly Delivery[], removed: readonly string[]): Promise<void> {
+    const shared = this.#shared as SharedWebhookState;
+    this.#saving = this.#saving.then(() =>
+      shared.putDeliveries(deliveries, removed).catch((error: unknown) => {
+        this.#options.onProblem?.('webhooks: could not write deliveries to the shared store', error);
+      }),
+    );
+    return this.#saving;
   }
 
   /** Stops the timers and waits for attempts under way and the last write. Pending deliveries stay kept. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#refreshTimer);
+    this.#stopShared?.();
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     await Promise.allSettled([...this.#inFlight]);
-    await this.#save();
+    if (this.#shared) await this.#saving;
+    else await this.#save();
   }
 
   #schedule(delivery: Delivery, at: number): void {
@@ -246,6 +337,14 @@ export class WebhookService {
   async #attempt(delivery: Delivery): Promise<void> {
     const webhook = this.#webhooks.get(delivery.webhookId);
     if (!webhook || delivery.status !== 'pending') return;
+    // Shared: one instance makes each attempt, even when two took over the same orphaned delivery.
+    if (
+      this.#shared &&
+      !(await this.#shared
+        .claim(delivery.id, delivery.attempts.length + 1, this.#options.timeoutMs * 2 + 10_000)
+        .catch(() => false))
+    )
+      return;
     const timestamp = Math.floor(this.#options.now() / 1000);
     const outcome = await attemptDelivery(
       {
@@ -281,17 +380,22 @@ export class WebhookService {
     this.#options.onAttempt?.(
       delivery.status === 'delivered' ? 'delivered' : delivery.status === 'failed' ? 'failed' : 'retried',
     );
-    await this.#save();
+    if (this.#shared) await this.#writeShared([delivery], []);
+    else await this.#save();
   }
 
-  /** Keeps the newest deliveries of a webhook; a pending one is never dropped. */
-  #trim(webhookId: string): void {
+  /** Keeps the newest deliveries of a webhook; a pending one is never dropped. Answers the dropped ids. */
+  #trim(webhookId: string): string[] {
     const own = [...this.#deliveries.values()].filter((delivery) => delivery.webhookId === webhookId);
-    if (own.length <= LOG_LIMIT) return;
+    if (own.length <= LOG_LIMIT) return [];
     own.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const dropped: string[] = [];
     for (const delivery of own.slice(0, own.length - LOG_LIMIT)) {
-      if (delivery.status !== 'pending') this.#deliveries.delete(delivery.id);
+      if (delivery.status === 'pending') continue;
+      this.#deliveries.delete(delivery.id);
+      dropped.push(delivery.id);
     }
+    return dropped;
   }
 
   #file(): string | undefined {
