@@ -33,13 +33,17 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   // Errors are reported by the commands that fail; an unhandled 'error' event would end the process.
-  redis.on('error', () => {});
+  let lastError: Error | undefined;
+  redis.on('error', (error: Error) => {
+    lastError = error;
+  });
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
     redis.disconnect();
-    const reason = error instanceof Error ? error.message : String(error);
+    // ioredis answers "Connection is closed"; the socket's own error (ECONNREFUSED, a DNS failure) says why.
+    const reason = lastError?.message ?? (error instanceof Error ? error.message : String(error));
     throw new HeadroomError(
       'HR_ERR_STORE_UNAVAILABLE',
       `Cannot reach Redis at ${redactRedisUrl(url)}: ${reason}`,

@@ -234,7 +234,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           .filter(Boolean);
       if ((flags as unknown as { insecure?: boolean }).insecure) raw.insecure = true;
       const options = parseWith(ServerOptionsSchema, raw);
-      if (!options.ok) throw new UsageError(`invalid server options:\n${issuesText(options.issues)}`);
+      if (!options.ok)
+        throw new UsageError(
+          `invalid server options:\n${issuesText(options.issues).replace('(--redis-url)', '(--redis)')}`,
+        );
       const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
       const config = await loadConfig(
         configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
