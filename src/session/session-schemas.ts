@@ -19,7 +19,7 @@ const iso = z.string().meta({ description: 'ISO 8601 time' });
 
 export const VerdictActionSchema = SuggestedActionSchema;
 export type VerdictAction = z.infer<typeof VerdictActionSchema>;
-export const VerdictModelSchema = z.enum(['health', 'regulator', 'kv', 'triggers', 'budget']);
+export const VerdictModelSchema = z.enum(['health', 'regulator', 'kv', 'triggers', 'budget', 'pool']);
 export type VerdictModel = z.infer<typeof VerdictModelSchema>;
 
 /** One per-minute quota as the session stands against it. */
