@@ -15,6 +15,7 @@ export {
   ArchiveIdSchema,
   type ArchiveSink,
   archiveLocation,
+  tombstoneItem,
   tombstoneText,
 } from './archive-sink.js';
 export {

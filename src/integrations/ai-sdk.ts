@@ -7,10 +7,15 @@ import type { LanguageModelMiddleware, ModelMessage } from 'ai';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import type { Summarizer } from '../compaction/compact-history.js';
 import type { CompactModelMessagesResult } from '../compaction/compact-model-messages.js';
+import type { EvictionPolicy, EvictionPolicyOptions } from '../compaction/eviction-policy.js';
+import { countHistoryTokens } from '../compaction/history-item.js';
+import { BOUNDARY_KINDS, type BoundaryKind } from '../compaction/sub-task-boundary.js';
 import type { Verdict } from '../session/session-schemas.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeAiSdk } from '../usage/normalize-ai-sdk.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
+import { type AiSdkPolicyOutcome, PromptPolicy, policyOutcome } from './ai-sdk-policy.js';
 import { defaultPlacement, type ReminderPlacement, StickyCompaction, withReminder } from './ai-sdk-prompt.js';
 import { mergeThinking, type ProviderOptions } from './ai-sdk-thinking.js';
 import {
@@ -20,6 +25,7 @@ import {
   SessionRecorder,
 } from './session-recorder.js';
 
+export type { AiSdkPolicyOutcome } from './ai-sdk-policy.js';
 export type { ReminderPlacement } from './ai-sdk-prompt.js';
 export type {
   AdapterOptions,
@@ -64,6 +70,18 @@ export interface HeadroomAiSdkOptions extends AdapterOptions, AiSdkCompactionOpt
   compact?: boolean;
   /** Told of every compaction attempt: done (with the result) or refused (with the reason). */
   onCompaction?: (outcome: CompactionAttempt) => void;
+  /**
+   * Run headroom's eviction policy (the same `EvictionPolicy` as `SessionMonitor.compact` and the what-if replay)
+   * on every call: at a sub-task boundary (a TodoWrite / update_plan item completed, a `git commit` run by a tool, a
+   * new user request, a signal given with `headroom.signal`) the completed sub-tasks' tool results and large tool
+   * arguments are archived, then tombstoned in one batch, and stay tombstoned on every later call; above
+   * `recapAbovePercent` of the window the prompt is recapped; otherwise it is sent as it is, so the provider's cache
+   * holds. The drift it measures goes to the session with the call's usage. Needs an archive to change anything.
+   * @default undefined (off: the prompt changes only on `compress`)
+   */
+  policy?: EvictionPolicy | EvictionPolicyOptions;
+  /** Told of every call on which the policy evicted, recapped, or could not act (no archive, a failed archive). */
+  onEviction?: (outcome: AiSdkPolicyOutcome) => void;
 }
 
 /** One compaction the middleware tried. */
@@ -77,6 +95,14 @@ export interface AiSdkHandle extends HeadroomHandle {
   readonly lastCompaction: CompactionAttempt | null;
   /** What the latest `thinking` merge changed, or why it changed nothing; empty when the verdict had none. */
   readonly lastThinking: readonly string[];
+  /** What the eviction policy did on the latest call (its drift, even when it evicted nothing), or null. */
+  readonly lastEviction: AiSdkPolicyOutcome | null;
+  /**
+   * Boundaries the prompt does not show, for the policy on the next call: `task-complete` (the agent loop's own
+   * "done"), `user-request` (a request reported apart from the messages), `task-mark` (the caller marks a task done).
+   * @throws TypeError for a kind that is not a boundary kind
+   */
+  signal(...kinds: BoundaryKind[]): void;
 }
 
 /** The middleware, with `headroom` to read the latest verdict and compaction from. */
@@ -93,7 +119,7 @@ interface Applier {
   apply(
     prompt: readonly PromptMessage[],
     call: CallState,
-  ): Promise<{ prompt: PromptMessage[]; call: CallState }>;
+  ): Promise<{ prompt: PromptMessage[]; call: CallState; driftPercent: number | null }>;
 }
 
 interface CallState {
@@ -110,6 +136,10 @@ function createApplier(options: HeadroomAiSdkOptions): Applier {
   let lastCompaction: CompactionAttempt | null = null;
   let lastThinking: string[] = [];
   let compactedAtGeneration = -1;
+  const promptPolicy =
+    options.policy === undefined ? null : new PromptPolicy(options.policy, options.counter);
+  let lastEviction: AiSdkPolicyOutcome | null = null;
+  const signals: BoundaryKind[] = [];
   const handle: AiSdkHandle = {
     get sessionId() {
       return recorder.sessionId;
@@ -129,6 +159,15 @@ function createApplier(options: HeadroomAiSdkOptions): Applier {
     get lastThinking() {
       return lastThinking;
     },
+    get lastEviction() {
+      return lastEviction;
+    },
+    signal(...kinds: BoundaryKind[]) {
+      const unknown = kinds.find((kind) => !(BOUNDARY_KINDS as readonly string[]).includes(kind));
+      if (unknown !== undefined)
+        throw new TypeError(`headroom: ${String(unknown)} is not a boundary (${BOUNDARY_KINDS.join(', ')})`);
+      signals.push(...kinds);
+    },
   };
   const report = (attempt: CompactionAttempt) => {
     lastCompaction = attempt;
@@ -139,38 +178,36 @@ function createApplier(options: HeadroomAiSdkOptions): Applier {
     }
   };
 
-  const compactIfDue = async (
+  /** Compacts the prompt as sent (archive first), records it and reports it; null when refused or failed. */
+  const compact = async (
     prompt: PromptMessage[],
     effective: PromptMessage[],
-    verdict: Verdict | null,
-    generations: number,
     lastPromptTokens: number | null,
-  ): Promise<PromptMessage[]> => {
-    if (options.compact === false || verdict?.action !== 'compress') return effective;
-    // Once per usage update: a refused compaction is not retried on every step until the session has news.
-    if (compactedAtGeneration === generations) return effective;
-    compactedAtGeneration = generations;
+    settings: { keepTokens?: number; minGainPercent?: number } = {},
+  ): Promise<PromptMessage[] | null> => {
     const archive = options.archive ?? recorder.defaultArchive;
     if (!archive) {
       report({
         ok: false,
         reason: 'no archive: headroom compacts only what it can write to an archive first',
       });
-      return effective;
+      return null;
     }
+    const keepTokens = settings.keepTokens ?? options.keepTokens;
+    const minGainPercent = settings.minGainPercent ?? options.minGainPercent;
     try {
       const result = await sticky.compact(prompt, effective, {
         archive,
         sessionId: recorder.sessionId,
         ...(options.keepTurns === undefined ? {} : { keepTurns: options.keepTurns }),
-        ...(options.keepTokens === undefined ? {} : { keepTokens: options.keepTokens }),
-        ...(options.minGainPercent === undefined ? {} : { minGainPercent: options.minGainPercent }),
+        ...(keepTokens === undefined ? {} : { keepTokens }),
+        ...(minGainPercent === undefined ? {} : { minGainPercent }),
         ...(options.counter ? { counter: options.counter } : {}),
         ...(options.summarizer ? { summarizer: options.summarizer, summarizerFallback: true } : {}),
       });
       if (!result.ok) {
         report({ ok: false, reason: result.reason });
-        return effective;
+        return null;
       }
       // The session measures prompts as the provider counts them; the compaction counts content tokens. The
       // provider's last figure minus what the compaction saved is what the next prompt should come to.
@@ -182,8 +219,93 @@ function createApplier(options: HeadroomAiSdkOptions): Applier {
     } catch (error) {
       recorder.fail(error);
       report({ ok: false, reason: error instanceof Error ? error.message : String(error) });
-      return effective;
+      return null;
     }
+  };
+
+  const compactIfDue = async (
+    prompt: PromptMessage[],
+    effective: PromptMessage[],
+    verdict: Verdict | null,
+    generations: number,
+    lastPromptTokens: number | null,
+  ): Promise<PromptMessage[] | null> => {
+    if (options.compact === false || verdict?.action !== 'compress') return null;
+    // Once per usage update: a refused compaction is not retried on every step until the session has news.
+    if (compactedAtGeneration === generations) return null;
+    compactedAtGeneration = generations;
+    return compact(prompt, effective, lastPromptTokens);
+  };
+
+  /**
+   * The eviction policy on this call's prompt: the evictions in force applied again, a batch at a boundary
+   * (archived, tombstoned, recorded in the session), the recap fallback above its threshold.
+   */
+  const runPolicy = async (
+    policy: PromptPolicy,
+    stripped: PromptMessage[],
+    base: PromptMessage[],
+    standing: Awaited<ReturnType<Recorder['standing']>>,
+  ): Promise<{ messages: PromptMessage[]; changed: boolean; driftPercent: number | null }> => {
+    const archive = options.archive ?? recorder.defaultArchive;
+    const promptTokens = standing.lastPromptTokens ?? undefined;
+    const run = await policy.run(base, {
+      archive,
+      sessionId: recorder.sessionId,
+      signals: signals.splice(0),
+      ...(promptTokens === undefined ? {} : { promptTokens }),
+      ...(standing.contextWindow === null ? {} : { contextWindow: standing.contextWindow }),
+      ...(options.counter ? { counter: options.counter } : {}),
+    });
+    const { result } = run;
+    if (!result) {
+      recorder.fail(run.error);
+      const reason = run.error instanceof Error ? run.error.message : String(run.error);
+      lastEviction = lastEviction && {
+        ...lastEviction,
+        evicted: 0,
+        recapped: false,
+        archived: [],
+        refused: reason,
+      };
+      return { messages: run.messages, changed: false, driftPercent: null };
+    }
+    let messages = run.messages;
+    let driftPercent = result.driftPercent;
+    let recapped = false;
+    const wanted = result.decision.evict !== null || result.decision.recap !== null;
+    const refused =
+      !archive && wanted ? 'no archive: headroom evicts only what it can write to an archive first' : null;
+    let lastPrompt = standing.lastPromptTokens;
+    if (result.evicted.length > 0) {
+      const counter = options.counter ?? createTokenCounter();
+      const before = lastPrompt ?? countHistoryTokens(result.items, counter) + result.savedTokens;
+      lastPrompt = Math.max(0, before - result.savedTokens);
+      try {
+        await recorder.recordCompaction({ before, after: lastPrompt, trigger: 'headroom' });
+      } catch (error) {
+        recorder.fail(error);
+      }
+    }
+    if (archive && result.decision.recap) {
+      const { keepTokens, minGainPercent } = policy.policy.options;
+      const compacted = await compact(stripped, messages, lastPrompt, { keepTokens, minGainPercent });
+      if (compacted) {
+        messages = compacted;
+        recapped = true;
+        driftPercent = policy.afterRecap(compacted, sticky.apply(stripped), promptTokens);
+      }
+    }
+    const outcome = policyOutcome(result, { recapped, driftPercent, refused });
+    lastEviction = outcome;
+    if (outcome.evicted > 0 || recapped || refused !== null) {
+      try {
+        options.onEviction?.(outcome);
+      } catch (error) {
+        recorder.fail(error);
+      }
+    }
+    return { messages, changed: outcome.evicted > 0 || recapped, driftPercent };
   };
 
   return {
@@ -195,18 +317,30 @@ function createApplier(options: HeadroomAiSdkOptions): Applier {
         standing = await recorder.standing();
       } catch (error) {
         recorder.fail(error);
-        return { prompt: [...prompt], call };
+        // Without the session's standing nothing new is done, but what is in force stays: the prefix holds.
+        const kept = sticky.apply(withReminder(prompt, null, 'end'));
+        return { prompt: promptPolicy ? promptPolicy.inForce(kept) : kept, call, driftPercent: null };
       }
       const { verdict, health } = standing;
       const stripped = withReminder(prompt, null, 'end');
       let messages = sticky.apply(stripped);
-      messages = await compactIfDue(
-        stripped,
-        messages,
-        verdict,
-        standing.generations,
-        standing.lastPromptTokens,
-      );
+      let driftPercent: number | null = null;
+      let changed = false;
+      if (promptPolicy) {
+        const ran = await runPolicy(promptPolicy, stripped, messages, standing);
+        ({ messages, changed, driftPercent } = ran);
+      }
+      // A prompt the policy changed already answers this verdict; the session judges the new size next call.
+      const compacted = changed
+        ? null
+        : await compactIfDue(stripped, messages, verdict, standing.generations, standing.lastPromptTokens);
+      if (compacted) {
+        messages = compacted;
+        if (promptPolicy) {
+          const promptTokens = standing.lastPromptTokens ?? undefined;
+          driftPercent = promptPolicy.afterRecap(compacted, sticky.apply(stripped), promptTokens);
+        }
+      }
       const reminder = options.reminder === false ? null : (health?.reminder?.text ?? null);
       messages = withReminder(
         messages,
@@ -224,7 +358,7 @@ function createApplier(options: HeadroomAiSdkOptions): Applier {
           ...(merged.reasoning ? { reasoning: merged.reasoning } : {}),
         };
       }
-      return { prompt: messages, call: next };
+      return { prompt: messages, call: next, driftPercent };
     },
   };
 }
@@ -275,11 +409,22 @@ function usageUpdateOf(
 export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddleware {
   const applier = createApplier(options);
   const { recorder } = applier;
+  // The drift measured on the prompt a call sends goes to the session with that call's usage (the usage update's
+  // `driftPercent`, which a Session, a monitor and POST /usage all take): one write, in the order of the calls.
+  const driftOf = new WeakMap<object, number>();
+  const updateOf = (params: unknown, update: ReturnType<typeof usageUpdateOf>) => {
+    const driftPercent = typeof params === 'object' && params !== null ? driftOf.get(params) : undefined;
+    return driftPercent === undefined ? update : { ...update, driftPercent };
+  };
   const middleware = {
     specificationVersion: 'v3' as const,
     async transformParams({ params, model }: { params: CallOptions; model: { provider: string } }) {
       const call = params as CallOptions & { reasoning?: unknown };
-      const { prompt, call: next } = await applier.apply(params.prompt, {
+      const {
+        prompt,
+        call: next,
+        driftPercent,
+      } = await applier.apply(params.prompt, {
         providerOptions: params.providerOptions as ProviderOptions | undefined,
         reasoning: call.reasoning,
         modelProvider: model.provider,
@@ -290,14 +435,27 @@ export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddl
         transformed.providerOptions = next.providerOptions as CallOptions['providerOptions'];
       if (next.reasoning !== call.reasoning)
         (transformed as { reasoning?: unknown }).reasoning = next.reasoning;
+      if (driftPercent !== null) driftOf.set(transformed, Math.min(100, Math.max(0, driftPercent)));
       return transformed;
     },
-    async wrapGenerate({ doGenerate }: { doGenerate: () => PromiseLike<GenerateResult> }) {
+    async wrapGenerate({
+      doGenerate,
+      params,
+    }: {
+      doGenerate: () => PromiseLike<GenerateResult>;
+      params?: CallOptions;
+    }) {
       const result = await doGenerate();
-      await recorder.record(usageUpdateOf(result.usage, result.response));
+      await recorder.record(updateOf(params, usageUpdateOf(result.usage, result.response)));
       return result;
     },
-    async wrapStream({ doStream }: { doStream: () => PromiseLike<StreamResult> }) {
+    async wrapStream({
+      doStream,
+      params,
+    }: {
+      doStream: () => PromiseLike<StreamResult>;
+      params?: CallOptions;
+    }) {
       const result = await doStream();
       const headers = result.response?.headers;
       let metadata: { modelId?: unknown; timestamp?: unknown } = {};
@@ -309,7 +467,7 @@ export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddl
             // The finish part reaches the caller once the session has the usage, so the verdict is current by then.
             if (part.type === 'finish')
               await recorder.record(
-                usageUpdateOf(part.usage, { ...metadata, ...(headers ? { headers } : {}) }),
+                updateOf(params, usageUpdateOf(part.usage, { ...metadata, ...(headers ? { headers } : {}) })),
               );
             controller.enqueue(part);
           },
