@@ -324,3 +324,88 @@ describe('headroomMiddleware with the eviction policy', () => {
     expect(() => middleware.headroom.signal('done' as never)).toThrow(TypeError);
   });
 });
+
+describe('headroomMiddleware with the eviction policy: the recap fallback', () => {
+  /** Turns of a read each (about 960 o200k tokens per result), each started by a user request. */
+  function conversation(turns: number): ModelMessage[] {
+    const messages: ModelMessage[] = [];
+    for (let turn = 1; turn <= turns; turn += 1) {
+      messages.push(
+        { role: 'user', content: `Step ${turn}: read src/module${turn}.ts` },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool-call', toolCallId: `c${turn}`, toolName: 'read_file', input: { path: `m${turn}` } },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            {
+              type: 'tool-result',
+              toolCallId: `c${turn}`,
+              toolName: 'read_file',
+              output: {
+                type: 'text',
+                value: `export const f${turn} = (x: number) => x * ${turn};\n`.repeat(60),
+              },
+            },
+          ],
+        },
+        { role: 'assistant', content: `Module ${turn} multiplies by ${turn}.` },
+      );
+    }
+    return messages;
+  }
+
+  it('recaps when the prompt stays above recapAbovePercent of the window, and keeps the recap', async () => {
+    // A 10,000-token window: the recap threshold is 80% of it, 8,000. The first call reports 9,000 prompt tokens.
+    const session = new Session({ model: 'gpt-5', contextWindow: 10_000, optimalMaxTokens: 5_000 }, { now });
+    const sizes = [9000, 2500, 2600];
+    let index = 0;
+    const mock = new MockLanguageModelV3({
+      provider: 'openai.chat',
+      modelId: 'gpt-5',
+      doGenerate: async () => result([{ type: 'text', text: 'ok' }], sizes[index++] ?? 2600),
+    });
+    const compactions: unknown[] = [];
+    const middleware = headroomMiddleware({
+      session,
+      archive: new ArchiveStore({ root: join(root, 'recap') }),
+      // No batch is ever big enough: only the recap fallback can act.
+      policy: { minFreedTokens: 100_000 },
+      onCompaction: (attempt) => compactions.push(attempt),
+    });
+    const model = wrapLanguageModel({ model: mock, middleware });
+    const history = conversation(8);
+    await generateText({ model, system: SYSTEM, messages: history });
+    // The first call has no last prompt to judge by: sent as it is.
+    expect(mock.doGenerateCalls[0]!.prompt).toHaveLength(1 + history.length);
+    expect(middleware.headroom.lastEviction).toMatchObject({ evicted: 0, recapped: false });
+
+    history.push({ role: 'user', content: 'Step 9: summarise.' });
+    await generateText({ model, system: SYSTEM, messages: history });
+    const second = mock.doGenerateCalls[1]!.prompt;
+    expect(second[1]).toMatchObject({ role: 'user', providerOptions: { headroom: { recap: 'recap-1' } } });
+    expect(compactions).toEqual([
+      { ok: true, result: expect.objectContaining({ compactionId: 'compaction-1' }) },
+    ]);
+    expect(middleware.headroom.lastEviction).toMatchObject({ evicted: 0, recapped: true });
+    // Everything before the recap is gone, and nothing completed since: no stale content is left.
+    expect(middleware.headroom.lastEviction?.driftPercent).toBe(0);
+    expect(session.state.drift).toBe(0);
+
+    // The next call (healthy now, no boundary) sends the same recap in place of the same messages; the second
+    // call's last message was the caution reminder (last, for an OpenAI model), gone with the caution.
+    expect(second.at(-1)).toMatchObject({
+      role: 'system',
+      providerOptions: { headroom: { reminder: 'context_health' } },
+    });
+    history.push({ role: 'assistant', content: 'Done.' });
+    await generateText({ model, system: SYSTEM, messages: history });
+    const third = mock.doGenerateCalls[2]!.prompt;
+    expect(third.slice(0, second.length - 1)).toEqual(second.slice(0, -1));
+    expect(third).toHaveLength(second.length);
+    expect(compactions).toHaveLength(1);
+  });
+});
