@@ -68,7 +68,10 @@ export interface HeadroomAiSdkOptions extends AdapterOptions, AiSdkCompactionOpt
    * @default undefined (off: the prompt changes only on `compress`)
    */
   policy?: EvictionPolicy | EvictionPolicyOptions;
-  /** Told of every call on which the policy evicted, recapped, or could not act (no archive, a failed archive). */
+  /**
+   * Told of every call on which the policy evicted, recapped, or wanted to and had no archive. A failed archive
+   * write goes to `onError` (nothing of that batch is tombstoned; it is tried again on the next call).
+   */
   onEviction?: (outcome: AiSdkPolicyOutcome) => void;
 }
 
@@ -234,25 +237,21 @@ export function createApplier(options: HeadroomAiSdkOptions): Applier {
   ): Promise<{ messages: PromptMessage[]; changed: boolean; driftPercent: number | null }> => {
     const archive = options.archive ?? recorder.defaultArchive;
     const promptTokens = standing.lastPromptTokens ?? undefined;
+    const given = signals.splice(0);
     const run = await policy.run(base, {
       archive,
       sessionId: recorder.sessionId,
-      signals: signals.splice(0),
+      signals: given,
       ...(promptTokens === undefined ? {} : { promptTokens }),
       ...(standing.contextWindow === null ? {} : { contextWindow: standing.contextWindow }),
       ...(options.counter ? { counter: options.counter } : {}),
     });
     const { result } = run;
     if (!result) {
+      // The batch is tried again on the next call (the policy's state did not move, the signals wait); the error
+      // is in lastError.
+      signals.unshift(...given);
       recorder.fail(run.error);
-      const reason = run.error instanceof Error ? run.error.message : String(run.error);
-      lastEviction = lastEviction && {
-        ...lastEviction,
-        evicted: 0,
-        recapped: false,
-        archived: [],
-        refused: reason,
-      };
       return { messages: run.messages, changed: false, driftPercent: null };
     }
     let messages = run.messages;

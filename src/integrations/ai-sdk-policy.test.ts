@@ -10,6 +10,7 @@ import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel }
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { ArchiveSink } from '../compaction/archive-sink.js';
 import { EvictionPolicy } from '../compaction/eviction-policy.js';
 import { Session } from '../session/session.js';
 import { SessionMonitor } from '../session/session-monitor.js';
@@ -277,6 +278,34 @@ describe('headroomMiddleware with the eviction policy', () => {
     expect(middleware.headroom.lastEviction?.evicted).toBe(0);
     // Nothing evicted, everything before the request is stale: a and b's texts, the plans.
     expect(session.state.drift).toBeGreaterThan(90);
+  });
+
+  it('tombstones nothing when the archive write fails, and keeps the evictions already made', async () => {
+    const store = new ArchiveStore({ root: join(root, 'failing') });
+    let appends = 0;
+    const failing: ArchiveSink = {
+      append: (sessionId, taskId, entries) => {
+        appends += 1;
+        if (appends > 1) return Promise.reject(new Error('disk full'));
+        return store.append(sessionId, taskId, entries);
+      },
+    };
+    const errors: unknown[] = [];
+    const mock = scriptedModel();
+    const middleware = headroomMiddleware({
+      session: new Session({ model: 'gpt-5' }, { now }),
+      archive: failing,
+      policy: new EvictionPolicy({}, chars),
+      counter: chars,
+      onError: (error) => errors.push(error),
+    });
+    await runAgent(wrapLanguageModel({ model: mock, middleware }));
+    const sixth = mock.doGenerateCalls[5]!.prompt;
+    // Batch 1 (call 4) was archived: r1 stays evicted. Batch 2 (call 6) failed: r2 is sent as it is.
+    expect(resultOf(sixth, 'r1')?.value).toMatch(/^\[Task subtask-1 completed/);
+    expect(resultOf(sixth, 'r2')).toEqual({ type: 'text', value: B });
+    expect(errors).toEqual([new Error('disk full')]);
+    expect(middleware.headroom.lastError).toEqual(new Error('disk full'));
   });
 
   it('takes a boundary the prompt does not show from headroom.signal', async () => {

@@ -26,7 +26,7 @@ export interface AiSdkPolicyOutcome extends PolicyOutcome {
   archived: Array<{ itemId: string; kind: 'tool-call' | 'tool-result'; location: string }>;
   /** Evictions of earlier calls applied again to this prompt (the agent loop resends the original messages). */
   kept: number;
-  /** Why the policy could not act this call (no archive, an archive that failed), or null. */
+  /** Why the policy could not act on a batch or recap it wanted (no archive), or null. */
   refused: string | null;
 }
 
