@@ -5,8 +5,17 @@ import type {
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
   LanguageModelV3GenerateResult,
+  LanguageModelV3StreamPart,
 } from '@ai-sdk/provider';
-import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai';
+import {
+  generateText,
+  type ModelMessage,
+  simulateReadableStream,
+  stepCountIs,
+  streamText,
+  tool,
+  wrapLanguageModel,
+} from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -306,6 +315,121 @@ describe('headroomMiddleware with the eviction policy', () => {
     expect(resultOf(sixth, 'r2')).toEqual({ type: 'text', value: B });
     expect(errors).toEqual([new Error('disk full')]);
     expect(middleware.headroom.lastError).toEqual(new Error('disk full'));
+  });
+
+  it('evicts in a stream’s prompt too, and sends its drift with the finish part’s usage', async () => {
+    const session = new Session({ model: 'gpt-5' }, { now });
+    const mock = new MockLanguageModelV3({
+      provider: 'openai.responses',
+      modelId: 'gpt-5',
+      doStream: async () => ({
+        stream: simulateReadableStream<LanguageModelV3StreamPart>({
+          chunks: [
+            { type: 'stream-start', warnings: [] },
+            { type: 'text-start', id: 't' },
+            { type: 'text-delta', id: 't', delta: 'ok' },
+            { type: 'text-end', id: 't' },
+            {
+              type: 'finish',
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage: {
+                inputTokens: { total: 1000, noCache: 1000, cacheRead: 0, cacheWrite: 0 },
+                outputTokens: { total: 5, text: 5, reasoning: 0 },
+              },
+            },
+          ],
+        }),
+      }),
+    });
+    const middleware = headroomMiddleware({
+      session,
+      archive: new ArchiveStore({ root: join(root, 'stream') }),
+      policy: new EvictionPolicy({}, chars),
+      counter: chars,
+    });
+    // A second request after a read: the read's sub-task is done.
+    const messages: ModelMessage[] = [
+      { role: 'user', content: REQUEST },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'r1', toolName: 'read_file', input: { path: 'src/a.ts' } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'r1',
+            toolName: 'read_file',
+            output: { type: 'text', value: A },
+          },
+        ],
+      },
+      { role: 'user', content: 'Now b.' },
+    ];
+    const stream = streamText({ model: wrapLanguageModel({ model: mock, middleware }), messages });
+    await stream.consumeStream();
+    const tombstone = resultOf(mock.doStreamCalls[0]!.prompt, 'r1')?.value as string;
+    expect(tombstone).toMatch(/^\[Task subtask-1 completed: output evicted to archive\] .*#r1:result$/);
+    // Stale: the read's call (its result is evicted); the whole: both requests, the call and the tombstone.
+    const call = callSize('read_file', { path: 'src/a.ts' });
+    const total = REQUEST.length + call + tombstone.length + 'Now b.'.length;
+    expect(session.generations).toBe(1);
+    expect(session.state.drift).toBeCloseTo((call / total) * 100, 10);
+  });
+
+  it('starts afresh on a prompt that does not continue the conversation', async () => {
+    const session = new Session({ model: 'gpt-5' }, { now });
+    const mock = new MockLanguageModelV3({
+      provider: 'openai.chat',
+      modelId: 'gpt-5',
+      doGenerate: async () => result([{ type: 'text', text: 'ok' }]),
+    });
+    const middleware = headroomMiddleware({
+      session,
+      archive: new ArchiveStore({ root: join(root, 'afresh') }),
+      policy: new EvictionPolicy({}, chars),
+      counter: chars,
+    });
+    const model = wrapLanguageModel({ model: mock, middleware });
+    const read = (id: string, text: string): ModelMessage[] => [
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: id, toolName: 'read_file', input: { path: `src/${id}.ts` } },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: id,
+            toolName: 'read_file',
+            output: { type: 'text', value: text },
+          },
+        ],
+      },
+    ];
+    // A long conversation: its second request ends the first read's sub-task (evicted).
+    await generateText({
+      model,
+      messages: [
+        { role: 'user', content: REQUEST },
+        ...read('r1', A),
+        { role: 'user', content: 'Next.' },
+        ...read('r2', B),
+      ],
+    });
+    expect(middleware.headroom.lastEviction?.evicted).toBe(1);
+    expect(middleware.headroom.lastEviction?.state.completedUpTo).toBe(3);
+    // Another conversation, shorter, with no boundary: the first one's positions mean nothing here.
+    await generateText({ model, messages: [{ role: 'user', content: 'Other task.' }, ...read('q1', B)] });
+    expect(middleware.headroom.lastEviction).toMatchObject({ evicted: 0, boundary: null, driftPercent: 0 });
+    expect(middleware.headroom.lastEviction?.state.completedUpTo).toBe(0);
+    expect(resultOf(mock.doGenerateCalls[1]!.prompt, 'q1')).toEqual({ type: 'text', value: B });
   });
 
   it('takes a boundary the prompt does not show from headroom.signal', async () => {
