@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { HistoryItem } from './history-item.js';
+import type { HistoryItem, ToolCallItem, ToolResultItem } from './history-item.js';
 
 /**
  * Session and task ids become a directory and a file name (`<root>/<session>/<task>.log`), so they are checked
@@ -80,4 +80,24 @@ export function tombstoneText(taskId: string, path: string, itemId: string): str
 /** `<archive path>#<item id>`: the file to read and the record to look for in it. */
 export function archiveLocation(path: string, itemId: string): string {
   return `${path}#${itemId}`;
+}
+
+/**
+ * A tool item with its content replaced by the tombstone of `<path>#<itemId>` in archive `taskId`: a result's
+ * content becomes the tombstone (plain text whatever its format was: JSON, content blocks), a call's input becomes
+ * `{ evicted: tombstone }` (providers want an object as a call's input). Every eviction writes its tombstones here.
+ */
+export function tombstoneItem<Item extends ToolCallItem | ToolResultItem>(
+  item: Item,
+  taskId: string,
+  path: string,
+  itemId: string,
+): Item {
+  const tombstone = tombstoneText(taskId, path, itemId);
+  const archivedTo = archiveLocation(path, itemId);
+  if (item.kind === 'tool-result') {
+    const { format: _format, ...rest } = item;
+    return { ...rest, content: tombstone, archivedTo } as Item;
+  }
+  return { ...item, input: { evicted: tombstone }, archivedTo };
 }

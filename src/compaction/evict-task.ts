@@ -1,11 +1,5 @@
 import type { TokenCounter } from '../tokens/token-counter.js';
-import {
-  ArchiveAddressSchema,
-  type ArchiveEntry,
-  type ArchiveSink,
-  archiveLocation,
-  tombstoneText,
-} from './archive-sink.js';
+import { ArchiveAddressSchema, type ArchiveEntry, type ArchiveSink, tombstoneItem } from './archive-sink.js';
 import { type HistoryItem, itemText } from './history-item.js';
 import { parseOrThrow } from './parse-or-throw.js';
 import { type HistoryIndex, planEviction } from './plan-eviction.js';
@@ -67,17 +61,8 @@ export async function evictTask(
   let tokensAfter = 0;
   for (const step of steps) {
     const item = history[step.position] as HistoryItem;
-    const tombstone = tombstoneText(taskId, path, step.itemId);
-    const archivedTo = archiveLocation(path, step.itemId);
-    let replaced: HistoryItem;
-    if (item.kind === 'tool-result') {
-      // The tombstone is plain text whatever the original format was (JSON, content blocks).
-      const { format: _format, ...rest } = item;
-      replaced = { ...rest, content: tombstone, archivedTo };
-    } else if (item.kind === 'tool-call') {
-      // Providers want an object as a call's input: the tombstone goes inside one.
-      replaced = { ...item, input: { evicted: tombstone }, archivedTo };
-    } else continue;
+    if (item.kind !== 'tool-result' && item.kind !== 'tool-call') continue;
+    const replaced: HistoryItem = tombstoneItem(item, taskId, path, step.itemId);
     next[step.position] = replaced;
     if (options.counter) {
       tokensBefore += options.counter.count(itemText(item));

@@ -1,12 +1,6 @@
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import {
-  ArchiveAddressSchema,
-  type ArchiveEntry,
-  type ArchiveSink,
-  archiveLocation,
-  tombstoneText,
-} from './archive-sink.js';
+import { ArchiveAddressSchema, type ArchiveEntry, type ArchiveSink, tombstoneItem } from './archive-sink.js';
 import { type CompactionOutcome, compactHistory } from './compact-history.js';
 import {
   type EvictionPolicyOptions,
@@ -300,14 +294,8 @@ export class EvictionPolicy {
       archive = path;
       for (const step of steps) {
         const item = next[step.position] as HistoryItem;
-        const tombstone = tombstoneText(taskId, path, step.itemId);
-        const archivedTo = archiveLocation(path, step.itemId);
-        if (item.kind === 'tool-result') {
-          const { format: _format, ...rest } = item;
-          next[step.position] = { ...rest, content: tombstone, archivedTo };
-        } else if (item.kind === 'tool-call') {
-          next[step.position] = { ...item, input: { evicted: tombstone }, archivedTo };
-        } else continue;
+        if (item.kind !== 'tool-result' && item.kind !== 'tool-call') continue;
+        next[step.position] = tombstoneItem(item, taskId, path, step.itemId);
         evicted.push(step.position);
       }
       state = { ...state, batches: state.batches + 1 };

@@ -15,6 +15,7 @@ export {
   ArchiveIdSchema,
   type ArchiveSink,
   archiveLocation,
+  tombstoneItem,
   tombstoneText,
 } from './archive-sink.js';
 export {
@@ -92,6 +93,14 @@ export {
   type TriggerState,
   TriggerStateSchema,
 } from './evaluate-triggers.js';
+export {
+  type EvictModelMessagesOptions,
+  type EvictModelMessagesResult,
+  evictModelMessages,
+  type ModelMessageEviction,
+  type ModelMessageEvictions,
+  withModelMessageEvictions,
+} from './evict-model-messages.js';
 export { type EvictTaskOptions, type EvictTaskResult, evictTask } from './evict-task.js';
 export {
   type ApplyEvictionOptions,

@@ -1,5 +1,5 @@
 import type { ResolvedEvictionPolicyOptions } from './eviction-policy-options.js';
-import type { HistoryItem, ToolCallItem } from './history-item.js';
+import type { HistoryItem, ToolCallItem, ToolResultItem } from './history-item.js';
 import type { EvictionStep } from './plan-eviction.js';
 import { inputObjectOf, planOf } from './sub-task-boundary.js';
 
@@ -20,6 +20,14 @@ export function pathOf(item: ToolCallItem): string | undefined {
     if (typeof value === 'string' && value !== '' && value.length < 512) return value;
   }
   return undefined;
+}
+
+/**
+ * What an eviction archives of a tool item, and so what its tombstone stands for: a result's content as the history
+ * holds it, a call's input as JSON text.
+ */
+export function originalOf(item: ToolCallItem | ToolResultItem): string {
+  return item.kind === 'tool-result' ? item.content : (JSON.stringify(item.input ?? {}) ?? '');
 }
 
 /** What a batch plan needs of the policy's options. */
@@ -77,8 +85,13 @@ export function planBatch(
     if (item.archivedTo === undefined && position !== latestPlan && !kept.has(position)) {
       const size = tokensOf(item);
       if (size > options.minArgumentTokens) {
-        const input = JSON.stringify(item.input ?? {}) ?? '';
-        steps.push({ position, itemId: item.id, kind: 'tool-call', field: 'input', original: input });
+        steps.push({
+          position,
+          itemId: item.id,
+          kind: 'tool-call',
+          field: 'input',
+          original: originalOf(item),
+        });
         freed += size - TOMBSTONE_TOKENS_ESTIMATE;
       }
     }
@@ -93,7 +106,7 @@ export function planBatch(
         itemId: result.id,
         kind: 'tool-result',
         field: 'content',
-        original: result.content,
+        original: originalOf(result),
       });
       freed += tokensOf(result) - TOMBSTONE_TOKENS_ESTIMATE;
     }

@@ -4,22 +4,26 @@
  * says to the next call. The AI SDK is a type-only dependency: nothing here loads it.
  */
 import type { LanguageModelMiddleware, ModelMessage } from 'ai';
-import type { ArchiveSink } from '../compaction/archive-sink.js';
-import type { Summarizer } from '../compaction/compact-history.js';
-import type { CompactModelMessagesResult } from '../compaction/compact-model-messages.js';
-import type { Verdict } from '../session/session-schemas.js';
-import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeAiSdk } from '../usage/normalize-ai-sdk.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
-import { defaultPlacement, type ReminderPlacement, StickyCompaction, withReminder } from './ai-sdk-prompt.js';
-import { mergeThinking, type ProviderOptions } from './ai-sdk-thinking.js';
 import {
-  type AdapterOptions,
-  type HeadroomHandle,
-  type SessionRecorder as Recorder,
-  SessionRecorder,
-} from './session-recorder.js';
+  type AiSdkHandle,
+  type CallOptions,
+  createApplier,
+  type HeadroomAiSdkOptions,
+  type Prompt,
+  type PromptMessage,
+} from './ai-sdk-applier.js';
+import type { ProviderOptions } from './ai-sdk-thinking.js';
+import { type AdapterOptions, SessionRecorder } from './session-recorder.js';
 
+export type {
+  AiSdkCompactionOptions,
+  AiSdkHandle,
+  CompactionAttempt,
+  HeadroomAiSdkOptions,
+} from './ai-sdk-applier.js';
+export type { AiSdkPolicyOutcome } from './ai-sdk-policy.js';
 export type { ReminderPlacement } from './ai-sdk-prompt.js';
 export type {
   AdapterOptions,
@@ -29,205 +33,8 @@ export type {
   SessionTarget,
 } from './session-recorder.js';
 
-/** How the verdict's `compress` is carried out on the prompt. */
-export interface AiSdkCompactionOptions {
-  /**
-   * Where the replaced messages are written, whole, before they leave the prompt (an `ArchiveStore`, or any
-   * `ArchiveSink`). Without one (and without a monitor that has one) the prompt is never compacted: nothing leaves
-   * a context that cannot be read back.
-   */
-  archive?: ArchiveSink;
-  /** Recent turns kept verbatim. @default 2 */
-  keepTurns?: number;
-  /** The kept turns are shortened to at most this many tokens. @default 20,000 */
-  keepTokens?: number;
-  /** A compaction saving less than this share of the tokens is refused. @default 5 */
-  minGainPercent?: number;
-  /** @default o200k_base */
-  counter?: TokenCounter;
-  /** Writes the recap instead of the deterministic one; on failure the deterministic recap is used. */
-  summarizer?: Summarizer;
-}
-
-export interface HeadroomAiSdkOptions extends AdapterOptions, AiSdkCompactionOptions {
-  /** Add the `context_health` reminder as a system message while one is active. @default true */
-  reminder?: boolean;
-  /**
-   * Where the reminder goes. `end` keeps the prompt's cached prefix intact as the reminder's figures change;
-   * `after-system` joins the leading system messages, which every provider accepts.
-   * @default 'end' for OpenAI and Azure models, 'after-system' for the others
-   */
-  reminderPlacement?: ReminderPlacement;
-  /** Merge the verdict's `thinking` into the call's `providerOptions` (only ever lowering). @default true */
-  thinking?: boolean;
-  /** Compact the prompt when the verdict says `compress`. @default true (it needs an archive) */
-  compact?: boolean;
-  /** Told of every compaction attempt: done (with the result) or refused (with the reason). */
-  onCompaction?: (outcome: CompactionAttempt) => void;
-}
-
-/** One compaction the middleware tried. */
-export type CompactionAttempt =
-  | { ok: true; result: Extract<CompactModelMessagesResult<unknown>, { ok: true }> }
-  | { ok: false; reason: string };
-
-/** What the middleware reports besides the verdict. */
-export interface AiSdkHandle extends HeadroomHandle {
-  /** The latest compaction attempt, or null. */
-  readonly lastCompaction: CompactionAttempt | null;
-  /** What the latest `thinking` merge changed, or why it changed nothing; empty when the verdict had none. */
-  readonly lastThinking: readonly string[];
-}
-
 /** The middleware, with `headroom` to read the latest verdict and compaction from. */
 export type HeadroomMiddleware = LanguageModelMiddleware & { readonly headroom: AiSdkHandle };
-
-type CallOptions = Parameters<NonNullable<LanguageModelMiddleware['transformParams']>>[0]['params'];
-type Prompt = CallOptions['prompt'];
-type PromptMessage = Prompt[number];
-
-interface Applier {
-  recorder: Recorder;
-  handle: AiSdkHandle;
-  /** The prompt to send and the options to merge, for the verdict the session holds now. */
-  apply(
-    prompt: readonly PromptMessage[],
-    call: CallState,
-  ): Promise<{ prompt: PromptMessage[]; call: CallState }>;
-}
-
-interface CallState {
-  providerOptions?: ProviderOptions | undefined;
-  reasoning?: unknown;
-  modelProvider: string;
-  /** prepareStep cannot see the call's own settings, so it cannot tell a lowering from a raise: no thinking. */
-  thinking: boolean;
-}
-
-function createApplier(options: HeadroomAiSdkOptions): Applier {
-  const recorder = new SessionRecorder(options);
-  const sticky = new StickyCompaction();
-  let lastCompaction: CompactionAttempt | null = null;
-  let lastThinking: string[] = [];
-  let compactedAtGeneration = -1;
-  const handle: AiSdkHandle = {
-    get sessionId() {
-      return recorder.sessionId;
-    },
-    get verdict() {
-      return recorder.verdict;
-    },
-    get lastCall() {
-      return recorder.lastCall;
-    },
-    get lastError() {
-      return recorder.lastError;
-    },
-    get lastCompaction() {
-      return lastCompaction;
-    },
-    get lastThinking() {
-      return lastThinking;
-    },
-  };
-  const report = (attempt: CompactionAttempt) => {
-    lastCompaction = attempt;
-    try {
-      options.onCompaction?.(attempt);
-    } catch (error) {
-      recorder.fail(error);
-    }
-  };
-
-  const compactIfDue = async (
-    prompt: PromptMessage[],
-    effective: PromptMessage[],
-    verdict: Verdict | null,
-    generations: number,
-    lastPromptTokens: number | null,
-  ): Promise<PromptMessage[]> => {
-    if (options.compact === false || verdict?.action !== 'compress') return effective;
-    // Once per usage update: a refused compaction is not retried on every step until the session has news.
-    if (compactedAtGeneration === generations) return effective;
-    compactedAtGeneration = generations;
-    const archive = options.archive ?? recorder.defaultArchive;
-    if (!archive) {
-      report({
-        ok: false,
-        reason: 'no archive: headroom compacts only what it can write to an archive first',
-      });
-      return effective;
-    }
-    try {
-      const result = await sticky.compact(prompt, effective, {
-        archive,
-        sessionId: recorder.sessionId,
-        ...(options.keepTurns === undefined ? {} : { keepTurns: options.keepTurns }),
-        ...(options.keepTokens === undefined ? {} : { keepTokens: options.keepTokens }),
-        ...(options.minGainPercent === undefined ? {} : { minGainPercent: options.minGainPercent }),
-        ...(options.counter ? { counter: options.counter } : {}),
-        ...(options.summarizer ? { summarizer: options.summarizer, summarizerFallback: true } : {}),
-      });
-      if (!result.ok) {
-        report({ ok: false, reason: result.reason });
-        return effective;
-      }
-      // The session measures prompts as the provider counts them; the compaction counts content tokens. The
-      // provider's last figure minus what the compaction saved is what the next prompt should come to.
-      const saved = result.before.tokens - result.after.tokens;
-      const before = lastPromptTokens ?? result.before.tokens;
-      await recorder.recordCompaction({ before, after: Math.max(0, before - saved), trigger: 'headroom' });
-      report({ ok: true, result });
-      return result.messages;
-    } catch (error) {
-      recorder.fail(error);
-      report({ ok: false, reason: error instanceof Error ? error.message : String(error) });
-      return effective;
-    }
-  };
-
-  return {
-    recorder,
-    handle,
-    async apply(prompt, call) {
-      let standing: Awaited<ReturnType<Recorder['standing']>>;
-      try {
-        standing = await recorder.standing();
-      } catch (error) {
-        recorder.fail(error);
-        return { prompt: [...prompt], call };
-      }
-      const { verdict, health } = standing;
-      const stripped = withReminder(prompt, null, 'end');
-      let messages = sticky.apply(stripped);
-      messages = await compactIfDue(
-        stripped,
-        messages,
-        verdict,
-        standing.generations,
-        standing.lastPromptTokens,
-      );
-      const reminder = options.reminder === false ? null : (health?.reminder?.text ?? null);
-      messages = withReminder(
-        messages,
-        reminder,
-        options.reminderPlacement ?? defaultPlacement(call.modelProvider),
-      );
-      let next = call;
-      lastThinking = [];
-      if (call.thinking && options.thinking !== false && verdict?.thinking) {
-        const merged = mergeThinking(verdict.thinking, call, call.modelProvider);
-        lastThinking = merged.notes;
-        next = {
-          ...call,
-          providerOptions: merged.providerOptions,
-          ...(merged.reasoning ? { reasoning: merged.reasoning } : {}),
-        };
-      }
-      return { prompt: messages, call: next };
-    },
-  };
-}
 
 type HeadersRecord = Record<string, string | undefined>;
 
@@ -275,11 +82,22 @@ function usageUpdateOf(
 export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddleware {
   const applier = createApplier(options);
   const { recorder } = applier;
+  // The drift measured on the prompt a call sends goes to the session with that call's usage (the usage update's
+  // `driftPercent`, which a Session, a monitor and POST /usage all take): one write, in the order of the calls.
+  const driftOf = new WeakMap<object, number>();
+  const updateOf = (params: unknown, update: ReturnType<typeof usageUpdateOf>) => {
+    const driftPercent = typeof params === 'object' && params !== null ? driftOf.get(params) : undefined;
+    return driftPercent === undefined ? update : { ...update, driftPercent };
+  };
   const middleware = {
     specificationVersion: 'v3' as const,
     async transformParams({ params, model }: { params: CallOptions; model: { provider: string } }) {
       const call = params as CallOptions & { reasoning?: unknown };
-      const { prompt, call: next } = await applier.apply(params.prompt, {
+      const {
+        prompt,
+        call: next,
+        driftPercent,
+      } = await applier.apply(params.prompt, {
         providerOptions: params.providerOptions as ProviderOptions | undefined,
         reasoning: call.reasoning,
         modelProvider: model.provider,
@@ -290,14 +108,27 @@ export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddl
         transformed.providerOptions = next.providerOptions as CallOptions['providerOptions'];
       if (next.reasoning !== call.reasoning)
         (transformed as { reasoning?: unknown }).reasoning = next.reasoning;
+      if (driftPercent !== null) driftOf.set(transformed, Math.min(100, Math.max(0, driftPercent)));
       return transformed;
     },
-    async wrapGenerate({ doGenerate }: { doGenerate: () => PromiseLike<GenerateResult> }) {
+    async wrapGenerate({
+      doGenerate,
+      params,
+    }: {
+      doGenerate: () => PromiseLike<GenerateResult>;
+      params?: CallOptions;
+    }) {
       const result = await doGenerate();
-      await recorder.record(usageUpdateOf(result.usage, result.response));
+      await recorder.record(updateOf(params, usageUpdateOf(result.usage, result.response)));
       return result;
     },
-    async wrapStream({ doStream }: { doStream: () => PromiseLike<StreamResult> }) {
+    async wrapStream({
+      doStream,
+      params,
+    }: {
+      doStream: () => PromiseLike<StreamResult>;
+      params?: CallOptions;
+    }) {
       const result = await doStream();
       const headers = result.response?.headers;
       let metadata: { modelId?: unknown; timestamp?: unknown } = {};
@@ -309,7 +140,7 @@ export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddl
             // The finish part reaches the caller once the session has the usage, so the verdict is current by then.
             if (part.type === 'finish')
               await recorder.record(
-                usageUpdateOf(part.usage, { ...metadata, ...(headers ? { headers } : {}) }),
+                updateOf(params, usageUpdateOf(part.usage, { ...metadata, ...(headers ? { headers } : {}) })),
               );
             controller.enqueue(part);
           },

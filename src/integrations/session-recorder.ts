@@ -60,6 +60,8 @@ export interface SessionStanding {
   /** Usage updates the session has had; a verdict is acted on once per generation. */
   generations: number;
   lastPromptTokens: number | null;
+  /** The window the session measures against (its health limit), or null: the policy's recap fallback reads it. */
+  contextWindow: number | null;
 }
 
 function isMonitorSession(target: SessionTarget): target is MonitorSession {
@@ -149,6 +151,7 @@ export class SessionRecorder implements HeadroomHandle {
         health: view.health,
         generations: view.generations,
         lastPromptTokens: view.signals.lastPromptTokens,
+        contextWindow: view.health.limit,
       };
     }
     return {
@@ -156,6 +159,7 @@ export class SessionRecorder implements HeadroomHandle {
       health: target.health(),
       generations: target.generations,
       lastPromptTokens: target.state.lastPrompt,
+      contextWindow: target.state.thresholds.limit,
     };
   }
 
