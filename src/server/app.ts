@@ -12,6 +12,8 @@ import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
+import { MemoryPoolStore } from '../pools/memory-pool-store.js';
+import type { PoolStore } from '../pools/pool-store.js';
 import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../session/open-session-monitor.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
@@ -31,6 +33,7 @@ import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } f
 import { sendProblem } from './problem.js';
 import { type ApiRoute, registerRoutes } from './route-table.js';
 import { disciplineRoutes } from './routes/discipline.js';
+import { poolRoutes } from './routes/pools.js';
 import { pressureRoutes } from './routes/pressure.js';
 import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -57,6 +60,8 @@ export interface AppDependencies {
   config?: HeadroomConfig;
   /** Writes compaction recaps (e.g. `--summarizer-command`); on failure the deterministic recap is used. */
   summarizer?: Summarizer;
+  /** Shared budgets (`/api/v1/pools`): a RedisPoolStore to share them across instances. @default a MemoryPoolStore */
+  pools?: PoolStore;
 }
 
 declare module 'fastify' {
@@ -73,6 +78,7 @@ declare module 'fastify' {
     headroomMonitor: SessionMonitor;
     headroomEvents: EventHub;
     headroomWebhooks: WebhookService;
+    headroomPools: PoolStore;
     /** Every route Fastify registered, as an onRoute hook saw it (the route-table test reads it). */
     headroomRegistered: Array<{ method: string; url: string }>;
   }
@@ -202,6 +208,10 @@ export async function buildApp(
   });
   app.decorate('headroomWebhooks', webhooks);
 
+  const pools = dependencies.pools ?? new MemoryPoolStore({ now });
+  app.decorate('headroomPools', pools);
+  metrics.watchPools(pools);
+
   // Idle sessions expire on a timer, and each expiry is logged.
   const stopSweeping = sweepIdleSessions(monitor, settings.sessionTtlSeconds * 1000, {
     onExpired: (ids) => {
@@ -232,6 +242,10 @@ export async function buildApp(
     ...replayRoutes(settings.replayBodyLimitBytes),
     ...disciplineRoutes({ archive, artifacts, monitor }),
     ...webhookRoutes(webhooks),
+    ...poolRoutes(pools, {
+      onDecision: (outcome) => metrics.poolReservations.inc({ outcome }),
+      onRefusal: (pool, reason) => metrics.poolRefusals.inc({ pool, reason }),
+    }),
     ...mcpRoutes({
       monitor,
       archive,
