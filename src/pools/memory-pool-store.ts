@@ -357,16 +357,15 @@ function refusal(
 }
 
 /**
- * One refusal from every limit that refused: the first one's reason and figures (budget, then tokens, then
- * requests per minute); retry after the longest wait, or never (null) when any of them cannot be waited out.
+ * One refusal from every limit that refused: one that waiting cannot help, if any (its reason explains the null
+ * retry time); else the first (budget, then tokens, then requests per minute) with the longest wait of them all.
  */
 export function combine(failures: readonly ReservationRefusal[]): ReservationRefusal | null {
   const first = failures[0];
   if (!first) return null;
-  let retryAfterSeconds: number | null = 0;
-  for (const failure of failures) {
-    if (failure.retryAfterSeconds === null || retryAfterSeconds === null) retryAfterSeconds = null;
-    else retryAfterSeconds = Math.max(retryAfterSeconds, failure.retryAfterSeconds);
-  }
+  const final = failures.find((failure) => failure.retryAfterSeconds === null);
+  if (final) return final;
+  let retryAfterSeconds = 0;
+  for (const failure of failures) retryAfterSeconds = Math.max(retryAfterSeconds, failure.retryAfterSeconds!);
   return { ...first, retryAfterSeconds };
 }

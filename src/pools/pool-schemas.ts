@@ -90,6 +90,7 @@ export const ReservationRequestSchema = z.strictObject({
   ttlSeconds: z.number().int().min(1).max(MAX_RESERVATION_TTL_SECONDS).optional(),
 });
 export type ReservationRequest = z.input<typeof ReservationRequestSchema>;
+export type ParsedReservationRequest = z.output<typeof ReservationRequestSchema>;
 
 /** `POST /api/v1/pools/:id/reservations/:rid/settle`, `PoolStore.settle`: what the call really used. */
 export const SettleRequestSchema = z.strictObject({

@@ -4,56 +4,85 @@
  * (`TIME`), so instances whose clocks disagree still agree on expiry and windows.
  *
  * Keys of a pool (`P` the prefix, `{id}` a hash tag keeping them in one Cluster slot), all under `KEYS[1]` = base:
- * - `P pool:{id}`          hash: limits per priority (`b_`, `t_`, `q_` + priority), ceilings (`c_`…), used,
- *                          reserved, wtokens (the window's tokens), created, win (1 when per-minute limits exist)
- * - `P pool:{id}:exp`      zset: active reservation id → expiresAt (ms)
- * - `P pool:{id}:act`      hash: active reservation id → reserved tokens
- * - `P pool:{id}:win`      zset: reservation id → admitted at (ms), the last 60 s (per-minute pools only)
- * - `P pool:{id}:wtok`     hash: reservation id → tokens it counts in the window
- * - `P pool:{id}:r:<rid>`  hash: the reservation (agent, priority, tokens, expiresAt, state, actual, …), kept a
- *                          day after it ends (Redis expires the key)
- * - `P pools`              set of pool ids
- * The branches mirror MemoryPoolStore line by line; one contract suite runs both. The last argument of every
- * script is the clock: empty for the server's TIME (always, outside tests).
+ * - `P pool:{id}`        hash: limits per priority (`b_`, `t_`, `q_` + priority), ceilings (`c_`…), used, reserved,
+ *                        wtokens (the window's tokens), created, win (1 when the pool has a per-minute limit),
+ *                        next (a lower bound of the earliest expiry of an outstanding reservation)
+ * - `P pool:{id}:exp`    zset: active reservation id → expiresAt (ms)
+ * - `P pool:{id}:act`    hash: active reservation id → reserved tokens
+ * - `P pool:{id}:win`    zset: reservation id → admitted at (ms), the last 60 s (per-minute pools only)
+ * - `P pool:{id}:wtok`   hash: reservation id → tokens it counts in the window
+ * - `P pool:{id}:end`    hash: ended reservation id → `state|tokens|actual|settledFrom|settledAt`
+ * - `P pool:{id}:endz`   zset: ended reservation id → when it is forgotten (a day after it ended)
+ * - `P pools`            set of pool ids
+ * The reserve script makes five Redis calls on a pool without per-minute limits, none due to expire (it is the hot path: measured by
+ * `npm run bench -- pools`). The branches mirror MemoryPoolStore; one contract suite runs both. The last argument
+ * of every script is the clock: empty for the server's TIME (always, outside tests).
  */
 
 const COMMON = `
 local WINDOW = 60000
 local SCAN = 1000
--- The last argument of every script: '' for the server's clock, else a time in ms (tests drive the clock).
 local function now_ms()
   if ARGV[#ARGV] ~= '' then return tonumber(ARGV[#ARGV]) end
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
--- Releases expired reservations and slides the window (at most SCAN of each per call: what is left over keeps
--- counting until the next call, which errs on the side of refusing, never of over-committing).
-local function sweep(base, now, retention)
-  local expired = redis.call('ZRANGEBYSCORE', base .. ':exp', '-inf', now, 'LIMIT', 0, SCAN)
+-- Releases expired reservations (remembered as ended until their retention ends) and slides the window, at most
+-- SCAN of each per call: what is left over keeps counting until the next call, which errs on the side of
+-- refusing, never of over-committing. Returns the tokens freed and the tokens slid out of the window.
+-- The pool's 'next' field is a lower bound of the earliest expiry (absent: none outstanding), so that a
+-- reservation skips the expiry scan until one may be due; 'due' is false only when it says none can be.
+local function sweep(base, now, retention, windowed, due)
+  local freed, slid = 0, 0
+  local expired = {}
+  if due then
+    expired = redis.call('ZRANGEBYSCORE', base .. ':exp', '-inf', now, 'WITHSCORES', 'LIMIT', 0, SCAN)
+    local first = redis.call('ZRANGE', base .. ':exp', #expired / 2, #expired / 2, 'WITHSCORES')
+    if first[2] then redis.call('HSET', base, 'next', first[2]) else redis.call('HDEL', base, 'next') end
+  end
   if #expired > 0 then
-    local tokens = redis.call('HMGET', base .. ':act', unpack(expired))
-    local freed = 0
-    for i, rid in ipairs(expired) do
-      freed = freed + tonumber(tokens[i] or '0')
-      local key = base .. ':r:' .. rid
-      if redis.call('HGET', key, 'state') == 'active' then
-        redis.call('HSET', key, 'state', 'expired')
-        redis.call('PEXPIREAT', key, tonumber(redis.call('HGET', key, 'expiresAt')) + retention)
-      end
+    local ids = {}
+    for i = 1, #expired, 2 do ids[#ids + 1] = expired[i] end
+    local tokens = redis.call('HMGET', base .. ':act', unpack(ids))
+    local ended, forget = {}, {}
+    for i, rid in ipairs(ids) do
+      local amount = tonumber(tokens[i] or '0')
+      freed = freed + amount
+      ended[#ended + 1] = rid
+      ended[#ended + 1] = 'expired|' .. amount .. '|||'
+      forget[#forget + 1] = tonumber(expired[2 * i]) + retention
+      forget[#forget + 1] = rid
     end
-    redis.call('ZREM', base .. ':exp', unpack(expired))
-    redis.call('HDEL', base .. ':act', unpack(expired))
+    redis.call('HSET', base .. ':end', unpack(ended))
+    redis.call('ZADD', base .. ':endz', unpack(forget))
+    redis.call('ZREM', base .. ':exp', unpack(ids))
+    redis.call('HDEL', base .. ':act', unpack(ids))
     redis.call('HINCRBY', base, 'reserved', -freed)
   end
-  local old = redis.call('ZRANGEBYSCORE', base .. ':win', '-inf', now - WINDOW, 'LIMIT', 0, SCAN)
-  if #old > 0 then
-    local tokens = redis.call('HMGET', base .. ':wtok', unpack(old))
-    local slid = 0
-    for i = 1, #old do slid = slid + tonumber(tokens[i] or '0') end
-    redis.call('ZREM', base .. ':win', unpack(old))
-    redis.call('HDEL', base .. ':wtok', unpack(old))
-    redis.call('HINCRBY', base, 'wtokens', -slid)
+  if windowed then
+    local old = redis.call('ZRANGEBYSCORE', base .. ':win', '-inf', now - WINDOW, 'LIMIT', 0, SCAN)
+    if #old > 0 then
+      local tokens = redis.call('HMGET', base .. ':wtok', unpack(old))
+      for i = 1, #old do slid = slid + tonumber(tokens[i] or '0') end
+      redis.call('ZREM', base .. ':win', unpack(old))
+      redis.call('HDEL', base .. ':wtok', unpack(old))
+      redis.call('HINCRBY', base, 'wtokens', -slid)
+    end
   end
+  return freed, slid
+end
+-- Forgets ended reservations past their retention (at most SCAN per call).
+local function forget(base, now)
+  local old = redis.call('ZRANGEBYSCORE', base .. ':endz', '-inf', now, 'LIMIT', 0, SCAN)
+  if #old > 0 then
+    redis.call('HDEL', base .. ':end', unpack(old))
+    redis.call('ZREM', base .. ':endz', unpack(old))
+  end
+end
+local function split(text)
+  local parts = {}
+  for part in string.gmatch(text .. '|', '([^|]*)|') do parts[#parts + 1] = part end
+  return parts
 end
 local function seconds_until(at, now)
   local s = math.ceil((at - now) / 1000)
@@ -77,39 +106,42 @@ return now
 /** KEYS: base. ARGV: retention ms, clock. → { hash fields…, reservations, window requests, now } or false. */
 export const VIEW_SCRIPT = `
 ${COMMON}
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local base = KEYS[1]
+local windowed = redis.call('HGET', base, 'win')
+if not windowed and redis.call('EXISTS', base) == 0 then return false end
 local now = now_ms()
-sweep(KEYS[1], now, tonumber(ARGV[1]))
-return { redis.call('HGETALL', KEYS[1]), redis.call('ZCARD', KEYS[1] .. ':exp'),
-  redis.call('ZCARD', KEYS[1] .. ':win'), now }
+sweep(base, now, tonumber(ARGV[1]), windowed, true)
+forget(base, now)
+return { redis.call('HGETALL', base), redis.call('ZCARD', base .. ':exp'), redis.call('ZCARD', base .. ':win'),
+  now }
 `;
 
-/** KEYS: base, pools set. ARGV: id. → 1 deleted, 0 none. */
+/** KEYS: base, pools set. ARGV: id, clock. → 1 deleted, 0 none. */
 export const DELETE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local active = redis.call('ZRANGE', KEYS[1] .. ':exp', 0, -1)
-for _, rid in ipairs(active) do redis.call('DEL', KEYS[1] .. ':r:' .. rid) end
-redis.call('DEL', KEYS[1], KEYS[1] .. ':exp', KEYS[1] .. ':act', KEYS[1] .. ':win', KEYS[1] .. ':wtok')
+local base = KEYS[1]
+redis.call('DEL', base, base .. ':exp', base .. ':act', base .. ':win', base .. ':wtok', base .. ':end',
+  base .. ':endz')
 redis.call('SREM', KEYS[2], ARGV[1])
 return 1
 `;
 
 /**
- * KEYS: base. ARGV: rid, agentId, priority, tokens, ttl ms, retention ms, clock.
+ * KEYS: base. ARGV: rid, priority, tokens, ttl ms, retention ms, clock.
  * → { 'ok', expiresAt } | { 'refused', reason, retryAfterSeconds (-1: null), limit, current, requested }
  *   | { 'missing' } | { 'collision' }
  */
 export const RESERVE_SCRIPT = `
 ${COMMON}
 local base = KEYS[1]
-if redis.call('EXISTS', base) == 0 then return { 'missing' } end
-local now = now_ms()
-local retention = tonumber(ARGV[6])
-sweep(base, now, retention)
-local rid, priority, tokens = ARGV[1], ARGV[3], tonumber(ARGV[4])
+local rid, priority, tokens = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local h = redis.call('HMGET', base, 'used', 'reserved', 'wtokens', 'b_' .. priority, 't_' .. priority,
-  'q_' .. priority, 'win')
-local used, reserved, wtokens = tonumber(h[1]), tonumber(h[2]), tonumber(h[3])
+  'q_' .. priority, 'win', 'next')
+if not h[1] then return { 'missing' } end
+local now = now_ms()
+local due = h[8] and tonumber(h[8]) <= now
+local freed, slid = sweep(base, now, tonumber(ARGV[5]), h[7], due)
+local used, reserved, wtokens = tonumber(h[1]), tonumber(h[2]) - freed, tonumber(h[3]) - slid
 local failures = {}
 local function fail(reason, retry, limit, current, requested)
   failures[#failures + 1] = { reason, retry, limit, current, requested }
@@ -124,11 +156,11 @@ if h[4] then
     local ids = {}
     for i = 1, #expiries, 2 do ids[#ids + 1] = expiries[i] end
     local amounts = redis.call('HMGET', base .. ':act', unpack(ids))
-    local freed, at = 0, now
+    local released, at = 0, now
     for i = 1, #ids do
-      freed = freed + tonumber(amounts[i] or '0')
+      released = released + tonumber(amounts[i] or '0')
       at = tonumber(expiries[2 * i])
-      if current - freed + tokens <= budget then break end
+      if current - released + tokens <= budget then break end
     end
     fail('budget_reserved', seconds_until(at, now), budget, current, tokens)
   end
@@ -143,11 +175,11 @@ if h[5] then
     local ids = {}
     for i = 1, #entries, 2 do ids[#ids + 1] = entries[i] end
     local amounts = redis.call('HMGET', base .. ':wtok', unpack(ids))
-    local freed, at = 0, now
+    local left, at = 0, now
     for i = 1, #ids do
-      freed = freed + tonumber(amounts[i] or '0')
+      left = left + tonumber(amounts[i] or '0')
       at = tonumber(entries[2 * i]) + WINDOW
-      if wtokens - freed + tokens <= limit then break end
+      if wtokens - left + tokens <= limit then break end
     end
     fail('tokens_per_minute', seconds_until(at, now), limit, wtokens, tokens)
   end
@@ -161,23 +193,23 @@ if h[6] then
   end
 end
 if #failures > 0 then
-  local first = failures[1]
-  local retry = 0
+  -- One that waiting cannot help, if any; else the first, with the longest wait of them all.
+  local first, retry = failures[1], 0
   for _, failure in ipairs(failures) do
-    if failure[2] == -1 or retry == -1 then retry = -1
-    elseif failure[2] > retry then retry = failure[2] end
+    if failure[2] == -1 then return { 'refused', failure[1], -1, failure[3], failure[4], failure[5] } end
+    if failure[2] > retry then retry = failure[2] end
   end
   return { 'refused', first[1], retry, first[3], first[4], first[5] }
 end
-local key = base .. ':r:' .. rid
-if redis.call('EXISTS', key) == 1 then return { 'collision' } end
-local expiresAt = now + tonumber(ARGV[5])
-redis.call('HSET', key, 'agent', ARGV[2], 'priority', priority, 'tokens', tokens, 'expiresAt', expiresAt,
-  'state', 'active')
-redis.call('PEXPIREAT', key, expiresAt + retention)
+if redis.call('HSETNX', base .. ':act', rid, tokens) == 0 then return { 'collision' } end
+local expiresAt = now + tonumber(ARGV[4])
 redis.call('ZADD', base .. ':exp', expiresAt, rid)
-redis.call('HSET', base .. ':act', rid, tokens)
 redis.call('HINCRBY', base, 'reserved', tokens)
+-- 'next' changes when there was none, when the sweep moved it, or when this reservation expires first.
+if not h[8] or due or expiresAt < tonumber(h[8]) then
+  local first = redis.call('ZRANGE', base .. ':exp', 0, 0, 'WITHSCORES')
+  redis.call('HSET', base, 'next', first[2])
+end
 if h[7] then
   redis.call('ZADD', base .. ':win', now, rid)
   redis.call('HSET', base .. ':wtok', rid, tokens)
@@ -194,20 +226,27 @@ return { 'ok', expiresAt }
 export const SETTLE_SCRIPT = `
 ${COMMON}
 local base = KEYS[1]
-if redis.call('EXISTS', base) == 0 then return { 'missing' } end
+local windowed = redis.call('HGET', base, 'win')
+if not windowed and redis.call('EXISTS', base) == 0 then return { 'missing' } end
 local now = now_ms()
 local retention = tonumber(ARGV[3])
-sweep(base, now, retention)
+sweep(base, now, retention, windowed, true)
+forget(base, now)
 local rid, actual = ARGV[1], tonumber(ARGV[2])
-local key = base .. ':r:' .. rid
-local r = redis.call('HMGET', key, 'state', 'tokens', 'actual', 'settledFrom', 'settledAt')
-if not r[1] then return { 'no_reservation' } end
-local tokens = tonumber(r[2])
-if r[1] == 'settled' then return { 'settled', 1, tokens, tonumber(r[3]), r[4], tonumber(r[5]) } end
-if r[1] == 'active' then
+local tokens = redis.call('HGET', base .. ':act', rid)
+local from = 'active'
+if tokens then
+  tokens = tonumber(tokens)
   redis.call('ZREM', base .. ':exp', rid)
   redis.call('HDEL', base .. ':act', rid)
   redis.call('HINCRBY', base, 'reserved', -tokens)
+else
+  local ended = redis.call('HGET', base .. ':end', rid)
+  if not ended then return { 'no_reservation' } end
+  local r = split(ended)
+  tokens = tonumber(r[2])
+  if r[1] == 'settled' then return { 'settled', 1, tokens, tonumber(r[3]), r[4], tonumber(r[5]) } end
+  from = r[1]
 end
 redis.call('HINCRBY', base, 'used', actual)
 local counted = redis.call('HGET', base .. ':wtok', rid)
@@ -215,25 +254,29 @@ if counted then
   redis.call('HSET', base .. ':wtok', rid, actual)
   redis.call('HINCRBY', base, 'wtokens', actual - tonumber(counted))
 end
-redis.call('HSET', key, 'state', 'settled', 'actual', actual, 'settledFrom', r[1], 'settledAt', now)
-redis.call('PEXPIREAT', key, now + retention)
-return { 'settled', 0, tokens, actual, r[1], now }
+redis.call('HSET', base .. ':end', rid, 'settled|' .. tokens .. '|' .. actual .. '|' .. from .. '|' .. now)
+redis.call('ZADD', base .. ':endz', now + retention, rid)
+return { 'settled', 0, tokens, actual, from, now }
 `;
 
 /** KEYS: base. ARGV: rid, retention ms, clock. → { 'done', state, released (0/1) } | { 'missing' } | { 'no_reservation' } */
 export const RELEASE_SCRIPT = `
 ${COMMON}
 local base = KEYS[1]
-if redis.call('EXISTS', base) == 0 then return { 'missing' } end
+local windowed = redis.call('HGET', base, 'win')
+if not windowed and redis.call('EXISTS', base) == 0 then return { 'missing' } end
 local now = now_ms()
 local retention = tonumber(ARGV[2])
-sweep(base, now, retention)
+sweep(base, now, retention, windowed, true)
+forget(base, now)
 local rid = ARGV[1]
-local key = base .. ':r:' .. rid
-local r = redis.call('HMGET', key, 'state', 'tokens')
-if not r[1] then return { 'no_reservation' } end
-if r[1] ~= 'active' then return { 'done', r[1], 0 } end
-local tokens = tonumber(r[2])
+local tokens = redis.call('HGET', base .. ':act', rid)
+if not tokens then
+  local ended = redis.call('HGET', base .. ':end', rid)
+  if not ended then return { 'no_reservation' } end
+  return { 'done', split(ended)[1], 0 }
+end
+tokens = tonumber(tokens)
 redis.call('ZREM', base .. ':exp', rid)
 redis.call('HDEL', base .. ':act', rid)
 redis.call('HINCRBY', base, 'reserved', -tokens)
@@ -243,7 +286,7 @@ if counted then
   redis.call('HDEL', base .. ':wtok', rid)
   redis.call('HINCRBY', base, 'wtokens', -tonumber(counted))
 end
-redis.call('HSET', key, 'state', 'released')
-redis.call('PEXPIREAT', key, now + retention)
+redis.call('HSET', base .. ':end', rid, 'released|' .. tokens .. '|||')
+redis.call('ZADD', base .. ':endz', now + retention, rid)
 return { 'done', 'released', 1 }
 `;

@@ -60,13 +60,11 @@ class Script {
     this.sha = createHash('sha1').update(source).digest('hex');
   }
 
-  async run(client: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    try {
-      return await client.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (error) {
+  run(client: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    return client.evalsha(this.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
       return client.eval(this.source, keys.length, ...keys, ...args);
-    }
+    });
   }
 }
 
@@ -199,7 +197,7 @@ export class RedisPoolStore implements PoolStore {
       const answer = (await this.#run(
         SCRIPTS.reserve,
         [this.#base(id)],
-        [reservationId, input.agentId, input.priority, input.tokens, ttlMs, RETENTION_MS],
+        [reservationId, input.priority, input.tokens, ttlMs, RETENTION_MS],
       )) as [string, ...Array<string | number>];
       switch (answer[0]) {
         case 'ok':
