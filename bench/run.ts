@@ -1,11 +1,12 @@
 /**
  * `npm run bench`: every benchmark, each printed with its baseline measured in the same run.
- * `npm run bench -- pressure` (or http, tokens, eviction, whatif, …) runs one; several names run several.
+ * `npm run bench -- pressure` (or http, tokens, eviction, whatif, pools, …) runs one; several names run several.
  */
 
 import { startRedisServer } from '../src/test-helpers/redis-server.js';
 import { benchEviction } from './eviction.js';
 import { benchHttp, LOAD_GENERATOR } from './http.js';
+import { benchPools } from './pools.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchUsageFanOut } from './sse-fanout.js';
@@ -205,5 +206,33 @@ if (wants('redis')) {
       await memory.close();
       await redisServer.stop();
     }
+  }
+}
+
+if (wants('pools')) {
+  console.log(
+    '\n# pool reservations on Redis (RedisPoolStore.reserve, one atomic script) against a raw EVAL of `return 1`',
+  );
+  const { redisMissing } = await import('../src/test-helpers/redis-server.js');
+  const missing = redisMissing();
+  if (missing) console.log(`skipped: ${missing}`);
+  else {
+    const figures = await benchPools();
+    console.log(
+      `reserve (budget pool): ${format(figures.reservePerSecond)} reservations/s (median of ${figures.rounds} rounds of ${format(figures.operations)}, ${figures.inFlight} in flight, one client)`,
+    );
+    console.log(
+      `reserve (budget + tokens/min + requests/min, the sliding window kept): ${format(figures.windowedReservePerSecond)} reservations/s`,
+    );
+    console.log(
+      `baseline (raw EVAL 'return 1' 0): ${format(figures.evalPerSecond)} /s; EVALSHA of it: ${format(figures.evalshaPerSecond)} /s`,
+    );
+    console.log(
+      `the least an atomic admission does (EVAL of HINCRBY, compare, undo on refusal; no expiry, no clock): ${format(figures.minimalPerSecond)} /s`,
+    );
+    console.log(
+      `Redis server time per call (last round): reserve script ${figures.reserveServerMicros.toFixed(2)} µs, EVAL 'return 1' ${figures.evalServerMicros.toFixed(2)} µs`,
+    );
+    console.log(`ratio: ${figures.ratio.toFixed(3)}× raw EVAL (goal ≥ 0.5)`);
   }
 }

@@ -15,6 +15,7 @@ export {
 } from './integrations/command-summarizer.js';
 export * from './kv/index.js';
 export * from './models/index.js';
+export * from './pools/index.js';
 export * from './pressure/index.js';
 export * from './session/index.js';
 export * from './store/index.js';

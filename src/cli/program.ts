@@ -4,6 +4,7 @@ import { registerArchiveCommand } from './commands/archive.js';
 import { registerCompactCommand } from './commands/compact.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerPoolCommand } from './commands/pool.js';
 import { registerPressureCommand } from './commands/pressure.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -34,6 +35,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   );
   registerWatchCommand(program, io);
   registerMcpCommand(program, io);
+  registerPoolCommand(program, io);
   return configureSubcommands(program, io);
 }
 

@@ -116,6 +116,21 @@ export const ERROR_CATALOGUE = {
     exit: EXIT_CODES.notFound,
     meaning: 'No artifact with that id.',
   },
+  HR_ERR_POOL_NOT_FOUND: {
+    status: 404,
+    exit: EXIT_CODES.notFound,
+    meaning: 'No pool with that id.',
+  },
+  HR_ERR_RESERVATION_NOT_FOUND: {
+    status: 404,
+    exit: EXIT_CODES.notFound,
+    meaning: 'No reservation with that id in that pool (or it was forgotten a day after it ended).',
+  },
+  HR_ERR_POOL_EXISTS: {
+    status: 409,
+    exit: EXIT_CODES.refused,
+    meaning: 'A pool with that id already exists.',
+  },
   HR_ERR_SESSION_EXISTS: {
     status: 409,
     exit: EXIT_CODES.refused,
@@ -145,6 +160,12 @@ export const ERROR_CATALOGUE = {
     status: 429,
     exit: EXIT_CODES.unavailable,
     meaning: 'Too many requests from one client IP in the current minute.',
+  },
+  HR_ERR_POOL_EXHAUSTED: {
+    status: 429,
+    exit: EXIT_CODES.unavailable,
+    meaning:
+      "A pool refused a reservation: it would take the pool over this priority's ceiling of a limit; the answer says why and when to retry.",
   },
   HR_ERR_TOO_MANY_CONCURRENT: {
     status: 429,

@@ -48,6 +48,8 @@ export interface HeadroomClientOptions {
   url?: string;
   /** @default 1500 */
   timeoutMs?: number;
+  /** Sent as `Authorization: Bearer <key>` to a service that requires API keys. */
+  apiKey?: string;
 }
 
 /**
@@ -58,10 +60,12 @@ export interface HeadroomClientOptions {
 export class HeadroomClient {
   readonly url: string;
   readonly #timeoutMs: number;
+  readonly #apiKey: string | undefined;
 
   constructor(options: HeadroomClientOptions = {}) {
     this.url = (options.url ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#apiKey = options.apiKey;
   }
 
   /** One JSON request; resolves with the status and the parsed body, rejects when the service is unreachable. */
@@ -76,6 +80,7 @@ export class HeadroomClient {
           method,
           headers: {
             accept: 'application/json',
+            ...(this.#apiKey === undefined ? {} : { authorization: `Bearer ${this.#apiKey}` }),
             ...(payload === undefined
               ? {}
               : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),

@@ -2,7 +2,10 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from './problem.js';
 
-/** What a key may do: read (GET, event streams, archives, metrics), write (post usage, compact…), admin (webhooks). */
+/**
+ * What a key may do: read (GET, event streams, archives, metrics), write (post usage, compact, reserve and settle
+ * pool tokens…), admin (webhooks; creating and deleting pools, which sets what every agent may spend).
+ */
 export const KEY_SCOPES = ['read', 'write', 'admin'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
@@ -63,6 +66,11 @@ export function scopeFor(method: string, route: string | undefined): KeyScope | 
     return null;
   }
   if (route.startsWith('/api/v1/webhooks')) return 'admin';
+  if (
+    (method === 'POST' && route === '/api/v1/pools') ||
+    (method === 'DELETE' && route === '/api/v1/pools/:id')
+  )
+    return 'admin';
   if (method === 'GET' || method === 'HEAD') return 'read';
   // The regulator is a pure evaluation: a read.
   if (route === '/api/v1/pressure') return 'read';

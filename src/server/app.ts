@@ -13,6 +13,9 @@ import { HeadroomError } from '../errors/headroom-error.js';
 import { HeadroomValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { HeadroomConfig } from '../models/headroom-config.js';
+import { MemoryPoolStore } from '../pools/memory-pool-store.js';
+import type { PoolStore } from '../pools/pool-store.js';
+import { RedisPoolStore } from '../pools/redis-pool-store.js';
 import {
   dataDirPaths,
   openSessionMonitor,
@@ -39,6 +42,7 @@ import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } f
 import { sendProblem } from './problem.js';
 import { type ApiRoute, registerRoutes } from './route-table.js';
 import { disciplineRoutes } from './routes/discipline.js';
+import { poolRoutes } from './routes/pools.js';
 import { pressureRoutes } from './routes/pressure.js';
 import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
 import { sessionRoutes } from './routes/sessions.js';
@@ -68,6 +72,8 @@ export interface AppDependencies {
   summarizer?: Summarizer;
   /** A connected Redis client to use instead of connecting to `redisUrl` (the caller closes it). */
   redis?: Redis;
+  /** Shared budgets (`/api/v1/pools`): a RedisPoolStore to share them across instances. @default a MemoryPoolStore */
+  pools?: PoolStore;
 }
 
 declare module 'fastify' {
@@ -86,6 +92,7 @@ declare module 'fastify' {
     headroomWebhooks: WebhookService;
     /** The shared Redis connection, when the service runs on Redis. */
     headroomRedis: Redis | undefined;
+    headroomPools: PoolStore;
     /** Every route Fastify registered, as an onRoute hook saw it (the route-table test reads it). */
     headroomRegistered: Array<{ method: string; url: string }>;
   }
@@ -176,8 +183,14 @@ export async function buildApp(
     dependencies.redis ??
     (settings.redisUrl === undefined ? undefined : await connectRedis(settings.redisUrl));
   app.decorate('headroomRedis', redis);
+  // On Redis every reservation is one script on the shared pool: no over-commit across instances.
+  const pools =
+    dependencies.pools ??
+    (redis ? new RedisPoolStore(redis, { keyPrefix: settings.redisPrefix }) : new MemoryPoolStore({ now }));
   const monitorOptions = {
     archive,
+    // A session with a poolId reads its pool's standing before each update: the pool is one of its models.
+    pools,
     now,
     sessionTtlMs: settings.sessionTtlSeconds * 1000,
     ...(dependencies.config ? { config: dependencies.config } : {}),
@@ -242,6 +255,9 @@ export async function buildApp(
   });
   app.decorate('headroomWebhooks', webhooks);
 
+  app.decorate('headroomPools', pools);
+  metrics.watchPools(pools);
+
   // Idle sessions expire on a timer, and each expiry is logged.
   const stopSweeping = sweepIdleSessions(monitor, settings.sessionTtlSeconds * 1000, {
     onExpired: (ids) => {
@@ -274,6 +290,10 @@ export async function buildApp(
     ...replayRoutes(settings.replayBodyLimitBytes),
     ...disciplineRoutes({ archive, artifacts, monitor }),
     ...webhookRoutes(webhooks),
+    ...poolRoutes(pools, {
+      onDecision: (outcome) => metrics.poolReservations.inc({ outcome }),
+      onRefusal: (pool, reason) => metrics.poolRefusals.inc({ pool, reason }),
+    }),
     ...mcpRoutes({
       monitor,
       archive,

@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStore } from '../pools/pool-store.js';
 import type { MonitorEvent, SessionMonitor } from '../session/session-monitor.js';
 
 /** Latency buckets (seconds): from a cached pressure answer (~0.1 ms) to a large replay upload. */
@@ -60,8 +61,15 @@ export class ServiceMetrics {
   });
   readonly poolReservations = new Counter({
     name: 'headroom_pool_reservations_total',
-    help: 'Pool reservations, by outcome: admitted, refused, settled, expired.',
+    help: 'Pool reservations answered by this instance, by outcome: admitted, refused, settled, released.',
     labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly poolRefusals = new Counter({
+    name: 'headroom_pool_refusals_total',
+    help: 'Pool reservations refused by this instance, by pool and reason (budget_reserved, budget_exhausted, tokens_per_minute, …).',
+    labelNames: ['pool', 'reason'] as const,
     registers: [this.registry],
   });
 
@@ -77,6 +85,24 @@ export class ServiceMetrics {
         for (const session of await monitor.list())
           counts[session.health.level] = (counts[session.health.level] ?? 0) + 1;
         for (const [health, count] of Object.entries(counts)) this.set({ health }, count);
+      },
+    });
+  }
+
+  /** Gauges of every pool's tokens (used, reserved, budget), read from the store at each scrape. */
+  watchPools(pools: PoolStore): void {
+    new Gauge({
+      name: 'headroom_pool_tokens',
+      help: "Pools' tokens by kind: used (settled), reserved (outstanding), budget (absent without one).",
+      labelNames: ['pool', 'kind'] as const,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const pool of await pools.list()) {
+          this.set({ pool: pool.id, kind: 'used' }, pool.used);
+          this.set({ pool: pool.id, kind: 'reserved' }, pool.reserved);
+          if (pool.tokenBudget !== null) this.set({ pool: pool.id, kind: 'budget' }, pool.tokenBudget);
+        }
       },
     });
   }

@@ -12,7 +12,9 @@ describe('the pool model of the verdict (seed 000: urgent > high > normal > low)
       'normal',
     );
     expect(reason).toMatchObject({ model: 'pool', action: 'continue' });
-    expect(reason?.reason).toBe('pool team at 60% of its budget (MODERATE), below the normal ceiling of 70%');
+    expect(reason?.reason).toBe(
+      'pool team holds 60% of its limits (MODERATE), below the normal ceiling of 70%',
+    );
   });
 
   it('defers an agent at or over its ceiling, exactly at the boundary too', () => {

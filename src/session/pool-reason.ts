@@ -6,8 +6,11 @@ export interface PoolStanding {
   poolId: string;
   /** The pool's pressure level (seed 000's levels). */
   level: PressureLevel;
-  /** Used plus reserved tokens as a share of the budget (0–1+), or null for a pool without a token budget. */
-  usedFraction: number | null;
+  /**
+   * Used plus reserved as a share of the pool's most pressed limit (its token budget, or a per-minute limit),
+   * 0–1 and above 1 when settled usage overran it.
+   */
+  usedFraction: number;
   /** This session's priority ceiling: the share of the budget up to which its reservations are admitted. */
   ceiling: number;
 }
@@ -23,11 +26,8 @@ const percent = (fraction: number) => `${Math.round(fraction * 1000) / 10}%`;
 export function poolReason(standing: PoolStanding | null, priority: Priority): VerdictReason | null {
   if (standing === null) return null;
   const { poolId, level, usedFraction, ceiling } = standing;
-  const share =
-    usedFraction === null
-      ? `pool ${poolId} at ${level}`
-      : `pool ${poolId} at ${percent(usedFraction)} of its budget (${level})`;
-  if (usedFraction !== null && usedFraction >= ceiling) {
+  const share = `pool ${poolId} holds ${percent(usedFraction)} of its limits (${level})`;
+  if (usedFraction >= ceiling) {
     return {
       model: 'pool',
       action: 'optimize',

@@ -18,6 +18,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
 import type { UsageRecord } from '../usage/usage-record.js';
+import type { PoolStanding } from './pool-reason.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type {
@@ -113,7 +114,24 @@ export interface SessionMonitorOptions {
    * emits is published, and what the others publish reaches the listeners subscribed with `{ remote: true }`.
    */
   bus?: EventBus;
+  /**
+   * Where the pools of sessions created with a `poolId` are read (a `PoolStore`): the pool's standing enters
+   * their verdict. Without it, such a session's verdict says its pool could not be read.
+   */
+  pools?: PoolLookup;
 }
+
+/** What the monitor reads of a pool (a `PoolStore` has it). */
+export interface PoolLookup {
+  view(poolId: string): Promise<{
+    level: PoolStanding['level'];
+    usedFraction: number;
+    priorityCeilings: Record<'low' | 'normal' | 'high' | 'urgent', number>;
+  }>;
+}
+
+/** Thrown inside an update whose session turned out to be in a pool that was not read yet. */
+const NEEDS_POOL = Symbol('needs its pool read first');
 
 /** Which events a listener hears. */
 export interface SubscribeOptions {
@@ -190,6 +208,9 @@ export class SessionMonitor {
   readonly #listeners = new Set<(event: MonitorEvent) => void>();
   readonly #remoteListeners = new Set<(event: MonitorEvent) => void>();
   readonly #bus: EventBus | undefined;
+  readonly #pools: PoolLookup | undefined;
+  /** The pool of each session this monitor updated (null: none), so that it is read before the update. */
+  readonly #poolOf = new Map<string, { id: string; priority: string } | null>();
   readonly #stopBus: (() => void) | undefined;
 
   constructor(options: SessionMonitorOptions = {}) {
@@ -201,6 +222,7 @@ export class SessionMonitor {
     this.#generateId = options.generateId;
     this.#summarizer = options.summarizer;
     this.#bus = options.bus;
+    this.#pools = options.pools;
     this.#stopBus = options.bus?.subscribe((message) => {
       const event = message as MonitorEvent;
       for (const listener of this.#remoteListeners) listener(event);
@@ -231,8 +253,19 @@ export class SessionMonitor {
     let step: ReturnType<typeof stepSession> | undefined;
     let point: TimelinePoint | undefined;
     let markers: TimelineMarker[] = [];
+    // A pooled session's pool is read before the update; the first update of a session this monitor has not
+    // seen yet learns whether it has one (nothing is written when it must go back and read it).
+    const known = this.#poolOf.get(id);
+    let pool: PoolStanding | null | undefined = known
+      ? await this.#standing(known.id, known.priority)
+      : undefined;
     const change = (current: SessionRecord): SessionRecord => {
-      step = stepSession(current.state, update, { now: this.#now() });
+      const poolId = current.state.options.poolId;
+      if (poolId !== undefined && pool === undefined) throw NEEDS_POOL;
+      step = stepSession(current.state, update, {
+        now: this.#now(),
+        ...(pool === undefined ? {} : { pool }),
+      });
       const index = step.state.generations - 1;
       point = pointOf(step.update, index);
       markers = markersOf(step.update.events, index);
@@ -242,11 +275,32 @@ export class SessionMonitor {
         touchedAt: this.#now(),
       };
     };
-    // The memory store answers without a promise; the hot path saves one per request.
-    const record =
+    const apply = () =>
+      // The memory store answers without a promise; the hot path saves one per request.
       this.store instanceof MemoryStateStore
         ? this.store.updateNow(id, change)
-        : await this.store.update(id, change);
+        : this.store.update(id, change);
+    let record: SessionRecord | undefined;
+    try {
+      record = await apply();
+    } catch (error) {
+      if (error !== NEEDS_POOL) throw error;
+      const current = await this.store.get(id);
+      const options = current?.state.options;
+      if (options?.poolId === undefined) throw notFound(id);
+      pool = await this.#standing(options.poolId, options.poolPriority ?? 'normal');
+      record = await apply();
+    }
+    if (record && known === undefined) {
+      const options = record.state.options;
+      this.#poolOf.set(
+        id,
+        options.poolId === undefined
+          ? null
+          : { id: options.poolId, priority: options.poolPriority ?? 'normal' },
+      );
+      if (this.#poolOf.size > 10_000) this.#poolOf.delete(this.#poolOf.keys().next().value as string);
+    }
     if (!record || !step || !point) throw notFound(id);
     const { update: result } = step;
     this.#emit({
@@ -452,6 +506,7 @@ export class SessionMonitor {
 
   /** @throws HeadroomValidationError when there is no such session */
   async delete(id: string): Promise<void> {
+    this.#poolOf.delete(id);
     if (!(await this.store.delete(id))) throw notFound(id);
     this.#emit({ type: 'deleted', id, reason: 'deleted' });
   }
@@ -487,6 +542,23 @@ export class SessionMonitor {
     this.#remoteListeners.clear();
     this.#stopBus?.();
     await this.store.close();
+  }
+
+  /** A pool's standing for a priority; null when there is no such pool or it cannot be read. */
+  async #standing(poolId: string, priority: string): Promise<PoolStanding | null> {
+    if (!this.#pools) return null;
+    try {
+      const view = await this.#pools.view(poolId);
+      const ceiling = view.priorityCeilings[priority as keyof typeof view.priorityCeilings] ?? 1;
+      return {
+        poolId,
+        level: view.level,
+        usedFraction: view.usedFraction,
+        ceiling,
+      };
+    } catch {
+      return null;
+    }
   }
 
   async #insert(record: SessionRecord): Promise<void> {

@@ -54,6 +54,13 @@ export const SessionOptionsSchema = z.strictObject({
   burnWindowSeconds: z.number().int().min(1).max(86_400).optional(),
   /** Generations between repeated caution reminders. @default 10 */
   cautionCadence: z.number().min(0).optional(),
+  /**
+   * A shared pool (`/api/v1/pools`) this session's agent draws on: the pool's pressure becomes one of the models
+   * of its verdict, so that at a high pool a low-priority agent is told to defer while an urgent one continues.
+   */
+  poolId: IdSchema.optional(),
+  /** The agent's priority in its pool (seed 000: urgent > high > normal > low). @default 'normal' */
+  poolPriority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
 });
 
 export type SessionOptions = z.input<typeof SessionOptionsSchema>;

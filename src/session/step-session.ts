@@ -25,6 +25,7 @@ import { quotaCounts, quotaRulesOf } from '../usage/quota-count.js';
 import { readRateLimitHeaders } from '../usage/rate-limit-headers.js';
 import { costOfUsage } from '../usage/usage-cost.js';
 import type { UsageRecord } from '../usage/usage-record.js';
+import { type PoolStanding, poolReason } from './pool-reason.js';
 import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type UsageUpdate } from './session-options.js';
 import type {
@@ -64,6 +65,11 @@ export interface SessionUpdate {
 export interface StepContext {
   /** The clock's time (epoch ms), used only when the update carries no time of its own. */
   now: number;
+  /**
+   * The standing of the session's pool (`options.poolId`), read just before the step; null when the pool does
+   * not exist. Ignored for a session outside any pool.
+   */
+  pool?: PoolStanding | null;
 }
 
 /** A compaction as a caller reports it: the context size before (default: the last prompt) and after. */
@@ -336,6 +342,18 @@ export function stepSession(
   reasons.push(triggerReason(trigger, thinking, waitSeconds));
   const budget = budgetReason(signals, next);
   if (budget) reasons.push(budget);
+  const poolId = next.options.poolId;
+  if (poolId !== undefined) {
+    const priority = next.options.poolPriority ?? 'normal';
+    reasons.push(
+      poolReason(context.pool ?? null, priority) ?? {
+        model: 'pool',
+        action: 'continue',
+        priority: 'low',
+        reason: `pool ${poolId} does not exist (or could not be read): not counted`,
+      },
+    );
+  }
   const newRoundDue = regulatorNewRound || (healthStep.level === 'critical' && next.health.countdown === 0);
   const verdict = combineVerdict(reasons, {
     newRoundDue,

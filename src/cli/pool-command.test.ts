@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../server/app.js';
+import { memoryIo } from '../test-helpers/memory-io.js';
+import {
+  type RedisServer,
+  redisMissing,
+  redisRequired,
+  startRedisServer,
+} from '../test-helpers/redis-server.js';
+import { run } from './program.js';
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const terminal = memoryIo({ env });
+  const code = await run(['pool', ...args], { io: terminal.io });
+  return { code, stdout: terminal.stdout, stderr: terminal.stderr };
+}
+
+/** The same walk through create, reserve, refuse, settle, show, release, list and delete, on any backend. */
+function poolCommandContract(target: () => string[]) {
+  it('creates, reserves, refuses with exit 6 and the reason, settles once, shows, releases and deletes', async () => {
+    const on = target();
+    const created = await cli(['create', 'team', '--token-budget', '10000', '--ceiling', 'low=0.4', ...on]);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    expect(created.stdout).toContain('created team: LOW');
+    expect(created.stdout).toContain('ceilings: low 0.4, normal 0.7, high 0.85, urgent 1');
+
+    const reserved = await cli(['reserve', 'team', '--agent-id', 'a1', '--tokens', '6000', '--json', ...on]);
+    expect(reserved.code).toBe(0);
+    const grant = JSON.parse(reserved.stdout);
+    expect(grant).toMatchObject({ poolId: 'team', agentId: 'a1', tokens: 6000, priority: 'normal' });
+
+    const refused = await cli(['reserve', 'team', '--agent-id', 'a2', '--tokens', '2000', ...on]);
+    expect(refused.code).toBe(6);
+    expect(refused.stderr).toContain(
+      'refused: budget_reserved (6,000 of 7,000, asked 2,000); retry in 120 s',
+    );
+    const refusedJson = await cli([
+      'reserve',
+      'team',
+      '--agent-id',
+      'a2',
+      '--tokens',
+      '2000',
+      '--json',
+      ...on,
+    ]);
+    expect(JSON.parse(refusedJson.stdout)).toMatchObject({
+      reason: 'budget_reserved',
+      retryAfterSeconds: 120,
+    });
+
+    const urgent = await cli([
+      'reserve',
+      'team',
+      '--agent-id',
+      'a3',
+      '--tokens',
+      '3000',
+      '--priority',
+      'urgent',
+      '--json',
+      ...on,
+    ]);
+    expect(urgent.code).toBe(0);
+
+    const settled = await cli(['settle', 'team', grant.reservationId, '--actual-tokens', '5500', ...on]);
+    expect(settled.stdout).toBe(`${grant.reservationId} settled: 5,500 tokens used of 6,000 reserved\n`);
+    const again = await cli(['settle', 'team', grant.reservationId, '--actual-tokens', '1', ...on]);
+    expect(again.stdout).toContain('was settled already (5,500 tokens): nothing changed');
+
+    const shown = await cli(['show', 'team', ...on]);
+    expect(shown.stdout).toBe(
+      'team: CRITICAL (85.0% of its most pressed limit)\n' +
+        '  limits: budget 10,000; ceilings: low 0.4, normal 0.7, high 0.85, urgent 1\n' +
+        '  used 5,500, reserved 3,000 in 1 reservation, left 1,500\n',
+    );
+    const released = await cli(['release', 'team', JSON.parse(urgent.stdout).reservationId, '--json', ...on]);
+    expect(JSON.parse(released.stdout)).toMatchObject({ state: 'released', released: true });
+    const listed = JSON.parse((await cli(['list', '--json', ...on])).stdout);
+    expect(listed.pools.map((pool: { id: string }) => pool.id)).toEqual(['team']);
+    expect(listed.pools[0]).toMatchObject({ used: 5500, reserved: 0 });
+    expect((await cli(['delete', 'team', ...on])).code).toBe(0);
+    expect(await cli(['show', 'team', ...on])).toMatchObject({ code: 3 });
+  });
+
+  it('names the bad field and exits 2; an existing pool exits 5', async () => {
+    const on = target();
+    const bad = await cli(['create', 'p2', '--token-budget', 'lots', ...on]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('tokenBudget');
+    expect((await cli(['create', 'p2', '--token-budget', '100', ...on])).code).toBe(0);
+    expect((await cli(['create', 'p2', '--token-budget', '100', ...on])).code).toBe(5);
+    const tokens = await cli(['reserve', 'p2', '--agent-id', 'a', '--tokens', '0', ...on]);
+    expect(tokens.code).toBe(2);
+    expect(tokens.stderr).toContain('tokens');
+    expect((await cli(['settle', 'p2', `rsv_${'0'.repeat(32)}`, '--actual-tokens', '1', ...on])).code).toBe(
+      3,
+    );
+    await cli(['delete', 'p2', ...on]);
+  });
+}
+
+describe('headroom pool, through a running service (--server)', () => {
+  let app: FastifyInstance;
+  let url: string;
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'headroom-pool-cli-'));
+    app = await buildApp({ logLevel: 'silent', dataDir, dashboard: false });
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  poolCommandContract(() => ['--server', url]);
+
+  it('finds the service by $HEADROOM_URL, and exits 6 with the reason when none answers', async () => {
+    expect((await cli(['list'], { HEADROOM_URL: url })).stdout).toBe('no pools\n');
+    const down = await cli(['list', '--server', 'http://127.0.0.1:9']);
+    expect(down.code).toBe(6);
+    expect(down.stderr).toContain('not reachable at http://127.0.0.1:9');
+  });
+});
+
+const missing = redisMissing();
+describe.skipIf(Boolean(missing) && !redisRequired)('headroom pool, directly on Redis (--redis)', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  poolCommandContract(() => ['--redis', server.url]);
+});

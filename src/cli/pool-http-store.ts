@@ -1,0 +1,91 @@
+import { isErrorCode } from '../errors/error-catalogue.js';
+import { HeadroomError } from '../errors/headroom-error.js';
+import { HeadroomValidationError, type ValidationIssue } from '../errors/validation.js';
+import { HeadroomClient, type HeadroomClientOptions } from '../integrations/headroom-client.js';
+import type {
+  PoolConfig,
+  PoolView,
+  Release,
+  ReservationDecision,
+  ReservationGrant,
+  ReservationRefusal,
+  ReservationRequest,
+  Settlement,
+  SettleRequest,
+} from '../pools/pool-schemas.js';
+import type { PoolStore } from '../pools/pool-store.js';
+
+/**
+ * The PoolStore contract over a running service's `/api/v1/pools`: what `headroom pool` uses without `--redis`. The
+ * service's problem codes come back as the same HeadroomErrors the stores throw, so the CLI exits alike either way.
+ */
+export class HttpPoolStore implements PoolStore {
+  readonly #client: HeadroomClient;
+
+  constructor(options: HeadroomClientOptions) {
+    this.#client = new HeadroomClient(options);
+  }
+
+  async #call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+    let answer: { status: number; body: unknown };
+    try {
+      answer = await this.#client.request(method, path, body);
+    } catch (error) {
+      throw new HeadroomError(
+        'HR_ERR_UNAVAILABLE',
+        `${error instanceof Error ? error.message : String(error)} (start it with: headroom serve; or use --redis)`,
+        { cause: error },
+      );
+    }
+    const problem = (answer.body ?? {}) as { code?: unknown; error?: unknown; issues?: ValidationIssue[] };
+    // A pool's refusal is an answer (a decision as data); any other 429 (the service's rate limit) is an error.
+    if (answer.status < 400 || problem.code === 'HR_ERR_POOL_EXHAUSTED') return answer;
+    if (problem.code === 'HR_ERR_INVALID_PARAM' && Array.isArray(problem.issues))
+      throw new HeadroomValidationError(problem.issues, 'input');
+    const code = isErrorCode(problem.code) ? problem.code : 'HR_ERR_INTERNAL';
+    throw new HeadroomError(code, String(problem.error ?? `the service answered ${answer.status}`));
+  }
+
+  async create(config: PoolConfig): Promise<PoolView> {
+    return (await this.#call('POST', '/api/v1/pools', config)).body as PoolView;
+  }
+
+  async view(poolId: string): Promise<PoolView> {
+    return (await this.#call('GET', `/api/v1/pools/${encodeURIComponent(poolId)}`)).body as PoolView;
+  }
+
+  async list(): Promise<PoolView[]> {
+    return ((await this.#call('GET', '/api/v1/pools')).body as { pools: PoolView[] }).pools;
+  }
+
+  async delete(poolId: string): Promise<boolean> {
+    try {
+      await this.#call('DELETE', `/api/v1/pools/${encodeURIComponent(poolId)}`);
+      return true;
+    } catch (error) {
+      if (error instanceof HeadroomError && error.code === 'HR_ERR_POOL_NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
+  async reserve(poolId: string, request: ReservationRequest): Promise<ReservationDecision> {
+    const answer = await this.#call(
+      'POST',
+      `/api/v1/pools/${encodeURIComponent(poolId)}/reservations`,
+      request,
+    );
+    if (answer.status < 400) return { ok: true, reservation: answer.body as ReservationGrant };
+    const { reason, retryAfterSeconds, limit, current, requested } = answer.body as ReservationRefusal;
+    return { ok: false, refusal: { reason, retryAfterSeconds, limit, current, requested } };
+  }
+
+  async settle(poolId: string, reservationId: string, request: SettleRequest): Promise<Settlement> {
+    const path = `/api/v1/pools/${encodeURIComponent(poolId)}/reservations/${encodeURIComponent(reservationId)}/settle`;
+    return (await this.#call('POST', path, request)).body as Settlement;
+  }
+
+  async release(poolId: string, reservationId: string): Promise<Release> {
+    const path = `/api/v1/pools/${encodeURIComponent(poolId)}/reservations/${encodeURIComponent(reservationId)}`;
+    return (await this.#call('DELETE', path)).body as Release;
+  }
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { HeadroomError } from '../errors/headroom-error.js';
+import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { IdSchema, isId } from '../ids/id-schema.js';
+import {
+  MAX_POOL_LIMIT,
+  MAX_RESERVATION_TTL_SECONDS,
+  type ParsedReservationRequest,
+  POOL_PRIORITIES,
+  type PoolConfig,
+  PoolConfigSchema,
+  type PoolPriority,
+  type PoolView,
+  type Release,
+  type ReservationDecision,
+  ReservationIdSchema,
+  type ReservationRequest,
+  ReservationRequestSchema,
+  type Settlement,
+  type SettleRequest,
+  SettleRequestSchema,
+} from './pool-schemas.js';
+
+/**
+ * Shared budgets across agents (seed 000's cross-agent pool): reserve before a call, settle after it. Two
+ * implementations keep the same contract: {@link MemoryPoolStore} (one process) and {@link RedisPoolStore} (every
+ * instance on one Redis, each operation one atomic script). Bad input throws a HeadroomValidationError naming the
+ * field and writes nothing; an unknown pool throws HR_ERR_POOL_NOT_FOUND; a refusal is data, not an error.
+ */
+export interface PoolStore {
+  /** Creates a pool. @throws HeadroomError HR_ERR_POOL_EXISTS */
+  create(config: PoolConfig): Promise<PoolView>;
+  /** The pool's figures now (expired reservations released first). @throws HeadroomError HR_ERR_POOL_NOT_FOUND */
+  view(poolId: string): Promise<PoolView>;
+  /** Every pool, by id. */
+  list(): Promise<PoolView[]>;
+  /** Removes a pool and its outstanding reservations; false when there was none. */
+  delete(poolId: string): Promise<boolean>;
+  /** Admits a reservation if it stays under its priority's ceiling of every limit, else says why not. */
+  reserve(poolId: string, request: ReservationRequest): Promise<ReservationDecision>;
+  /**
+   * Counts what the call used, once: an active reservation frees its reserved tokens; an expired or released one
+   * (a late settle) only adds its actual tokens; a settled one changes nothing (`alreadySettled`).
+   * @throws HeadroomError HR_ERR_POOL_NOT_FOUND, HR_ERR_RESERVATION_NOT_FOUND
+   */
+  settle(poolId: string, reservationId: string, request: SettleRequest): Promise<Settlement>;
+  /** Frees an active reservation without usage (the call was not made). @throws like {@link settle} */
+  release(poolId: string, reservationId: string): Promise<Release>;
+}
+
+/** A new reservation id: `rsv_` and a random UUID's 32 hex digits (122 random bits; randomUUID draws from a cache). */
+export function generateReservationId(): string {
+  return `rsv_${randomUUID().replaceAll('-', '')}`;
+}
+
+function parsed<T>(result: ReturnType<typeof parseWith<T>>, context: string): T {
+  if (!result.ok) throw new HeadroomValidationError(result.issues, context);
+  return result.value;
+}
+
+export function parsePoolConfig(config: unknown): PoolConfig {
+  return parsed(parseWith(PoolConfigSchema, config), 'pool');
+}
+
+const PoolIdSchema = z.strictObject({ poolId: IdSchema });
+const ReservationIdFieldSchema = z.strictObject({ reservationId: ReservationIdSchema });
+
+/** The pool id, checked by the one id rule; a bad one is a HeadroomValidationError naming `poolId`. */
+export function parsePoolId(poolId: unknown): string {
+  return parsed(parseWith(PoolIdSchema, { poolId }), 'pool id').poolId;
+}
+
+export function parseReservationId(reservationId: unknown): string {
+  return parsed(parseWith(ReservationIdFieldSchema, { reservationId }), 'reservation id').reservationId;
+}
+
+const PRIORITY_SET: ReadonlySet<unknown> = new Set(POOL_PRIORITIES);
+const RESERVATION_KEYS: ReadonlySet<string> = new Set(['agentId', 'tokens', 'priority', 'ttlSeconds']);
+
+/**
+ * The reservation request, checked. A well-formed request is checked by hand (the hot path: zod's parse costs more
+ * than the rest of a memory reservation); anything else goes through the schema, which names each bad field.
+ */
+export function parseReservationRequest(request: unknown): ParsedReservationRequest {
+  if (typeof request === 'object' && request !== null && !Array.isArray(request)) {
+    const { agentId, tokens, priority = 'normal', ttlSeconds } = request as Record<string, unknown>;
+    if (
+      Object.keys(request).every((key) => RESERVATION_KEYS.has(key)) &&
+      isId(agentId) &&
+      Number.isInteger(tokens) &&
+      (tokens as number) >= 1 &&
+      (tokens as number) <= MAX_POOL_LIMIT &&
+      PRIORITY_SET.has(priority) &&
+      (ttlSeconds === undefined ||
+        (Number.isInteger(ttlSeconds) &&
+          (ttlSeconds as number) >= 1 &&
+          (ttlSeconds as number) <= MAX_RESERVATION_TTL_SECONDS))
+    ) {
+      return {
+        agentId,
+        tokens: tokens as number,
+        priority: priority as PoolPriority,
+        ...(ttlSeconds === undefined ? {} : { ttlSeconds: ttlSeconds as number }),
+      };
+    }
+  }
+  return parsed(parseWith(ReservationRequestSchema, request), 'reservation');
+}
+
+export function parseSettleRequest(request: unknown): SettleRequest {
+  return parsed(parseWith(SettleRequestSchema, request), 'settlement');
+}
+
+export function poolNotFound(poolId: string): HeadroomError {
+  return new HeadroomError('HR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(poolId)}`, {
+    details: { poolId },
+  });
+}
+
+export function poolExists(poolId: string): HeadroomError {
+  return new HeadroomError('HR_ERR_POOL_EXISTS', `A pool ${JSON.stringify(poolId)} already exists`, {
+    details: { poolId },
+  });
+}
+
+export function reservationNotFound(poolId: string, reservationId: string): HeadroomError {
+  return new HeadroomError(
+    'HR_ERR_RESERVATION_NOT_FOUND',
+    `No reservation ${JSON.stringify(reservationId)} in pool ${JSON.stringify(poolId)}`,
+    { details: { poolId, reservationId } },
+  );
+}
+
+/** Whole seconds until `atMs`, at least 1 (a Retry-After of 0 invites a busy loop). */
+export function secondsUntil(atMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((atMs - nowMs) / 1000));
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryPoolStore } from '../pools/memory-pool-store.js';
+import type { UsageRecord } from '../usage/usage-record.js';
+import { SessionMonitor } from './session-monitor.js';
+
+const usage = (promptTokens: number): UsageRecord => ({
+  available: true,
+  source: 'manual',
+  promptTokens,
+  completionTokens: 500,
+  totalTokens: promptTokens + 500,
+  cachedReadTokens: 0,
+  cachedWriteTokens: 0,
+  reasoningTokens: 0,
+});
+
+const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+
+async function setUp() {
+  const pools = new MemoryPoolStore();
+  const monitor = new SessionMonitor({ pools });
+  await pools.create({ id: 'team', tokenBudget: 100_000 });
+  for (const priority of PRIORITIES) {
+    await monitor.create({
+      id: `agent-${priority}`,
+      model: 'custom',
+      contextWindow: 200_000,
+      poolId: 'team',
+      poolPriority: priority,
+    });
+  }
+  return { pools, monitor };
+}
+
+const poolSays = (answer: {
+  verdict: { reasons: Array<{ model: string; action: string; reason: string }> };
+}) => answer.verdict.reasons.find((reason) => reason.model === 'pool');
+
+describe('sessions in a pool (seed 000: one continues while the other defers, by priority)', () => {
+  it('at a HIGH pool (75% held), low and normal agents defer while high and urgent continue', async () => {
+    const { pools, monitor } = await setUp();
+    const grant = await pools.reserve('team', { agentId: 'big', tokens: 75_000, priority: 'urgent' });
+    expect(grant.ok).toBe(true);
+    const actions: Record<string, string> = {};
+    for (const priority of PRIORITIES) {
+      const answer = await monitor.postUsage(`agent-${priority}`, { usage: usage(10_000) });
+      actions[priority] = answer.verdict.action;
+      expect(poolSays(answer)?.reason).toContain('pool team holds 75% of its limits (HIGH)');
+    }
+    // Ceilings low 0.5, normal 0.7 (both ≤ 0.75: defer), high 0.85, urgent 1.0 (continue).
+    expect(actions).toEqual({ low: 'optimize', normal: 'optimize', high: 'continue', urgent: 'continue' });
+  });
+
+  it('lets every agent continue again once the reservation is settled for less', async () => {
+    const { pools, monitor } = await setUp();
+    const grant = await pools.reserve('team', { agentId: 'big', tokens: 75_000, priority: 'urgent' });
+    if (!grant.ok) throw new Error('not admitted');
+    await pools.settle('team', grant.reservation.reservationId, { actualTokens: 10_000 });
+    const answer = await monitor.postUsage('agent-low', { usage: usage(10_000) });
+    expect(poolSays(answer)).toMatchObject({ action: 'continue' });
+    expect(poolSays(answer)?.reason).toContain('10% of its limits (LOW)');
+    expect(answer.verdict.action).toBe('continue');
+  });
+
+  it('says so, and counts nothing, when the pool does not exist', async () => {
+    const monitor = new SessionMonitor({ pools: new MemoryPoolStore() });
+    await monitor.create({ id: 'lonely', model: 'custom', contextWindow: 200_000, poolId: 'gone' });
+    const answer = await monitor.postUsage('lonely', { usage: usage(10_000) });
+    expect(poolSays(answer)).toMatchObject({
+      action: 'continue',
+      reason: 'pool gone does not exist (or could not be read): not counted',
+    });
+  });
+
+  it('has no pool model for a session outside any pool', async () => {
+    const { monitor } = await setUp();
+    await monitor.create({ id: 'solo', model: 'custom', contextWindow: 200_000 });
+    const answer = await monitor.postUsage('solo', { usage: usage(10_000) });
+    expect(poolSays(answer)).toBeUndefined();
+  });
+});
