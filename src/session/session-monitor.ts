@@ -30,6 +30,7 @@ import type {
 import { createSessionState, type SessionState, SessionStateSchema } from './session-state.js';
 import {
   appendToTimeline,
+  appendToTimelineInPlace,
   emptyTimeline,
   markersOf,
   pointOf,
@@ -144,6 +145,41 @@ export interface LoadLogRequest {
   contextWindow?: number;
 }
 
+/** What applying one usage update produced, besides the new record. */
+interface AppliedUsage {
+  step: ReturnType<typeof stepSession> | undefined;
+  point: TimelinePoint | undefined;
+  markers: TimelineMarker[];
+}
+
+/**
+ * A record with one usage update applied. Everything that can throw (the step refuses a time a date cannot hold)
+ * runs before the timeline is touched, so that an update is applied whole or not at all; `inPlace` appends to the
+ * record's own timeline, for a store that replaces `current` with the result and calls this once.
+ */
+function applyUsage(
+  current: SessionRecord,
+  update: UsageUpdate,
+  now: () => number,
+  applied: AppliedUsage,
+  inPlace: boolean,
+): SessionRecord {
+  const step = stepSession(current.state, update, { now: now() });
+  const index = step.state.generations - 1;
+  const point = pointOf(step.update, index);
+  const markers = markersOf(step.update.events, index);
+  applied.step = step;
+  applied.point = point;
+  applied.markers = markers;
+  return {
+    state: step.state,
+    timeline: inPlace
+      ? appendToTimelineInPlace(current.timeline, [point], markers)
+      : appendToTimeline(current.timeline, [point], markers),
+    touchedAt: now(),
+  };
+}
+
 function notFound(id: string): HeadroomValidationError {
   return new HeadroomValidationError(
     [{ field: 'id', value: id, message: 'no session with this id' }],
@@ -205,25 +241,40 @@ export class SessionMonitor {
    * @throws HeadroomValidationError: no such session (HR_ERR_SESSION_NOT_FOUND), a time a date cannot hold
    */
   async postUsage(id: string, update: UsageUpdate): Promise<UsageAnswer> {
-    let step: ReturnType<typeof stepSession> | undefined;
-    let point: TimelinePoint | undefined;
-    let markers: TimelineMarker[] = [];
-    const change = (current: SessionRecord): SessionRecord => {
-      step = stepSession(current.state, update, { now: this.#now() });
-      const index = step.state.generations - 1;
-      point = pointOf(step.update, index);
-      markers = markersOf(step.update.events, index);
-      return {
-        state: step.state,
-        timeline: appendToTimeline(current.timeline, [point], markers),
-        touchedAt: this.#now(),
-      };
-    };
-    // The memory store answers without a promise; the hot path saves one per request.
-    const record =
-      this.store instanceof MemoryStateStore
-        ? this.store.updateNow(id, change)
-        : await this.store.update(id, change);
+    const answer = this.postUsageNow(id, update);
+    if (answer !== undefined) return answer;
+    const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
+    // Other stores may call the change more than once (optimistic concurrency): a new timeline each time.
+    const record = await this.store.update(id, (current) =>
+      applyUsage(current, update, this.#now, applied, false),
+    );
+    return this.#usageAnswer(id, record, applied, update);
+  }
+
+  /**
+   * {@link postUsage} without a promise when the sessions are in a memory store (what the HTTP route calls: a
+   * promise per request is measurable); undefined with any other store, whose updates are asynchronous.
+   * @throws HeadroomValidationError as postUsage does
+   */
+  postUsageNow(id: string, update: UsageUpdate): UsageAnswer | undefined {
+    const store = this.store;
+    if (!(store instanceof MemoryStateStore)) return undefined;
+    const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
+    // The memory store calls the change once and replaces `current` with its result: the timeline is appended
+    // in place.
+    const record = store.updateNow(id, (current: SessionRecord) =>
+      applyUsage(current, update, this.#now, applied, true),
+    );
+    return this.#usageAnswer(id, record, applied, update);
+  }
+
+  #usageAnswer(
+    id: string,
+    record: SessionRecord | undefined,
+    applied: AppliedUsage,
+    update: UsageUpdate,
+  ): UsageAnswer {
+    const { step, point, markers } = applied;
     if (!record || !step || !point) throw notFound(id);
     const { update: result } = step;
     this.#emit({
