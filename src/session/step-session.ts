@@ -6,7 +6,7 @@ import {
   type TriggerDecision,
 } from '../compaction/evaluate-triggers.js';
 import { type QuotaStanding, quotaStandings, type ReportedDimension } from '../compaction/quota-runway.js';
-import { LOW_THINKING_BUDGET, thinkingBudget } from '../compaction/thinking-budget.js';
+import { LOW_THINKING_BUDGET, thinkingBudgetResolved } from '../compaction/thinking-budget.js';
 import {
   addTokens,
   emptyTokenWindow,
@@ -733,7 +733,8 @@ function thinkingOf(
   const share = tightest.left / tightest.limit;
   const low = state.thinkingLow === true ? share < THINKING_HIGH_FROM : share < THINKING_LOW_BELOW;
   if (!low) return { low: false, params: {}, reason: undefined };
-  const budget = thinkingBudget({
+  // Valid by construction: no schema check on every update.
+  const budget = thinkingBudgetResolved({
     tpmLeft: -1,
     provider,
     ...(provider === 'gemini' ? { geminiControl: /gemini-2/.test(state.model) ? 'budget' : 'level' } : {}),
