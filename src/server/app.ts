@@ -201,6 +201,8 @@ export async function buildApp(
   });
   await webhooks.start();
   const stopWebhooks = monitor.subscribe((event) => {
+    // Nothing to build for each session change while no webhook is registered.
+    if (webhooks.size === 0) return;
     for (const message of webhooksOf(event)) webhooks.emit(message.event, message.payload);
   });
   app.decorate('headroomWebhooks', webhooks);

@@ -8,8 +8,16 @@ function text(value: string): string {
   return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
 }
 
-function textOrNull(value: string | null): string {
-  return value === null ? 'null' : text(value);
+/** Enum values seen (actions, priorities, levels, …): a handful of short words, each checked once. */
+const WORDS = new Set<string>();
+const MAX_WORDS = 256;
+
+/** A value of one of the answer's enums: checked for escapes once, then quoted as it is. */
+function word(value: string): string {
+  if (WORDS.has(value)) return `"${value}"`;
+  const written = text(value);
+  if (written.length === value.length + 2 && WORDS.size < MAX_WORDS) WORDS.add(value);
+  return written;
 }
 
 /** As JSON.stringify writes a number: NaN and the infinities as null. */
@@ -24,21 +32,21 @@ function numberOrNull(value: number | null): string {
 function verdictJson(verdict: Verdict): string {
   let reasons = '';
   for (const reason of verdict.reasons) {
-    reasons += `${reasons === '' ? '' : ','}{"model":${text(reason.model)},"action":${text(reason.action)},"priority":${text(reason.priority)},"reason":${text(reason.reason)}}`;
+    reasons += `${reasons === '' ? '' : ','}{"model":${word(reason.model)},"action":${word(reason.action)},"priority":${word(reason.priority)},"reason":${text(reason.reason)}}`;
   }
-  return `{"action":${text(verdict.action)},"priority":${text(verdict.priority)},"newRoundDue":${verdict.newRoundDue},"waitSeconds":${numberOrNull(verdict.waitSeconds)},"thinking":${verdict.thinking === null ? 'null' : JSON.stringify(verdict.thinking)},"reasons":[${reasons}]}`;
+  return `{"action":${word(verdict.action)},"priority":${word(verdict.priority)},"newRoundDue":${verdict.newRoundDue},"waitSeconds":${numberOrNull(verdict.waitSeconds)},"thinking":${verdict.thinking === null ? 'null' : JSON.stringify(verdict.thinking)},"reasons":[${reasons}]}`;
 }
 
 function healthJson(health: SessionHealth): string {
   const reminder =
     health.reminder === null
       ? 'null'
-      : `{"id":${text(health.reminder.id)},"text":${text(health.reminder.text)}}`;
-  return `{"level":${text(health.level)},"promptTokens":${numberOrNull(health.promptTokens)},"optimal":${number(health.optimal)},"critical":${numberOrNull(health.critical)},"limit":${numberOrNull(health.limit)},"reminder":${reminder},"countdown":${numberOrNull(health.countdown)}}`;
+      : `{"id":${word(health.reminder.id)},"text":${text(health.reminder.text)}}`;
+  return `{"level":${word(health.level)},"promptTokens":${numberOrNull(health.promptTokens)},"optimal":${number(health.optimal)},"critical":${numberOrNull(health.critical)},"limit":${numberOrNull(health.limit)},"reminder":${reminder},"countdown":${numberOrNull(health.countdown)}}`;
 }
 
 function quotaJson(quota: SessionSignals['quotas'][number]): string {
-  return `{"dimension":${text(quota.dimension)},"limit":${number(quota.limit)},"used":${number(quota.used)},"left":${number(quota.left)},"need":${number(quota.need)},"source":${text(quota.source)},"waitSeconds":${numberOrNull(quota.waitSeconds)}}`;
+  return `{"dimension":${word(quota.dimension)},"limit":${number(quota.limit)},"used":${number(quota.used)},"left":${number(quota.left)},"need":${number(quota.need)},"source":${word(quota.source)},"waitSeconds":${numberOrNull(quota.waitSeconds)}}`;
 }
 
 function signalsJson(signals: SessionSignals): string {
@@ -51,8 +59,8 @@ function regulatorJson(regulator: UsageAnswer['regulator']): string {
   const recommendations = regulator.recommendations;
   let thresholds = '';
   for (const code of regulator.thresholdsExceeded)
-    thresholds += `${thresholds === '' ? '' : ','}${text(code)}`;
-  return `{"level":${text(regulator.level)},"sessionViability":${number(regulator.sessionViability)},"memoryPressure":${number(regulator.memoryPressure)},"tokenBurnRate":${number(regulator.tokenBurnRate)},"contextDrift":${number(regulator.contextDrift)},"estimatedTokensRemaining":${numberOrNull(regulator.estimatedTokensRemaining)},"estimatedMinutesRemaining":${numberOrNull(regulator.estimatedMinutesRemaining)},"burnRateAcceleration":${number(regulator.burnRateAcceleration)},"recommendations":{"shouldCompress":${recommendations.shouldCompress},"shouldOptimize":${recommendations.shouldOptimize},"shouldTerminate":${recommendations.shouldTerminate},"priority":${text(recommendations.priority)}},"thresholdsExceeded":[${thresholds}],"suggestedAction":${text(regulator.suggestedAction)}}`;
+    thresholds += `${thresholds === '' ? '' : ','}${word(code)}`;
+  return `{"level":${word(regulator.level)},"sessionViability":${number(regulator.sessionViability)},"memoryPressure":${number(regulator.memoryPressure)},"tokenBurnRate":${number(regulator.tokenBurnRate)},"contextDrift":${number(regulator.contextDrift)},"estimatedTokensRemaining":${numberOrNull(regulator.estimatedTokensRemaining)},"estimatedMinutesRemaining":${numberOrNull(regulator.estimatedMinutesRemaining)},"burnRateAcceleration":${number(regulator.burnRateAcceleration)},"recommendations":{"shouldCompress":${recommendations.shouldCompress},"shouldOptimize":${recommendations.shouldOptimize},"shouldTerminate":${recommendations.shouldTerminate},"priority":${word(recommendations.priority)}},"thresholdsExceeded":[${thresholds}],"suggestedAction":${word(regulator.suggestedAction)}}`;
 }
 
 /**
@@ -68,5 +76,5 @@ export function usageAnswerJson(answer: UsageAnswer): string {
   let triggerReasons = '';
   for (const reason of trigger.reasons)
     triggerReasons += `${triggerReasons === '' ? '' : ','}${text(reason)}`;
-  return `{"sessionId":${text(answer.sessionId)},"generation":${number(answer.generation)},"at":${text(answer.at)},"costUsd":${numberOrNull(answer.costUsd)},"verdict":${verdictJson(answer.verdict)},"health":${healthJson(answer.health)},"signals":${signalsJson(answer.signals)},"regulator":${regulatorJson(answer.regulator)},"trigger":{"fire":${trigger.fire},"trigger":${textOrNull(trigger.trigger)},"reasons":[${triggerReasons}]},"events":${answer.events.length === 0 ? '[]' : JSON.stringify(answer.events)}}`;
+  return `{"sessionId":${text(answer.sessionId)},"generation":${number(answer.generation)},"at":${text(answer.at)},"costUsd":${numberOrNull(answer.costUsd)},"verdict":${verdictJson(answer.verdict)},"health":${healthJson(answer.health)},"signals":${signalsJson(answer.signals)},"regulator":${regulatorJson(answer.regulator)},"trigger":{"fire":${trigger.fire},"trigger":${trigger.trigger === null ? 'null' : word(trigger.trigger)},"reasons":[${triggerReasons}]},"events":${answer.events.length === 0 ? '[]' : JSON.stringify(answer.events)}}`;
 }
