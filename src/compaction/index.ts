@@ -230,5 +230,6 @@ export {
   TPM_WINDOW_MS,
   tokensInWindow,
   windowEntries,
+  windowExpiryAtMost,
   windowTokens,
 } from './token-window.js';

@@ -1,4 +1,4 @@
-import { type TokenWindow, type TokenWindowSpec, windowEntries, windowTokens } from './token-window.js';
+import { type TokenWindow, type TokenWindowSpec, windowExpiryAtMost, windowTokens } from './token-window.js';
 
 /** The per-minute quota dimensions a provider may limit. */
 export const QUOTA_DIMENSIONS = ['requests', 'input', 'output', 'tokens'] as const;
@@ -86,15 +86,9 @@ export function quotaStandings(
     let waitSeconds: number | null = 0;
     if (input.need > cap) waitSeconds = null;
     else if (input.need > left) {
-      let stillUsed = used;
-      waitSeconds = null;
-      for (const entry of windowEntries(input.window, spec, now)) {
-        stillUsed -= entry.tokens;
-        if (cap - stillUsed >= input.need) {
-          waitSeconds = roundUp(Math.max(0, entry.at + spec.windowMs - now) / 1000);
-          break;
-        }
-      }
+      // The next request fits once enough of the counted buckets have left the window (walked, not listed).
+      const fitsAt = windowExpiryAtMost(input.window, spec, now, cap - input.need);
+      waitSeconds = fitsAt === null ? null : roundUp(Math.max(0, fitsAt - now) / 1000);
     }
     standings.push({
       dimension: input.dimension,

@@ -53,7 +53,11 @@ export interface ThinkingBudget {
  * thinkingBudget({ tpmLeft: 199_999, provider: 'openai' }).params; // { reasoning_effort: 'low' }
  */
 export function thinkingBudget(input: ThinkingBudgetInput): ThinkingBudget {
-  const valid = parseOrThrow(ThinkingBudgetInputSchema, input, 'thinking budget input');
+  return thinkingBudgetResolved(parseOrThrow(ThinkingBudgetInputSchema, input, 'thinking budget input'));
+}
+
+/** {@link thinkingBudget} on input already valid by construction: what a session calls on each update. */
+export function thinkingBudgetResolved(valid: ThinkingBudgetInput): ThinkingBudget {
   const { tpmLeft, provider } = valid;
   const lowered = tpmLeft < (valid.lowBelow ?? DEFAULT_LOW_THINKING_BELOW);
   const budgetTokens = lowered ? LOW_THINKING_BUDGET : HIGH_THINKING_BUDGET;

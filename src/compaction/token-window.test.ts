@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addTokens,
@@ -7,6 +8,7 @@ import {
   type TokenWindowSpec,
   tokensInWindow,
   windowEntries,
+  windowExpiryAtMost,
   windowTokens,
 } from './token-window.js';
 
@@ -92,5 +94,43 @@ describe('tokensInWindow', () => {
         99_999,
       ),
     ).toBe(3);
+  });
+});
+
+describe('windowExpiryAtMost', () => {
+  // What the quota runway computed before, from the listed entries.
+  function byEntries(window: TokenWindow, spec: TokenWindowSpec, now: number, maxTokens: number) {
+    let used = windowTokens(window, spec, now);
+    if (used <= maxTokens) return now;
+    for (const entry of windowEntries(window, spec, now)) {
+      used -= entry.tokens;
+      if (used <= maxTokens) return entry.at + spec.windowMs;
+    }
+    return null;
+  }
+
+  it('gives the end of the oldest bucket whose expiry brings the window under the limit, as the entries do', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 300_000 }), fc.integer({ min: 0, max: 5000 })), {
+          maxLength: 40,
+        }),
+        fc.integer({ min: 0, max: 400_000 }),
+        fc.integer({ min: -10, max: 50_000 }),
+        (records, now, maxTokens) => {
+          const window = fill(MINUTE, records);
+          expect(windowExpiryAtMost(window, MINUTE, now, maxTokens)).toBe(
+            byEntries(window, MINUTE, now, maxTokens),
+          );
+        },
+      ),
+    );
+  });
+
+  it('answers now when the window already holds at most the limit, and null when it never will', () => {
+    const window = fill(MINUTE, [[1000, 300]]);
+    expect(windowExpiryAtMost(window, MINUTE, 2000, 300)).toBe(2000);
+    expect(windowExpiryAtMost(window, MINUTE, 2000, 100)).toBe(61_000);
+    expect(windowExpiryAtMost(emptyTokenWindow(MINUTE), MINUTE, 2000, -1)).toBeNull();
   });
 });

@@ -88,6 +88,32 @@ export function windowEntries(
   return entries;
 }
 
+/**
+ * When the window, with nothing added, holds at most `maxTokens`: the end (epoch ms) of the oldest non-empty
+ * bucket whose expiry brings it there, `now` when it already does, or null when it never will (`maxTokens` < 0).
+ * What {@link windowEntries} would give, walked without building the entries (a session asks on every update).
+ */
+export function windowExpiryAtMost(
+  window: TokenWindow,
+  spec: TokenWindowSpec,
+  now: number,
+  maxTokens: number,
+): number | null {
+  let used = windowTokens(window, spec, now);
+  if (used <= maxTokens) return now;
+  if (window.latest === null) return null;
+  const size = window.counts.length;
+  const bucketMs = spec.windowMs / spec.buckets;
+  const oldest = Math.max(window.latest - size + 1, Math.floor(now / bucketMs) - size + 1);
+  for (let index = oldest; index <= window.latest; index++) {
+    const tokens = window.counts[slotOf(index, size)]!;
+    if (tokens <= 0) continue;
+    used -= tokens;
+    if (used <= maxTokens) return index * bucketMs + spec.windowMs;
+  }
+  return null;
+}
+
 /** Tokens used per request, timestamped: the triggers' input when a caller keeps its own events. */
 export const TokenEventSchema = z.strictObject({
   at: z.number().finite(),

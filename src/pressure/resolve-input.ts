@@ -37,34 +37,40 @@ export const KNOWN_KEYS: ReadonlySet<string> = new Set<string>([
 ]);
 
 /**
+ * The issues with one more: a plain function rather than a closure made on every evaluation (under tsx each
+ * closure is also named through Object.defineProperty).
+ */
+function withIssue(issues: ValidationIssue[] | undefined, issue: ValidationIssue): ValidationIssue[] {
+  if (issues === undefined) return [issue];
+  issues.push(issue);
+  return issues;
+}
+
+/**
  * Fills defaults, checks types and ranges, and derives `memoryUsedPercent` from the byte figures when it
  * is absent and either byte figure was given. Hand-written rather than zod because it runs on every
  * evaluation and must cost nanoseconds; the ranges come from the same table as the zod schemas.
  */
 export function resolvePressureInput(input: PressureInput): Result<ResolvedPressureInput> {
   let issues: ValidationIssue[] | undefined;
-  const add = (issue: ValidationIssue) => {
-    issues ??= [];
-    issues.push(issue);
-  };
   const raw = input as Record<string, unknown>;
   for (const key in raw) {
     if (!KNOWN_KEYS.has(key) && Object.hasOwn(raw, key))
-      add({ field: key, value: raw[key], message: 'unknown parameter' });
+      issues = withIssue(issues, { field: key, value: raw[key], message: 'unknown parameter' });
   }
   for (const name of NUMERIC_PARAMETER_NAMES) {
     const value = raw[name];
     if (value === undefined) continue;
     const spec = NUMERIC_PARAMETERS[name];
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      add({
+      issues = withIssue(issues, {
         field: name,
         value,
         message: `must be a number ${rangeText(spec.min, spec.max)}`,
         allowed: { min: spec.min, ...(spec.max === undefined ? {} : { max: spec.max }) },
       });
     } else if (value < spec.min || (spec.max !== undefined && value > spec.max)) {
-      add({
+      issues = withIssue(issues, {
         field: name,
         value,
         message: `must be ${rangeText(spec.min, spec.max)}`,
@@ -75,7 +81,7 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
   // Only an absent value takes the default: a null that was given is an error, never a silent default.
   const systemMode = input.systemMode === undefined ? ENUM_PARAMETERS.systemMode.default : input.systemMode;
   if (!SYSTEM_MODES.includes(systemMode)) {
-    add({
+    issues = withIssue(issues, {
       field: 'systemMode',
       value: input.systemMode,
       message: `must be one of ${SYSTEM_MODES.join(', ')}`,
@@ -85,7 +91,7 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
   const agentProfile =
     input.agentProfile === undefined ? ENUM_PARAMETERS.agentProfile.default : input.agentProfile;
   if (!AGENT_PROFILES.includes(agentProfile)) {
-    add({
+    issues = withIssue(issues, {
       field: 'agentProfile',
       value: input.agentProfile,
       message: `must be one of ${AGENT_PROFILES.join(', ')}`,
@@ -97,7 +103,8 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
   const tokenBudgetTotal = input.tokenBudgetTotal ?? NUMERIC_PARAMETERS.tokenBudgetTotal.default;
   const tokenBudgetUsed = input.tokenBudgetUsed ?? NUMERIC_PARAMETERS.tokenBudgetUsed.default;
   if (tokenBudgetUsed > tokenBudgetTotal) {
-    add(
+    issues = withIssue(
+      issues,
       exceeds(
         'tokenBudgetUsed',
         tokenBudgetUsed,
@@ -112,7 +119,8 @@ export function resolvePressureInput(input: PressureInput): Result<ResolvedPress
   const contextWindowUsedBytes =
     input.contextWindowUsedBytes ?? NUMERIC_PARAMETERS.contextWindowUsedBytes.default;
   if (contextWindowUsedBytes > contextWindowMaxBytes) {
-    add(
+    issues = withIssue(
+      issues,
       exceeds(
         'contextWindowUsedBytes',
         contextWindowUsedBytes,

@@ -230,9 +230,12 @@ export async function buildApp(
   const metrics = new ServiceMetrics(monitor);
   const stopMetrics = monitor.subscribe((event) => metrics.observe(event));
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-    metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    metrics.observeRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
 
@@ -251,6 +254,8 @@ export async function buildApp(
   });
   await webhooks.start();
   const stopWebhooks = monitor.subscribe((event) => {
+    // Nothing to build for each session change while no webhook is registered.
+    if (webhooks.size === 0) return;
     for (const message of webhooksOf(event)) webhooks.emit(message.event, message.payload);
   });
   app.decorate('headroomWebhooks', webhooks);

@@ -92,4 +92,30 @@ describe('GET /metrics', () => {
     expect(sample(text, 'headroom_sessions', { health: 'caution' })).toBe(1);
     expect(sample(text, 'headroom_verdicts_total', { action: 'compress' })).toBe(1);
   });
+
+  it('counts usage posted between scrapes on top of what earlier scrapes showed', async () => {
+    app = await buildApp({ logLevel: 'silent', persistSessions: false, dashboard: false });
+    await app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { id: 'm', model: 'gpt-4o' } });
+    const post = () =>
+      app!.inject({
+        method: 'POST',
+        url: '/api/v1/sessions/m/usage',
+        payload: { promptTokens: 1000, completionTokens: 100, cachedReadTokens: 400 },
+      });
+    await post();
+    const first = (await app.inject({ url: '/metrics' })).body;
+    expect(sample(first, 'headroom_usage_tokens_total', { kind: 'uncached' })).toBe(600);
+    expect(sample(first, 'headroom_usage_tokens_total', { kind: 'cache_write' })).toBe(0);
+    await post();
+    await post();
+    const second = (await app.inject({ url: '/metrics' })).body;
+    expect(sample(second, 'headroom_usage_tokens_total', { kind: 'uncached' })).toBe(1800);
+    expect(sample(second, 'headroom_usage_tokens_total', { kind: 'cache_read' })).toBe(1200);
+    expect(sample(second, 'headroom_usage_tokens_total', { kind: 'output' })).toBe(300);
+    expect(sample(second, 'headroom_verdicts_total', { action: 'continue' })).toBe(3);
+    // Read again without new usage: nothing is counted twice.
+    expect((await app.inject({ url: '/metrics' })).body).toContain(
+      'headroom_usage_tokens_total{kind="uncached"} 1800',
+    );
+  });
 });

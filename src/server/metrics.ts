@@ -12,12 +12,34 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
+  /**
+   * What usage updates added since the last scrape, as plain numbers: an update costs a few additions instead
+   * of five labelled increments (each hashes its labels), and the counters take the sums when they are read.
+   */
+  readonly #pending = {
+    verdicts: { continue: 0, optimize: 0, compress: 0, terminate: 0 } as Record<string, number>,
+    tokens: { uncached: 0, cache_read: 0, cache_write: 0, output: 0 },
+    /** Whether an update with usage came since the last scrape (its kinds are counted, zeros included). */
+    tokensCounted: false,
+    costUsd: 0,
+  };
   readonly httpRequests = new Counter({
     name: 'headroom_http_requests_total',
     help: 'HTTP requests answered, by method, route (the route pattern, not the path) and status code.',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
+    collect: () => this.#takePendingRequests(),
   });
+  /**
+   * Requests answered since the last scrape, by method, route and status: a request costs a map lookup instead of
+   * a labelled increment (which hashes and validates its labels); the counter takes the counts when it is read.
+   */
+  readonly #pendingRequests = new Map<
+    string,
+    { labels: { method: string; route: string; status: string }; count: number }
+  >();
+  /** The histogram's label objects, one per method and route, made once. */
+  readonly #durationLabels = new Map<string, { method: string; route: string }>();
   readonly httpDuration = new Histogram({
     name: 'headroom_http_request_duration_seconds',
     help: 'Time from receiving a request to sending its answer, by method and route.',
@@ -30,17 +52,20 @@ export class ServiceMetrics {
     help: 'Session verdicts given on usage updates, by action.',
     labelNames: ['action'] as const,
     registers: [this.registry],
+    collect: () => this.#takePending(),
   });
   readonly usageTokens = new Counter({
     name: 'headroom_usage_tokens_total',
     help: 'Tokens reported by usage updates, by kind: uncached input, cache_read, cache_write, output.',
     labelNames: ['kind'] as const,
     registers: [this.registry],
+    collect: () => this.#takePending(),
   });
   readonly cost = new Counter({
     name: 'headroom_cost_usd_total',
     help: "US dollars spent by the sessions' calls at their models' prices (calls without a known price excluded).",
     registers: [this.registry],
+    collect: () => this.#takePending(),
   });
   readonly compactions = new Counter({
     name: 'headroom_compactions_total',
@@ -107,6 +132,29 @@ export class ServiceMetrics {
     });
   }
 
+  /** Counts one answered request and its duration (the app's onResponse hook). */
+  observeRequest(method: string, route: string, statusCode: number, seconds: number): void {
+    const routeKey = `${method} ${route}`;
+    const key = `${routeKey} ${statusCode}`;
+    const pending = this.#pendingRequests.get(key);
+    if (pending) pending.count++;
+    else this.#pendingRequests.set(key, { labels: { method, route, status: String(statusCode) }, count: 1 });
+    let labels = this.#durationLabels.get(routeKey);
+    if (!labels) {
+      labels = { method, route };
+      this.#durationLabels.set(routeKey, labels);
+    }
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  #takePendingRequests(): void {
+    for (const pending of this.#pendingRequests.values()) {
+      if (pending.count === 0) continue;
+      this.httpRequests.inc(pending.labels, pending.count);
+      pending.count = 0;
+    }
+  }
+
   /** Counts what a monitor event tells: verdicts, tokens by kind, cost, compactions, evictions. */
   observe(event: MonitorEvent): void {
     if (event.type === 'compacted') {
@@ -119,15 +167,39 @@ export class ServiceMetrics {
     }
     const usage = event.usage;
     if (!usage) return;
+    const pending = this.#pending;
     const verdict = event.state.lastVerdict;
-    if (verdict) this.verdicts.inc({ action: verdict.action });
+    if (verdict) pending.verdicts[verdict.action] = (pending.verdicts[verdict.action] ?? 0) + 1;
     if (usage.available) {
-      const uncached = Math.max(0, usage.promptTokens - usage.cachedReadTokens - usage.cachedWriteTokens);
-      this.usageTokens.inc({ kind: 'uncached' }, uncached);
-      this.usageTokens.inc({ kind: 'cache_read' }, usage.cachedReadTokens);
-      this.usageTokens.inc({ kind: 'cache_write' }, usage.cachedWriteTokens);
-      this.usageTokens.inc({ kind: 'output' }, usage.completionTokens);
+      const tokens = pending.tokens;
+      pending.tokensCounted = true;
+      tokens.uncached += Math.max(0, usage.promptTokens - usage.cachedReadTokens - usage.cachedWriteTokens);
+      tokens.cache_read += usage.cachedReadTokens;
+      tokens.cache_write += usage.cachedWriteTokens;
+      tokens.output += usage.completionTokens;
     }
-    if (typeof event.costUsd === 'number') this.cost.inc(event.costUsd);
+    if (typeof event.costUsd === 'number') pending.costUsd += event.costUsd;
+  }
+
+  /**
+   * Hands what usage updates added to the counters (when any of them is read). A label appears once something
+   * was counted under it, as with increments made one by one.
+   */
+  #takePending(): void {
+    const pending = this.#pending;
+    for (const [action, count] of Object.entries(pending.verdicts)) {
+      if (count === 0) continue;
+      this.verdicts.inc({ action }, count);
+      pending.verdicts[action] = 0;
+    }
+    if (pending.tokensCounted) {
+      for (const [kind, count] of Object.entries(pending.tokens)) this.usageTokens.inc({ kind }, count);
+      pending.tokens = { uncached: 0, cache_read: 0, cache_write: 0, output: 0 };
+      pending.tokensCounted = false;
+    }
+    if (pending.costUsd !== 0) {
+      this.cost.inc(pending.costUsd);
+      pending.costUsd = 0;
+    }
   }
 }

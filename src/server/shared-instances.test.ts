@@ -270,6 +270,64 @@ describe.skipIf(Boolean(missing) && !redisRequired)('several instances on one Re
     }
   });
 
+  it('shares pools: 200 concurrent reservations across two instances admit exactly budget × ceiling', async () => {
+    const [a, b] = await twoInstances();
+    expect((await post(a.base, '/api/v1/pools', { id: 'team', tokenBudget: 100_000 })).status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, index) =>
+        post(index % 2 === 0 ? a.base : b.base, '/api/v1/pools/team/reservations', {
+          agentId: `agent-${index}`,
+          tokens: 1000,
+          priority: 'normal',
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    // Normal work may hold up to 0.7 of the 100,000 budget: 70 reservations of 1,000, no more, no fewer.
+    expect(statuses.filter((status) => status === 201)).toHaveLength(70);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(130);
+    const view = (await (await fetch(`${b.base}/api/v1/pools/team`)).json()) as {
+      reserved: number;
+      level: string;
+    };
+    expect(view).toMatchObject({ reserved: 70_000, level: 'HIGH' });
+  });
+
+  it("puts a pool's pressure in the verdict of its sessions, whichever instance holds the reservation", async () => {
+    const [a, b] = await twoInstances();
+    await post(a.base, '/api/v1/pools', { id: 'shared-pool', tokenBudget: 100_000 });
+    for (const priority of ['low', 'urgent']) {
+      const created = await post(a.base, '/api/v1/sessions', {
+        id: `agent-${priority}`,
+        model: 'custom',
+        contextWindow: 200_000,
+        poolId: 'shared-pool',
+        poolPriority: priority,
+      });
+      expect(created.status).toBe(201);
+    }
+    const reserved = await post(b.base, '/api/v1/pools/shared-pool/reservations', {
+      agentId: 'big',
+      tokens: 75_000,
+      priority: 'urgent',
+    });
+    expect(reserved.status).toBe(201);
+    const verdictOf = async (id: string) =>
+      (
+        (await (await post(b.base, `/api/v1/sessions/${id}/usage`, { promptTokens: 10_000 })).json()) as {
+          verdict: { action: string; reasons: Array<{ model: string; action: string; reason: string }> };
+        }
+      ).verdict;
+    const low = await verdictOf('agent-low');
+    const urgent = await verdictOf('agent-urgent');
+    expect(low.action).toBe('optimize');
+    expect(low.reasons.find((reason) => reason.model === 'pool')?.reason).toContain(
+      'pool shared-pool holds 75% of its limits (HIGH), at or over the low ceiling of 50%',
+    );
+    expect(urgent.action).toBe('continue');
+    expect(urgent.reasons.find((reason) => reason.model === 'pool')?.action).toBe('continue');
+  });
+
   it('refuses to start with a clear error when Redis cannot be reached', async () => {
     await expect(
       buildApp({ logLevel: 'silent', dashboard: false, dataDir, redisUrl: 'redis://127.0.0.1:1' }),

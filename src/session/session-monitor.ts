@@ -32,6 +32,7 @@ import type {
 import { createSessionState, type SessionState, SessionStateSchema } from './session-state.js';
 import {
   appendToTimeline,
+  appendToTimelineInPlace,
   emptyTimeline,
   markersOf,
   pointOf,
@@ -177,6 +178,42 @@ export interface LoadLogRequest {
   contextWindow?: number;
 }
 
+/** What applying one usage update produced, besides the new record. */
+interface AppliedUsage {
+  step: ReturnType<typeof stepSession> | undefined;
+  point: TimelinePoint | undefined;
+  markers: TimelineMarker[];
+}
+
+/**
+ * A record with one usage update applied. Everything that can throw (the step refuses a time a date cannot hold)
+ * runs before the timeline is touched, so that an update is applied whole or not at all; `inPlace` appends to the
+ * record's own timeline, for a store that replaces `current` with the result and calls this once.
+ */
+function applyUsage(
+  current: SessionRecord,
+  update: UsageUpdate,
+  now: () => number,
+  applied: AppliedUsage,
+  inPlace: boolean,
+  pool?: PoolStanding | null,
+): SessionRecord {
+  const step = stepSession(current.state, update, { now: now(), ...(pool === undefined ? {} : { pool }) });
+  const index = step.state.generations - 1;
+  const point = pointOf(step.update, index);
+  const markers = markersOf(step.update.events, index);
+  applied.step = step;
+  applied.point = point;
+  applied.markers = markers;
+  return {
+    state: step.state,
+    timeline: inPlace
+      ? appendToTimelineInPlace(current.timeline, [point], markers)
+      : appendToTimeline(current.timeline, [point], markers),
+    touchedAt: now(),
+  };
+}
+
 function notFound(id: string): HeadroomValidationError {
   return new HeadroomValidationError(
     [{ field: 'id', value: id, message: 'no session with this id' }],
@@ -250,46 +287,29 @@ export class SessionMonitor {
    * @throws HeadroomValidationError: no such session (HR_ERR_SESSION_NOT_FOUND), a time a date cannot hold
    */
   async postUsage(id: string, update: UsageUpdate): Promise<UsageAnswer> {
-    let step: ReturnType<typeof stepSession> | undefined;
-    let point: TimelinePoint | undefined;
-    let markers: TimelineMarker[] = [];
+    const answer = this.postUsageNow(id, update);
+    if (answer !== undefined) return answer;
+    const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
     // A pooled session's pool is read before the update; the first update of a session this monitor has not
     // seen yet learns whether it has one (nothing is written when it must go back and read it).
     const known = this.#poolOf.get(id);
     let pool: PoolStanding | null | undefined = known
       ? await this.#standing(known.id, known.priority)
       : undefined;
+    // Other stores may call the change more than once (optimistic concurrency): a new timeline each time.
     const change = (current: SessionRecord): SessionRecord => {
-      const poolId = current.state.options.poolId;
-      if (poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-      step = stepSession(current.state, update, {
-        now: this.#now(),
-        ...(pool === undefined ? {} : { pool }),
-      });
-      const index = step.state.generations - 1;
-      point = pointOf(step.update, index);
-      markers = markersOf(step.update.events, index);
-      return {
-        state: step.state,
-        timeline: appendToTimeline(current.timeline, [point], markers),
-        touchedAt: this.#now(),
-      };
+      if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
+      return applyUsage(current, update, this.#now, applied, false, pool);
     };
-    const apply = () =>
-      // The memory store answers without a promise; the hot path saves one per request.
-      this.store instanceof MemoryStateStore
-        ? this.store.updateNow(id, change)
-        : this.store.update(id, change);
     let record: SessionRecord | undefined;
     try {
-      record = await apply();
+      record = await this.store.update(id, change);
     } catch (error) {
       if (error !== NEEDS_POOL) throw error;
-      const current = await this.store.get(id);
-      const options = current?.state.options;
+      const options = (await this.store.get(id))?.state.options;
       if (options?.poolId === undefined) throw notFound(id);
       pool = await this.#standing(options.poolId, options.poolPriority ?? 'normal');
-      record = await apply();
+      record = await this.store.update(id, change);
     }
     if (record && known === undefined) {
       const options = record.state.options;
@@ -301,6 +321,35 @@ export class SessionMonitor {
       );
       if (this.#poolOf.size > 10_000) this.#poolOf.delete(this.#poolOf.keys().next().value as string);
     }
+    return this.#usageAnswer(id, record, applied, update);
+  }
+
+  /**
+   * {@link postUsage} without a promise when the sessions are in a memory store (what the HTTP route calls: a
+   * promise per request is measurable); undefined with any other store, whose updates are asynchronous, and for
+   * a session in a pool, whose standing is read first.
+   * @throws HeadroomValidationError as postUsage does
+   */
+  postUsageNow(id: string, update: UsageUpdate): UsageAnswer | undefined {
+    const store = this.store;
+    if (!(store instanceof MemoryStateStore)) return undefined;
+    if (store.peek(id)?.state.options.poolId !== undefined) return undefined;
+    const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
+    // The memory store calls the change once and replaces `current` with its result: the timeline is appended
+    // in place.
+    const record = store.updateNow(id, (current: SessionRecord) =>
+      applyUsage(current, update, this.#now, applied, true),
+    );
+    return this.#usageAnswer(id, record, applied, update);
+  }
+
+  #usageAnswer(
+    id: string,
+    record: SessionRecord | undefined,
+    applied: AppliedUsage,
+    update: UsageUpdate,
+  ): UsageAnswer {
+    const { step, point, markers } = applied;
     if (!record || !step || !point) throw notFound(id);
     const { update: result } = step;
     this.#emit({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTime } from './iso-time.js';
 import {
   type MarkerType,
   type SessionEvent,
@@ -62,7 +63,7 @@ export function pointOf(update: SessionUpdate, index: number): TimelinePoint {
   const pressure = update.regulator.report.pressure;
   return {
     index,
-    timestamp: new Date(update.at).toISOString(),
+    timestamp: isoTime(update.at),
     promptTokens: update.signals.lastPromptTokens,
     completionTokens: update.signals.lastCompletionTokens,
     health: update.health.level,
@@ -82,7 +83,7 @@ export function markersOf(events: readonly SessionEvent[], index: number): Timel
     if (!MARKER_TYPES.has(event.type)) continue;
     markers.push({
       type: event.type as MarkerType,
-      timestamp: new Date(event.at).toISOString(),
+      timestamp: isoTime(event.at),
       index,
       detail: describe(event),
     });
@@ -104,6 +105,31 @@ export function appendToTimeline(
     points: points.length ? capped(timeline.points, points, limits.points) : timeline.points,
     markers: markers.length ? capped(timeline.markers, markers, limits.markers) : timeline.markers,
   };
+}
+
+/**
+ * {@link appendToTimeline} into the given timeline itself, for an owner that replaces the record holding it and
+ * lets no one else keep its arrays (the monitor over its memory store): a new timeline copies up to 500 points on
+ * every update, the largest allocation of an update. Returns the same timeline.
+ */
+export function appendToTimelineInPlace(
+  timeline: Timeline,
+  points: readonly TimelinePoint[],
+  markers: readonly TimelineMarker[],
+  limits: { points: number; markers: number } = {
+    points: DEFAULT_TIMELINE_POINTS,
+    markers: DEFAULT_TIMELINE_MARKERS,
+  },
+): Timeline {
+  pushCapped(timeline.points, points, limits.points);
+  pushCapped(timeline.markers, markers, limits.markers);
+  return timeline;
+}
+
+function pushCapped<T>(target: T[], added: readonly T[], limit: number): void {
+  for (const item of added) target.push(item);
+  // V8 drops the first element of a long array by moving the array's start: no copy.
+  while (target.length > limit) target.shift();
 }
 
 function capped<T>(current: readonly T[], added: readonly T[], limit: number): T[] {
@@ -156,8 +182,8 @@ export function sessionSummary(state: SessionState): SessionSummary {
     id: state.id,
     model: state.model,
     agent: state.agent,
-    createdAt: new Date(state.createdAt).toISOString(),
-    updatedAt: state.lastAt === null ? null : new Date(state.lastAt).toISOString(),
+    createdAt: isoTime(state.createdAt),
+    updatedAt: state.lastAt === null ? null : isoTime(state.lastAt),
     generations: state.generations,
     profile: {
       contextWindow: state.thresholds.limit,
@@ -175,5 +201,6 @@ export function sessionSummary(state: SessionState): SessionSummary {
 
 /** The JSON view of a session: what `GET /api/v1/sessions/:id` answers (see docs/sessions-api.md). */
 export function sessionView(state: SessionState, timeline: Timeline = emptyTimeline()): SessionView {
-  return { ...sessionSummary(state), timeline: timeline.points, markers: timeline.markers };
+  // Copies: a view stays as it was answered while the monitor appends to the timeline in place.
+  return { ...sessionSummary(state), timeline: timeline.points.slice(), markers: timeline.markers.slice() };
 }

@@ -5,8 +5,8 @@ import {
   resolveTriggerConfig,
   type TriggerDecision,
 } from '../compaction/evaluate-triggers.js';
-import { type QuotaStanding, quotaStandings } from '../compaction/quota-runway.js';
-import { LOW_THINKING_BUDGET, thinkingBudget } from '../compaction/thinking-budget.js';
+import { type QuotaStanding, quotaStandings, type ReportedDimension } from '../compaction/quota-runway.js';
+import { LOW_THINKING_BUDGET, thinkingBudgetResolved } from '../compaction/thinking-budget.js';
 import {
   addTokens,
   emptyTokenWindow,
@@ -17,7 +17,7 @@ import { HeadroomValidationError } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { cautionReminderText, criticalReminderText } from '../health/health-reminder.js';
 import type { HealthThresholds } from '../health/health-thresholds.js';
-import { stepHealth } from '../health/step-health.js';
+import { type StepHealthOptions, stepHealth } from '../health/step-health.js';
 import { contextPressure } from '../kv/context-pressure.js';
 import type { AgentProfile, SystemMode } from '../pressure/parameters.js';
 import { serverCompaction } from '../usage/normalize-anthropic.js';
@@ -106,6 +106,19 @@ function thresholdsOf(state: SessionState): HealthThresholds {
   return { limit: t.limit ?? undefined, optimal: t.optimal, critical: t.critical ?? undefined };
 }
 
+/** The health model's options of a state, made once per thresholds and options objects, not per update. */
+const healthOptions = new WeakMap<object, { options: SessionState['options']; value: StepHealthOptions }>();
+function healthOptionsOf(state: SessionState): StepHealthOptions {
+  const cached = healthOptions.get(state.thresholds);
+  if (cached !== undefined && cached.options === state.options) return cached.value;
+  const value: StepHealthOptions = {
+    thresholds: thresholdsOf(state),
+    ...(state.options.cautionCadence === undefined ? {} : { cautionCadence: state.options.cautionCadence }),
+  };
+  healthOptions.set(state.thresholds, { options: state.options, value });
+  return value;
+}
+
 /**
  * A time as epoch ms: a number as is, an ISO text parsed. A time JavaScript cannot represent (beyond
  * ±8.64e15 ms) or text that is not a time is refused, naming the field, before anything is applied.
@@ -176,23 +189,37 @@ export function signalsOf(state: SessionState, at: number = state.lastAt ?? stat
   };
 }
 
+/**
+ * The reminder's text, kept with the reminder it belongs to: a state keeps its reminder object from one update
+ * to the next until the reminder is added or updated, and the text (about 500 characters) is written again only
+ * when the prompt or the thresholds it quotes changed.
+ */
+const reminderTexts = new WeakMap<
+  object,
+  { thresholds: SessionState['thresholds']; promptTokens: number; text: string }
+>();
+
+function reminderText(state: SessionState, stateReminder: NonNullable<SessionState['reminder']>): string {
+  // The reminder speaks of the latest prompt, so that its figure and the session's own always agree.
+  const promptTokens = state.lastPrompt ?? stateReminder.prompt;
+  const cached = reminderTexts.get(stateReminder);
+  if (cached !== undefined && cached.thresholds === state.thresholds && cached.promptTokens === promptTokens)
+    return cached.text;
+  const figures = { promptTokens, thresholds: thresholdsOf(state) };
+  const text =
+    stateReminder.countdown === null
+      ? cautionReminderText(figures)
+      : criticalReminderText({ ...figures, countdown: stateReminder.countdown });
+  reminderTexts.set(stateReminder, { thresholds: state.thresholds, promptTokens, text });
+  return text;
+}
+
 /** The health part of a state: level, thresholds, the owned reminder (its text written out) and the countdown. */
 export function healthOf(state: SessionState): SessionHealth {
   const t = state.thresholds;
   let reminder: SessionHealth['reminder'] = null;
   if (state.reminder !== null) {
-    // The reminder speaks of the latest prompt, so that its figure and the session's own always agree.
-    const figures = {
-      promptTokens: state.lastPrompt ?? state.reminder.prompt,
-      thresholds: thresholdsOf(state),
-    };
-    reminder = {
-      id: 'context_health',
-      text:
-        state.reminder.countdown === null
-          ? cautionReminderText(figures)
-          : criticalReminderText({ ...figures, countdown: state.reminder.countdown }),
-    };
+    reminder = { id: 'context_health', text: reminderText(state, state.reminder) };
   }
   return {
     level: state.health.level,
@@ -294,10 +321,7 @@ export function stepSession(
   const healthStep = stepHealth(
     state.health,
     usage.available ? { available: true, promptTokens: usage.promptTokens } : { available: false },
-    {
-      thresholds: thresholdsOf(state),
-      ...(state.options.cautionCadence === undefined ? {} : { cautionCadence: state.options.cautionCadence }),
-    },
+    healthOptionsOf(state),
   );
   next.health = healthStep.state;
   const reminderAction = healthStep.reminder.action;
@@ -318,12 +342,15 @@ export function stepSession(
     next.lastPrompt === null || next.thresholds.limit === null
       ? null
       : (next.lastPrompt / next.thresholds.limit) * 100;
-  const { newRound: regulatorNewRound, ...regulatorSays } = regulatorReason(
-    regulator.report,
-    regulator.notes,
-    memoryPercent,
-  );
-  reasons.push(regulatorSays);
+  const regulatorSays = regulatorReason(regulator.report, regulator.notes, memoryPercent);
+  const regulatorNewRound = regulatorSays.newRound;
+  // Field by field: an object rest pattern copies through V8's generic path on every update.
+  reasons.push({
+    model: regulatorSays.model,
+    action: regulatorSays.action,
+    priority: regulatorSays.priority,
+    reason: regulatorSays.reason,
+  });
   const kv = kvReason(next);
   if (kv) reasons.push(kv);
   const survival = survivalOf(signals.quotas, settings.triggers.survivalMargin);
@@ -616,8 +643,6 @@ function quotaStandingsOf(state: SessionState, at: number): QuotaStanding[] {
   const windows = state.quota ?? emptyQuotaWindows();
   const need = state.lastCounts ?? { requests: 1, input: 0, output: 0, tokens: 0 };
   const reported = state.reported ?? undefined;
-  const dimension = (key: QuotaStanding['dimension']) =>
-    reported?.[key] === undefined ? {} : { reported: { at: reported.at, ...reported[key] } };
   return quotaStandings(
     [
       {
@@ -625,34 +650,46 @@ function quotaStandingsOf(state: SessionState, at: number): QuotaStanding[] {
         limit: limits.requestsPerMinute ?? null,
         window: windows.requests,
         need: 1,
-        ...dimension('requests'),
+        ...reportedOf(reported, 'requests'),
       },
       {
         dimension: 'input',
         limit: limits.inputTokensPerMinute ?? null,
         window: windows.input,
         need: need.input,
-        ...dimension('input'),
+        ...reportedOf(reported, 'input'),
       },
       {
         dimension: 'output',
         limit: limits.outputTokensPerMinute ?? null,
         window: windows.output,
         need: need.output,
-        ...dimension('output'),
+        ...reportedOf(reported, 'output'),
       },
       {
         dimension: 'tokens',
         limit: state.profile.tpmLimit ?? null,
         window: state.minute,
         need: need.tokens,
-        ...dimension('tokens'),
+        ...reportedOf(reported, 'tokens'),
       },
     ],
     QUOTA_WINDOW,
     at,
   );
 }
+
+/** The provider's reported figures of one quota dimension, as a standing's input reads them; none when absent. */
+function reportedOf(
+  reported: SessionState['reported'] | undefined,
+  key: QuotaStanding['dimension'],
+): { reported?: ReportedDimension } {
+  const figures = reported?.[key];
+  return reported === null || reported === undefined || figures === undefined
+    ? NOTHING_REPORTED
+    : { reported: { at: reported.at, ...figures } };
+}
+const NOTHING_REPORTED = Object.freeze({});
 
 /**
  * Seed 004's survival rule over every quota: it fires when the next request, with the margin, needs more than
@@ -714,7 +751,8 @@ function thinkingOf(
   const share = tightest.left / tightest.limit;
   const low = state.thinkingLow === true ? share < THINKING_HIGH_FROM : share < THINKING_LOW_BELOW;
   if (!low) return { low: false, params: {}, reason: undefined };
-  const budget = thinkingBudget({
+  // Valid by construction: no schema check on every update.
+  const budget = thinkingBudgetResolved({
     tpmLeft: -1,
     provider,
     ...(provider === 'gemini' ? { geminiControl: /gemini-2/.test(state.model) ? 'budget' : 'level' } : {}),

@@ -54,33 +54,63 @@ export function parseUsageInput(raw: unknown): Result<UsageUpdate> {
     const usage = normalizeUsage(format, response);
     return { ok: true, value: { usage, ...definedOf(rest) } };
   }
+  const value = plainManualUsage(raw);
+  if (value !== undefined) return { ok: true, value: manualUpdate(value) };
   const parsed = parseWith(ManualUsageInputSchema, raw ?? {});
   if (!parsed.ok) return parsed;
-  const value = parsed.value;
+  return { ok: true, value: manualUpdate(parsed.value) };
+}
+
+type ManualUsageInput = z.infer<typeof ManualUsageInputSchema>;
+
+/** The token counts of a manual usage record: the keys the common body holds. */
+const COUNT_KEYS = new Set([
+  'promptTokens',
+  'completionTokens',
+  'cachedReadTokens',
+  'cachedWriteTokens',
+  'reasoningTokens',
+]);
+
+/**
+ * The common body, `{ promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens? }`
+ * with whole token counts ≥ 0, checked without the schema (every usage post passes here); undefined for anything
+ * else, which the schema then checks and names: the same rule, and the schema's own errors.
+ */
+function plainManualUsage(raw: unknown): ManualUsageInput | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const body = raw as Record<string, unknown>;
+  if (!Number.isSafeInteger(body.promptTokens)) return undefined;
+  for (const key in body) {
+    if (!Object.hasOwn(body, key) || !COUNT_KEYS.has(key)) return undefined;
+    const count = body[key];
+    // As the schema's count: a whole number of tokens (a safe integer), at least 0.
+    if (!Number.isSafeInteger(count) || (count as number) < 0) return undefined;
+  }
+  return body as ManualUsageInput;
+}
+
+function manualUpdate(value: ManualUsageInput): UsageUpdate {
   const completionTokens = value.completionTokens ?? 0;
   const source: UsageSource = 'manual';
-  return {
-    ok: true,
-    value: {
-      usage: {
-        available: true,
-        source,
-        promptTokens: value.promptTokens,
-        completionTokens,
-        totalTokens: value.promptTokens + completionTokens,
-        cachedReadTokens: value.cachedReadTokens ?? 0,
-        cachedWriteTokens: value.cachedWriteTokens ?? 0,
-        reasoningTokens: value.reasoningTokens ?? 0,
-        ...(value.model === undefined ? {} : { model: value.model }),
-      },
-      ...definedOf({
-        timestamp: value.timestamp,
-        driftPercent: value.driftPercent,
-        taskCompleted: value.taskCompleted,
-        headers: value.headers,
-      }),
-    },
+  const usage: UsageUpdate['usage'] = {
+    available: true,
+    source,
+    promptTokens: value.promptTokens,
+    completionTokens,
+    totalTokens: value.promptTokens + completionTokens,
+    cachedReadTokens: value.cachedReadTokens ?? 0,
+    cachedWriteTokens: value.cachedWriteTokens ?? 0,
+    reasoningTokens: value.reasoningTokens ?? 0,
   };
+  if (value.model !== undefined) usage.model = value.model;
+  // Field by field rather than through definedOf: every usage post passes here.
+  const update: UsageUpdate = { usage };
+  if (value.timestamp !== undefined) update.timestamp = value.timestamp;
+  if (value.driftPercent !== undefined) update.driftPercent = value.driftPercent;
+  if (value.taskCompleted !== undefined) update.taskCompleted = value.taskCompleted;
+  if (value.headers !== undefined) update.headers = value.headers;
+  return update;
 }
 
 function definedOf<T extends Record<string, unknown>>(value: T): Partial<T> {

@@ -30,7 +30,15 @@ export function combineVerdict(
     if (ACTION_RANK[reason.action] > ACTION_RANK[action]) action = reason.action;
     if (PRIORITY_RANK[reason.priority] > PRIORITY_RANK[priority]) priority = reason.priority;
   }
-  return { action, priority, ...extras, reasons };
+  // Written out rather than spread: this runs on every update.
+  return {
+    action,
+    priority,
+    newRoundDue: extras.newRoundDue,
+    waitSeconds: extras.waitSeconds,
+    thinking: extras.thinking,
+    reasons,
+  };
 }
 
 /**

@@ -30,7 +30,20 @@ const RULES_OF_SOURCE: Partial<Record<UsageSource, QuotaRules>> = {
 export function quotaRulesOf(source: UsageSource, model?: string): QuotaRules {
   const bySource = RULES_OF_SOURCE[source];
   if (bySource) return bySource;
-  const id = (model ?? '').toLowerCase().replace(/^.*\//, '');
+  const name = model ?? '';
+  // A session asks about its one model on every update: the last answer is kept.
+  if (name !== lastModel) {
+    lastRules = rulesOfModel(name);
+    lastModel = name;
+  }
+  return lastRules;
+}
+
+let lastModel: string | undefined;
+let lastRules: QuotaRules = 'total';
+
+function rulesOfModel(model: string): QuotaRules {
+  const id = model.toLowerCase().replace(/^.*\//, '');
   if (id.startsWith('claude')) return 'anthropic';
   if (/^(?:gpt-|chatgpt-|codex-|o\d)/.test(id)) return 'openai';
   if (id.startsWith('gemini')) return 'gemini';

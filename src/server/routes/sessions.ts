@@ -1,13 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
-import { IdSchema } from '../../ids/id-schema.js';
+import { IdSchema, isId } from '../../ids/id-schema.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
 import { SessionOptionsSchema } from '../../session/session-options.js';
 import {
   SessionEventSchema,
   SessionSummarySchema,
   SessionViewSchema,
+  type UsageAnswer,
   UsageAnswerSchema,
 } from '../../session/session-schemas.js';
 import { parseUsageInput, UsageInputSchema } from '../../session/usage-input.js';
@@ -15,6 +16,7 @@ import type { EventHub } from '../event-hub.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 import { readSample, SAMPLES } from '../samples.js';
+import { usageAnswerJson } from '../usage-answer-json.js';
 
 export const SESSION_CREATE_EXAMPLE =
   'POST /api/v1/sessions {"model":"claude-opus-4-6","agent":"claude-code","tokenBudget":2000000}';
@@ -61,6 +63,9 @@ const SamplesAnswerSchema = z.strictObject({
 
 /** The path's id, checked by the one id rule: an id the API cannot have is a 400 naming it, not a 404. */
 function idOf(request: FastifyRequest, reply: FastifyReply): string | undefined {
+  // The same rule without a schema parse (every usage post passes here); a bad id gets the schema's issues.
+  const id = (request.params as { id?: unknown }).id;
+  if (isId(id)) return id;
   const parsed = parseWith(SessionIdParamsSchema, request.params);
   if (parsed.ok) return parsed.value.id;
   sendInvalid(reply, parsed.issues);
@@ -148,12 +153,16 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         '200': { description: 'What the agent needs to act (at most a few KB)', schema: UsageAnswerSchema },
         '404': { description: 'No such session' },
       },
-      handler: async (request, reply) => {
+      // Synchronous over the memory store: the service's hot path pays no promise.
+      handler: (request, reply) => {
         const id = idOf(request, reply);
         if (id === undefined) return reply;
         const parsed = parseUsageInput(request.body);
         if (!parsed.ok) return sendInvalid(reply, parsed.issues, USAGE_EXAMPLE);
-        return monitor.postUsage(id, parsed.value);
+        const answer = monitor.postUsageNow(id, parsed.value);
+        if (answer === undefined)
+          return monitor.postUsage(id, parsed.value).then((later) => sendUsageAnswer(reply, later));
+        return sendUsageAnswer(reply, answer);
       },
     },
     {
@@ -267,6 +276,11 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       },
     },
   ];
+}
+
+/** The answer written by its own serializer (what JSON.stringify writes, faster), as Fastify would label it. */
+function sendUsageAnswer(reply: FastifyReply, answer: UsageAnswer): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(usageAnswerJson(answer));
 }
 
 function tooManyStreams(reply: FastifyReply, hub: EventHub): FastifyReply {

@@ -232,6 +232,11 @@ export class WebhookService {
     return registration;
   }
 
+  /** How many webhooks are registered. */
+  get size(): number {
+    return this.#webhooks.size;
+  }
+
   list(): WebhookView[] {
     return [...this.#webhooks.values()].map(({ secret: _secret, ...view }) => view);
   }

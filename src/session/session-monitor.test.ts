@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import type { StateStore } from '../store/state-store.js';
+import { SessionMonitor, type SessionRecord } from './session-monitor.js';
+import type { UsageUpdate } from './session-options.js';
+
+/** A store that is not the memory store: asynchronous, and calling each change twice (optimistic retries). */
+class RetryingStore implements StateStore<SessionRecord> {
+  readonly records = new Map<string, SessionRecord>();
+  async get(id: string) {
+    return this.records.get(id);
+  }
+  async values() {
+    return [...this.records.values()];
+  }
+  async create(id: string, value: SessionRecord) {
+    if (this.records.has(id)) return 'exists' as const;
+    this.records.set(id, value);
+    return 'created' as const;
+  }
+  async update(id: string, change: (current: SessionRecord) => SessionRecord) {
+    const current = this.records.get(id);
+    if (current === undefined) return undefined;
+    await Promise.resolve();
+    change(current); // a lost race: its result is thrown away
+    const next = change(current);
+    this.records.set(id, next);
+    return next;
+  }
+  async delete(id: string) {
+    return this.records.delete(id);
+  }
+  async size() {
+    return this.records.size;
+  }
+  async close() {}
+}
+
+let at = Date.parse('2026-11-22T12:00:00Z');
+// Each update carries its time: a store that applies a change twice reads the monitor's clock twice.
+function usage(promptTokens: number): UsageUpdate {
+  at += 1500;
+  return {
+    timestamp: at,
+    usage: {
+      available: true,
+      source: 'manual',
+      promptTokens,
+      completionTokens: 500,
+      totalTokens: promptTokens + 500,
+      cachedReadTokens: 0,
+      cachedWriteTokens: 0,
+      reasoningTokens: 0,
+    },
+  };
+}
+
+function monitorOver(store?: StateStore<SessionRecord>): SessionMonitor {
+  let clock = Date.parse('2026-11-22T12:00:00Z');
+  return new SessionMonitor({
+    ...(store ? { store } : {}),
+    now: () => (clock += 1500),
+    generateId: () => 's',
+  });
+}
+
+describe('SessionMonitor.postUsage', () => {
+  it('answers over an asynchronous store that applies a change twice exactly as over the memory store', async () => {
+    const memory = monitorOver();
+    const other = monitorOver(new RetryingStore());
+    for (const monitor of [memory, other]) await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
+    expect(other.postUsageNow('a', usage(1000))).toBeUndefined();
+    for (const prompt of [1000, 120_000, 160_000, 90_000, 30_000]) {
+      const update = usage(prompt);
+      expect(await other.postUsage('a', update)).toEqual(await memory.postUsage('a', update));
+    }
+    expect(await other.view('a')).toEqual(await memory.view('a'));
+    expect((await other.view('a')).timeline).toHaveLength(5);
+  });
+
+  it('keeps a view as it was answered while later updates append to the timeline in place', async () => {
+    const monitor = monitorOver();
+    await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
+    await monitor.postUsage('a', usage(1000));
+    const before = await monitor.view('a');
+    await monitor.postUsage('a', usage(2000));
+    expect(before.timeline).toHaveLength(1);
+    expect((await monitor.view('a')).timeline).toHaveLength(2);
+  });
+
+  it('applies nothing when an update is refused: the timeline and the state stay as they were', async () => {
+    const monitor = monitorOver();
+    await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
+    await monitor.postUsage('a', usage(1000));
+    await expect(monitor.postUsage('a', { ...usage(2000), timestamp: 9e15 })).rejects.toThrow(/timestamp/);
+    const view = await monitor.view('a');
+    expect(view.timeline).toHaveLength(1);
+    expect(view.generations).toBe(1);
+  });
+});

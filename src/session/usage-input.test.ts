@@ -1,0 +1,58 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseWith } from '../errors/validation.js';
+import { ManualUsageInputSchema, parseUsageInput } from './usage-input.js';
+
+const KEYS = ['promptTokens', 'completionTokens', 'cachedReadTokens', 'cachedWriteTokens', 'reasoningTokens'];
+
+describe('parseUsageInput', () => {
+  it('accepts and refuses the common body exactly as the schema does, with the schema’s issues', () => {
+    const value = fc.oneof(
+      fc.integer({ min: -5, max: 1_000_000 }),
+      fc.constantFrom(0, -0, 1.5, -1, 2 ** 53, 2 ** 53 - 1, Number.NaN, Number.POSITIVE_INFINITY, 1e21),
+      fc.constantFrom('12', null, true, [], {}),
+    );
+    const body = fc.dictionary(fc.constantFrom(...KEYS, 'model', 'extra', '__proto__', 'toString'), value, {
+      maxKeys: 6,
+    });
+    fc.assert(
+      fc.property(body, (raw) => {
+        const parsed = parseUsageInput(raw);
+        const bySchema = parseWith(ManualUsageInputSchema, raw);
+        expect(parsed.ok).toBe(bySchema.ok);
+        if (!parsed.ok && !bySchema.ok) expect(parsed.issues).toEqual(bySchema.issues);
+        if (parsed.ok && bySchema.ok) {
+          const input = bySchema.value;
+          expect(parsed.value.usage).toMatchObject({
+            promptTokens: input.promptTokens,
+            completionTokens: input.completionTokens ?? 0,
+            cachedReadTokens: input.cachedReadTokens ?? 0,
+            cachedWriteTokens: input.cachedWriteTokens ?? 0,
+            reasoningTokens: input.reasoningTokens ?? 0,
+          });
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads the common body of a usage post without the schema and keeps only the usage update', () => {
+    expect(
+      parseUsageInput(JSON.parse('{"promptTokens":120000,"completionTokens":800,"cachedReadTokens":110000}')),
+    ).toEqual({
+      ok: true,
+      value: {
+        usage: {
+          available: true,
+          source: 'manual',
+          promptTokens: 120_000,
+          completionTokens: 800,
+          totalTokens: 120_800,
+          cachedReadTokens: 110_000,
+          cachedWriteTokens: 0,
+          reasoningTokens: 0,
+        },
+      },
+    });
+  });
+});
