@@ -47,6 +47,7 @@ import { pressureRoutes } from './routes/pressure.js';
 import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { NoticeGate } from './webhooks/notice-gate.js';
 import { RedisWebhookState } from './webhooks/redis-webhook-state.js';
 import { webhooksOf } from './webhooks/session-webhooks.js';
 import { WebhookService } from './webhooks/webhook-service.js';
@@ -259,6 +260,7 @@ export async function buildApp(
     for (const message of webhooksOf(event)) webhooks.emit(message.event, message.payload);
   });
   app.decorate('headroomWebhooks', webhooks);
+  const notices = new NoticeGate({ ...(redis ? { redis } : {}), prefix: settings.redisPrefix, now });
 
   app.decorate('headroomPools', pools);
   metrics.watchPools(pools);
@@ -297,7 +299,25 @@ export async function buildApp(
     ...webhookRoutes(webhooks),
     ...poolRoutes(pools, {
       onDecision: (outcome) => metrics.poolReservations.inc({ outcome }),
-      onRefusal: (pool, reason) => metrics.poolRefusals.inc({ pool, reason }),
+      onRefusal: (pool, reason, detail) => {
+        metrics.poolRefusals.inc({ pool, reason });
+        // pool_exhausted: a reservation was refused; one event per pool per minute over the service.
+        if (webhooks.size === 0) return;
+        notices.admit(`pool_exhausted:${pool}`).then(
+          (send) => {
+            if (!send) return;
+            webhooks.emit('pool_exhausted', {
+              timestamp: new Date(now()).toISOString(),
+              event: 'pool_exhausted',
+              poolId: pool,
+              priority: detail.priority,
+              agentId: detail.agentId,
+              ...detail.refusal,
+            });
+          },
+          (error: unknown) => app.log.warn({ err: error }, 'pool_exhausted: the notice could not be sent'),
+        );
+      },
     }),
     ...mcpRoutes({
       monitor,

@@ -154,4 +154,41 @@ describe('webhooks over HTTP', () => {
     expect((await server.inject({ method: 'DELETE', url: `/api/v1/webhooks/${id}` })).statusCode).toBe(204);
     expect((await server.inject({ url: `/api/v1/webhooks/${id}/deliveries` })).statusCode).toBe(404);
   });
+
+  it('sends pool_exhausted once when a pool refuses reservations, however often it refuses within a minute', async () => {
+    const target = await receiver();
+    const server = await makeApp(true);
+    const created = await server.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: { url: target.url, events: ['pool_exhausted'] },
+    });
+    const { secret } = created.json() as { secret: string };
+    await server.inject({ method: 'POST', url: '/api/v1/pools', payload: { id: 'team', tokenBudget: 1000 } });
+    // Low work may hold 0.5 of the budget: 500 tokens. 800 is refused, twice.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const refused = await server.inject({
+        method: 'POST',
+        url: '/api/v1/pools/team/reservations',
+        payload: { agentId: 'a1', tokens: 800, priority: 'low' },
+      });
+      expect(refused.statusCode).toBe(429);
+    }
+    await waitFor(() => target.received.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(target.received).toHaveLength(1);
+    const body = new Webhook(secret).verify(
+      target.received[0]!.body,
+      target.received[0]!.headers as Record<string, string>,
+    ) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      event: 'pool_exhausted',
+      poolId: 'team',
+      priority: 'low',
+      agentId: 'a1',
+      limit: 500,
+      current: 0,
+      requested: 800,
+    });
+  });
 });

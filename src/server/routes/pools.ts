@@ -8,6 +8,7 @@ import {
   ReleaseSchema,
   ReservationGrantSchema,
   ReservationIdSchema,
+  type ReservationRefusal,
   ReservationRefusalSchema,
   ReservationRequestSchema,
   SettlementSchema,
@@ -30,8 +31,12 @@ const ReservationParamsSchema = z.strictObject({ id: IdSchema, rid: ReservationI
 export interface PoolRouteObservers {
   /** Each reservation outcome this instance answered. */
   onDecision?: (outcome: 'admitted' | 'refused' | 'settled' | 'released') => void;
-  /** Each refusal's pool and reason. */
-  onRefusal?: (poolId: string, reason: string) => void;
+  /** Each refusal: its pool and reason, and the refused request's priority and agent. */
+  onRefusal?: (
+    poolId: string,
+    reason: string,
+    detail: { refusal: ReservationRefusal; priority: string; agentId: string },
+  ) => void;
 }
 
 function paramsOf<T>(schema: z.ZodType<T>, request: FastifyRequest, reply: FastifyReply): T | undefined {
@@ -154,7 +159,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
         }
         const { refusal } = decision;
         onDecision('refused');
-        onRefusal(params.id, refusal.reason);
+        onRefusal(params.id, refusal.reason, { refusal, priority: body.priority, agentId: body.agentId });
         if (refusal.retryAfterSeconds !== null)
           reply.header('retry-after', String(refusal.retryAfterSeconds));
         return sendProblem(
