@@ -9,7 +9,7 @@ import { HttpPoolStore } from './pool-http-store.js';
 export interface PoolFlags {
   server?: string;
   redis?: string;
-  keyPrefix: string;
+  redisPrefix: string;
   apiKey?: string;
   json?: boolean;
   tokenBudget?: string;
@@ -96,7 +96,7 @@ async function openStore(
       );
     }
     return {
-      store: new RedisPoolStore(client, { keyPrefix: flags.keyPrefix }),
+      store: new RedisPoolStore(client, { keyPrefix: flags.redisPrefix }),
       close: async () => {
         await client.quit();
       },

@@ -27,7 +27,11 @@ Examples:
     command
       .option('--server <url>', 'the headroom service (default: $HEADROOM_URL, else http://127.0.0.1:8787)')
       .option('--redis <url>', 'work on this Redis directly (redis://host:port) instead of through a service')
-      .option('--key-prefix <prefix>', 'the Redis key prefix (with --redis)', 'headroom:')
+      .option(
+        '--redis-prefix <prefix>',
+        'the Redis key prefix (with --redis), as given to serve --redis-prefix',
+        'headroom:',
+      )
       .option('--api-key <key>', 'an API key for a service that requires one (default: $HEADROOM_API_KEY)')
       .option('--json', 'print the answer as JSON');
   const run = async (action: string, args: string[], flags: PoolFlags) => {
