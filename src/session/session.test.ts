@@ -225,3 +225,17 @@ describe('creating a session', () => {
     expect(() => new Session({ model: 'x', contextWindow: 1000, id: '../etc' })).toThrow(/id/);
   });
 });
+
+describe('the time of an update', () => {
+  it('is the clock when the update has none, but never before the previous update (a clock behind another)', () => {
+    let clock = T0 + 10_000;
+    const s = new Session({ model: 'test-model', contextWindow: 200_000 }, { now: () => clock });
+    expect(s.update({ usage: usage(1000) }).at).toBe(T0 + 10_000);
+    clock = T0 + 4000; // another instance's clock, six seconds behind
+    expect(s.update({ usage: usage(1000) }).at).toBe(T0 + 10_000);
+    clock = T0 + 12_000;
+    expect(s.update({ usage: usage(1000) }).at).toBe(T0 + 12_000);
+    // A time the caller gives is taken as given.
+    expect(s.update({ usage: usage(1000), timestamp: T0 }).at).toBe(T0);
+  });
+});

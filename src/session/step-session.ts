@@ -244,7 +244,9 @@ export function stepSession(
   update: UsageUpdate,
   context: StepContext,
 ): { state: SessionState; update: SessionUpdate } {
-  const at = timeOf(update, context.now);
+  // Without a time of its own, an update happens now, but never before the session's last one: instances on one
+  // Redis apply a session's updates in turn, and a clock a little behind another's must not put a point back.
+  const at = timeOf(update, state.lastAt === null ? context.now : Math.max(context.now, state.lastAt));
   const usage: UsageRecord = update.usage;
   const settings = settingsOf(state);
   const events: SessionEvent[] = [];
