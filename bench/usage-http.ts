@@ -24,7 +24,12 @@ export interface UsageServer {
 export async function startUsageServer(options: { redisUrl?: string } = {}): Promise<UsageServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'headroom-bench-usage-'));
   const child: ChildProcess = fork(SERVERS, ['headroom'], {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CHILD_ARGS: more node flags for the server, e.g. to profile it ("--cpu-prof --cpu-prof-dir=…").
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CHILD_ARGS ? process.env.BENCH_CHILD_ARGS.split(' ') : []),
+    ],
     stdio: 'inherit',
     env: {
       ...process.env,

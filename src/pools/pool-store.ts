@@ -68,6 +68,9 @@ const ReservationIdFieldSchema = z.strictObject({ reservationId: ReservationIdSc
 
 /** The pool id, checked by the one id rule; a bad one is a HeadroomValidationError naming `poolId`. */
 export function parsePoolId(poolId: unknown): string {
+  // A good id is checked by the rule itself (the hot path: every reservation names its pool); a bad one goes
+  // through the schema, which words the error.
+  if (isId(poolId)) return poolId;
   return parsed(parseWith(PoolIdSchema, { poolId }), 'pool id').poolId;
 }
 

@@ -35,14 +35,26 @@ export class RedisEventBus implements EventBus {
   readonly #channel: string;
   readonly #handlers = new Map<string, Set<(message: unknown) => void>>();
   readonly #onProblem: NonNullable<RedisEventBusOptions['onProblem']>;
+  /** How every message of this instance begins: its own are recognised (and skipped) without being parsed. */
+  readonly #ownPrefix: string;
+  readonly #ownPrefixBytes: Buffer;
+  readonly #channelBytes: Buffer;
 
   private constructor(publisher: Redis, subscriber: Redis, options: RedisEventBusOptions) {
     this.#publisher = publisher;
     this.#subscriber = subscriber;
     this.#channel = `${options.prefix ?? 'headroom:'}${options.channel ?? 'events'}`;
     this.#onProblem = options.onProblem ?? (() => {});
-    subscriber.on('message', (channel: string, text: string) => {
-      if (channel !== this.#channel) return;
+    this.#ownPrefix = `{"from":${JSON.stringify(this.instanceId)},`;
+    this.#ownPrefixBytes = Buffer.from(this.#ownPrefix);
+    this.#channelBytes = Buffer.from(this.#channel);
+    const own = this.#ownPrefixBytes;
+    // Bytes, not strings: Redis echoes every message to its publisher too, and an instance's own are skipped
+    // undecoded and unparsed (on one busy instance, reading its own events back cost as much as writing them).
+    subscriber.on('messageBuffer', (channel: Buffer, data: Buffer) => {
+      if (!channel.equals(this.#channelBytes)) return;
+      if (data.length >= own.length && data.compare(own, 0, own.length, 0, own.length) === 0) return;
+      const text = data.toString();
       let envelope: { from?: unknown; topic?: unknown; message?: unknown };
       try {
         envelope = JSON.parse(text) as typeof envelope;
@@ -65,7 +77,9 @@ export class RedisEventBus implements EventBus {
   }
 
   publish(message: unknown, topic = 'events'): void {
-    const text = JSON.stringify({ from: this.instanceId, topic, message });
+    // What JSON.stringify({ from, topic, message }) writes, with the constant part written once.
+    const body = JSON.stringify(message) as string | undefined;
+    const text = `${this.#ownPrefix}"topic":${JSON.stringify(topic)}${body === undefined ? '' : `,"message":${body}`}}`;
     this.#publisher.publish(this.#channel, text).catch((error: unknown) => {
       this.#onProblem('an event could not be published to the other instances', error);
     });
