@@ -6,15 +6,15 @@
  * Keys of a pool (`P` the prefix, `{id}` a hash tag keeping them in one Cluster slot), all under `KEYS[1]` = base:
  * - `P pool:{id}`        hash: limits per priority (`b_`, `t_`, `q_` + priority), ceilings (`c_`…), used, reserved,
  *                        wtokens (the window's tokens), created, win (1 when the pool has a per-minute limit),
- *                        next (a lower bound of the earliest expiry of an outstanding reservation)
+ *                        next (a lower bound of the earliest expiry of an outstanding reservation), and
+ *                        `a:<rid>` per active reservation: its reserved tokens (written with `reserved`: one HSET)
  * - `P pool:{id}:exp`    zset: active reservation id → expiresAt (ms)
- * - `P pool:{id}:act`    hash: active reservation id → reserved tokens
  * - `P pool:{id}:win`    zset: reservation id → admitted at (ms), the last 60 s (per-minute pools only)
  * - `P pool:{id}:wtok`   hash: reservation id → tokens it counts in the window
  * - `P pool:{id}:end`    hash: ended reservation id → `state|tokens|actual|settledFrom|settledAt`
  * - `P pool:{id}:endz`   zset: ended reservation id → when it is forgotten (a day after it ended)
  * - `P pools`            set of pool ids
- * The reserve script makes five Redis calls on a pool without per-minute limits, none due to expire (it is the hot path: measured by
+ * The reserve script makes four Redis calls (HMGET, TIME, ZADD NX, HSET) on a pool without per-minute limits, none due to expire (it is the hot path: measured by
  * `npm run bench -- pools`). The branches mirror MemoryPoolStore; one contract suite runs both. The last argument
  * of every script is the clock: empty for the server's TIME (always, outside tests).
  */
@@ -22,6 +22,12 @@
 const COMMON = `
 local WINDOW = 60000
 local SCAN = 1000
+-- An active reservation's tokens are the pool hash's field 'a:<rid>', written with 'reserved' in one HSET.
+local function active_fields(ids)
+  local fields = {}
+  for i = 1, #ids do fields[i] = 'a:' .. ids[i] end
+  return fields
+end
 local function now_ms()
   if ARGV[#ARGV] ~= '' then return tonumber(ARGV[#ARGV]) end
   local t = redis.call('TIME')
@@ -43,7 +49,7 @@ local function sweep(base, now, retention, windowed, due)
   if #expired > 0 then
     local ids = {}
     for i = 1, #expired, 2 do ids[#ids + 1] = expired[i] end
-    local tokens = redis.call('HMGET', base .. ':act', unpack(ids))
+    local tokens = redis.call('HMGET', base, unpack(active_fields(ids)))
     local ended, forget = {}, {}
     for i, rid in ipairs(ids) do
       local amount = tonumber(tokens[i] or '0')
@@ -56,7 +62,7 @@ local function sweep(base, now, retention, windowed, due)
     redis.call('HSET', base .. ':end', unpack(ended))
     redis.call('ZADD', base .. ':endz', unpack(forget))
     redis.call('ZREM', base .. ':exp', unpack(ids))
-    redis.call('HDEL', base .. ':act', unpack(ids))
+    redis.call('HDEL', base, unpack(active_fields(ids)))
     redis.call('HINCRBY', base, 'reserved', -freed)
   end
   if windowed then
@@ -71,6 +77,15 @@ local function sweep(base, now, retention, windowed, due)
   end
   return freed, slid
 end
+local function seconds_until(at, now)
+  local s = math.ceil((at - now) / 1000)
+  if s < 1 then return 1 end
+  return s
+end
+`;
+
+/** What the scripts other than reserve also need (reserve, the hot path, defines no more than it uses). */
+const ENDED = `
 -- Forgets ended reservations past their retention (at most SCAN per call).
 local function forget(base, now)
   local old = redis.call('ZRANGEBYSCORE', base .. ':endz', '-inf', now, 'LIMIT', 0, SCAN)
@@ -83,11 +98,6 @@ local function split(text)
   local parts = {}
   for part in string.gmatch(text .. '|', '([^|]*)|') do parts[#parts + 1] = part end
   return parts
-end
-local function seconds_until(at, now)
-  local s = math.ceil((at - now) / 1000)
-  if s < 1 then return 1 end
-  return s
 end
 `;
 
@@ -106,21 +116,28 @@ return now
 /** KEYS: base. ARGV: retention ms, clock. → { hash fields…, reservations, window requests, now } or false. */
 export const VIEW_SCRIPT = `
 ${COMMON}
+${ENDED}
 local base = KEYS[1]
 local windowed = redis.call('HGET', base, 'win')
 if not windowed and redis.call('EXISTS', base) == 0 then return false end
 local now = now_ms()
 sweep(base, now, tonumber(ARGV[1]), windowed, true)
 forget(base, now)
-return { redis.call('HGETALL', base), redis.call('ZCARD', base .. ':exp'), redis.call('ZCARD', base .. ':win'),
-  now }
+local all, fields = redis.call('HGETALL', base), {}
+for i = 1, #all, 2 do
+  if string.sub(all[i], 1, 2) ~= 'a:' then
+    fields[#fields + 1] = all[i]
+    fields[#fields + 1] = all[i + 1]
+  end
+end
+return { fields, redis.call('ZCARD', base .. ':exp'), redis.call('ZCARD', base .. ':win'), now }
 `;
 
 /** KEYS: base, pools set. ARGV: id, clock. → 1 deleted, 0 none. */
 export const DELETE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local base = KEYS[1]
-redis.call('DEL', base, base .. ':exp', base .. ':act', base .. ':win', base .. ':wtok', base .. ':end',
+redis.call('DEL', base, base .. ':exp', base .. ':win', base .. ':wtok', base .. ':end',
   base .. ':endz')
 redis.call('SREM', KEYS[2], ARGV[1])
 return 1
@@ -142,8 +159,9 @@ local now = now_ms()
 local due = h[8] and tonumber(h[8]) <= now
 local freed, slid = sweep(base, now, tonumber(ARGV[5]), h[7], due)
 local used, reserved, wtokens = tonumber(h[1]), tonumber(h[2]) - freed, tonumber(h[3]) - slid
-local failures = {}
+local failures = nil
 local function fail(reason, retry, limit, current, requested)
+  failures = failures or {}
   failures[#failures + 1] = { reason, retry, limit, current, requested }
 end
 if h[4] then
@@ -155,7 +173,7 @@ if h[4] then
     local expiries = redis.call('ZRANGE', base .. ':exp', 0, SCAN - 1, 'WITHSCORES')
     local ids = {}
     for i = 1, #expiries, 2 do ids[#ids + 1] = expiries[i] end
-    local amounts = redis.call('HMGET', base .. ':act', unpack(ids))
+    local amounts = redis.call('HMGET', base, unpack(active_fields(ids)))
     local released, at = 0, now
     for i = 1, #ids do
       released = released + tonumber(amounts[i] or '0')
@@ -192,7 +210,7 @@ if h[6] then
     fail('requests_per_minute', seconds_until(tonumber(oldest[2]) + WINDOW, now), limit, count, 1)
   end
 end
-if #failures > 0 then
+if failures then
   -- One that waiting cannot help, if any; else the first, with the longest wait of them all.
   local first, retry = failures[1], 0
   for _, failure in ipairs(failures) do
@@ -201,15 +219,20 @@ if #failures > 0 then
   end
   return { 'refused', first[1], retry, first[3], first[4], first[5] }
 end
-if redis.call('HSETNX', base .. ':act', rid, tokens) == 0 then return { 'collision' } end
 local expiresAt = now + tonumber(ARGV[4])
-redis.call('ZADD', base .. ':exp', expiresAt, rid)
-redis.call('HINCRBY', base, 'reserved', tokens)
--- 'next' changes when there was none, when the sweep moved it, or when this reservation expires first.
-if not h[8] or due or expiresAt < tonumber(h[8]) then
+if redis.call('ZADD', base .. ':exp', 'NX', expiresAt, rid) == 0 then return { 'collision' } end
+-- 'next' changes when there was none (this one is the earliest), when this reservation expires first, or when
+-- the sweep moved it (then the earliest is read back).
+local updates = { 'a:' .. rid, tokens, 'reserved', reserved + tokens }
+if not h[8] or (not due and expiresAt < tonumber(h[8])) then
+  updates[#updates + 1] = 'next'
+  updates[#updates + 1] = expiresAt
+elseif due then
   local first = redis.call('ZRANGE', base .. ':exp', 0, 0, 'WITHSCORES')
-  redis.call('HSET', base, 'next', first[2])
+  updates[#updates + 1] = 'next'
+  updates[#updates + 1] = first[2]
 end
+redis.call('HSET', base, unpack(updates))
 if h[7] then
   redis.call('ZADD', base .. ':win', now, rid)
   redis.call('HSET', base .. ':wtok', rid, tokens)
@@ -225,6 +248,7 @@ return { 'ok', expiresAt }
  */
 export const SETTLE_SCRIPT = `
 ${COMMON}
+${ENDED}
 local base = KEYS[1]
 local windowed = redis.call('HGET', base, 'win')
 if not windowed and redis.call('EXISTS', base) == 0 then return { 'missing' } end
@@ -233,12 +257,12 @@ local retention = tonumber(ARGV[3])
 sweep(base, now, retention, windowed, true)
 forget(base, now)
 local rid, actual = ARGV[1], tonumber(ARGV[2])
-local tokens = redis.call('HGET', base .. ':act', rid)
+local tokens = redis.call('HGET', base, 'a:' .. rid)
 local from = 'active'
 if tokens then
   tokens = tonumber(tokens)
   redis.call('ZREM', base .. ':exp', rid)
-  redis.call('HDEL', base .. ':act', rid)
+  redis.call('HDEL', base, 'a:' .. rid)
   redis.call('HINCRBY', base, 'reserved', -tokens)
 else
   local ended = redis.call('HGET', base .. ':end', rid)
@@ -262,6 +286,7 @@ return { 'settled', 0, tokens, actual, from, now }
 /** KEYS: base. ARGV: rid, retention ms, clock. → { 'done', state, released (0/1) } | { 'missing' } | { 'no_reservation' } */
 export const RELEASE_SCRIPT = `
 ${COMMON}
+${ENDED}
 local base = KEYS[1]
 local windowed = redis.call('HGET', base, 'win')
 if not windowed and redis.call('EXISTS', base) == 0 then return { 'missing' } end
@@ -270,7 +295,7 @@ local retention = tonumber(ARGV[2])
 sweep(base, now, retention, windowed, true)
 forget(base, now)
 local rid = ARGV[1]
-local tokens = redis.call('HGET', base .. ':act', rid)
+local tokens = redis.call('HGET', base, 'a:' .. rid)
 if not tokens then
   local ended = redis.call('HGET', base .. ':end', rid)
   if not ended then return { 'no_reservation' } end
@@ -278,7 +303,7 @@ if not tokens then
 end
 tokens = tonumber(tokens)
 redis.call('ZREM', base .. ':exp', rid)
-redis.call('HDEL', base .. ':act', rid)
+redis.call('HDEL', base, 'a:' .. rid)
 redis.call('HINCRBY', base, 'reserved', -tokens)
 local counted = redis.call('HGET', base .. ':wtok', rid)
 if counted then

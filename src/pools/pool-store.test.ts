@@ -415,7 +415,6 @@ describe.skipIf(Boolean(missing) && !redisRequired)('RedisPoolStore', () => {
     const keys = (await client.keys('keys:*')).sort();
     expect(keys).toEqual([
       'keys:pool:{team}',
-      'keys:pool:{team}:act',
       'keys:pool:{team}:exp',
       'keys:pool:{team}:win',
       'keys:pool:{team}:wtok',
