@@ -157,7 +157,8 @@ local h = redis.call('HMGET', base, 'used', 'reserved', 'wtokens', 'b_' .. prior
 if not h[1] then return { 'missing' } end
 local now = now_ms()
 local due = h[8] and tonumber(h[8]) <= now
-local freed, slid = sweep(base, now, tonumber(ARGV[5]), h[7], due)
+local freed, slid = 0, 0
+if due or h[7] then freed, slid = sweep(base, now, tonumber(ARGV[5]), h[7], due) end
 local used, reserved, wtokens = tonumber(h[1]), tonumber(h[2]) - freed, tonumber(h[3]) - slid
 local failures = nil
 local function fail(reason, retry, limit, current, requested)
@@ -223,16 +224,14 @@ local expiresAt = now + tonumber(ARGV[4])
 if redis.call('ZADD', base .. ':exp', 'NX', expiresAt, rid) == 0 then return { 'collision' } end
 -- 'next' changes when there was none (this one is the earliest), when this reservation expires first, or when
 -- the sweep moved it (then the earliest is read back).
-local updates = { 'a:' .. rid, tokens, 'reserved', reserved + tokens }
 if not h[8] or (not due and expiresAt < tonumber(h[8])) then
-  updates[#updates + 1] = 'next'
-  updates[#updates + 1] = expiresAt
+  redis.call('HSET', base, 'a:' .. rid, tokens, 'reserved', reserved + tokens, 'next', expiresAt)
 elseif due then
   local first = redis.call('ZRANGE', base .. ':exp', 0, 0, 'WITHSCORES')
-  updates[#updates + 1] = 'next'
-  updates[#updates + 1] = first[2]
+  redis.call('HSET', base, 'a:' .. rid, tokens, 'reserved', reserved + tokens, 'next', first[2])
+else
+  redis.call('HSET', base, 'a:' .. rid, tokens, 'reserved', reserved + tokens)
 end
-redis.call('HSET', base, unpack(updates))
 if h[7] then
   redis.call('ZADD', base .. ':win', now, rid)
   redis.call('HSET', base .. ':wtok', rid, tokens)
