@@ -92,7 +92,7 @@ declare module 'fastify' {
     headroomEvents: EventHub;
     headroomWebhooks: WebhookService;
     /** The shared Redis connection, when the service runs on Redis. */
-    headroomRedis: Redis | undefined;
+    headroomRedis: Redis | null;
     headroomPools: PoolStore;
     /** Every route Fastify registered, as an onRoute hook saw it (the route-table test reads it). */
     headroomRegistered: Array<{ method: string; url: string }>;
@@ -183,7 +183,9 @@ export async function buildApp(
   const redis =
     dependencies.redis ??
     (settings.redisUrl === undefined ? undefined : await connectRedis(settings.redisUrl));
-  app.decorate('headroomRedis', redis);
+  // null, never undefined: a Fastify decoration whose value is undefined made every request about 30% slower
+  // (the pressure route against bare node:http went from 0.86× to 0.64×, bench/http.ts).
+  app.decorate('headroomRedis', redis ?? null);
   // On Redis every reservation is one script on the shared pool: no over-commit across instances.
   const pools =
     dependencies.pools ??
