@@ -1,12 +1,10 @@
 /**
  * Regenerates src/models/data/models.json, the built-in table of model limits and prices, from models.dev data.
  *
- *   npx tsx scripts/generate-models.ts [source.json] [--date YYYY-MM-DD]
+ *   curl -sO https://models.dev/api.json && npx tsx scripts/generate-models.ts api.json [--date YYYY-MM-DD]
  *
- * The source may be either of two shapes:
- * - the derived file kept in the shared traces
- *   (`{ _source, models: { "provider/model": { context, input, output, cost, reasoning } } }`), the default
- *   (../shared/traces/registries/models_dev_limits.json relative to the repository root);
+ * The source file (required: the repository does not keep one) may be either of two shapes:
+ * - a derived listing (`{ _source, models: { "provider/model": { context, input, output, cost, reasoning } } }`);
  * - models.dev's own https://models.dev/api.json
  *   (`{ provider: { models: { model: { limit: { context, input, output }, cost, reasoning } } } }`).
  *
@@ -53,7 +51,6 @@ type Row = [
 ];
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const defaultSource = resolve(repositoryRoot, '../shared/traces/registries/models_dev_limits.json');
 const target = resolve(repositoryRoot, 'src/models/data/models.json');
 
 /** Prices dropped because they could not be read without guessing, by reason (reported at the end). */
@@ -191,8 +188,14 @@ function main(): void {
   const args = process.argv.slice(2);
   const dateFlag = args.indexOf('--date');
   const date = dateFlag >= 0 ? args[dateFlag + 1] : new Date().toISOString().slice(0, 10);
-  const sourcePath =
-    args.find((arg, index) => !arg.startsWith('--') && index !== dateFlag + 1) ?? defaultSource;
+  const sourcePath = args.find((arg, index) => !arg.startsWith('--') && index !== dateFlag + 1);
+  if (sourcePath === undefined) {
+    process.stderr.write(
+      'usage: npx tsx scripts/generate-models.ts SOURCE.json [--date YYYY-MM-DD]\n' +
+        '  SOURCE.json: models.dev data, e.g. curl -sO https://models.dev/api.json\n',
+    );
+    process.exit(2);
+  }
   const parsed: unknown = JSON.parse(readFileSync(sourcePath, 'utf8'));
   if (!isRecord(parsed)) throw new Error(`${sourcePath}: expected a JSON object`);
 
