@@ -218,7 +218,7 @@ export class RedisStateStore<T> implements StateStore<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
-    const [value] = await this.#read([id], true);
+    const [value] = await this.#read([id]);
     return value;
   }
 
@@ -229,16 +229,16 @@ export class RedisStateStore<T> implements StateStore<T> {
     } catch (error) {
       throw unavailable('list its values', error);
     }
-    const values = await this.#read(ids, true);
+    const values = await this.#read(ids);
     return values.filter((value): value is T => value !== undefined);
   }
 
-  async #read(ids: readonly string[], withLists: boolean): Promise<Array<T | undefined>> {
+  async #read(ids: readonly string[]): Promise<Array<T | undefined>> {
     if (ids.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const id of ids) {
       pipeline.hget(this.#valueKey(id), 'd');
-      if (withLists) for (const key of this.#listKeys(id)) pipeline.lrange(key, 0, -1);
+      for (const key of this.#listKeys(id)) pipeline.lrange(key, 0, -1);
     }
     let results: Array<[Error | null, unknown]>;
     try {
@@ -246,7 +246,7 @@ export class RedisStateStore<T> implements StateStore<T> {
     } catch (error) {
       throw unavailable('read', error);
     }
-    const stride = 1 + (withLists ? this.#lists.length : 0);
+    const stride = 1 + this.#lists.length;
     return ids.map((id, index) => {
       const row = results.slice(index * stride, (index + 1) * stride);
       const failed = row.find(([error]) => error);
