@@ -1,5 +1,5 @@
 /**
- * Pool reservations per second on Redis (RedisPoolStore.reserve: validation, one EVALSHA of the reserve script,
+ * Pool reservations per second on Redis (RedisPoolStore.reserve: validation, one FCALL of the library's reserve function,
  * the answer read back) against a raw `EVAL` of a trivial script (`return 1`) on the same client and server, in the
  * same run. Both keep the same number of commands in flight; rounds alternate, the median is reported.
  */
@@ -55,7 +55,7 @@ export async function benchPools(): Promise<PoolBenchFigures> {
   const client = new Redis(server.url);
   try {
     const pools = new RedisPoolStore(client, { keyPrefix: 'bench:' });
-    // Budgets no round can fill: every reservation is admitted, so each runs the whole script.
+    // Budgets no round can fill: every reservation is admitted, so each runs the whole function.
     await pools.create({ id: 'budget', tokenBudget: 1e15 });
     await pools.create({ id: 'windowed', tokenBudget: 1e15, tokensPerMinute: 1e15, requestsPerMinute: 1e15 });
     const trivialSha = (await client.script('LOAD', 'return 1')) as string;
@@ -66,7 +66,7 @@ export async function benchPools(): Promise<PoolBenchFigures> {
     const rawEval = () => client.eval('return 1', 0);
     const rawEvalsha = () => client.evalsha(trivialSha, 0);
     const minimal = () => client.eval(MINIMAL_ADMISSION, 1, 'bench:minimal', 1, 1e15);
-    // Warm up: the script cache, the JIT, the connection.
+    // Warm up: the function library, the JIT, the connection.
     await throughput(reserve('budget'));
     await throughput(rawEval);
     let reserveServerMicros = 0;
@@ -84,7 +84,7 @@ export async function benchPools(): Promise<PoolBenchFigures> {
       evalServerMicros = await serverMicros(client, 'eval');
       await client.config('RESETSTAT');
       figures.reserve.push(await throughput(reserve('budget')));
-      reserveServerMicros = await serverMicros(client, 'evalsha');
+      reserveServerMicros = await serverMicros(client, 'fcall');
       figures.minimal.push(await throughput(minimal));
       figures.evalsha.push(await throughput(rawEvalsha));
       figures.windowed.push(await throughput(reserve('windowed')));

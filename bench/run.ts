@@ -211,7 +211,7 @@ if (wants('redis')) {
 
 if (wants('pools')) {
   console.log(
-    '\n# pool reservations on Redis (RedisPoolStore.reserve, one atomic script) against a raw EVAL of `return 1`',
+    '\n# pool reservations on Redis (RedisPoolStore.reserve, one atomic Redis function) against a raw EVAL of `return 1`',
   );
   const { redisMissing } = await import('../src/test-helpers/redis-server.js');
   const missing = redisMissing();
@@ -231,7 +231,7 @@ if (wants('pools')) {
       `the least an atomic admission does (EVAL of HINCRBY, compare, undo on refusal; no expiry, no clock): ${format(figures.minimalPerSecond)} /s`,
     );
     console.log(
-      `Redis server time per call (last round): reserve script ${figures.reserveServerMicros.toFixed(2)} µs, EVAL 'return 1' ${figures.evalServerMicros.toFixed(2)} µs`,
+      `Redis server time per call (last round): reserve function ${figures.reserveServerMicros.toFixed(2)} µs, EVAL 'return 1' ${figures.evalServerMicros.toFixed(2)} µs`,
     );
     console.log(`ratio: ${figures.ratio.toFixed(3)}× raw EVAL (goal ≥ 0.5)`);
   }

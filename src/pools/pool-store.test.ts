@@ -10,6 +10,7 @@ import {
 } from '../test-helpers/redis-server.js';
 import { MemoryPoolStore } from './memory-pool-store.js';
 import type { PoolConfig, ReservationDecision, ReservationRequest } from './pool-schemas.js';
+import { POOL_FUNCTION_PREFIX } from './pool-scripts.js';
 import type { PoolStore } from './pool-store.js';
 import { RedisPoolStore } from './redis-pool-store.js';
 
@@ -406,12 +407,22 @@ describe.skipIf(Boolean(missing) && !redisRequired)('RedisPoolStore', () => {
     expect((await pools.view('p')).reserved).toBe(0);
   });
 
-  it('keeps its keys under the prefix, one hash-tagged slot per pool, and loads its scripts after SCRIPT FLUSH', async () => {
+  it('keeps its keys under the prefix, one hash-tagged slot per pool, and loads its library again after FUNCTION FLUSH', async () => {
     const pools = new RedisPoolStore(client, { keyPrefix: 'keys:' });
     await pools.create({ id: 'team', tokenBudget: 100, tokensPerMinute: 1000 });
     granted(await pools.reserve('team', { agentId: 'a', tokens: 10 }));
-    await client.script('FLUSH');
+    await client.call('FUNCTION', 'FLUSH');
     granted(await pools.reserve('team', { agentId: 'a', tokens: 10 }));
+    expect((await pools.view('team')).reserved).toBe(20);
+    const libraries = (await client.call(
+      'FUNCTION',
+      'LIST',
+      'LIBRARYNAME',
+      'headroom_pools_*',
+    )) as unknown[][];
+    expect(libraries.map((library) => library[1])).toEqual([
+      `headroom_pools_${POOL_FUNCTION_PREFIX.slice(9)}`,
+    ]);
     const keys = (await client.keys('keys:*')).sort();
     expect(keys).toEqual([
       'keys:pool:{team}',
@@ -420,5 +431,20 @@ describe.skipIf(Boolean(missing) && !redisRequired)('RedisPoolStore', () => {
       'keys:pool:{team}:wtok',
       'keys:pools',
     ]);
+  });
+
+  it('says that pools need Redis 7 when the server has no functions, and writes nothing', async () => {
+    const old = await startRedisServer(['--rename-command', 'FCALL', '', '--rename-command', 'FUNCTION', '']);
+    const oldClient = new Redis(old.url);
+    try {
+      const pools = new RedisPoolStore(oldClient, { keyPrefix: 'old:' });
+      await expect(pools.create({ id: 'p', tokenBudget: 100 })).rejects.toThrow(
+        /pools need Redis 7 or newer \(FUNCTION LOAD, FCALL\); this server said: ERR unknown command 'fcall'/i,
+      );
+      expect(await oldClient.dbsize()).toBe(0);
+    } finally {
+      await oldClient.quit();
+      await old.stop();
+    }
   });
 });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { poolPressure, priorityLimits, resolvePoolConfig } from './pool-limits.js';
 import {
@@ -6,7 +5,6 @@ import {
   POOL_PRIORITIES,
   type PoolConfig,
   type PoolView,
-  RESERVATION_RETENTION_SECONDS,
   type Release,
   type ReservationDecision,
   type ReservationRefusal,
@@ -15,14 +13,7 @@ import {
   type Settlement,
   type SettleRequest,
 } from './pool-schemas.js';
-import {
-  CREATE_SCRIPT,
-  DELETE_SCRIPT,
-  RELEASE_SCRIPT,
-  RESERVE_SCRIPT,
-  SETTLE_SCRIPT,
-  VIEW_SCRIPT,
-} from './pool-scripts.js';
+import { POOL_LIBRARY, type PoolOperation, poolFunction } from './pool-scripts.js';
 import {
   generateReservationId,
   type PoolStore,
@@ -51,30 +42,23 @@ export interface RedisPoolStoreOptions {
 /** The default key prefix. */
 export const DEFAULT_POOL_KEY_PREFIX = 'headroom:';
 
-const RETENTION_MS = RESERVATION_RETENTION_SECONDS * 1000;
-
-/** A script run by its sha (EVALSHA), loaded by EVAL the first time a server does not know it. */
-class Script {
-  readonly sha: string;
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
+/** A Redis older than 7 has no functions: say so, rather than pass its "unknown command" on. */
+function unsupported(error: unknown): unknown {
+  if (error instanceof Error && /unknown command/i.test(error.message)) {
+    return new Error(
+      `headroom's pools need Redis 7 or newer (FUNCTION LOAD, FCALL); this server said: ${error.message}`,
+    );
   }
-
-  run(client: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    return client.evalsha(this.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return client.eval(this.source, keys.length, ...keys, ...args);
-    });
-  }
+  return error;
 }
 
-const SCRIPTS = {
-  create: new Script(CREATE_SCRIPT),
-  view: new Script(VIEW_SCRIPT),
-  delete: new Script(DELETE_SCRIPT),
-  reserve: new Script(RESERVE_SCRIPT),
-  settle: new Script(SETTLE_SCRIPT),
-  release: new Script(RELEASE_SCRIPT),
+const FUNCTIONS: Record<PoolOperation, string> = {
+  create: poolFunction('create'),
+  view: poolFunction('view'),
+  delete: poolFunction('delete'),
+  reserve: poolFunction('reserve'),
+  settle: poolFunction('settle'),
+  release: poolFunction('release'),
 };
 
 /**
@@ -100,9 +84,25 @@ export class RedisPoolStore implements PoolStore {
     this.#now = options.now;
   }
 
-  /** Runs a script with the clock as its last argument. */
-  #run(script: Script, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
-    return script.run(this.#client, keys, [...args, this.#now ? this.#now() : '']);
+  /**
+   * Calls one of the library's functions, the test clock (when there is one) as its last argument. A Redis that
+   * does not have the library (a new server, a `FUNCTION FLUSH`) gets it loaded, then the call is made again.
+   */
+  #call(
+    operation: PoolOperation,
+    keys: readonly string[],
+    args: ReadonlyArray<string | number>,
+  ): Promise<unknown> {
+    const all = this.#now ? [...args, this.#now()] : args;
+    const name = FUNCTIONS[operation];
+    return this.#client.fcall(name, keys.length, ...keys, ...all).catch(async (error: unknown) => {
+      if (!(error instanceof Error) || !error.message.includes('Function not found'))
+        throw unsupported(error);
+      await this.#client.call('FUNCTION', 'LOAD', 'REPLACE', POOL_LIBRARY).catch((loadError: unknown) => {
+        throw unsupported(loadError);
+      });
+      return this.#client.fcall(name, keys.length, ...keys, ...all);
+    });
   }
 
   #base(poolId: string): string {
@@ -123,8 +123,8 @@ export class RedisPoolStore implements PoolStore {
       if (limits.tokensPerMinute) fields.push(`t_${priority}`, limits.tokensPerMinute[priority]);
       if (limits.requestsPerMinute) fields.push(`q_${priority}`, limits.requestsPerMinute[priority]);
     }
-    const answer = await this.#run(
-      SCRIPTS.create,
+    const answer = await this.#call(
+      'create',
       [this.#base(resolved.id), `${this.#prefix}pools`],
       [resolved.id, ...fields],
     );
@@ -140,7 +140,7 @@ export class RedisPoolStore implements PoolStore {
   }
 
   async #viewOf(id: string): Promise<PoolView | undefined> {
-    const answer = (await this.#run(SCRIPTS.view, [this.#base(id)], [RETENTION_MS])) as
+    const answer = (await this.#call('view', [this.#base(id)], [])) as
       | [string[], number, number, number]
       | null;
     if (!answer) return undefined;
@@ -184,7 +184,7 @@ export class RedisPoolStore implements PoolStore {
 
   async delete(poolId: string): Promise<boolean> {
     const id = parsePoolId(poolId);
-    const answer = await this.#run(SCRIPTS.delete, [this.#base(id), `${this.#prefix}pools`], [id]);
+    const answer = await this.#call('delete', [this.#base(id), `${this.#prefix}pools`], [id]);
     return answer === 1;
   }
 
@@ -194,24 +194,26 @@ export class RedisPoolStore implements PoolStore {
     const ttlMs = (input.ttlSeconds ?? DEFAULT_RESERVATION_TTL_SECONDS) * 1000;
     for (let attempt = 0; ; attempt += 1) {
       const reservationId = this.#generateId();
-      const answer = (await this.#run(
-        SCRIPTS.reserve,
+      const answer = (await this.#call(
+        'reserve',
         [this.#base(id)],
-        [reservationId, input.priority, input.tokens, ttlMs, RETENTION_MS],
-      )) as [string, ...Array<string | number>];
+        [reservationId, input.priority, input.tokens, ttlMs],
+      )) as number | [string, ...Array<string | number>];
+      if (typeof answer === 'number') {
+        // Admitted: the function answers the expiry alone.
+        return {
+          ok: true,
+          reservation: {
+            reservationId,
+            poolId: id,
+            agentId: input.agentId,
+            priority: input.priority,
+            tokens: input.tokens,
+            expiresAt: new Date(answer).toISOString(),
+          },
+        };
+      }
       switch (answer[0]) {
-        case 'ok':
-          return {
-            ok: true,
-            reservation: {
-              reservationId,
-              poolId: id,
-              agentId: input.agentId,
-              priority: input.priority,
-              tokens: input.tokens,
-              expiresAt: new Date(Number(answer[1])).toISOString(),
-            },
-          };
         case 'refused': {
           const retry = Number(answer[2]);
           return {
@@ -227,6 +229,8 @@ export class RedisPoolStore implements PoolStore {
         }
         case 'missing':
           throw poolNotFound(id);
+        case 'priority':
+          throw new Error(`the pool library refused priority ${JSON.stringify(input.priority)}`);
         default:
           // An id already in use (a generator given by a caller that repeats itself): try a fresh one, twice.
           if (attempt >= 2) throw new Error(`reservation ids keep colliding in pool ${JSON.stringify(id)}`);
@@ -238,7 +242,7 @@ export class RedisPoolStore implements PoolStore {
     const id = parsePoolId(poolId);
     const rid = parseReservationId(reservationId);
     const { actualTokens } = parseSettleRequest(request);
-    const answer = (await this.#run(SCRIPTS.settle, [this.#base(id)], [rid, actualTokens, RETENTION_MS])) as [
+    const answer = (await this.#call('settle', [this.#base(id)], [rid, actualTokens])) as [
       string,
       ...Array<string | number>,
     ];
@@ -258,7 +262,7 @@ export class RedisPoolStore implements PoolStore {
   async release(poolId: string, reservationId: string): Promise<Release> {
     const id = parsePoolId(poolId);
     const rid = parseReservationId(reservationId);
-    const answer = (await this.#run(SCRIPTS.release, [this.#base(id)], [rid, RETENTION_MS])) as [
+    const answer = (await this.#call('release', [this.#base(id)], [rid])) as [
       string,
       ...Array<string | number>,
     ];

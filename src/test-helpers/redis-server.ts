@@ -53,8 +53,11 @@ async function answersPing(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` on a free 127.0.0.1 port; throws with the reason when it cannot. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Starts `redis-server` on a free 127.0.0.1 port; throws with the reason when it cannot. `extraArgs` are more
+ * configuration options (e.g. `['--rename-command', 'FCALL', '']` for a server without functions).
+ */
+export async function startRedisServer(extraArgs: readonly string[] = []): Promise<RedisServer> {
   const missing = redisMissing();
   if (missing) throw new Error(missing);
   for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -72,6 +75,7 @@ export async function startRedisServer(): Promise<RedisServer> {
         'no',
         '--loglevel',
         'warning',
+        ...extraArgs,
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
