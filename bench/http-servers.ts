@@ -1,7 +1,8 @@
 /**
  * The two servers the HTTP benchmark compares, run in a child process of their own so that the load
  * generator does not share their event loop: `bare` (node:http doing the same work: read the body,
- * JSON.parse, evaluate, JSON.stringify) and `headroom` (the real app, every rate limit off).
+ * JSON.parse, evaluate, JSON.stringify) and `headroom` (the real app, every rate limit off, V8 set up as
+ * `headroom serve` sets it up).
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -9,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluatePressure } from '../src/pressure/index.js';
 import { buildApp } from '../src/server/app.js';
+import { tuneServiceProcess } from '../src/server/process-tuning.js';
 
 const kind = process.argv[2];
 // The parent asks for this process's CPU time around each load, to measure CPU per request (steadier than
@@ -39,6 +41,8 @@ if (kind === 'bare') {
     process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
   });
 } else {
+  // Set up as `headroom serve` sets itself up (V8 tuned for the service, decision 012).
+  tuneServiceProcess();
   const app = await buildApp({
     logLevel: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
     // Every rate limit off (seed 000's, ingestion's and reads'): the benchmark measures the routes, not a 429.
@@ -54,6 +58,10 @@ if (kind === 'bare') {
       : {}),
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
+  // Closed on SIGTERM and left by process.exit, so that a `--cpu-prof` in BENCH_CHILD_ARGS writes its profile.
+  process.once('SIGTERM', () => {
+    void app.close().finally(() => process.exit(0));
+  });
   const address = app.server.address();
   process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
 }

@@ -14,6 +14,7 @@ import {
   LOG_LEVELS,
   ServerOptionsSchema,
 } from '../../server/options.js';
+import { tuneServiceProcess } from '../../server/process-tuning.js';
 import { startServer } from '../../server/serve.js';
 import { redactRedisUrl } from '../../store/redis-connection.js';
 import { durationSeconds } from '../duration.js';
@@ -243,6 +244,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
       );
       const summarizer = summarizerFrom(flags, io, SERVE_ENVIRONMENT);
+      // This process runs the service: V8 tuned for it before the app allocates anything (decision 012).
+      tuneServiceProcess(io.env);
       const server = await startServer(options.value, {
         handleSignals: true,
         config,
