@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exitOf, spawnCli, startServeProcess } from '../test-helpers/spawn-cli.js';
@@ -51,6 +54,59 @@ describe('headroom serve', () => {
       expect((await fetch(`${fromFlag.url}/api/v1/pressure`)).status).toBe(200);
     fromFlag.child.kill('SIGINT');
     expect(await exitOf(fromFlag.child)).toBe(0);
+  });
+
+  it('keeps every session and its timeline but at most the last second of updates after kill -9', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'headroom-kill-'));
+    try {
+      const first = await startServeProcess(['--data-dir', dataDir]);
+      children.push(first.child);
+      const post = (url: string, path: string, body: unknown) =>
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      expect((await post(first.url, '/api/v1/sessions', { id: 'k', model: 'claude-opus-4-6' })).status).toBe(
+        201,
+      );
+      for (let index = 1; index <= 30; index++)
+        expect(
+          (await post(first.url, '/api/v1/sessions/k/usage', { promptTokens: 1000 * index })).status,
+        ).toBe(200);
+      // Past one flush interval every update is on disk (the session's file and its timeline's appended lines).
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      for (let index = 31; index <= 32; index++)
+        expect(
+          (await post(first.url, '/api/v1/sessions/k/usage', { promptTokens: 1000 * index })).status,
+        ).toBe(200);
+      first.child.kill('SIGKILL');
+      expect(await exitOf(first.child)).toBe('SIGKILL');
+
+      const second = await startServeProcess(['--data-dir', dataDir]);
+      children.push(second.child);
+      const view = (await (await fetch(`${second.url}/api/v1/sessions/k`)).json()) as {
+        generations: number;
+        timeline: Array<{ index: number; promptTokens: number }>;
+      };
+      // The last two updates came less than a second before the kill: they may or may not have been written.
+      expect(view.generations).toBeGreaterThanOrEqual(30);
+      expect(view.generations).toBeLessThanOrEqual(32);
+      expect(view.timeline.map((point) => point.index)).toEqual(
+        Array.from({ length: view.generations }, (_, index) => index),
+      );
+      expect(view.timeline.at(-1)?.promptTokens).toBe(1000 * view.generations);
+      const next = (await (
+        await post(second.url, '/api/v1/sessions/k/usage', { promptTokens: 99_000 })
+      ).json()) as {
+        generation: number;
+      };
+      expect(next.generation).toBe(view.generations + 1);
+      second.child.kill('SIGTERM');
+      expect(await exitOf(second.child)).toBe(0);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('exits 2 naming the flag for a bad webhook retry schedule', async () => {
