@@ -3,8 +3,7 @@
  * per operation, so each operation is atomic across every client and instance on the Redis (no read-modify-write
  * race: zero over-commit). Time is the Redis server's own (`TIME`), so instances whose clocks disagree still agree on
  * expiry and windows. A library rather than `EVALSHA` scripts: its helpers and constant tables are built once, when
- * it is loaded, instead of on every call (the reserve function's server time 8.3 -> 7.5 µs, measured with
- * `npm run bench -- pools`). The library's and its functions' names carry a hash of its source, so that instances of
+ * it is loaded, instead of on every call (measured in docs/decisions/009-pools.md). The library's and its functions' names carry a hash of its source, so that instances of
  * two headroom versions on one Redis each call their own.
  *
  * Keys of a pool (`P` the prefix, `{id}` a hash tag keeping them in one Cluster slot), all under `KEYS[1]` = base:
@@ -331,10 +330,15 @@ const HASH = createHash('sha1').update(SOURCE).digest('hex').slice(0, 12);
 /** The prefix of the library's function names: `hr_pools_<first 12 hex of the source's sha1>`. */
 export const POOL_FUNCTION_PREFIX = `hr_pools_${HASH}`;
 
-/** The library as `FUNCTION LOAD` takes it. */
-export const POOL_LIBRARY = `#!lua name=headroom_pools_${HASH}\n${SOURCE.replaceAll('<NAME>', POOL_FUNCTION_PREFIX)}`;
+/** The library's name on the server: `headroom_pools_<the same hash>`. */
+export const POOL_LIBRARY_NAME = `headroom_pools_${HASH}`;
 
-/** The Redis function name of an operation. */
-export function poolFunction(operation: PoolOperation): string {
-  return `${POOL_FUNCTION_PREFIX}_${operation}`;
-}
+/** The library as `FUNCTION LOAD` takes it. */
+export const POOL_LIBRARY = `#!lua name=${POOL_LIBRARY_NAME}\n${SOURCE.replaceAll('<NAME>', POOL_FUNCTION_PREFIX)}`;
+
+const OPERATIONS: readonly PoolOperation[] = ['create', 'view', 'delete', 'reserve', 'settle', 'release'];
+
+/** The Redis function name of each operation. */
+export const POOL_FUNCTIONS = Object.fromEntries(
+  OPERATIONS.map((operation) => [operation, `${POOL_FUNCTION_PREFIX}_${operation}`]),
+) as Readonly<Record<PoolOperation, string>>;

@@ -10,7 +10,7 @@ import {
 } from '../test-helpers/redis-server.js';
 import { MemoryPoolStore } from './memory-pool-store.js';
 import type { PoolConfig, ReservationDecision, ReservationRequest } from './pool-schemas.js';
-import { POOL_FUNCTION_PREFIX } from './pool-scripts.js';
+import { POOL_LIBRARY_NAME } from './pool-scripts.js';
 import type { PoolStore } from './pool-store.js';
 import { RedisPoolStore } from './redis-pool-store.js';
 
@@ -420,9 +420,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('RedisPoolStore', () => {
       'LIBRARYNAME',
       'headroom_pools_*',
     )) as unknown[][];
-    expect(libraries.map((library) => library[1])).toEqual([
-      `headroom_pools_${POOL_FUNCTION_PREFIX.slice(9)}`,
-    ]);
+    expect(libraries.map((library) => library[1])).toEqual([POOL_LIBRARY_NAME]);
     const keys = (await client.keys('keys:*')).sort();
     expect(keys).toEqual([
       'keys:pool:{team}',

@@ -13,7 +13,7 @@ import {
   type Settlement,
   type SettleRequest,
 } from './pool-schemas.js';
-import { POOL_LIBRARY, type PoolOperation, poolFunction } from './pool-scripts.js';
+import { POOL_FUNCTIONS, POOL_LIBRARY, type PoolOperation } from './pool-scripts.js';
 import {
   generateReservationId,
   type PoolStore,
@@ -52,15 +52,6 @@ function unsupported(error: unknown): unknown {
   return error;
 }
 
-const FUNCTIONS: Record<PoolOperation, string> = {
-  create: poolFunction('create'),
-  view: poolFunction('view'),
-  delete: poolFunction('delete'),
-  reserve: poolFunction('reserve'),
-  settle: poolFunction('settle'),
-  release: poolFunction('release'),
-};
-
 /**
  * Pools on Redis, shared by every service instance and agent that uses the same Redis and prefix. Each operation is
  * one Lua script (src/pools/pool-scripts.ts), atomic on the server: concurrent reservations from any number of
@@ -94,7 +85,7 @@ export class RedisPoolStore implements PoolStore {
     args: ReadonlyArray<string | number>,
   ): Promise<unknown> {
     const all = this.#now ? [...args, this.#now()] : args;
-    const name = FUNCTIONS[operation];
+    const name = POOL_FUNCTIONS[operation];
     return this.#client.fcall(name, keys.length, ...keys, ...all).catch(async (error: unknown) => {
       if (!(error instanceof Error) || !error.message.includes('Function not found'))
         throw unsupported(error);

@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 /** Set (to anything but an empty string), `headroom serve` leaves V8's heap settings as they are. */
 export const V8_DEFAULTS_ENV = 'HEADROOM_V8_DEFAULTS';
 
-/** The V8 setting the service changes, and why in one line (docs/decisions/012-service-heap.md has the figures). */
+/** The V8 settings the service changes (docs/decisions/012-service-heap.md has the figures). */
 export const SERVICE_V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
 
 /**
