@@ -136,6 +136,24 @@ describe('the verdict', () => {
     expect(again.verdict.reasons.find((reason) => reason.model === 'triggers')?.reason).toContain('locked');
   });
 
+  it('says in its triggers line what fired or what blocked it, and leaves every guard to trigger.reasons', () => {
+    const s = session({ contextWindow: 1_000_000, optimalMaxTokens: 900_000 });
+    const triggersLine = (update: ReturnType<typeof s.update>) =>
+      update.verdict.reasons.find((reason) => reason.model === 'triggers')?.reason;
+    const quiet = s.update({ usage: usage(150_000) });
+    expect(triggersLine(quiet)).toBe('no trigger reached');
+    expect(quiet.trigger.reasons).toContain('standard: 150000 tokens <= 200000');
+    // Over the standard threshold (200,000): the line that fired, not the trail.
+    const fired = s.update({ usage: usage(210_000) });
+    expect(triggersLine(fired)).toBe('standard compaction triggered: standard: 210000 tokens > 200000');
+    // Locked until the context grows 10% over 210,000 tokens: the guard that blocked.
+    const held = s.update({ usage: usage(211_000) });
+    expect(triggersLine(held)).toBe(
+      'no trigger: standard blocked by a guard (locked: a trigger fired at 210000 tokens and no compaction was recorded; blocked until 231000 tokens)',
+    );
+    expect(held.trigger.reasons).toContain('minTurns: 3 turns >= 1: passed');
+  });
+
   it('fires survival when the next request would not fit the TPM quota left, urgently', () => {
     const s = session({ tpmLimit: 100_000 });
     s.update({ usage: usage(40_000, 0), timestamp: T0 });
