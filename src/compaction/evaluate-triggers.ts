@@ -264,7 +264,12 @@ export function evaluateTriggersResolved(
     return { fire: false, reasons, state: validState };
   }
   reasons.push(`compaction: ${trigger}`);
-  return { fire: true, trigger, reasons, state: { ...validState, lockedAtTokens: validInput.tokens } };
+  return {
+    fire: true,
+    trigger,
+    reasons,
+    state: { lockedAtTokens: validInput.tokens, lastCompaction: validState.lastCompaction },
+  };
 }
 
 /**

@@ -109,7 +109,13 @@ export function stepHealth(
         : { type: 'level_changed', from: state.level, to: level, promptTokens },
     );
   }
-  const next: HealthState = { ...state, level };
+  // Written out: a spread that redefines a key takes V8's generic path, and this runs on every update.
+  const next: HealthState = {
+    level,
+    reminder: state.reminder,
+    sinceReminder: state.sinceReminder,
+    countdown: state.countdown,
+  };
   let reminder: ReminderInstruction = { owner: CONTEXT_HEALTH_REMINDER, action: 'none' };
 
   if (level === 'unknown' || promptTokens === undefined) {

@@ -198,7 +198,7 @@ function applyUsage(
   inPlace: boolean,
   pool?: PoolStanding | null,
 ): SessionRecord {
-  const step = stepSession(current.state, update, { now: now(), ...(pool === undefined ? {} : { pool }) });
+  const step = stepSession(current.state, update, { now: now(), pool });
   const index = step.state.generations - 1;
   const point = pointOf(step.update, index);
   const markers = markersOf(step.update.events, index);

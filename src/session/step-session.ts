@@ -573,7 +573,7 @@ function triggerDecision(
       taskCompleted,
       now: at,
       windowTokens: windowTokens(state.minute, QUOTA_WINDOW, at),
-      ...(survival ? { survival } : {}),
+      survival,
     },
     config,
   );
@@ -710,28 +710,28 @@ function quotaStandingsOf(state: SessionState, at: number): QuotaStanding[] {
         limit: limits.requestsPerMinute ?? null,
         window: windows.requests,
         need: 1,
-        ...reportedOf(reported, 'requests'),
+        reported: reportedOf(reported, 'requests'),
       },
       {
         dimension: 'input',
         limit: limits.inputTokensPerMinute ?? null,
         window: windows.input,
         need: need.input,
-        ...reportedOf(reported, 'input'),
+        reported: reportedOf(reported, 'input'),
       },
       {
         dimension: 'output',
         limit: limits.outputTokensPerMinute ?? null,
         window: windows.output,
         need: need.output,
-        ...reportedOf(reported, 'output'),
+        reported: reportedOf(reported, 'output'),
       },
       {
         dimension: 'tokens',
         limit: state.profile.tpmLimit ?? null,
         window: state.minute,
         need: need.tokens,
-        ...reportedOf(reported, 'tokens'),
+        reported: reportedOf(reported, 'tokens'),
       },
     ],
     QUOTA_WINDOW,
@@ -739,17 +739,16 @@ function quotaStandingsOf(state: SessionState, at: number): QuotaStanding[] {
   );
 }
 
-/** The provider's reported figures of one quota dimension, as a standing's input reads them; none when absent. */
+/** The provider's reported figures of one quota dimension, as a standing's input reads them; undefined when absent. */
 function reportedOf(
   reported: SessionState['reported'] | undefined,
   key: QuotaStanding['dimension'],
-): { reported?: ReportedDimension } {
+): ReportedDimension | undefined {
   const figures = reported?.[key];
   return reported === null || reported === undefined || figures === undefined
-    ? NOTHING_REPORTED
-    : { reported: { at: reported.at, ...figures } };
+    ? undefined
+    : { at: reported.at, ...figures };
 }
-const NOTHING_REPORTED = Object.freeze({});
 
 /**
  * Seed 004's survival rule over every quota: it fires when the next request, with the margin, needs more than
