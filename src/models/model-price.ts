@@ -68,6 +68,7 @@ export interface SelectedRates {
 /**
  * The rates a request with this many prompt tokens (cache reads and writes included) is billed at: the tier with the
  * highest threshold the prompt exceeds, else the base prices. A prompt of exactly the threshold stays below it.
+ * The answer is frozen, and the same object for the same price or tier.
  * @example priceRatesFor(gemini25Pro, 200_001).rates.input // 2.5 (200,000 → 1.25)
  */
 export function priceRatesFor(price: ModelPrice, promptTokens: number): SelectedRates {
@@ -75,10 +76,20 @@ export function priceRatesFor(price: ModelPrice, promptTokens: number): Selected
   for (const tier of price.tiers ?? []) {
     if (promptTokens > tier.aboveTokens && (!chosen || tier.aboveTokens > chosen.aboveTokens)) chosen = tier;
   }
-  if (!chosen) {
-    const { tiers: _tiers, ...rates } = price;
-    return { rates, aboveTokens: null };
+  // The rates of a price or tier are taken apart once, not for every call priced (a session prices each update).
+  const source: ModelPrice | ModelPriceTier = chosen ?? price;
+  let selected = selectedRates.get(source);
+  if (selected === undefined) {
+    if (chosen) {
+      const { aboveTokens, ...rates } = chosen;
+      selected = Object.freeze({ rates: Object.freeze(rates), aboveTokens });
+    } else {
+      const { tiers: _tiers, ...rates } = price;
+      selected = Object.freeze({ rates: Object.freeze(rates), aboveTokens: null });
+    }
+    selectedRates.set(source, selected);
   }
-  const { aboveTokens, ...rates } = chosen;
-  return { rates, aboveTokens };
+  return selected;
 }
+
+const selectedRates = new WeakMap<ModelPrice | ModelPriceTier, SelectedRates>();
