@@ -169,6 +169,17 @@ describe('stepHealth in critical', () => {
     ]);
   });
 
+  it('leaves the text out when the caller writes it (reminderText: false), deciding the same', () => {
+    const prompts = [CAUTION, CRITICAL, CRITICAL, CAUTION, HEALTHY];
+    const withText = run(prompts);
+    const without = run(prompts, { reminderText: false });
+    expect(without.map((step) => step.reminder.text)).toEqual(prompts.map(() => undefined));
+    expect(without.map((step) => step.reminder.action)).toEqual(withText.map((step) => step.reminder.action));
+    expect(without.map((step) => step.state)).toEqual(withText.map((step) => step.state));
+    expect(without.map((step) => step.events)).toEqual(withText.map((step) => step.events));
+    expect(withText[0]?.reminder.text).toContain('caution');
+  });
+
   it('honours a criticalCountdown option', () => {
     const steps = run(Array(2).fill(CRITICAL), { criticalCountdown: 2 });
     expect(eventsOf(steps[1], 'forced_new_round')).toHaveLength(1);

@@ -42,6 +42,11 @@ export interface StepHealthOptions {
   cautionCadence?: number;
   /** Critical generations before a forced new round; floored, and values below 1 mean the default. @default 5 */
   criticalCountdown?: number;
+  /**
+   * Write the reminder's text into the instruction (`add`, `update`). A caller that writes the text itself from
+   * the state (a session does, when it is read) turns this off. @default true
+   */
+  reminderText?: boolean;
 }
 
 /** What to do with the owned `context_health` reminder after this generation. */
@@ -140,11 +145,7 @@ export function stepHealth(
       next.sinceReminder = state.sinceReminder + 1;
     } else {
       const action = state.reminder === 'none' ? 'add' : 'update';
-      reminder = {
-        owner: CONTEXT_HEALTH_REMINDER,
-        action,
-        text: cautionReminderText({ promptTokens, thresholds }),
-      };
+      reminder = withText(action, options, () => cautionReminderText({ promptTokens, thresholds }));
       events.push({ type: action === 'add' ? 'reminder_added' : 'reminder_updated', level: 'caution' });
       next.reminder = 'caution';
       next.sinceReminder = 0;
@@ -161,20 +162,16 @@ export function stepHealth(
     if (state.countdown === 0) {
       // The new round was forced already and stays due until the prompt falls below critical: not forced again.
       next.countdown = 0;
-      reminder = {
-        owner: CONTEXT_HEALTH_REMINDER,
-        action,
-        text: criticalReminderText({ promptTokens, thresholds, countdown: 0 }),
-      };
+      reminder = withText(action, options, () =>
+        criticalReminderText({ promptTokens, thresholds, countdown: 0 }),
+      );
     } else {
       const start = state.countdown ?? positiveCount(options.criticalCountdown, DEFAULT_CRITICAL_COUNTDOWN);
       const countdown = Math.max(0, start - 1);
       events.push({ type: 'countdown', remaining: countdown });
-      reminder = {
-        owner: CONTEXT_HEALTH_REMINDER,
-        action,
-        text: criticalReminderText({ promptTokens, thresholds, countdown }),
-      };
+      reminder = withText(action, options, () =>
+        criticalReminderText({ promptTokens, thresholds, countdown }),
+      );
       next.countdown = countdown;
       if (countdown === 0) {
         events.push({
@@ -186,4 +183,15 @@ export function stepHealth(
     }
   }
   return { state: next, level, reminder, events };
+}
+
+/** An add or update instruction, with its text unless the caller writes the text itself. */
+function withText(
+  action: 'add' | 'update',
+  options: StepHealthOptions,
+  text: () => string,
+): ReminderInstruction {
+  return options.reminderText === false
+    ? { owner: CONTEXT_HEALTH_REMINDER, action }
+    : { owner: CONTEXT_HEALTH_REMINDER, action, text: text() };
 }

@@ -111,8 +111,10 @@ const healthOptions = new WeakMap<object, { options: SessionState['options']; va
 function healthOptionsOf(state: SessionState): StepHealthOptions {
   const cached = healthOptions.get(state.thresholds);
   if (cached !== undefined && cached.options === state.options) return cached.value;
+  // The session writes the reminder's text itself, from its state, when it is read (reminderText).
   const value: StepHealthOptions = {
     thresholds: thresholdsOf(state),
+    reminderText: false,
     ...(state.options.cautionCadence === undefined ? {} : { cautionCadence: state.options.cautionCadence }),
   };
   healthOptions.set(state.thresholds, { options: state.options, value });
