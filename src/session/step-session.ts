@@ -599,7 +599,7 @@ function triggerReason(
       model: 'triggers',
       action: 'compress',
       priority: trigger.trigger === 'survival' ? 'urgent' : 'high',
-      reason: `${trigger.trigger} compaction triggered: ${linesOf(trigger.reasons, `${trigger.trigger}:`)}${wait}`,
+      reason: `${trigger.trigger} compaction triggered: ${linesWhere(trigger.reasons, (line) => line.startsWith(`${trigger.trigger}:`))}${wait}`,
     };
   }
   if (thinking.low) {
@@ -608,10 +608,13 @@ function triggerReason(
   return { model: 'triggers', action: 'continue', priority: 'low', reason: noTriggerReason(trigger.reasons) };
 }
 
-/** The trail's lines that start with `prefix` (a trigger's own line), joined. */
-function linesOf(reasons: readonly string[], prefix: string): string {
+/** The trail's lines that pass `test`, joined; the last line (the decision) is left out. */
+function linesWhere(reasons: readonly string[], test: (line: string) => boolean): string {
   let lines = '';
-  for (const line of reasons) if (line.startsWith(prefix)) lines += lines === '' ? line : `; ${line}`;
+  for (let index = 0; index < reasons.length - 1; index++) {
+    const line = reasons[index] as string;
+    if (test(line)) lines += lines === '' ? line : `; ${line}`;
+  }
   return lines;
 }
 
@@ -623,11 +626,7 @@ function noTriggerReason(reasons: readonly string[]): string {
   const decision = reasons[reasons.length - 1] ?? '';
   if (decision === 'no compaction: no trigger reached') return 'no trigger reached';
   if (!decision.startsWith('no compaction: ')) return `no trigger: ${decision}`;
-  let blocked = '';
-  for (let index = 0; index < reasons.length - 1; index++) {
-    const line = reasons[index] as string;
-    if (line.includes('blocked')) blocked += blocked === '' ? line : `; ${line}`;
-  }
+  const blocked = linesWhere(reasons, (line) => line.includes('blocked'));
   const what = decision.slice('no compaction: '.length);
   return blocked === '' ? `no trigger: ${what}` : `no trigger: ${what} (${blocked})`;
 }
