@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addTokens,
+  addTokensInPlace,
   emptyTokenWindow,
   type TokenWindow,
   TokenWindowSchema,
@@ -79,6 +80,30 @@ describe('token window', () => {
     expect(before).toEqual(copy);
     expect(TokenWindowSchema.parse(JSON.parse(JSON.stringify(after)))).toEqual(after);
     expect(windowTokens(after, MINUTE, 2_000)).toBe(14);
+  });
+
+  it('adds in place to the window it owns exactly what addTokens adds to a copy', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.integer({ min: -200_000, max: 2_000_000 }), fc.integer({ min: 0, max: 50_000 })),
+          {
+            maxLength: 80,
+          },
+        ),
+        (records) => {
+          let copied = emptyTokenWindow(MINUTE);
+          const owned = emptyTokenWindow(MINUTE);
+          for (const [at, tokens] of records) {
+            const before = copied;
+            copied = addTokens(copied, MINUTE, at, tokens);
+            expect(copied).not.toBe(before);
+            expect(addTokensInPlace(owned, MINUTE, at, tokens)).toBe(owned);
+            expect(owned).toEqual(copied);
+          }
+        },
+      ),
+    );
   });
 });
 

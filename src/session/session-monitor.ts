@@ -67,7 +67,10 @@ export function parseSessionRecord(
   };
 }
 
-/** What a monitor tells its subscribers (the event streams, later the webhooks). */
+/**
+ * What a monitor tells its subscribers (the event streams, later the webhooks). A listener reads the state when it
+ * is told: over a memory store, a session's token windows are updated in place by its next usage post.
+ */
 export type MonitorEvent =
   | { type: 'created'; id: string; state: SessionState }
   | {
@@ -198,7 +201,7 @@ function applyUsage(
   inPlace: boolean,
   pool?: PoolStanding | null,
 ): SessionRecord {
-  const step = stepSession(current.state, update, { now: now(), pool });
+  const step = stepSession(current.state, update, { now: now(), pool, inPlace });
   const index = step.state.generations - 1;
   const point = pointOf(step.update, index);
   const markers = markersOf(step.update.events, index);

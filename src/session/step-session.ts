@@ -9,6 +9,7 @@ import { type QuotaStanding, quotaStandings, type ReportedDimension } from '../c
 import { LOW_THINKING_BUDGET, thinkingBudgetResolved } from '../compaction/thinking-budget.js';
 import {
   addTokens,
+  addTokensInPlace,
   emptyTokenWindow,
   type TokenWindowSpec,
   windowTokens,
@@ -70,6 +71,12 @@ export interface StepContext {
    * not exist. Ignored for a session outside any pool.
    */
   pool?: PoolStanding | null;
+  /**
+   * The caller owns the given state and drops it for the one returned (a memory store): the step then adds to
+   * the state's token windows in place instead of copying their buckets. The state is read for everything else
+   * as in a pure step, and nothing is written before the update's time is known good.
+   */
+  inPlace?: boolean;
 }
 
 /** A compaction as a caller reports it: the context size before (default: the last prompt) and after. */
@@ -282,13 +289,14 @@ export function stepSession(
     server ? billedUsage(usage, server) : usage,
     quotaRulesOf(usage.source, usage.model ?? state.model),
   );
+  const add = context.inPlace === true ? addTokensInPlace : addTokens;
   const windows = state.quota ?? emptyQuotaWindows();
   next.quota = {
-    requests: addTokens(windows.requests, QUOTA_WINDOW, at, counts.requests),
-    input: addTokens(windows.input, QUOTA_WINDOW, at, counts.input),
-    output: addTokens(windows.output, QUOTA_WINDOW, at, counts.output),
+    requests: add(windows.requests, QUOTA_WINDOW, at, counts.requests),
+    input: add(windows.input, QUOTA_WINDOW, at, counts.input),
+    output: add(windows.output, QUOTA_WINDOW, at, counts.output),
   };
-  next.minute = addTokens(state.minute, QUOTA_WINDOW, at, counts.tokens);
+  next.minute = add(state.minute, QUOTA_WINDOW, at, counts.tokens);
   if (update.headers !== undefined) next.reported = { at, ...readRateLimitHeaders(update.headers, at) };
   // Money: this call at the model's price (every pass of a server-side compaction), null when unknown.
   const costUsd = costOfUsage(usage, state.profile.price);
@@ -315,7 +323,7 @@ export function stepSession(
     next.lastCounts = counts;
     next.budgetUsed = state.budgetUsed + spent;
     // The burn rate is read against the per-minute quota, so it counts what the quota counts.
-    next.burn = addTokens(state.burn, settings.burn, at, counts.tokens);
+    next.burn = add(state.burn, settings.burn, at, counts.tokens);
   } else {
     events.push({ type: 'usage_unavailable', at, reason: usage.reason });
   }
