@@ -151,12 +151,25 @@ describe('usageAnswerJson', () => {
         at: START,
       }),
     );
+    const weird = 'quote " backslash \\ tab \t lone \ud800 pair \ud83d\ude00 é';
     const odd: UsageAnswer = {
       ...answer,
-      sessionId: 'quote " backslash \\ tab \t lone \ud800 pair \ud83d\ude00 é',
+      sessionId: weird,
+      at: `${weird}\n`,
       costUsd: Number.NaN,
+      verdict: {
+        ...answer.verdict,
+        reasons: answer.verdict.reasons.map((reason, index) => ({ ...reason, reason: `${index} ${weird}` })),
+      },
+      health: { ...answer.health, reminder: { id: 'context_health', text: `\u0001${weird}"` } },
       signals: { ...answer.signals, tokensLastMinute: Number.POSITIVE_INFINITY, percentOfWindow: -0 },
+      trigger: { ...answer.trigger, reasons: ['plain', weird, '', '"'] },
     };
     expect(usageAnswerJson(odd)).toBe(JSON.stringify(odd));
+    // Every text is written between quotes the pieces around it hold: none, one, or only escapes.
+    for (const reasons of [[], [weird], ['"'], ['a', 'b']]) {
+      const each = { ...odd, trigger: { ...odd.trigger, reasons } };
+      expect(usageAnswerJson(each)).toBe(JSON.stringify(each));
+    }
   });
 });

@@ -603,11 +603,12 @@ function triggerReason(
       trigger.trigger === 'survival' && waitSeconds !== null && waitSeconds !== undefined && waitSeconds > 0
         ? `; or wait ${waitSeconds} s until the next request fits the quota: waiting keeps the prompt cache, compressing rewrites it`
         : '';
+    const prefix = `${trigger.trigger}:`;
     return {
       model: 'triggers',
       action: 'compress',
       priority: trigger.trigger === 'survival' ? 'urgent' : 'high',
-      reason: `${trigger.trigger} compaction triggered: ${linesWhere(trigger.reasons, (line) => line.startsWith(`${trigger.trigger}:`))}${wait}`,
+      reason: `${trigger.trigger} compaction triggered: ${linesWhere(trigger.reasons, (line) => line.startsWith(prefix))}${wait}`,
     };
   }
   if (thinking.low) {
