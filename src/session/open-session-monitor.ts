@@ -16,7 +16,8 @@ import { DEFAULT_TIMELINE_MARKERS, DEFAULT_TIMELINE_POINTS } from './session-tim
 
 /** A session record's lists that only grow at their end, kept beside it by the stores (Redis lists, files). */
 const TIMELINE_LISTS: readonly AppendOnlyList[] = [
-  { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS },
+  // A point's index grows with the session's generations: the memory store's timeline makes its points anew.
+  { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS, key: 'index' },
   { path: ['timeline', 'markers'], limit: DEFAULT_TIMELINE_MARKERS },
 ];
 

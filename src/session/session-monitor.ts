@@ -31,8 +31,8 @@ import type {
 } from './session-schemas.js';
 import { createSessionState, type SessionState, SessionStateSchema } from './session-state.js';
 import {
+  appendPointInPlace,
   appendToTimeline,
-  appendToTimelineInPlace,
   emptyTimeline,
   markersOf,
   pointOf,
@@ -211,7 +211,7 @@ function applyUsage(
   return {
     state: step.state,
     timeline: inPlace
-      ? appendToTimelineInPlace(current.timeline, [point], markers)
+      ? appendPointInPlace(current.timeline, point, step.update.at, markers)
       : appendToTimeline(current.timeline, [point], markers),
     touchedAt: now(),
   };

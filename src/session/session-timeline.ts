@@ -108,22 +108,153 @@ export function appendToTimeline(
 }
 
 /**
- * {@link appendToTimeline} into the given timeline itself, for an owner that replaces the record holding it and
- * lets no one else keep its arrays (the monitor over its memory store): a new timeline copies up to 500 points on
- * every update, the largest allocation of an update. Returns the same timeline.
+ * One usage update's point appended to the timeline of a session its owner keeps (the monitor over its memory
+ * store), with the update's time as epoch ms: the timeline becomes a {@link ColumnTimeline} (once), whose points
+ * are numbers in columns. An object kept per update for its 500 next updates was the costliest thing a usage post
+ * left behind (each one survives young-generation collections and dies in the old one): the columns keep none.
+ * Returns the timeline to keep.
  */
-export function appendToTimelineInPlace(
+export function appendPointInPlace(
   timeline: Timeline,
-  points: readonly TimelinePoint[],
+  point: TimelinePoint,
+  at: number,
   markers: readonly TimelineMarker[],
   limits: { points: number; markers: number } = {
     points: DEFAULT_TIMELINE_POINTS,
     markers: DEFAULT_TIMELINE_MARKERS,
   },
 ): Timeline {
-  pushCapped(timeline.points, points, limits.points);
-  pushCapped(timeline.markers, markers, limits.markers);
-  return timeline;
+  const columns =
+    timeline instanceof ColumnTimeline && timeline.capacity === limits.points
+      ? timeline
+      : ColumnTimeline.from(timeline, limits.points);
+  if (columns === undefined) {
+    // Points whose times the columns cannot give back as they are (not written by this program): kept as objects.
+    return appendToTimeline(timeline, [point], markers, limits);
+  }
+  columns.append(point, at);
+  pushCapped(columns.markers, markers, limits.markers);
+  return columns;
+}
+
+/**
+ * A timeline whose points are kept as numbers in fixed columns (a ring of `capacity`), and given as point objects
+ * when read: `points` makes them (once until the next append), `toJSON` writes the plain {@link Timeline}. Its
+ * markers (a few per session) are a plain array. Nothing of it is enumerable but `markers`, so that a copy made
+ * with a spread does not carry the columns.
+ */
+export class ColumnTimeline implements Timeline {
+  markers: TimelineMarker[];
+  readonly #capacity: number;
+  readonly #index: Float64Array;
+  readonly #at: Float64Array;
+  /** NaN for null. */
+  readonly #promptTokens: Float64Array;
+  readonly #completionTokens: Float64Array;
+  readonly #viability: Float64Array;
+  readonly #burnRate: Float64Array;
+  readonly #countdown: Float64Array;
+  readonly #reminder: Uint8Array;
+  readonly #health: Array<TimelinePoint['health']>;
+  readonly #regulatorLevel: Array<TimelinePoint['regulatorLevel']>;
+  readonly #action: Array<TimelinePoint['action']>;
+  /** Slot of the oldest point, and how many points are kept. */
+  #start = 0;
+  #length = 0;
+  #points: TimelinePoint[] | undefined;
+
+  constructor(capacity: number, markers: TimelineMarker[] = []) {
+    this.#capacity = capacity;
+    this.markers = markers;
+    this.#index = new Float64Array(capacity);
+    this.#at = new Float64Array(capacity);
+    this.#promptTokens = new Float64Array(capacity);
+    this.#completionTokens = new Float64Array(capacity);
+    this.#viability = new Float64Array(capacity);
+    this.#burnRate = new Float64Array(capacity);
+    this.#countdown = new Float64Array(capacity);
+    this.#reminder = new Uint8Array(capacity);
+    this.#health = new Array<TimelinePoint['health']>(capacity).fill('unknown');
+    this.#regulatorLevel = new Array<TimelinePoint['regulatorLevel']>(capacity).fill('LOW');
+    this.#action = new Array<TimelinePoint['action']>(capacity).fill('continue');
+  }
+
+  /**
+   * A timeline's last `capacity` points in columns, and its markers; undefined when a point's time would not be
+   * given back as the same text (a time this program did not write).
+   */
+  static from(timeline: Timeline, capacity: number): ColumnTimeline | undefined {
+    const columns = new ColumnTimeline(capacity, timeline.markers.slice());
+    const points = timeline.points;
+    for (let index = Math.max(0, points.length - capacity); index < points.length; index++) {
+      const point = points[index] as TimelinePoint;
+      const at = Date.parse(point.timestamp);
+      if (!Number.isFinite(at) || isoTime(at) !== point.timestamp) return undefined;
+      columns.append(point, at);
+    }
+    return columns;
+  }
+
+  /** How many points it keeps. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** Keeps a point (its time as epoch ms, which `isoTime` writes as its timestamp); the oldest goes past capacity. */
+  append(point: TimelinePoint, at: number): void {
+    let slot: number;
+    const capacity = this.#capacity;
+    if (this.#length < capacity) {
+      slot = (this.#start + this.#length) % capacity;
+      this.#length++;
+    } else {
+      slot = this.#start;
+      this.#start = (this.#start + 1) % capacity;
+    }
+    this.#index[slot] = point.index;
+    this.#at[slot] = at;
+    this.#promptTokens[slot] = point.promptTokens ?? Number.NaN;
+    this.#completionTokens[slot] = point.completionTokens ?? Number.NaN;
+    this.#viability[slot] = point.viability;
+    this.#burnRate[slot] = point.burnRate;
+    this.#countdown[slot] = point.countdown ?? Number.NaN;
+    this.#reminder[slot] = point.reminder ? 1 : 0;
+    this.#health[slot] = point.health;
+    this.#regulatorLevel[slot] = point.regulatorLevel;
+    this.#action[slot] = point.action;
+    this.#points = undefined;
+  }
+
+  /** The points, oldest first, as objects (made when first read after a change). */
+  get points(): TimelinePoint[] {
+    if (this.#points !== undefined) return this.#points;
+    const points: TimelinePoint[] = [];
+    for (let offset = 0; offset < this.#length; offset++) {
+      const slot = (this.#start + offset) % this.#capacity;
+      const prompt = this.#promptTokens[slot] as number;
+      const completion = this.#completionTokens[slot] as number;
+      const countdown = this.#countdown[slot] as number;
+      points.push({
+        index: this.#index[slot] as number,
+        timestamp: isoTime(this.#at[slot] as number),
+        promptTokens: Number.isNaN(prompt) ? null : prompt,
+        completionTokens: Number.isNaN(completion) ? null : completion,
+        health: this.#health[slot] as TimelinePoint['health'],
+        regulatorLevel: this.#regulatorLevel[slot] as TimelinePoint['regulatorLevel'],
+        viability: this.#viability[slot] as number,
+        burnRate: this.#burnRate[slot] as number,
+        action: this.#action[slot] as TimelinePoint['action'],
+        countdown: Number.isNaN(countdown) ? null : countdown,
+        reminder: this.#reminder[slot] === 1,
+      });
+    }
+    this.#points = points;
+    return points;
+  }
+
+  toJSON(): Timeline {
+    return { points: this.points, markers: this.markers };
+  }
 }
 
 function pushCapped<T>(target: T[], added: readonly T[], limit: number): void {

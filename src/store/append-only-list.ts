@@ -8,6 +8,12 @@ export interface AppendOnlyList {
   path: readonly string[];
   /** Items kept; older ones are dropped as new ones come. */
   limit: number;
+  /**
+   * A field of the items that increases along the list (a timeline point's `index`). A store that finds what is
+   * new since its last write looks for the last item it wrote by this field rather than by identity: the list's
+   * items may be made anew each time they are read (a timeline kept in columns).
+   */
+  key?: string;
 }
 
 /** A copy of `value` with `replacement` at `path` (objects along the path copied, the rest shared). */

@@ -18,11 +18,11 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
-function snapshotIn(directory: string, problems: string[] = []): StateSnapshot<Value> {
+function snapshotIn(directory: string, problems: string[] = [], key?: string): StateSnapshot<Value> {
   return new StateSnapshot<Value>({
     directory,
     parse: (value) => ({ ok: true, value: value as Value }),
-    lists: [{ path: ['timeline', 'points'], limit: LIMIT }],
+    lists: [{ path: ['timeline', 'points'], limit: LIMIT, ...(key === undefined ? {} : { key }) }],
     flushIntervalMs: 60_000,
     onProblem: (problem) => problems.push(`${problem.id} ${problem.action}: ${problem.reason}`),
   });
@@ -128,6 +128,36 @@ describe('StateSnapshot with an append-only list', () => {
     snapshot.changed('a', { name: 'a', timeline: { points: items(7, 8) } });
     await snapshot.flush();
     expect(readFileSync(join(directory, 'a.timeline.points.jsonl'), 'utf8')).toBe('{"n":7}\n{"n":8}\n');
+  });
+
+  it('with a key, appends the new items of a list whose items are made anew each time it is read', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory, [], 'n');
+    const listFile = join(directory, 'a.timeline.points.jsonl');
+    let kept = [1, 2];
+    // Each read makes new objects, as a timeline kept in columns does.
+    const value = {
+      name: 'a',
+      timeline: {
+        get points() {
+          return items(...kept);
+        },
+      },
+    } as Value;
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    kept = [2, 3, 4];
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    expect(readFileSync(listFile, 'utf8')).toBe('{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n');
+    // More came than the list keeps (its last written item is gone): the file is written anew.
+    kept = [10, 11, 12, 13, 14];
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    expect(readFileSync(listFile, 'utf8')).toBe('{"n":10}\n{"n":11}\n{"n":12}\n{"n":13}\n{"n":14}\n');
+    expect((await snapshotIn(directory, [], 'n').load()).get('a')?.timeline.points).toEqual(
+      items(10, 11, 12, 13, 14),
+    );
   });
 
   it('removes the value and its list files together', async () => {

@@ -26,7 +26,10 @@ export interface StateSnapshotOptions<T> {
 const SUFFIX = '.json';
 const LIST_SUFFIX = '.jsonl';
 
-/** What this process last wrote to a list's file: its last item (by identity) and the file's line count. */
+/**
+ * What this process last wrote to a list's file: its last item (the item itself, or its key for a list with one)
+ * and the file's line count.
+ */
 interface WrittenList {
   last: unknown;
   lines: number;
@@ -223,24 +226,40 @@ export class StateSnapshot<T> {
     this.#written.set(id, written);
     const known = written[index];
     if (known) {
-      // The items after the last one written, found by identity: the list is appended to in place or copied
-      // with the same items, never rebuilt. Not found (more came than the list keeps): written anew.
+      // The items after the last one written, found by identity (the list is appended to in place or copied
+      // with the same items) or by the list's key (its items are made anew when read). Not found (more came than
+      // the list keeps): written anew.
       let fresh: unknown[] | undefined;
       if (known.last === undefined) fresh = items;
       else {
-        const at = items.lastIndexOf(known.last);
+        const at = lastIndexOf(items, known.last, list.key);
         if (at >= 0) fresh = items.slice(at + 1);
       }
       if (fresh && known.lines + fresh.length <= 2 * list.limit) {
         if (fresh.length === 0) return;
         await appendFile(this.#listFile(id, list), lines(fresh));
-        written[index] = { last: fresh[fresh.length - 1], lines: known.lines + fresh.length };
+        written[index] = { last: lastOf(fresh, list.key), lines: known.lines + fresh.length };
         return;
       }
     }
     await writeWhole(this.#listFile(id, list), lines(items));
-    written[index] = { last: items[items.length - 1], lines: items.length };
+    written[index] = { last: lastOf(items, list.key), lines: items.length };
   }
+}
+
+/** The last item, or its key; undefined for an empty list. */
+function lastOf(items: readonly unknown[], key: string | undefined): unknown {
+  const last = items[items.length - 1];
+  return key === undefined || last === undefined ? last : (last as Record<string, unknown>)[key];
+}
+
+/** Where the item (or the item with that key) is, searched from the end; -1 when it is not there. */
+function lastIndexOf(items: readonly unknown[], last: unknown, key: string | undefined): number {
+  if (key === undefined) return items.lastIndexOf(last);
+  for (let index = items.length - 1; index >= 0; index--) {
+    if ((items[index] as Record<string, unknown>)[key] === last) return index;
+  }
+  return -1;
 }
 
 function lines(items: readonly unknown[]): string {
