@@ -55,6 +55,27 @@ describe('appendPointInPlace (the monitor over its memory store)', () => {
           expect(owned.markers).toEqual(plain.markers);
           expect(JSON.stringify(owned)).toBe(JSON.stringify(plain));
           expect(TimelineSchema.parse(JSON.parse(JSON.stringify(owned)))).toEqual(plain);
+          // The session files' lines, written from the columns, are JSON.stringify's, from any kept point on.
+          const columns = owned as ColumnTimeline;
+          const linesFrom = (from: number) =>
+            plain.points
+              .slice(from)
+              .map((each) => `${JSON.stringify(each)}\n`)
+              .join('');
+          expect(columns.jsonLinesAfter('points', undefined)).toEqual({
+            text: linesFrom(0),
+            count: plain.points.length,
+            last: index,
+          });
+          plain.points.forEach((kept, at) => {
+            expect(columns.jsonLinesAfter('points', kept.index)).toEqual({
+              text: linesFrom(at + 1),
+              count: plain.points.length - at - 1,
+              last: index,
+            });
+          });
+          expect(columns.jsonLinesAfter('points', -1)).toBeUndefined();
+          expect(columns.jsonLinesAfter('markers', undefined)).toBeNull();
         });
       }),
     );

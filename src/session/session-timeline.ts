@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { JsonLines, WritesOwnLines } from '../store/append-only-list.js';
 import { isoTime } from './iso-time.js';
 import {
   type MarkerType,
@@ -143,7 +144,7 @@ export function appendPointInPlace(
  * markers (a few per session) are a plain array. Nothing of it is enumerable but `markers`, so that a copy made
  * with a spread does not carry the columns.
  */
-export class ColumnTimeline implements Timeline {
+export class ColumnTimeline implements Timeline, WritesOwnLines {
   markers: TimelineMarker[];
   readonly #capacity: number;
   readonly #index: Float64Array;
@@ -255,6 +256,51 @@ export class ColumnTimeline implements Timeline {
   toJSON(): Timeline {
     return { points: this.points, markers: this.markers };
   }
+
+  /**
+   * The JSON lines of the points whose index comes after `last` (all of them for undefined), written from the
+   * columns as JSON.stringify writes each point: the session files append them without making the points as
+   * objects. Undefined when no kept point has the index `last`; null for the markers, which are an array.
+   */
+  jsonLinesAfter(name: string, last: unknown): JsonLines | undefined | null {
+    if (name !== 'points') return null;
+    const capacity = this.#capacity;
+    let from = 0;
+    if (last !== undefined) {
+      from = -1;
+      for (let offset = this.#length - 1; offset >= 0; offset--) {
+        if (this.#index[(this.#start + offset) % capacity] === last) {
+          from = offset + 1;
+          break;
+        }
+      }
+      if (from < 0) return undefined;
+    }
+    let text = '';
+    for (let offset = from; offset < this.#length; offset++) {
+      const slot = (this.#start + offset) % capacity;
+      text +=
+        `{"index":${jsonNumber(this.#index[slot] as number)},"timestamp":"${isoTime(this.#at[slot] as number)}",` +
+        `"promptTokens":${jsonNumber(this.#promptTokens[slot] as number)},` +
+        `"completionTokens":${jsonNumber(this.#completionTokens[slot] as number)},` +
+        `"health":"${this.#health[slot]}","regulatorLevel":"${this.#regulatorLevel[slot]}",` +
+        `"viability":${jsonNumber(this.#viability[slot] as number)},` +
+        `"burnRate":${jsonNumber(this.#burnRate[slot] as number)},"action":"${this.#action[slot]}",` +
+        `"countdown":${jsonNumber(this.#countdown[slot] as number)},` +
+        `"reminder":${this.#reminder[slot] === 1 ? 'true' : 'false'}}\n`;
+    }
+    const count = this.#length - from;
+    return {
+      text,
+      count,
+      last: count > 0 ? this.#index[(this.#start + this.#length - 1) % capacity] : last,
+    };
+  }
+}
+
+/** A number as JSON writes it; NaN (the columns' null) and the infinities as null. */
+function jsonNumber(value: number): string {
+  return Number.isFinite(value) ? `${value}` : 'null';
 }
 
 function pushCapped<T>(target: T[], added: readonly T[], limit: number): void {

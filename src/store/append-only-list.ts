@@ -16,6 +16,31 @@ export interface AppendOnlyList {
   key?: string;
 }
 
+/** Some items' JSON lines (one item a line, each ended by a newline), how many, and the last one's key. */
+export interface JsonLines {
+  text: string;
+  count: number;
+  last: unknown;
+}
+
+/**
+ * What holds a list with a key and writes its items' JSON lines itself, without making them as objects (a
+ * timeline kept in columns): the lines of the items of its list `name` whose key comes after `last` (all of them
+ * when `last` is undefined); undefined when no item it keeps has the key `last`; null for a list it leaves to
+ * its array.
+ */
+export interface WritesOwnLines {
+  jsonLinesAfter(name: string, last: unknown): JsonLines | undefined | null;
+}
+
+export function writesOwnLines(value: unknown): value is WritesOwnLines {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<WritesOwnLines>).jsonLinesAfter === 'function'
+  );
+}
+
 /** A copy of `value` with `replacement` at `path` (objects along the path copied, the rest shared). */
 export function withPath(value: unknown, path: readonly string[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;

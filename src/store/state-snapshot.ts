@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isId } from '../ids/id-schema.js';
-import { type AppendOnlyList, atPath, withPath } from './append-only-list.js';
+import { type AppendOnlyList, atPath, type JsonLines, withPath, writesOwnLines } from './append-only-list.js';
 
 /** How often changed values are written out: a process killed with SIGKILL loses at most this much. */
 export const DEFAULT_FLUSH_INTERVAL_MS = 1000;
@@ -200,7 +200,7 @@ export class StateSnapshot<T> {
           for (const list of this.#lists) bare = withPath(bare, list.path, []);
           await writeWhole(path, JSON.stringify(bare));
           for (let index = 0; index < this.#lists.length; index++) {
-            await this.#writeList(id, index, atPath(value, this.#lists[index]!.path));
+            await this.#writeList(id, index, value);
           }
         }
       } catch (error) {
@@ -221,7 +221,7 @@ export class StateSnapshot<T> {
   /** Appends a list's new items to its file, or writes the file anew (first write, too long, or items lost track of). */
   async #writeList(id: string, index: number, value: unknown): Promise<void> {
     const list = this.#lists[index]!;
-    const items = Array.isArray(value) ? (value as unknown[]).slice(-list.limit) : [];
+    const linesAfter = listLines(value, list);
     const written = this.#written.get(id) ?? [];
     this.#written.set(id, written);
     const known = written[index];
@@ -229,22 +229,44 @@ export class StateSnapshot<T> {
       // The items after the last one written, found by identity (the list is appended to in place or copied
       // with the same items) or by the list's key (its items are made anew when read). Not found (more came than
       // the list keeps): written anew.
-      let fresh: unknown[] | undefined;
-      if (known.last === undefined) fresh = items;
-      else {
-        const at = lastIndexOf(items, known.last, list.key);
-        if (at >= 0) fresh = items.slice(at + 1);
-      }
-      if (fresh && known.lines + fresh.length <= 2 * list.limit) {
-        if (fresh.length === 0) return;
-        await appendFile(this.#listFile(id, list), lines(fresh));
-        written[index] = { last: lastOf(fresh, list.key), lines: known.lines + fresh.length };
+      const fresh = linesAfter(known.last);
+      if (fresh && known.lines + fresh.count <= 2 * list.limit) {
+        if (fresh.count === 0) return;
+        await appendFile(this.#listFile(id, list), fresh.text);
+        written[index] = { last: fresh.last, lines: known.lines + fresh.count };
         return;
       }
     }
-    await writeWhole(this.#listFile(id, list), lines(items));
-    written[index] = { last: lastOf(items, list.key), lines: items.length };
+    const all = linesAfter(undefined) as JsonLines;
+    await writeWhole(this.#listFile(id, list), all.text);
+    written[index] = { last: all.last, lines: all.count };
   }
+}
+
+/**
+ * A list's JSON lines after the item last written (all of them for undefined; undefined when that item is no
+ * longer kept): written by the value holding the list when it writes its own, or from the list's array.
+ */
+function listLines(value: unknown, list: AppendOnlyList): (last: unknown) => JsonLines | undefined {
+  const fromArray = (last: unknown): JsonLines | undefined => {
+    const array = atPath(value, list.path);
+    const items = Array.isArray(array) ? (array as unknown[]).slice(-list.limit) : [];
+    let from = 0;
+    if (last !== undefined) {
+      const at = lastIndexOf(items, last, list.key);
+      if (at < 0) return undefined;
+      from = at + 1;
+    }
+    const fresh = from === 0 ? items : items.slice(from);
+    return { text: lines(fresh), count: fresh.length, last: fresh.length ? lastOf(fresh, list.key) : last };
+  };
+  const holder = atPath(value, list.path.slice(0, -1));
+  if (list.key === undefined || !writesOwnLines(holder)) return fromArray;
+  const name = list.path[list.path.length - 1] as string;
+  return (last) => {
+    const own = holder.jsonLinesAfter(name, last);
+    return own === null ? fromArray(last) : own;
+  };
 }
 
 /** The last item, or its key; undefined for an empty list. */
