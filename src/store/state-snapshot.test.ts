@@ -160,6 +160,37 @@ describe('StateSnapshot with an append-only list', () => {
     );
   });
 
+  it('lets the event loop run between slices of a long flush, and writes every value', async () => {
+    // What the event loop sees of the folder while a flush of twenty values runs: how many value files exist.
+    const seenDuringFlush = async (sliceMs: number) => {
+      const directory = folder();
+      const snapshot = new StateSnapshot<Value>({
+        directory,
+        parse: (value) => ({ ok: true, value: value as Value }),
+        lists: [{ path: ['timeline', 'points'], limit: LIMIT }],
+        flushIntervalMs: 60_000,
+        sliceMs,
+      });
+      for (let n = 0; n < 20; n++)
+        snapshot.changed(`v${n}`, { name: `v${n}`, timeline: { points: items(n) } });
+      const seen = new Set<number>();
+      let done = false;
+      const look = () => {
+        if (done) return;
+        seen.add(readdirSync(directory).filter((name) => name.endsWith('.json')).length);
+        setImmediate(look);
+      };
+      setImmediate(look);
+      await snapshot.flush();
+      done = true;
+      expect((await snapshotIn(directory).load()).size).toBe(20);
+      return [...seen].filter((count) => count > 0 && count < 20);
+    };
+    // A slice of 0 ms yields after every value; one of a minute writes the twenty in one go.
+    expect((await seenDuringFlush(0)).length).toBeGreaterThan(0);
+    expect(await seenDuringFlush(60_000)).toEqual([]);
+  });
+
   it('removes the value and its list files together', async () => {
     const directory = folder();
     const snapshot = snapshotIn(directory);
