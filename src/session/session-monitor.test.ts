@@ -77,6 +77,26 @@ describe('SessionMonitor.postUsage', () => {
     expect((await other.view('a')).timeline).toHaveLength(5);
   });
 
+  it('keeps over the memory store the timeline an asynchronous store keeps, past its 500 points and a compaction', async () => {
+    const memory = monitorOver();
+    const other = monitorOver(new RetryingStore());
+    for (const monitor of [memory, other]) await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
+    for (let call = 0; call < 540; call++) {
+      const update = usage(20_000 + ((call * 7_919) % 170_000));
+      expect(await other.postUsage('a', update)).toEqual(memory.postUsageNow('a', update));
+      if (call === 300) {
+        const compaction = { before: 150_000, after: 40_000, trigger: 'manual', timestamp: at };
+        expect(await other.recordCompaction('a', compaction)).toEqual(
+          await memory.recordCompaction('a', compaction),
+        );
+      }
+    }
+    const view = await memory.view('a');
+    expect(view).toEqual(await other.view('a'));
+    expect(view.timeline.map((point) => point.index)).toEqual(Array.from({ length: 500 }, (_, n) => n + 40));
+    expect(view.markers.map((marker) => marker.type)).toContain('compaction');
+  });
+
   it('keeps a view as it was answered while later updates append to the timeline in place', async () => {
     const monitor = monitorOver();
     await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
