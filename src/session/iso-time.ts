@@ -12,9 +12,6 @@ const LAST_MS = 253_402_300_799_999;
  * years 0000-9999, fractions of a millisecond and invalid times go through `toISOString` itself (which throws
  * the same RangeError for an invalid time).
  */
-const EXP_BUF = !!process.env.HR_EXP_ISOBUF;
-const text = Buffer.from('0000-00-00T00:00:00.000Z', 'latin1');
-let cachedBufSecond = Number.NaN;
 export function isoTime(ms: number): string {
   if (!Number.isInteger(ms) || ms < FIRST_MS || ms > LAST_MS) return new Date(ms).toISOString();
   const second = Math.floor(ms / 1000);
@@ -23,15 +20,5 @@ export function isoTime(ms: number): string {
     cachedSecond = second;
   }
   const milliseconds = ms - second * 1000;
-  if (EXP_BUF) {
-    if (cachedBufSecond !== second) {
-      text.write(cachedPrefix, 0, 'latin1');
-      cachedBufSecond = second;
-    }
-    text[20] = 48 + Math.floor(milliseconds / 100);
-    text[21] = 48 + (Math.floor(milliseconds / 10) % 10);
-    text[22] = 48 + (milliseconds % 10);
-    return text.toString('latin1', 0, 24);
-  }
   return `${cachedPrefix}${milliseconds < 10 ? '00' : milliseconds < 100 ? '0' : ''}${milliseconds}Z`;
 }
