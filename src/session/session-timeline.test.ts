@@ -99,7 +99,7 @@ describe('appendPointInPlace (the monitor over its memory store)', () => {
     expect({ ...owned, points: [] }).toEqual({ points: [], markers: [marker(0, T0)] });
   });
 
-  it('takes over a timeline read back from a file, and keeps as objects points whose times it could not give back', () => {
+  it('takes over a timeline read back from a file, and keeps the text of a time isoTime would not write so', () => {
     const at = T0 + 1_234;
     const read: Timeline = {
       points: [
@@ -123,13 +123,27 @@ describe('appendPointInPlace (the monitor over its memory store)', () => {
     const owned = appendPointInPlace(read, next, at + 1, []);
     expect(owned).toBeInstanceOf(ColumnTimeline);
     expect(owned.points).toEqual([read.points[0], next]);
-    // A time written without milliseconds is not what isoTime writes: the timeline stays plain, nothing is changed.
-    const foreign: Timeline = {
-      points: [{ ...read.points[0]!, timestamp: '2026-11-23T12:00:01Z' }],
-      markers: [],
-    };
-    const kept = appendPointInPlace(foreign, next, at + 1, []);
-    expect(kept).not.toBeInstanceOf(ColumnTimeline);
-    expect(kept.points).toEqual([foreign.points[0], next]);
+    // A time written without milliseconds is not what isoTime writes: the point keeps its text as it was read.
+    const foreignPoint = { ...read.points[0]!, timestamp: '2026-11-23T12:00:01Z' };
+    const kept = appendPointInPlace(
+      { points: [foreignPoint], markers: [] },
+      next,
+      at + 1,
+      [],
+    ) as ColumnTimeline;
+    expect(kept).toBeInstanceOf(ColumnTimeline);
+    expect(kept.points).toEqual([foreignPoint, next]);
+    expect(kept.jsonLinesAfter('points', undefined)?.text).toBe(
+      `${JSON.stringify(foreignPoint)}\n${JSON.stringify(next)}\n`,
+    );
+    // Once the ring reuses its slot, the new point's own time is written.
+    let ring: Timeline = kept;
+    const later: TimelinePoint[] = [];
+    for (let index = 6; index < 6 + 500; index++) {
+      const point = { ...next, index, timestamp: isoTime(at + index) };
+      later.push(point);
+      ring = appendPointInPlace(ring, point, at + index, []);
+    }
+    expect(ring.points).toEqual([next, ...later].slice(-500));
   });
 });

@@ -129,10 +129,6 @@ export function appendPointInPlace(
     timeline instanceof ColumnTimeline && timeline.capacity === limits.points
       ? timeline
       : ColumnTimeline.from(timeline, limits.points);
-  if (columns === undefined) {
-    // Points whose times the columns cannot give back as they are (not written by this program): kept as objects.
-    return appendToTimeline(timeline, [point], markers, limits);
-  }
   columns.append(point, at);
   pushCapped(columns.markers, markers, limits.markers);
   return columns;
@@ -163,6 +159,8 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
   #start = 0;
   #length = 0;
   #points: TimelinePoint[] | undefined;
+  /** Slot → the point's timestamp as it was read, for the few whose epoch ms `isoTime` would not write so. */
+  readonly #foreign = new Map<number, string>();
 
   constructor(capacity: number, markers: TimelineMarker[] = []) {
     this.#capacity = capacity;
@@ -181,17 +179,18 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
   }
 
   /**
-   * A timeline's last `capacity` points in columns, and its markers; undefined when a point's time would not be
-   * given back as the same text (a time this program did not write).
+   * A timeline's last `capacity` points in columns, and its markers. A point whose timestamp is not what
+   * `isoTime` writes for its time (not written by this program) keeps its text as it was.
    */
-  static from(timeline: Timeline, capacity: number): ColumnTimeline | undefined {
+  static from(timeline: Timeline, capacity: number): ColumnTimeline {
     const columns = new ColumnTimeline(capacity, timeline.markers.slice());
     const points = timeline.points;
     for (let index = Math.max(0, points.length - capacity); index < points.length; index++) {
       const point = points[index] as TimelinePoint;
       const at = Date.parse(point.timestamp);
-      if (!Number.isFinite(at) || isoTime(at) !== point.timestamp) return undefined;
-      columns.append(point, at);
+      const slot = columns.append(point, Number.isFinite(at) ? at : 0);
+      if (!Number.isFinite(at) || isoTime(at) !== point.timestamp)
+        columns.#foreign.set(slot, point.timestamp);
     }
     return columns;
   }
@@ -201,8 +200,11 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
     return this.#capacity;
   }
 
-  /** Keeps a point (its time as epoch ms, which `isoTime` writes as its timestamp); the oldest goes past capacity. */
-  append(point: TimelinePoint, at: number): void {
+  /**
+   * Keeps a point (its time as epoch ms, which `isoTime` writes as its timestamp); the oldest goes past capacity.
+   * Answers the slot it took.
+   */
+  append(point: TimelinePoint, at: number): number {
     let slot: number;
     const capacity = this.#capacity;
     if (this.#length < capacity) {
@@ -223,7 +225,9 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
     this.#health[slot] = point.health;
     this.#regulatorLevel[slot] = point.regulatorLevel;
     this.#action[slot] = point.action;
+    if (this.#foreign.size > 0) this.#foreign.delete(slot);
     this.#points = undefined;
+    return slot;
   }
 
   /** The points, oldest first, as objects (made when first read after a change). */
@@ -237,7 +241,7 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
       const countdown = this.#countdown[slot] as number;
       points.push({
         index: this.#index[slot] as number,
-        timestamp: isoTime(this.#at[slot] as number),
+        timestamp: this.#timestampOf(slot),
         promptTokens: Number.isNaN(prompt) ? null : prompt,
         completionTokens: Number.isNaN(completion) ? null : completion,
         health: this.#health[slot] as TimelinePoint['health'],
@@ -251,6 +255,10 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
     }
     this.#points = points;
     return points;
+  }
+
+  #timestampOf(slot: number): string {
+    return (this.#foreign.size > 0 && this.#foreign.get(slot)) || isoTime(this.#at[slot] as number);
   }
 
   toJSON(): Timeline {
@@ -280,7 +288,7 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
     for (let offset = from; offset < this.#length; offset++) {
       const slot = (this.#start + offset) % capacity;
       text +=
-        `{"index":${jsonNumber(this.#index[slot] as number)},"timestamp":"${isoTime(this.#at[slot] as number)}",` +
+        `{"index":${jsonNumber(this.#index[slot] as number)},"timestamp":${JSON.stringify(this.#timestampOf(slot))},` +
         `"promptTokens":${jsonNumber(this.#promptTokens[slot] as number)},` +
         `"completionTokens":${jsonNumber(this.#completionTokens[slot] as number)},` +
         `"health":"${this.#health[slot]}","regulatorLevel":"${this.#regulatorLevel[slot]}",` +
