@@ -87,7 +87,7 @@ export function quotaStandings(
     if (input.need > cap) waitSeconds = null;
     else if (input.need > left) {
       // The next request fits once enough of the counted buckets have left the window (walked, not listed).
-      const fitsAt = windowExpiryAtMost(input.window, spec, now, cap - input.need);
+      const fitsAt = windowExpiryAtMost(input.window, spec, now, cap - input.need, used);
       waitSeconds = fitsAt === null ? null : roundUp(Math.max(0, fitsAt - now) / 1000);
     }
     standings.push({

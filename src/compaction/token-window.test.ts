@@ -82,6 +82,23 @@ describe('token window', () => {
     expect(windowTokens(after, MINUTE, 2_000)).toBe(14);
   });
 
+  it('sums, walking the ring slot by slot, what its listed entries hold, at any time and any ring position', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.integer({ min: -200_000, max: 2_000_000 }), fc.integer({ min: 0, max: 50_000 })),
+          { maxLength: 80 },
+        ),
+        fc.integer({ min: -300_000, max: 2_200_000 }),
+        (records, now) => {
+          const window = fill(MINUTE, records);
+          const listed = windowEntries(window, MINUTE, now).reduce((sum, entry) => sum + entry.tokens, 0);
+          expect(windowTokens(window, MINUTE, now)).toBe(listed);
+        },
+      ),
+    );
+  });
+
   it('adds in place to the window it owns exactly what addTokens adds to a copy', () => {
     fc.assert(
       fc.property(
@@ -145,6 +162,25 @@ describe('windowExpiryAtMost', () => {
         (records, now, maxTokens) => {
           const window = fill(MINUTE, records);
           expect(windowExpiryAtMost(window, MINUTE, now, maxTokens)).toBe(
+            byEntries(window, MINUTE, now, maxTokens),
+          );
+        },
+      ),
+    );
+  });
+
+  it('gives the same answer when the caller passes the tokens it already read', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: -100_000, max: 200_000 }), fc.integer({ min: 0, max: 5_000 })), {
+          maxLength: 60,
+        }),
+        fc.integer({ min: -100_000, max: 300_000 }),
+        fc.integer({ min: -10, max: 50_000 }),
+        (records, now, maxTokens) => {
+          const window = fill(MINUTE, records);
+          const used = windowTokens(window, MINUTE, now);
+          expect(windowExpiryAtMost(window, MINUTE, now, maxTokens, used)).toBe(
             byEntries(window, MINUTE, now, maxTokens),
           );
         },

@@ -74,12 +74,20 @@ export function addTokensInPlace(
 
 /** Tokens in the window that ends at `now`. Buckets newer than `now` (a clock behind the data) still count. */
 export function windowTokens(window: TokenWindow, spec: TokenWindowSpec, now: number): number {
-  if (window.latest === null) return 0;
-  const size = window.counts.length;
+  const latest = window.latest;
+  if (latest === null) return 0;
+  const counts = window.counts;
+  const size = counts.length;
   const nowIndex = Math.floor(now / (spec.windowMs / spec.buckets));
-  const oldest = Math.max(window.latest - size + 1, nowIndex - size + 1);
+  const oldest = Math.max(latest - size + 1, nowIndex - size + 1);
+  // One division for the first bucket, then the ring is walked slot by slot (a session reads its windows
+  // several times an update).
+  let slot = slotOf(oldest, size);
   let total = 0;
-  for (let index = oldest; index <= window.latest; index++) total += window.counts[slotOf(index, size)]!;
+  for (let left = latest - oldest; left >= 0; left--) {
+    total += counts[slot]!;
+    if (++slot === size) slot = 0;
+  }
   return total;
 }
 
@@ -112,15 +120,20 @@ export function windowExpiryAtMost(
   spec: TokenWindowSpec,
   now: number,
   maxTokens: number,
+  /** The window's {@link windowTokens} at `now`, when the caller has it already. */
+  used: number = windowTokens(window, spec, now),
 ): number | null {
-  let used = windowTokens(window, spec, now);
   if (used <= maxTokens) return now;
-  if (window.latest === null) return null;
-  const size = window.counts.length;
+  const latest = window.latest;
+  if (latest === null) return null;
+  const counts = window.counts;
+  const size = counts.length;
   const bucketMs = spec.windowMs / spec.buckets;
-  const oldest = Math.max(window.latest - size + 1, Math.floor(now / bucketMs) - size + 1);
-  for (let index = oldest; index <= window.latest; index++) {
-    const tokens = window.counts[slotOf(index, size)]!;
+  const oldest = Math.max(latest - size + 1, Math.floor(now / bucketMs) - size + 1);
+  let slot = slotOf(oldest, size);
+  for (let index = oldest; index <= latest; index++) {
+    const tokens = counts[slot]!;
+    if (++slot === size) slot = 0;
     if (tokens <= 0) continue;
     used -= tokens;
     if (used <= maxTokens) return index * bucketMs + spec.windowMs;

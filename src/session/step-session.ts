@@ -371,6 +371,7 @@ export function stepSession(
     update.taskCompleted === true,
     usage.available,
     survival,
+    signals.tokensLastMinute,
   );
   next.triggers = trigger.state;
   const waitSeconds = waitOf(signals.quotas);
@@ -567,6 +568,8 @@ function triggerDecision(
   taskCompleted: boolean,
   available: boolean,
   survival: { fires: boolean; reason: string } | undefined,
+  /** The tokens of the quota window at `at` (the signals' `tokensLastMinute`). */
+  tokensLastMinute: number,
 ): TriggerDecision {
   if (!available || state.lastPrompt === null) {
     return {
@@ -582,7 +585,7 @@ function triggerDecision(
       turns: state.generations,
       taskCompleted,
       now: at,
-      windowTokens: windowTokens(state.minute, QUOTA_WINDOW, at),
+      windowTokens: tokensLastMinute,
       survival,
     },
     config,
