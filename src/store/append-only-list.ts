@@ -41,12 +41,19 @@ export function writesOwnLines(value: unknown): value is WritesOwnLines {
   );
 }
 
-/** A copy of `value` with `replacement` at `path` (objects along the path copied, the rest shared). */
+/**
+ * A copy of `value` with `replacement` at `path` (objects along the path copied, the rest shared). What was at
+ * the path's end is not read: a column timeline makes its points as objects when they are read, and a session's
+ * file is written without them (regression: every flush made a busy session's 500 points for nothing).
+ */
 export function withPath(value: unknown, path: readonly string[], replacement: unknown): unknown {
   if (path.length === 0) return replacement;
   const [head, ...rest] = path as [string, ...string[]];
   const container = (value ?? {}) as Record<string, unknown>;
-  return { ...container, [head]: withPath(container[head], rest, replacement) };
+  return {
+    ...container,
+    [head]: rest.length === 0 ? replacement : withPath(container[head], rest, replacement),
+  };
 }
 
 /** What `value` holds at `path` (undefined when the path is not there). */

@@ -160,6 +160,46 @@ describe('StateSnapshot with an append-only list', () => {
     );
   });
 
+  it('reads no item of a list whose holder writes its own lines (regression: every flush made a column timeline build its points)', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory, [], 'n');
+    const kept = [1, 2];
+    let reads = 0;
+    // As a column timeline: the items are made when read (a getter on the prototype, which a spread leaves
+    // alone), and the lines are written from the holder's own data.
+    class Holder {
+      get points(): Item[] {
+        reads++;
+        return items(...kept);
+      }
+      jsonLinesAfter(name: string, last: unknown) {
+        if (name !== 'points') return null;
+        const from = last === undefined ? 0 : kept.indexOf(last as number) + 1;
+        if (last !== undefined && from === 0) return undefined;
+        const fresh = kept.slice(from);
+        return {
+          text: fresh.map((n) => `{"n":${n}}\n`).join(''),
+          count: fresh.length,
+          last: fresh.length > 0 ? fresh[fresh.length - 1] : last,
+        };
+      }
+    }
+    const value = { name: 'a', timeline: new Holder() } as Value;
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    kept.push(3);
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    expect(readFileSync(join(directory, 'a.timeline.points.jsonl'), 'utf8')).toBe(
+      '{"n":1}\n{"n":2}\n{"n":3}\n',
+    );
+    expect(JSON.parse(readFileSync(join(directory, 'a.json'), 'utf8'))).toEqual({
+      name: 'a',
+      timeline: { points: [] },
+    });
+    expect(reads).toBe(0);
+  });
+
   it('lets the event loop run between slices of a long flush, and writes every value', async () => {
     // What the event loop sees of the folder while a flush of twenty values runs: how many value files exist.
     const seenDuringFlush = async (sliceMs: number) => {
