@@ -287,8 +287,12 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
     let text = '';
     for (let offset = from; offset < this.#length; offset++) {
       const slot = (this.#start + offset) % capacity;
+      // A time isoTime writes holds only digits and "+-:.TZ": quoted as it is. A kept text read from a file is
+      // written as JSON writes it.
+      const foreign = this.#foreign.size > 0 ? this.#foreign.get(slot) : undefined;
+      const timestamp = foreign ? JSON.stringify(foreign) : `"${isoTime(this.#at[slot] as number)}"`;
       text +=
-        `{"index":${jsonNumber(this.#index[slot] as number)},"timestamp":${JSON.stringify(this.#timestampOf(slot))},` +
+        `{"index":${jsonNumber(this.#index[slot] as number)},"timestamp":${timestamp},` +
         `"promptTokens":${jsonNumber(this.#promptTokens[slot] as number)},` +
         `"completionTokens":${jsonNumber(this.#completionTokens[slot] as number)},` +
         `"health":"${this.#health[slot]}","regulatorLevel":"${this.#regulatorLevel[slot]}",` +
