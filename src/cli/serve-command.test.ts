@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,9 +74,16 @@ describe('headroom serve', () => {
         expect(
           (await post(first.url, '/api/v1/sessions/k/usage', { promptTokens: 1000 * index })).status,
         ).toBe(200);
-      // Past one flush interval every update is on disk (the session's file and its timeline's appended lines).
+      // Past one flush interval every update is on disk (the session's file and its timeline's appended lines);
+      // past a second one, the session's newer state is a line appended to its state log.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       for (let index = 31; index <= 32; index++)
+        expect(
+          (await post(first.url, '/api/v1/sessions/k/usage', { promptTokens: 1000 * index })).status,
+        ).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect(readdirSync(join(dataDir, 'sessions'))).toContain('k.state.jsonl');
+      for (let index = 33; index <= 34; index++)
         expect(
           (await post(first.url, '/api/v1/sessions/k/usage', { promptTokens: 1000 * index })).status,
         ).toBe(200);
@@ -90,8 +97,8 @@ describe('headroom serve', () => {
         timeline: Array<{ index: number; promptTokens: number }>;
       };
       // The last two updates came less than a second before the kill: they may or may not have been written.
-      expect(view.generations).toBeGreaterThanOrEqual(30);
-      expect(view.generations).toBeLessThanOrEqual(32);
+      expect(view.generations).toBeGreaterThanOrEqual(32);
+      expect(view.generations).toBeLessThanOrEqual(34);
       expect(view.timeline.map((point) => point.index)).toEqual(
         Array.from({ length: view.generations }, (_, index) => index),
       );

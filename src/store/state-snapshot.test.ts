@@ -237,8 +237,116 @@ describe('StateSnapshot with an append-only list', () => {
     snapshot.changed('a', { name: 'a', timeline: { points: items(1) } });
     snapshot.changed('b', { name: 'b', timeline: { points: items(1) } });
     await snapshot.flush();
+    // A second flush of 'a' appended its state to a log: removed with the rest.
+    snapshot.changed('a', { name: 'a', timeline: { points: items(1, 2) } });
+    await snapshot.flush();
+    expect(readdirSync(directory)).toContain('a.state.jsonl');
     snapshot.removed('a');
     await snapshot.flush();
     expect(readdirSync(directory).sort()).toEqual(['b.json', 'b.timeline.points.jsonl']);
+  });
+});
+
+describe('StateSnapshot state log', () => {
+  const snapshotEvery = (directory: string, checkpointEvery: number, problems: string[] = []) =>
+    new StateSnapshot<Value>({
+      directory,
+      parse: (value) =>
+        typeof (value as Value).name === 'string'
+          ? { ok: true, value: value as Value }
+          : { ok: false, reason: 'no name' },
+      lists: [{ path: ['timeline', 'points'], limit: LIMIT }],
+      flushIntervalMs: 60_000,
+      checkpointEvery,
+      onProblem: (problem) => problems.push(`${problem.id} ${problem.action}: ${problem.reason}`),
+    });
+  const named = (name: string) => ({ name, timeline: { points: [] } });
+  const fileOf = (directory: string) => JSON.parse(readFileSync(join(directory, 'a.json'), 'utf8'));
+  const logOf = (directory: string) =>
+    readFileSync(join(directory, 'a.state.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line).name);
+
+  it('appends each flush to the log between files written whole, and reads the newest state back', async () => {
+    const directory = folder();
+    const snapshot = snapshotEvery(directory, 2);
+    const value: Value = { name: 'v1', timeline: { points: items(1) } };
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    // The first flush in a process writes the file whole and leaves no log.
+    expect(fileOf(directory)).toEqual(named('v1'));
+    expect(readdirSync(directory).sort()).toEqual(['a.json', 'a.timeline.points.jsonl']);
+    for (const name of ['v2', 'v3']) {
+      value.name = name;
+      snapshot.changed('a', value);
+      await snapshot.flush();
+    }
+    expect(fileOf(directory)).toEqual(named('v1'));
+    expect(logOf(directory)).toEqual(['v2', 'v3']);
+    expect((await snapshotEvery(directory, 2).load()).get('a')?.name).toBe('v3');
+    // The third flush after the file: written whole again, the log removed.
+    value.name = 'v4';
+    snapshot.changed('a', value);
+    await snapshot.flush();
+    expect(fileOf(directory)).toEqual(named('v4'));
+    expect(readdirSync(directory)).not.toContain('a.state.jsonl');
+    expect((await snapshotEvery(directory, 2).load()).get('a')).toEqual(value);
+  });
+
+  it('at 0, writes the file whole at every flush and keeps no log', async () => {
+    const directory = folder();
+    const snapshot = snapshotEvery(directory, 0);
+    for (const name of ['v1', 'v2', 'v3']) {
+      snapshot.changed('a', { name, timeline: { points: [] } });
+      await snapshot.flush();
+      expect(fileOf(directory)).toEqual(named(name));
+      expect(readdirSync(directory)).not.toContain('a.state.jsonl');
+    }
+  });
+
+  it("reads the log's last whole line: a line torn by a kill during an append is skipped", async () => {
+    const directory = folder();
+    writeFileSync(join(directory, 'a.json'), JSON.stringify(named('v1')));
+    writeFileSync(join(directory, 'a.state.jsonl'), `${JSON.stringify(named('v2'))}\n{"name":"v3","time`);
+    const problems: string[] = [];
+    expect((await snapshotEvery(directory, 2, problems).load()).get('a')?.name).toBe('v2');
+    expect(problems).toEqual([]);
+    // A log whose only line is torn: the file's state.
+    writeFileSync(join(directory, 'a.state.jsonl'), '{"name":"v3","time');
+    expect((await snapshotEvery(directory, 2).load()).get('a')?.name).toBe('v1');
+  });
+
+  it('loads a value whose process was killed before its first file was renamed into place (a log alone)', async () => {
+    const directory = folder();
+    writeFileSync(join(directory, 'a.state.jsonl'), `${JSON.stringify(named('v1'))}\n`);
+    expect((await snapshotEvery(directory, 2).load()).get('a')?.name).toBe('v1');
+  });
+
+  it('after a restart, the first flush writes the file whole and removes the old log', async () => {
+    const directory = folder();
+    const first = snapshotEvery(directory, 8);
+    for (const name of ['v1', 'v2']) {
+      first.changed('a', { name, timeline: { points: [] } });
+      await first.flush();
+    }
+    expect(logOf(directory)).toEqual(['v2']);
+    const second = snapshotEvery(directory, 8);
+    const loaded = (await second.load()).get('a') as Value;
+    expect(loaded.name).toBe('v2');
+    second.changed('a', { ...loaded, name: 'v3' });
+    await second.flush();
+    expect(fileOf(directory)).toEqual(named('v3'));
+    expect(readdirSync(directory)).not.toContain('a.state.jsonl');
+  });
+
+  it('sets aside the file and the log of a value that does not pass, and reports it', async () => {
+    const directory = folder();
+    writeFileSync(join(directory, 'a.json'), JSON.stringify(named('v1')));
+    writeFileSync(join(directory, 'a.state.jsonl'), '{"timeline":{"points":[]}}\n');
+    const problems: string[] = [];
+    expect((await snapshotEvery(directory, 2, problems).load()).size).toBe(0);
+    expect(problems).toEqual(['a load: no name']);
+    expect(readdirSync(directory).sort()).toEqual(['a.json.invalid', 'a.state.jsonl.invalid']);
   });
 });
