@@ -258,7 +258,12 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
   }
 
   #timestampOf(slot: number): string {
-    return (this.#foreign.size > 0 && this.#foreign.get(slot)) || isoTime(this.#at[slot] as number);
+    return this.#foreignAt(slot) || isoTime(this.#at[slot] as number);
+  }
+
+  /** The kept text of a slot's time when isoTime would not write it back the same (read from a file). */
+  #foreignAt(slot: number): string | undefined {
+    return this.#foreign.size > 0 ? this.#foreign.get(slot) : undefined;
   }
 
   toJSON(): Timeline {
@@ -289,7 +294,7 @@ export class ColumnTimeline implements Timeline, WritesOwnLines {
       const slot = (this.#start + offset) % capacity;
       // A time isoTime writes holds only digits and "+-:.TZ": quoted as it is. A kept text read from a file is
       // written as JSON writes it.
-      const foreign = this.#foreign.size > 0 ? this.#foreign.get(slot) : undefined;
+      const foreign = this.#foreignAt(slot);
       const timestamp = foreign ? JSON.stringify(foreign) : `"${isoTime(this.#at[slot] as number)}"`;
       text +=
         `{"index":${jsonNumber(this.#index[slot] as number)},"timestamp":${timestamp},` +

@@ -192,13 +192,8 @@ export class StateSnapshot<T> {
 
   /** A list's items from its file, the last `limit` whole lines; undefined when there is no file. */
   async #readList(id: string, list: AppendOnlyList): Promise<unknown[] | undefined> {
-    let text: string;
-    try {
-      text = await readFile(this.#listFile(id, list), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    const text = await readIfThere(this.#listFile(id, list));
+    if (text === undefined) return undefined;
     const items: unknown[] = [];
     const lines = text.split('\n');
     for (let index = 0; index < lines.length; index++) {
@@ -370,13 +365,8 @@ function lines(items: readonly unknown[]): string {
  * middle of an append tears only the last line).
  */
 async function lastStateIn(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readIfThere(path);
+  if (text === undefined) return undefined;
   const lines = text.split('\n');
   for (let index = lines.length - 1; index >= 0; index--) {
     const line = lines[index] as string;
@@ -388,6 +378,16 @@ async function lastStateIn(path: string): Promise<unknown> {
     }
   }
   return undefined;
+}
+
+/** A file's text; undefined when there is no such file. */
+async function readIfThere(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** Writes a file whole under a temporary name, then renames it over the old one. */
