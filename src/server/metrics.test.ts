@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { Histogram, type Metric, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
+import { RequestDurations } from './metrics.js';
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {
@@ -117,5 +119,82 @@ describe('GET /metrics', () => {
     expect((await app.inject({ url: '/metrics' })).body).toContain(
       'headroom_usage_tokens_total{kind="uncached"} 1800',
     );
+  });
+
+  it('counts each request once under its route pattern, whatever route, method or status, and unmatched ones apart', async () => {
+    app = await buildApp({ logLevel: 'silent', persistSessions: false, dashboard: false });
+    await app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { id: 'a', model: 'gpt-4o' } });
+    await app.inject({ method: 'POST', url: '/api/v1/sessions', payload: { id: 'a', model: 'gpt-4o' } });
+    await app.inject({ url: '/api/v1/sessions/a' });
+    await app.inject({ url: '/api/v1/sessions/nope' });
+    await app.inject({ method: 'HEAD', url: '/api/v1/sessions/a' });
+    await app.inject({ method: 'DELETE', url: '/nope/either' });
+    await app.inject({ url: '/openapi.json' });
+    const text = (await app.inject({ url: '/metrics' })).body;
+    const requests = (labels: Record<string, string>) => sample(text, 'headroom_http_requests_total', labels);
+    expect(requests({ method: 'POST', route: '/api/v1/sessions', status: '201' })).toBe(1);
+    expect(requests({ method: 'POST', route: '/api/v1/sessions', status: '409' })).toBe(1);
+    expect(requests({ method: 'GET', route: '/api/v1/sessions/:id', status: '200' })).toBe(1);
+    expect(requests({ method: 'GET', route: '/api/v1/sessions/:id', status: '404' })).toBe(1);
+    expect(requests({ method: 'HEAD', route: '/api/v1/sessions/:id', status: '200' })).toBe(1);
+    expect(requests({ method: 'DELETE', route: 'unmatched', status: '404' })).toBe(1);
+    expect(requests({ method: 'GET', route: '/openapi.json', status: '200' })).toBe(1);
+    // Every request counted once: the counts sum to the requests made before this scrape.
+    const counted = text
+      .split('\n')
+      .filter((line) => line.startsWith('headroom_http_requests_total{'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    expect(counted).toBe(7);
+    expect(
+      sample(text, 'headroom_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/api/v1/sessions',
+      }),
+    ).toBe(2);
+  });
+});
+
+describe('RequestDurations', () => {
+  const bounds = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+  const observations: Array<[string, string, number]> = [
+    ['GET', '/a', 0.0003],
+    ['GET', '/a', 0.0005],
+    ['GET', '/a', 0.0007],
+    ['POST', '/b/:id', 0.02],
+    ['GET', '/a', 7],
+    ['POST', '/b/:id', 0.0025],
+    ['GET', '/a', 0.3],
+  ];
+
+  it("writes the same exposition text as prom-client's Histogram for the same observations", async () => {
+    const ours = new Registry();
+    const durations = new RequestDurations('x_seconds', 'Durations.', bounds);
+    ours.registerMetric(durations as unknown as Metric);
+    const theirs = new Registry();
+    const histogram = new Histogram({
+      name: 'x_seconds',
+      help: 'Durations.',
+      labelNames: ['method', 'route'] as const,
+      buckets: bounds,
+      registers: [theirs],
+    });
+    const series = new Map<string, (seconds: number) => void>();
+    durations.series({ method: 'PUT', route: '/never' });
+    for (const [method, route, seconds] of observations) {
+      const key = `${method} ${route}`;
+      if (!series.has(key)) series.set(key, durations.series({ method, route }));
+      series.get(key)?.(seconds);
+      histogram.observe({ method, route }, seconds);
+    }
+    const text = await ours.metrics();
+    expect(text).toBe(await theirs.metrics());
+    expect(text).toContain('x_seconds_bucket{le="0.0005",method="GET",route="/a"} 2');
+    expect(text).toContain('x_seconds_bucket{le="+Inf",method="GET",route="/a"} 5');
+    expect(text).toContain('x_seconds_count{method="POST",route="/b/:id"} 2');
+    expect(text).not.toContain('/never');
+    expect(await ours.getMetricsAsJSON()).toEqual(await theirs.getMetricsAsJSON());
+    ours.resetMetrics();
+    theirs.resetMetrics();
+    expect(await ours.metrics()).toBe(await theirs.metrics());
   });
 });
