@@ -172,4 +172,43 @@ describe('usageAnswerJson', () => {
       expect(usageAnswerJson(each)).toBe(JSON.stringify(each));
     }
   });
+
+  it('writes the thinking parameters a step shares (frozen) once, and any other object as it is at each call', async () => {
+    const monitor = new SessionMonitor({ now: () => START });
+    for (const id of ['a', 'b']) await monitor.create({ id, model: 'claude-opus-4-6', tpmLimit: 200_000 });
+    const post = (id: string, index: number) =>
+      monitor.postUsage(
+        id,
+        update({
+          prompt: 120_000,
+          completion: 800,
+          cachedRead: 0,
+          gapMs: 0,
+          taskCompleted: false,
+          headers: false,
+          unavailable: false,
+          at: START + index * 100,
+        }),
+      );
+    await post('a', 0);
+    await post('b', 0);
+    const first = await post('a', 1);
+    const second = await post('b', 1);
+    // The tokens per minute are over the quota: thinking is lowered (Anthropic's parameters, seed 004).
+    expect(first.verdict.thinking).toEqual({ thinking: { type: 'enabled', budget_tokens: 8192 } });
+    expect(second.verdict.thinking).toBe(first.verdict.thinking);
+    const shared = first.verdict.thinking as { thinking: { budget_tokens: number } };
+    expect(Object.isFrozen(shared) && Object.isFrozen(shared.thinking)).toBe(true);
+    expect(() => {
+      shared.thinking.budget_tokens = 1;
+    }).toThrow(TypeError);
+    for (const answer of [first, second, first]) expect(usageAnswerJson(answer)).toBe(JSON.stringify(answer));
+    // An object of the caller's own (a state read back from JSON) is written as it is now, each time.
+    const own = { thinking: { type: 'enabled', budget_tokens: 8192 } };
+    const answer = { ...first, verdict: { ...first.verdict, thinking: own } };
+    expect(usageAnswerJson(answer)).toBe(JSON.stringify(answer));
+    own.thinking.budget_tokens = 1024;
+    expect(usageAnswerJson(answer)).toContain('"budget_tokens":1024');
+    expect(usageAnswerJson(answer)).toBe(JSON.stringify(answer));
+  });
 });

@@ -104,7 +104,7 @@ function verdictJson(verdict: Verdict): void {
   add(verdict.newRoundDue ? ',"newRoundDue":true,"waitSeconds":' : ',"newRoundDue":false,"waitSeconds":');
   numberOrNull(verdict.waitSeconds);
   add(',"thinking":');
-  add(verdict.thinking === null ? 'null' : JSON.stringify(verdict.thinking));
+  thinkingJson(verdict.thinking);
   add(',"reasons":[');
   const reasons = verdict.reasons;
   for (let index = 0; index < reasons.length; index++) {
@@ -120,6 +120,26 @@ function verdictJson(verdict: Verdict): void {
     add('"}');
   }
   add(']}');
+}
+
+/**
+ * The frozen thinking parameters last written, and their JSON: a step gives one frozen object to every verdict that
+ * lowers a provider's thinking, so its JSON is written once; any other object goes through JSON.stringify each time.
+ */
+let lastThinking: unknown = null;
+let lastThinkingJson = 'null';
+
+function thinkingJson(thinking: Verdict['thinking']): void {
+  if (thinking === lastThinking) {
+    add(lastThinkingJson);
+    return;
+  }
+  const json = JSON.stringify(thinking);
+  if (Object.isFrozen(thinking)) {
+    lastThinking = thinking;
+    lastThinkingJson = json;
+  }
+  add(json);
 }
 
 function healthJson(health: SessionHealth): void {

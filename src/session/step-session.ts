@@ -823,17 +823,37 @@ function thinkingOf(
   const share = tightest.left / tightest.limit;
   const low = state.thinkingLow === true ? share < THINKING_HIGH_FROM : share < THINKING_LOW_BELOW;
   if (!low) return { low: false, params: {}, reason: undefined };
-  // Valid by construction: no schema check on every update.
-  const budget = thinkingBudgetResolved({
-    tpmLeft: -1,
-    provider,
-    ...(provider === 'gemini' ? { geminiControl: /gemini-2/.test(state.model) ? 'budget' : 'level' } : {}),
-  });
   return {
     low: true,
-    params: budget.params,
+    params:
+      LOWERED_THINKING[
+        provider === 'gemini' ? (/gemini-2/.test(state.model) ? 'gemini-budget' : 'gemini-level') : provider
+      ],
     reason: `thinking budget lowered to ${LOW_THINKING_BUDGET} tokens: ${tightest.left} of ${tightest.limit} ${QUOTA_LABELS[tightest.dimension]} left (${Math.round(share * 1000) / 10}%, under ${state.thinkingLow ? THINKING_HIGH_FROM * 100 : THINKING_LOW_BELOW * 100}%)`,
   };
+}
+
+/**
+ * The lowered thinking parameters of each provider (and each of Gemini's two controls), made once and frozen:
+ * every verdict that lowers thinking on one provider carries the same object, and the usage answer writes its JSON
+ * once (`usage-answer-json.ts`).
+ */
+const LOWERED_THINKING = {
+  anthropic: frozen(thinkingBudgetResolved({ tpmLeft: -1, provider: 'anthropic' }).params),
+  openai: frozen(thinkingBudgetResolved({ tpmLeft: -1, provider: 'openai' }).params),
+  'gemini-level': frozen(
+    thinkingBudgetResolved({ tpmLeft: -1, provider: 'gemini', geminiControl: 'level' }).params,
+  ),
+  'gemini-budget': frozen(
+    thinkingBudgetResolved({ tpmLeft: -1, provider: 'gemini', geminiControl: 'budget' }).params,
+  ),
+};
+
+/** A JSON value frozen to its leaves: shared by every verdict, it cannot be changed through one of them. */
+function frozen<T extends Record<string, unknown>>(value: T): T {
+  for (const inner of Object.values(value))
+    if (typeof inner === 'object' && inner !== null) frozen(inner as Record<string, unknown>);
+  return Object.freeze(value);
 }
 
 function thinkingProviderOf(state: SessionState): 'anthropic' | 'openai' | 'gemini' | undefined {
