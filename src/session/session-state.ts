@@ -256,8 +256,11 @@ function checkConsistent(
 }
 
 function definedOf<T extends Record<string, unknown>>(value: T): T {
-  for (const key of Object.keys(value)) if (value[key] === undefined) delete value[key];
-  return value;
+  // Copied key by key, never deleted from: a delete turns a V8 object into a dictionary (~700 bytes more for a
+  // profile, kept by every session; bench/replay.ts's session memory).
+  const defined: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) if (value[key] !== undefined) defined[key] = value[key];
+  return defined as T;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { HeadroomValidationError } from '../errors/validation.js';
 import type { UsageRecord } from '../usage/usage-record.js';
@@ -236,6 +237,21 @@ describe('creating a session', () => {
 
   it('rejects KV settings the KV model refuses when the session is created, not at its first update', () => {
     expect(() => session({ kv: { nCtx: 8192, hardLimit: 64, nBatch: 512 } })).toThrow(/kv\.hardLimit/);
+  });
+
+  it("keeps the profile's fields that are set, as an object with fast properties (no key deleted from it)", () => {
+    // A deleted key turns a V8 object into a dictionary, ~700 bytes more that every session would keep.
+    setFlagsFromString('--allow-natives-syntax');
+    const hasFastProperties = new Function('value', 'return %HasFastProperties(value)') as (
+      value: object,
+    ) => boolean;
+    const { profile } = new Session({ model: 'my-private-model', contextWindow: 32_000 }).state;
+    expect(Object.values(profile)).not.toContain(undefined);
+    expect(profile).toMatchObject({ id: 'my-private-model', contextLength: 32_000, effectiveWindow: 32_000 });
+    expect(hasFastProperties(profile)).toBe(true);
+    expect(
+      hasFastProperties(new Session({ model: 'claude-opus-4-6', agent: 'claude-code' }).state.profile),
+    ).toBe(true);
   });
 
   it('rejects unknown options and bad ids', () => {
