@@ -210,5 +210,11 @@ describe('usageAnswerJson', () => {
     own.thinking.budget_tokens = 1024;
     expect(usageAnswerJson(answer)).toContain('"budget_tokens":1024');
     expect(usageAnswerJson(answer)).toBe(JSON.stringify(answer));
+    // Frozen on the outside only, its inside can still change: written each time too.
+    const inner = { type: 'enabled', budget_tokens: 8192 };
+    const shallow = { ...first, verdict: { ...first.verdict, thinking: Object.freeze({ thinking: inner }) } };
+    expect(usageAnswerJson(shallow)).toContain('"budget_tokens":8192');
+    inner.budget_tokens = 2048;
+    expect(usageAnswerJson(shallow)).toContain('"budget_tokens":2048');
   });
 });

@@ -123,8 +123,9 @@ function verdictJson(verdict: Verdict): void {
 }
 
 /**
- * The frozen thinking parameters last written, and their JSON: a step gives one frozen object to every verdict that
- * lowers a provider's thinking, so its JSON is written once; any other object goes through JSON.stringify each time.
+ * The frozen thinking parameters last written, and their JSON: a step gives one object, frozen to its leaves, to
+ * every verdict that lowers a provider's thinking, so its JSON is written once; any other object (one that could
+ * still change) goes through JSON.stringify each time.
  */
 let lastThinking: unknown = null;
 let lastThinkingJson = 'null';
@@ -135,11 +136,16 @@ function thinkingJson(thinking: Verdict['thinking']): void {
     return;
   }
   const json = JSON.stringify(thinking);
-  if (Object.isFrozen(thinking)) {
+  if (frozenToLeaves(thinking)) {
     lastThinking = thinking;
     lastThinkingJson = json;
   }
   add(json);
+}
+
+function frozenToLeaves(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  return Object.isFrozen(value) && Object.values(value).every(frozenToLeaves);
 }
 
 function healthJson(health: SessionHealth): void {
