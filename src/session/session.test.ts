@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { HeadroomValidationError } from '../errors/validation.js';
 import type { UsageRecord } from '../usage/usage-record.js';
@@ -252,6 +253,27 @@ describe('creating a session', () => {
     expect(
       hasFastProperties(new Session({ model: 'claude-opus-4-6', agent: 'claude-code' }).state.profile),
     ).toBe(true);
+  });
+
+  it('keeps a generated id as one string, not the tree of pieces randomUUID concatenates (~550 bytes)', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const idsOf = (count: number) =>
+      Array.from({ length: count }, () => new Session({ model: 'x', contextWindow: 1000 }).state.id);
+    idsOf(500); // compiled code and caches first: they are not the ids'
+    // The least of three rounds: anything else the process allocates meanwhile only adds to a round.
+    const rounds = [0, 1, 2].map(() => {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const ids = idsOf(3000);
+      gc();
+      const perId = (process.memoryUsage().heapUsed - before) / ids.length;
+      expect(new Set(ids).size).toBe(3000);
+      expect(ids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      return perId;
+    });
+    // A 36-character string is ~56 bytes and its slot in the array 8; the concatenated tree ~550.
+    expect(Math.min(...rounds)).toBeLessThan(250);
   });
 
   it('rejects unknown options and bad ids', () => {
