@@ -16,6 +16,45 @@ const usage = (promptTokens: number): UsageRecord => ({
 });
 
 describe('stepSession', () => {
+  it('judges each session by its own options when sessions with the same options share their settings', () => {
+    // Created and stepped in turn, so that the settings shared by equal options are in use between the others.
+    const kinds = [
+      { triggers: { tokenThreshold: 100_000 } },
+      {},
+      { triggers: { tokenThreshold: 100_000 } },
+      { triggers: { tokenThreshold: 140_000 } },
+      { burnWindowSeconds: 600 },
+      {},
+    ];
+    const states = kinds.map((extra, index) =>
+      createSessionState(
+        { id: `s${index}`, model: 'x', contextWindow: 1_000_000, ...extra },
+        { now: () => T0 },
+      ),
+    );
+    const answers = states.map((state) => stepSession(state, { usage: usage(150_000) }, { now: T0 }).update);
+    expect(answers.map((answer) => answer.trigger.fire)).toEqual([true, false, true, true, false, false]);
+    expect(answers.map((answer) => answer.trigger.reasons[1])).toEqual([
+      'standard: 150000 tokens > 100000',
+      'standard: 150000 tokens <= 200000',
+      'standard: 150000 tokens > 100000',
+      'standard: 150000 tokens > 140000',
+      'standard: 150000 tokens <= 200000',
+      'standard: 150000 tokens <= 200000',
+    ]);
+    // The burn window too: three calls of 150,400 tokens two minutes apart, over 10 minutes and over the default 5.
+    const burns = [{ burnWindowSeconds: 600 }, {}, { burnWindowSeconds: 600 }].map((extra) => {
+      let state = createSessionState({ model: 'x', contextWindow: 1_000_000, ...extra }, { now: () => T0 });
+      let answer = stepSession(state, { usage: usage(150_000), timestamp: T0 }, { now: T0 });
+      for (const minutes of [2, 4]) {
+        state = answer.state;
+        answer = stepSession(state, { usage: usage(150_000), timestamp: T0 + minutes * 60_000 }, { now: T0 });
+      }
+      return answer.update.signals.burnRateTokensPerMin;
+    });
+    expect(burns).toEqual([45_120, 90_240, 45_120]);
+  });
+
   it('makes every state with the same keys, in the schema order, whatever the session and its updates', () => {
     const plain = createSessionState({ id: 'plain', model: 'claude-opus-4-6' }, { now: () => T0 });
     const limited = createSessionState(

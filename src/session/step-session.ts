@@ -88,21 +88,37 @@ export interface CompactionReport {
 }
 
 // Derived settings are computed once per options object, not on every update: a state read back from a store
-// gets a fresh options object and pays for one resolution.
-const derived = new WeakMap<object, { triggers: ResolvedTriggerConfig; burn: TokenWindowSpec }>();
-function settingsOf(state: SessionState) {
+// gets a fresh options object and pays for one resolution. Sessions whose options give the same settings share one
+// frozen copy (a few hundred bytes a session otherwise; bench/replay.ts's session memory), up to SHARED_SETTINGS
+// kinds; beyond that each keeps its own.
+const derived = new WeakMap<object, Settings>();
+const sharedSettings = new Map<string, Settings>();
+const sharedHealthOptions = new Map<string, StepHealthOptions>();
+const SHARED_SETTINGS = 256;
+
+interface Settings {
+  triggers: ResolvedTriggerConfig;
+  burn: TokenWindowSpec;
+}
+
+function settingsOf(state: SessionState): Settings {
   let settings = derived.get(state.options);
   if (!settings) {
-    settings = {
-      triggers: resolveTriggerConfig({
-        ...(state.options.triggers ?? {}),
-        tpmLimit: state.profile.tpmLimit ?? null,
-      }),
-      burn: {
-        windowMs: (state.options.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000,
-        buckets: BURN_BUCKETS,
-      },
-    };
+    const triggers = state.options.triggers;
+    const key = `${state.profile.tpmLimit ?? ''} ${state.options.burnWindowSeconds ?? ''} ${triggers === undefined ? '' : JSON.stringify(triggers)}`;
+    settings = sharedSettings.get(key);
+    if (!settings) {
+      settings = Object.freeze({
+        triggers: Object.freeze(
+          resolveTriggerConfig({ ...(triggers ?? {}), tpmLimit: state.profile.tpmLimit ?? null }),
+        ),
+        burn: Object.freeze({
+          windowMs: (state.options.burnWindowSeconds ?? DEFAULT_BURN_WINDOW_SECONDS) * 1000,
+          buckets: BURN_BUCKETS,
+        }),
+      });
+      if (sharedSettings.size < SHARED_SETTINGS) sharedSettings.set(key, settings);
+    }
     derived.set(state.options, settings);
   }
   return settings;
@@ -118,12 +134,19 @@ const healthOptions = new WeakMap<object, { options: SessionState['options']; va
 function healthOptionsOf(state: SessionState): StepHealthOptions {
   const cached = healthOptions.get(state.thresholds);
   if (cached !== undefined && cached.options === state.options) return cached.value;
-  // The session writes the reminder's text itself, from its state, when it is read (reminderText).
-  const value: StepHealthOptions = {
-    thresholds: thresholdsOf(state),
-    reminderText: false,
-    ...(state.options.cautionCadence === undefined ? {} : { cautionCadence: state.options.cautionCadence }),
-  };
+  const t = state.thresholds;
+  const cadence = state.options.cautionCadence;
+  const key = `${t.limit} ${t.optimal} ${t.critical} ${cadence ?? ''}`;
+  let value = sharedHealthOptions.get(key);
+  if (value === undefined) {
+    // The session writes the reminder's text itself, from its state, when it is read (reminderText).
+    value = Object.freeze({
+      thresholds: Object.freeze(thresholdsOf(state)),
+      reminderText: false,
+      ...(cadence === undefined ? {} : { cautionCadence: cadence }),
+    });
+    if (sharedHealthOptions.size < SHARED_SETTINGS) sharedHealthOptions.set(key, value);
+  }
   healthOptions.set(state.thresholds, { options: state.options, value });
   return value;
 }
