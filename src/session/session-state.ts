@@ -264,9 +264,12 @@ function flatCopy(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
 }
 
-function definedOf<T extends Record<string, unknown>>(value: T): T {
-  // Copied key by key, never deleted from: a delete turns a V8 object into a dictionary (~700 bytes more for a
-  // profile, kept by every session; bench/replay.ts's session memory).
+/**
+ * The keys of an object whose values are not undefined, in a new object. Copied key by key, never deleted from: a
+ * delete turns a V8 object into a dictionary (~700 bytes more for a profile, kept by every session;
+ * bench/replay.ts's session memory).
+ */
+export function definedOf<T extends Record<string, unknown>>(value: T): T {
   const defined: Record<string, unknown> = {};
   for (const key of Object.keys(value)) if (value[key] !== undefined) defined[key] = value[key];
   return defined as T;

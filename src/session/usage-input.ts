@@ -4,6 +4,7 @@ import { normalizeUsage } from '../usage/normalize-usage.js';
 import { UsageFormatSchema } from '../usage/usage-format.js';
 import type { UsageSource } from '../usage/usage-record.js';
 import type { UsageUpdate } from './session-options.js';
+import { definedOf } from './session-state.js';
 
 const count = z.number().int('must be a whole number of tokens').min(0, 'must be ≥ 0');
 const timestamp = z.union([z.iso.datetime({ offset: true }), z.number().int().min(0)], {
@@ -111,8 +112,4 @@ function manualUpdate(value: ManualUsageInput): UsageUpdate {
   if (value.taskCompleted !== undefined) update.taskCompleted = value.taskCompleted;
   if (value.headers !== undefined) update.headers = value.headers;
   return update;
-}
-
-function definedOf<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter((entry) => entry[1] !== undefined)) as Partial<T>;
 }
