@@ -272,7 +272,7 @@ describe('creating a session', () => {
       if (Array.isArray(value)) {
         arrays.push(path);
         if (holey(value)) holeyPaths.push(path);
-        value.forEach((item, index) => walk(item, `${path}[${index}]`));
+        for (const [index, item] of value.entries()) walk(item, `${path}[${index}]`);
       } else if (value !== null && typeof value === 'object')
         for (const [key, item] of Object.entries(value)) walk(item, `${path}.${key}`);
     };
