@@ -79,11 +79,14 @@ function pipelined(port: number, paths: string | string[], bodies: string[]): Pr
     let text = '';
     const answers = () => text.split('HTTP/1.1 ').length - 1;
     socket.setEncoding('utf8');
-    // Done when the last answer's body is whole (its Content-Length).
+    // Done when the last answer's body is whole: its Content-Length, or the last chunk of a chunked one.
     const lastIsWhole = () => {
-      const head = text.lastIndexOf('\r\n\r\n');
-      const length = /content-length: (\d+)/i.exec(text.slice(text.lastIndexOf('HTTP/1.1 '), head));
-      return length !== null && Buffer.byteLength(text.slice(head + 4)) >= Number(length[1]);
+      const last = text.slice(text.lastIndexOf('HTTP/1.1 '));
+      const head = last.indexOf('\r\n\r\n');
+      if (head < 0) return false;
+      if (/transfer-encoding: chunked/i.test(last.slice(0, head))) return last.endsWith('\r\n0\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(last.slice(0, head));
+      return length !== null && Buffer.byteLength(last.slice(head + 4)) >= Number(length[1]);
     };
     socket.on('data', (chunk) => {
       text += chunk;
@@ -108,53 +111,90 @@ async function echoApp(errors: unknown[] = []) {
   return app;
 }
 
+/** A stand-in for a Fastify reply: Fastify's `sent` is a getter on the prototype, as here. */
+class FakeReply {
+  destroyed = false;
+  readonly raw = {
+    headersSent: false,
+    destroy: () => {
+      this.destroyed = true;
+    },
+  };
+  get sent(): boolean {
+    return false;
+  }
+}
+
 describe('TurnQueue', () => {
   const failing = (error: unknown) => {
     throw error;
   };
 
-  it('runs the first call of a turn at once and the others together at its end, in order, each with its payload', async () => {
+  it('lets the first answer of a turn go on at once and the others together at its end, in order, each with its payload', async () => {
     const calls: string[] = [];
     const queue = new TurnQueue(failing);
-    for (const name of ['a', 'b', 'c'])
-      queue.add((_error, payload) => calls.push(`${name}:${payload}`), name);
+    const add = (name: string) =>
+      queue.add(new FakeReply(), (_error, payload) => calls.push(`${name}:${payload}`), name);
+    for (const name of ['a', 'b', 'c']) add(name);
     expect(calls).toEqual(['a:a']);
     expect(queue.size).toBe(2);
     await endOfTurn();
     expect(calls).toEqual(['a:a', 'b:b', 'c:c']);
     expect(queue.size).toBe(0);
-    queue.add((_error, payload) => calls.push(`d:${payload}`), 'd');
-    queue.add((_error, payload) => calls.push(`e:${payload}`), 'e');
+    add('d');
+    add('e');
     expect(calls).toEqual(['a:a', 'b:b', 'c:c', 'd:d']);
     await endOfTurn();
     expect(calls).toEqual(['a:a', 'b:b', 'c:c', 'd:d', 'e:e']);
   });
 
-  it('reports a call that throws at the turn’s end and still runs the others', async () => {
-    const errors: unknown[] = [];
-    const calls: unknown[] = [];
-    const queue = new TurnQueue((error) => errors.push(error));
-    queue.add((_error, payload) => calls.push(payload), 1);
-    queue.add((_error, payload) => calls.push(payload), 2);
-    queue.add(() => {
-      throw new Error('socket gone');
-    }, 3);
-    queue.add((_error, payload) => calls.push(payload), 4);
+  it('has a waiting reply read as sent, then as Fastify reads it', async () => {
+    const queue = new TurnQueue(failing);
+    const first = new FakeReply();
+    const waiting = new FakeReply();
+    queue.add(first, () => {}, null);
+    queue.add(waiting, () => {}, null);
+    expect(first.sent).toBe(false);
+    expect(waiting.sent).toBe(true);
+    expect(Object.hasOwn(waiting, 'sent')).toBe(true);
     await endOfTurn();
-    expect(calls).toEqual([1, 2, 4]);
-    expect(errors).toEqual([new Error('socket gone')]);
+    expect(Object.hasOwn(waiting, 'sent')).toBe(false);
+    expect(waiting.sent).toBe(false);
   });
 
-  it('takes a call that comes while the turn’s end runs as the next turn’s first', async () => {
+  it('answers the error of a write that throws at the turn’s end, closes a connection whose head was out, and goes on', async () => {
+    const errors: unknown[] = [];
+    const seen: unknown[] = [];
+    const queue = new TurnQueue((error) => errors.push(error));
+    queue.add(new FakeReply(), (_error, payload) => seen.push(payload), 1);
+    const answerable = new FakeReply();
+    const throwing = (error: Error | null, payload?: unknown) => {
+      seen.push(error ?? payload);
+      if (error === null) throw new Error('invalid header');
+    };
+    queue.add(answerable, throwing, 2);
+    const headOut = new FakeReply();
+    headOut.raw.headersSent = true;
+    queue.add(headOut, throwing, 3);
+    queue.add(new FakeReply(), (_error, payload) => seen.push(payload), 4);
+    await endOfTurn();
+    // The first failure is handed back to Fastify as an error; the second cannot be answered any more.
+    expect(seen).toEqual([1, 2, new Error('invalid header'), 3, 4]);
+    expect(errors).toEqual([new Error('invalid header'), new Error('invalid header')]);
+    expect([answerable.destroyed, headOut.destroyed]).toEqual([false, true]);
+  });
+
+  it('takes an answer that comes while the turn’s end goes on as the next turn’s first', async () => {
     const calls: string[] = [];
     const queue = new TurnQueue(failing);
-    queue.add(() => calls.push('first'), null);
-    queue.add(() => {
+    const add = (call: () => unknown) => queue.add(new FakeReply(), call, null);
+    add(() => calls.push('first'));
+    add(() => {
       calls.push('second');
-      queue.add(() => calls.push('next turn, first'), null);
-      queue.add(() => calls.push('next turn, second'), null);
-    }, null);
-    queue.add(() => calls.push('third'), null);
+      add(() => calls.push('next turn, first'));
+      add(() => calls.push('next turn, second'));
+    });
+    add(() => calls.push('third'));
     await endOfTurn();
     expect(calls).toEqual(['first', 'second', 'next turn, first', 'third']);
     await endOfTurn();
@@ -214,6 +254,46 @@ describe('answers written at the end of the turn', () => {
       agent.destroy();
     }
     expect(errors).toEqual([]);
+  });
+
+  it('answers once a request whose async handler sends without returning the reply', async () => {
+    const errors: unknown[] = [];
+    const server = await echoApp(errors);
+    server.post('/async', async (request, reply) => {
+      reply.send(request.body);
+    });
+    await server.listen({ host: '127.0.0.1', port: 0 });
+    // The second and third answers wait for the turn's end; Fastify must not send them a second time meanwhile.
+    const text = await pipelined(portOf(server), '/async', ['{"n":1}', '{"n":2}', '{"n":3}']);
+    expect(
+      text
+        .split('HTTP/1.1 ')
+        .slice(1)
+        .map((answer) => answer.slice(0, 3)),
+    ).toEqual(['200', '200', '200']);
+    expect(text.indexOf('{"n":2}')).toBeLessThan(text.indexOf('{"n":3}'));
+    await endOfTurn();
+    expect(errors).toEqual([]);
+  });
+
+  it('answers 500 when a waiting answer cannot be written, as when it goes at once', async () => {
+    const errors: unknown[] = [];
+    const server = await echoApp(errors);
+    server.post('/bad-header', (_request, reply) => reply.header('x-bad', 'line\nbreak').send({ ok: true }));
+    await server.listen({ host: '127.0.0.1', port: 0 });
+    // The first goes at once (Fastify's own path), the second waits (the queue's).
+    const text = await pipelined(portOf(server), '/bad-header', ['{"n":1}', '{"n":2}']);
+    expect(
+      text
+        .split('HTTP/1.1 ')
+        .slice(1)
+        .map((answer) => answer.slice(0, 3)),
+    ).toEqual(['500', '500']);
+    // Reported for the waiting answer, and for the first one's error answer, which waited too.
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.map((error) => (error as { code?: string }).code)).toEqual(
+      errors.map(() => 'ERR_INVALID_CHAR'),
+    );
   });
 
   it('is how the service writes its answers', async () => {

@@ -257,7 +257,7 @@ describe('creating a session', () => {
 
   it('keeps its state in packed arrays, which JSON.stringify writes on its fast path (a save of every session)', () => {
     // V8 writes a "holey" array (one made with `new Array(n)`, even once filled) element by element through its
-    // generic path: a state with its five token windows holey took ~27 % longer to write.
+    // generic path: a state with its five token windows holey took ~24 % longer to write.
     setFlagsFromString('--allow-natives-syntax');
     const holey = new Function('value', 'return %HasHoleyElements(value)') as (value: unknown[]) => boolean;
     const s = new Session(

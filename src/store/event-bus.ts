@@ -9,7 +9,10 @@ import type { Redis } from 'ioredis';
 export interface EventBus {
   /** `topic` keeps apart what different parts share over one bus. @default 'events' */
   publish(message: unknown, topic?: string): void;
-  /** Receives the other instances' messages on a topic; answers the function that stops it. */
+  /**
+   * Receives the other instances' messages on a topic; answers the function that stops it. The topics `hello`
+   * and `welcome` are the Redis bus's own.
+   */
   subscribe(handler: (message: unknown) => void, topic?: string): () => void;
   close(): Promise<void>;
 }
@@ -54,6 +57,9 @@ export class RedisEventBus implements EventBus {
   /** Welcomes addressed to this instance, and who waits for them (`open`). */
   #welcomes = 0;
   #onWelcome: (() => void) | undefined;
+  #closed = false;
+  /** Whether the last count of the channel's subscribers failed (its warning is given once, not every second). */
+  #countFailed = false;
   readonly #publisher: Redis;
   readonly #subscriber: Redis;
   readonly #channel: string;
@@ -73,6 +79,17 @@ export class RedisEventBus implements EventBus {
     this.#ownPrefixBytes = Buffer.from(this.#ownPrefix);
     this.#channelBytes = Buffer.from(this.#channel);
     const own = this.#ownPrefixBytes;
+    // After a reconnect the subscriber reads as ready before it has subscribed again, so a count Redis gives
+    // meanwhile may leave this instance out: send again, and let any count already asked for go stale. A count
+    // taken in that moment can still read "alone"; the next check of the subscribers (a second) corrects it.
+    let connected = false;
+    subscriber.on('ready', () => {
+      if (connected) {
+        this.#heard += 1;
+        this.#listened();
+      }
+      connected = true;
+    });
     // Bytes, not strings: Redis echoes every message to its publisher too, and an instance's own are skipped
     // undecoded and unparsed (on one busy instance, reading its own events back cost as much as writing them).
     subscriber.on('messageBuffer', (channel: Buffer, data: Buffer) => {
@@ -145,7 +162,7 @@ export class RedisEventBus implements EventBus {
   }
 
   publish(message: unknown, topic = 'events'): void {
-    if (this.#others) this.#send(message, topic);
+    if (this.#others && !this.#closed) this.#send(message, topic);
   }
 
   /** Whether another instance may hear what this one publishes (false: it publishes nothing). */
@@ -178,14 +195,22 @@ export class RedisEventBus implements EventBus {
   }
 
   #alone(): void {
-    if (!this.#others) return;
+    if (!this.#others || this.#closed) return;
     this.#others = false;
     this.#aloneCheck = setInterval(() => {
       this.#publisher.pubsub('NUMSUB', this.#channel).then(
         (reply) => {
+          this.#countFailed = false;
           if (Number((reply as unknown[])[1]) - this.#ownReceivers() > 0) this.#listened();
         },
-        (error: unknown) => this.#onProblem('the channel’s subscribers could not be counted', error),
+        (error: unknown) => {
+          if (this.#closed || this.#countFailed) return;
+          this.#countFailed = true;
+          this.#onProblem(
+            'the channel’s subscribers could not be counted (told once until it works again)',
+            error,
+          );
+        },
       );
     }, ALONE_CHECK_MS);
     this.#aloneCheck.unref();
@@ -210,6 +235,7 @@ export class RedisEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#aloneCheck !== undefined) clearInterval(this.#aloneCheck);
     this.#aloneCheck = undefined;
     this.#onWelcome = undefined;
