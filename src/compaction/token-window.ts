@@ -23,11 +23,10 @@ export interface TokenWindowSpec {
 export const TPM_WINDOW_MS = 60_000;
 
 export function emptyTokenWindow(spec: TokenWindowSpec): TokenWindow {
-  // Pushed, not `new Array(n).fill(0)`: that array stays "holey" in V8, whose JSON.stringify then takes its slow
-  // path for it (a session's state, with five windows, was written ~24 % slower on every save).
-  const counts: number[] = [];
-  for (let bucket = 0; bucket < spec.buckets; bucket++) counts.push(0);
-  return { latest: null, counts };
+  // Not `new Array(n).fill(0)`: that array stays "holey" in V8, whose JSON.stringify then takes its slow path for
+  // it (a session's state, with five windows, was written ~24 % slower on every save). Nor pushed: that leaves
+  // room for 43 where 30 are kept. Array.from with a function makes a packed array of exactly `n`.
+  return { latest: null, counts: Array.from({ length: spec.buckets }, () => 0) };
 }
 
 function slotOf(index: number, size: number): number {
