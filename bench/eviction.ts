@@ -107,7 +107,7 @@ export async function benchEviction(items = 5000, runs = 20): Promise<EvictionFi
   const { history, taskIds } = buildTaskHistory(items, counter);
   const tokens = countHistoryTokens(history, counter);
   const index = buildHistoryIndex(history);
-  const root = mkdtempSync(join(tmpdir(), 'headroom-bench-eviction-'));
+  const root = mkdtempSync(join(tmpdir(), 'barometer-bench-eviction-'));
   try {
     const archive = new ArchiveStore({ root, durable: false });
     const warmUp = 3;

@@ -1,8 +1,8 @@
 /**
  * The two servers the HTTP benchmark compares, run in a child process of their own so that the load
  * generator does not share their event loop: `bare` (node:http doing the same work: read the body,
- * JSON.parse, evaluate, JSON.stringify) and `headroom` (the real app, every rate limit off, V8 set up as
- * `headroom serve` sets it up).
+ * JSON.parse, evaluate, JSON.stringify) and `barometer` (the real app, every rate limit off, V8 set up as
+ * `barometer serve` sets it up).
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -41,7 +41,7 @@ if (kind === 'bare') {
     process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
   });
 } else {
-  // Set up as `headroom serve` sets itself up (V8 tuned for the service, decision 012).
+  // Set up as `barometer serve` sets itself up (V8 tuned for the service, decision 012).
   tuneServiceProcess();
   const app = await buildApp({
     logLevel: (process.env.BENCH_LOG_LEVEL as 'warn' | undefined) ?? 'warn',
@@ -52,7 +52,7 @@ if (kind === 'bare') {
     maxConcurrentPerAgent: 0,
     dashboard: false,
     // A data dir of its own, removed by the parent: sessions posted by a benchmark are not kept anywhere else.
-    dataDir: process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'headroom-bench-')),
+    dataDir: process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'barometer-bench-')),
     ...(process.env.BENCH_REDIS_URL
       ? { redisUrl: process.env.BENCH_REDIS_URL, redisPrefix: process.env.BENCH_REDIS_PREFIX ?? 'bench:' }
       : {}),

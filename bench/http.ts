@@ -38,7 +38,7 @@ function cpuOf(child: ChildProcess): Promise<number> {
   });
 }
 
-async function startServer(kind: 'bare' | 'headroom'): Promise<{ child: ChildProcess; port: number }> {
+async function startServer(kind: 'bare' | 'barometer'): Promise<{ child: ChildProcess; port: number }> {
   const child = fork(SERVERS, [kind], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port: number }) => resolve(message.port));
@@ -67,7 +67,7 @@ function milliseconds(text: string): number {
 }
 
 function loadWithWrk(port: number, seconds: number, connections: number): HttpFigures {
-  const script = join(mkdtempSync(join(tmpdir(), 'headroom-wrk-')), 'post.lua');
+  const script = join(mkdtempSync(join(tmpdir(), 'barometer-wrk-')), 'post.lua');
   writeFileSync(
     script,
     `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '${BODY}'\n`,
@@ -117,7 +117,7 @@ async function load(port: number, seconds: number, connections: number): Promise
 }
 
 /**
- * POST /api/v1/pressure on headroom vs a bare node:http server doing the same work, same run. Both servers run
+ * POST /api/v1/pressure on barometer vs a bare node:http server doing the same work, same run. Both servers run
  * side by side in child processes; after a warm-up they are loaded in alternation, `rounds` times (the order
  * swapped every round), and each round gives a throughput ratio and a CPU-per-request ratio. This machine's
  * speed varies by half from one minute to the next, so the medians of the per-round ratios are the figures.
@@ -128,21 +128,21 @@ export async function benchHttp(
   rounds = 9,
 ): Promise<{
   bare: HttpFigures;
-  headroom: HttpFigures;
+  barometer: HttpFigures;
   ratios: number[];
   medianRatio: number;
   cpuRatios: number[];
   medianCpuRatio: number;
 }> {
-  const servers = { bare: await startServer('bare'), headroom: await startServer('headroom') };
-  const best: Partial<Record<'bare' | 'headroom', HttpFigures>> = {};
+  const servers = { bare: await startServer('bare'), barometer: await startServer('barometer') };
+  const best: Partial<Record<'bare' | 'barometer', HttpFigures>> = {};
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
   try {
-    for (const kind of ['bare', 'headroom'] as const) await load(servers[kind].port, 3, connections);
+    for (const kind of ['bare', 'barometer'] as const) await load(servers[kind].port, 3, connections);
     for (let round = 1; round <= rounds; round++) {
-      const measured: Partial<Record<'bare' | 'headroom', HttpFigures>> = {};
-      const order = round % 2 ? (['bare', 'headroom'] as const) : (['headroom', 'bare'] as const);
+      const measured: Partial<Record<'bare' | 'barometer', HttpFigures>> = {};
+      const order = round % 2 ? (['bare', 'barometer'] as const) : (['barometer', 'bare'] as const);
       for (const kind of order) {
         const { child, port } = servers[kind];
         const before = await cpuOf(child);
@@ -152,25 +152,25 @@ export async function benchHttp(
         const previous = best[kind];
         if (!previous || figures.requestsPerSecond > previous.requestsPerSecond) best[kind] = figures;
       }
-      const ratio = measured.headroom!.requestsPerSecond / measured.bare!.requestsPerSecond;
-      const cpuRatio = measured.bare!.cpuMicrosPerRequest! / measured.headroom!.cpuMicrosPerRequest!;
+      const ratio = measured.barometer!.requestsPerSecond / measured.bare!.requestsPerSecond;
+      const cpuRatio = measured.bare!.cpuMicrosPerRequest! / measured.barometer!.cpuMicrosPerRequest!;
       ratios.push(ratio);
       cpuRatios.push(cpuRatio);
       process.stderr.write(
         `  round ${round}: bare ${Math.round(measured.bare!.requestsPerSecond)} req/s ` +
-          `(${measured.bare!.cpuMicrosPerRequest!.toFixed(1)} µs CPU/req), headroom ` +
-          `${Math.round(measured.headroom!.requestsPerSecond)} req/s (${measured.headroom!.cpuMicrosPerRequest!.toFixed(1)} µs), ` +
+          `(${measured.bare!.cpuMicrosPerRequest!.toFixed(1)} µs CPU/req), barometer ` +
+          `${Math.round(measured.barometer!.requestsPerSecond)} req/s (${measured.barometer!.cpuMicrosPerRequest!.toFixed(1)} µs), ` +
           `ratio ${ratio.toFixed(3)}, CPU ratio ${cpuRatio.toFixed(3)}\n`,
       );
     }
   } finally {
     servers.bare.child.kill('SIGTERM');
-    servers.headroom.child.kill('SIGTERM');
+    servers.barometer.child.kill('SIGTERM');
   }
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   return {
     bare: best.bare!,
-    headroom: best.headroom!,
+    barometer: best.barometer!,
     ratios,
     medianRatio: median(ratios),
     cpuRatios,

@@ -28,7 +28,7 @@ if (wants('pressure')) {
 }
 
 if (wants('replay')) {
-  console.log('\n# headroom replay of the 3 MB Claude Code log (read + replay, best of 10)');
+  console.log('\n# barometer replay of the 3 MB Claude Code log (read + replay, best of 10)');
   const { bytes, replayMs, parseMs, calls } = benchReplay();
   console.log(
     `replay: ${replayMs.toFixed(1)} ms for ${(bytes / 1e6).toFixed(2)} MB, ${calls} calls (goal: well under 1 s)`,
@@ -45,7 +45,7 @@ if (wants('replay')) {
 
 if (wants('whatif')) {
   console.log(
-    '\n# headroom replay --what-if: read, reconstruct, calibrate, replay twice, archive and check (best of 5)',
+    '\n# barometer replay --what-if: read, reconstruct, calibrate, replay twice, archive and check (best of 5)',
   );
   for (const figures of await benchWhatIf()) {
     console.log(
@@ -64,19 +64,19 @@ if (wants('whatif')) {
 
 if (wants('http')) {
   console.log(`\n# POST /api/v1/pressure, 50 connections, ${LOAD_GENERATOR} on 127.0.0.1`);
-  const { bare, headroom, medianRatio, medianCpuRatio } = await benchHttp();
+  const { bare, barometer, medianRatio, medianCpuRatio } = await benchHttp();
   console.log(
     `bare node:http (best round): ${format(bare.requestsPerSecond)} req/s, p50 ${bare.p50Ms} ms, p99 ${bare.p99Ms} ms`,
   );
   console.log(
-    `headroom (fastify, best round): ${format(headroom.requestsPerSecond)} req/s, p50 ${headroom.p50Ms} ms, p99 ${headroom.p99Ms} ms` +
-      (headroom.non2xx ? ` (${headroom.non2xx} non-2xx!)` : ''),
+    `barometer (fastify, best round): ${format(barometer.requestsPerSecond)} req/s, p50 ${barometer.p50Ms} ms, p99 ${barometer.p99Ms} ms` +
+      (barometer.non2xx ? ` (${barometer.non2xx} non-2xx!)` : ''),
   );
   console.log(
-    `ratio: ${medianRatio.toFixed(3)}× bare throughput, median of rounds (goal ≥ 0.85); p99 ${headroom.p99Ms} ms (goal ≤ 5 ms)`,
+    `ratio: ${medianRatio.toFixed(3)}× bare throughput, median of rounds (goal ≥ 0.85); p99 ${barometer.p99Ms} ms (goal ≤ 5 ms)`,
   );
   console.log(
-    `CPU efficiency: ${medianCpuRatio.toFixed(3)}× bare (bare's server CPU per request ÷ headroom's, median of rounds)`,
+    `CPU efficiency: ${medianCpuRatio.toFixed(3)}× bare (bare's server CPU per request ÷ barometer's, median of rounds)`,
   );
 }
 
@@ -130,7 +130,7 @@ if (wants('eviction')) {
 
 if (wants('statusline')) {
   console.log(
-    '\n# headroom statusline (built CLI, a new process per run, as Claude Code runs it) against node -e 0',
+    '\n# barometer statusline (built CLI, a new process per run, as Claude Code runs it) against node -e 0',
   );
   const figures = benchStatusline();
   console.log(`output: ${figures.output}`);

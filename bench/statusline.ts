@@ -42,7 +42,7 @@ const median = (values: number[]) => {
 };
 
 /**
- * Wall time of `headroom statusline` (the built CLI, a new process each time, as Claude Code runs it) against a
+ * Wall time of `barometer statusline` (the built CLI, a new process each time, as Claude Code runs it) against a
  * bare `node -e 0`, alternating so that both see the same machine load; medians of `runs` each. A third series
  * reads the usage from the transcript's tail (a Claude Code version that sends no `context_window`).
  */

@@ -10,7 +10,7 @@ export const USAGE_BODY = '{"promptTokens":120000,"completionTokens":800,"cached
 const PRESSURE_BODY =
   '{"memoryUsedPercent":72,"tokenBurnRatePerMin":55,"contextDriftPercent":68,"tokenBudgetTotal":100000,"tokenBudgetUsed":62000}';
 
-/** One headroom server in a child process with `SESSIONS` sessions (`bench-0` … `bench-49`) created. */
+/** One barometer server in a child process with `SESSIONS` sessions (`bench-0` … `bench-49`) created. */
 export interface UsageServer {
   port: number;
   pid: number | undefined;
@@ -22,8 +22,8 @@ export interface UsageServer {
 
 /** `redisUrl`: the sessions in that Redis (a fresh key prefix per server) instead of the memory store. */
 export async function startUsageServer(options: { redisUrl?: string } = {}): Promise<UsageServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'headroom-bench-usage-'));
-  const child: ChildProcess = fork(SERVERS, ['headroom'], {
+  const dataDir = mkdtempSync(join(tmpdir(), 'barometer-bench-usage-'));
+  const child: ChildProcess = fork(SERVERS, ['barometer'], {
     // BENCH_CHILD_ARGS: more node flags for the server, e.g. to profile it ("--cpu-prof --cpu-prof-dir=…").
     execArgv: [
       '--import',
@@ -79,7 +79,7 @@ export interface WrkFigures {
 
 /** wrk with a Lua script: POST `body` to `paths`, one after the other (50 connections, one thread). */
 export function wrk(port: number, paths: string[], body: string, seconds: number): WrkFigures {
-  const folder = mkdtempSync(join(tmpdir(), 'headroom-wrk-'));
+  const folder = mkdtempSync(join(tmpdir(), 'barometer-wrk-'));
   const script = join(folder, 'post.lua');
   writeFileSync(
     script,

@@ -26,7 +26,7 @@ export interface WhatIfFigures {
   whatIfMs: number;
   /** The first round, with the tokenizer's tables loaded on first use (a fresh process). */
   firstMs: number;
-  /** Baseline, same run: the plain replay of the same log (`headroom replay` without --what-if). */
+  /** Baseline, same run: the plain replay of the same log (`barometer replay` without --what-if). */
   replayMs: number;
   savedPercent: number;
   costSavedPercent: number | null;
@@ -34,7 +34,7 @@ export interface WhatIfFigures {
 }
 
 /**
- * `headroom replay --what-if` on the recorded logs, end to end as the CLI runs it (the archive in a temporary
+ * `barometer replay --what-if` on the recorded logs, end to end as the CLI runs it (the archive in a temporary
  * directory, no fsync, every record read back and compared with the log), best of `rounds`, against the plain
  * replay of the same log in the same run.
  */
@@ -48,13 +48,13 @@ export async function benchWhatIf(rounds = 5): Promise<WhatIfFigures[]> {
     let firstMs = 0;
     let result: Awaited<ReturnType<typeof replayWhatIf>> | undefined;
     for (let round = 0; round < rounds; round++) {
-      const root = await mkdtemp(join(tmpdir(), 'headroom-bench-whatif-'));
+      const root = await mkdtemp(join(tmpdir(), 'barometer-bench-whatif-'));
       const start = performance.now();
       result = await replayWhatIf(text, {
         archive: new ArchiveStore({ root, durable: false }),
         reader: { readFile: readArchiveFile },
         counter,
-        tombstoneArchiveDir: '.headroom/archives',
+        tombstoneArchiveDir: '.barometer/archives',
       });
       const elapsed = performance.now() - start;
       if (round === 0) firstMs = elapsed;

@@ -4,8 +4,8 @@
  * The AI SDK's own MockLanguageModelV3 stands in for a provider's model: it answers with a tool call per step and
  * reports, as a provider would, the tokens of the prompt it was sent (counted with o200k). In your project:
  *
- *   import { headroomMiddleware, headroomStopWhen } from 'headroom/ai-sdk';
- *   const model = wrapLanguageModel({ model: openai('gpt-5'), middleware: headroomMiddleware({ session, archive }) });
+ *   import { barometerMiddleware, barometerStopWhen } from 'barometer/ai-sdk';
+ *   const model = wrapLanguageModel({ model: openai('gpt-5'), middleware: barometerMiddleware({ session, archive }) });
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { generateText, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { ArchiveStore, createTokenCounter, Session } from '../src/index.js';
-import { headroomMiddleware, headroomStopWhen } from '../src/integrations/ai-sdk.js';
+import { barometerMiddleware, barometerStopWhen } from '../src/integrations/ai-sdk.js';
 
 const counter = createTokenCounter();
 /** What a provider would report: every token of the prompt it was sent. */
@@ -57,10 +57,10 @@ const session = new Session({
   optimalMaxTokens: 8_000,
   tokenBudget: 200_000,
 });
-const root = join(tmpdir(), 'headroom-example-ai-sdk');
+const root = join(tmpdir(), 'barometer-example-ai-sdk');
 rmSync(root, { recursive: true, force: true });
 const archive = new ArchiveStore({ root });
-const middleware = headroomMiddleware({ session, archive, keepTurns: 1, keepTokens: 4_000 });
+const middleware = barometerMiddleware({ session, archive, keepTurns: 1, keepTokens: 4_000 });
 
 let reported: unknown = null;
 const result = await generateText({
@@ -74,10 +74,10 @@ const result = await generateText({
         `// ${path}\n${'export const total = (lines: number[]) => lines.reduce((a, b) => a + b, 0);\n'.repeat(60)}`,
     }),
   },
-  stopWhen: [stepCountIs(20), headroomStopWhen({ session })],
+  stopWhen: [stepCountIs(20), barometerStopWhen({ session })],
   onStepFinish: () => {
-    const call = middleware.headroom.lastCall;
-    const compaction = middleware.headroom.lastCompaction;
+    const call = middleware.barometer.lastCall;
+    const compaction = middleware.barometer.lastCompaction;
     const compacted = compaction !== reported && compaction?.ok ? compaction.result : undefined;
     reported = compaction;
     const prompt = call?.usage.available ? call.usage.promptTokens : '?';
@@ -91,8 +91,8 @@ const result = await generateText({
 });
 
 console.log(result.text);
-const last = middleware.headroom.lastCompaction;
+const last = middleware.barometer.lastCompaction;
 if (last?.ok) console.log('archived to:', last.result.archives[0]);
 console.log(
-  middleware.headroom.verdict?.reasons.map((reason) => `${reason.model}: ${reason.action}`).join('; '),
+  middleware.barometer.verdict?.reasons.map((reason) => `${reason.model}: ${reason.action}`).join('; '),
 );

@@ -4,7 +4,7 @@
  * A local server on 127.0.0.1 stands in for api.anthropic.com: it answers with a recorded message (a cache read of
  * 118,000 tokens) and rate-limit headers in Anthropic's documented form. In your project:
  *
- *   import { wrapAnthropic } from 'headroom/anthropic';
+ *   import { wrapAnthropic } from 'barometer/anthropic';
  *   const anthropic = wrapAnthropic(new Anthropic(), { session });
  */
 import { createServer } from 'node:http';
@@ -55,7 +55,7 @@ const reply = await anthropic.messages.create({
   max_tokens: 1024,
   messages: [{ role: 'user', content: 'Why are the invoice totals off by a cent?' }],
 });
-const { verdict, lastCall } = anthropic.headroom;
+const { verdict, lastCall } = anthropic.barometer;
 console.log(reply.content[0]?.type === 'text' ? reply.content[0].text : reply.content[0]?.type);
 console.log(verdict?.action, verdict?.priority, lastCall?.health.level, lastCall?.costUsd);
 console.log(lastCall?.health.reminder?.text);

@@ -1,6 +1,6 @@
 /**
  * The README's library examples, runnable: npx tsx examples/library.ts
- * (In your project: import { … } from 'headroom'.)
+ * (In your project: import { … } from 'barometer'.)
  */
 import { readFileSync } from 'node:fs';
 import {
@@ -43,7 +43,7 @@ const anthropicResponse = {
 const update = session.update({
   usage: normalizeUsage('anthropic', anthropicResponse),
   timestamp: '2026-11-22T12:00:00Z',
-  // The response's rate-limit headers, when you have them, replace headroom's estimate.
+  // The response's rate-limit headers, when you have them, replace barometer's estimate.
   headers: {
     'anthropic-ratelimit-input-tokens-limit': '30000',
     'anthropic-ratelimit-input-tokens-remaining': '26000',

@@ -1,7 +1,7 @@
 /**
- * headroom's MCP tools, driven by the MCP SDK's own client in this process: npx tsx examples/mcp.ts
- * Offline: an in-memory transport, a temporary data dir. (In your project: import { createHeadroomMcpServer }
- * from 'headroom/mcp'; or run `headroom mcp` and let your MCP client start it.)
+ * barometer's MCP tools, driven by the MCP SDK's own client in this process: npx tsx examples/mcp.ts
+ * Offline: an in-memory transport, a temporary data dir. (In your project: import { createBarometerMcpServer }
+ * from 'barometer/mcp'; or run `barometer mcp` and let your MCP client start it.)
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ArchiveStore, SessionMonitor } from '../src/index.js';
-import { createHeadroomMcpServer } from '../src/mcp/index.js';
+import { createBarometerMcpServer } from '../src/mcp/index.js';
 
-const dataDir = await mkdtemp(join(tmpdir(), 'headroom-mcp-example-'));
+const dataDir = await mkdtemp(join(tmpdir(), 'barometer-mcp-example-'));
 const archive = new ArchiveStore({ root: join(dataDir, 'archives') });
 const monitor = new SessionMonitor({ archive });
-const server = createHeadroomMcpServer({ monitor, archive });
+const server = createBarometerMcpServer({ monitor, archive });
 
 const client = new Client({ name: 'example-agent', version: '1.0.0' });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -4,7 +4,7 @@
  * A local server on 127.0.0.1 stands in for api.openai.com: it answers with a recorded chat completion (usage as
  * OpenAI reported it) and rate-limit headers in OpenAI's documented form. In your project:
  *
- *   import { wrapOpenAI } from 'headroom/openai';
+ *   import { wrapOpenAI } from 'barometer/openai';
  *   const openai = wrapOpenAI(new OpenAI(), { session });
  */
 import { createServer } from 'node:http';
@@ -75,11 +75,11 @@ const answer = await openai.chat.completions.create({
 });
 console.log(
   answer.choices[0]?.message.content,
-  openai.headroom.verdict?.action,
-  openai.headroom.lastCall?.costUsd,
+  openai.barometer.verdict?.action,
+  openai.barometer.lastCall?.costUsd,
 );
 
-// Streamed: headroom asks for the usage chunk and hides it, so this loop sees what it would see without headroom.
+// Streamed: barometer asks for the usage chunk and hides it, so this loop sees what it would see without barometer.
 const stream = await openai.chat.completions.create({
   model: 'gpt-4o-mini',
   messages: [{ role: 'user', content: 'And again?' }],
@@ -87,6 +87,6 @@ const stream = await openai.chat.completions.create({
 });
 let text = '';
 for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-console.log(text, openai.headroom.verdict?.action, openai.headroom.verdict?.waitSeconds);
+console.log(text, openai.barometer.verdict?.action, openai.barometer.verdict?.waitSeconds);
 console.log(session.signals().quotas);
 server.close();

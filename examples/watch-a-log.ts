@@ -1,7 +1,7 @@
 /**
- * What `headroom watch` does, in one process and without a server: a recorded Claude Code log is written into a
+ * What `barometer watch` does, in one process and without a server: a recorded Claude Code log is written into a
  * temporary folder line by line, as the agent would write it, and followed into a live session; then the session is
- * compared with `headroom replay` of the same file. Run: npx tsx examples/watch-a-log.ts
+ * compared with `barometer replay` of the same file. Run: npx tsx examples/watch-a-log.ts
  */
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,7 @@ const log = readFileSync(
   new URL('../test/fixtures/traces/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl', import.meta.url),
   'utf8',
 );
-const folder = mkdtempSync(join(tmpdir(), 'headroom-example-'));
+const folder = mkdtempSync(join(tmpdir(), 'barometer-example-'));
 const monitor = new SessionMonitor();
 const watcher = new LogWatcher({
   roots: [folder],

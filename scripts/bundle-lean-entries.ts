@@ -1,5 +1,5 @@
 /**
- * Bundles the lean CLI entries (`headroom statusline`, `headroom hook`) into one file each, over the files `tsc`
+ * Bundles the lean CLI entries (`barometer statusline`, `barometer hook`) into one file each, over the files `tsc`
  * wrote for them: an agent runs these on every status line refresh and hooked event, and one file starts faster
  * than the ~230 module files (zod's among them) it replaces. See docs/decisions/007-lean-agent-entries.md.
  */
@@ -24,7 +24,7 @@ const jsonAsParse: Plugin = {
 
 /**
  * zod exports every locale's error messages (`z.locales`, about 250 KB of the bundle) through a namespace the
- * bundler cannot shake; headroom sets none (zod's English default is configured by zod itself). Only English is kept.
+ * bundler cannot shake; barometer sets none (zod's English default is configured by zod itself). Only English is kept.
  */
 const englishZodLocale: Plugin = {
   name: 'english-zod-locale',

@@ -9,9 +9,9 @@ import { apiReference } from '../src/server/api-reference.js';
 import { buildApp } from '../src/server/app.js';
 
 const file = new URL('../docs/sessions-api.md', import.meta.url);
-const dataDir = mkdtempSync(join(tmpdir(), 'headroom-docs-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'barometer-docs-'));
 const app = await buildApp({ logLevel: 'silent', dataDir, dashboard: false });
-const reference = apiReference(app.headroomRoutes);
+const reference = apiReference(app.barometerRoutes);
 await app.close();
 rmSync(dataDir, { recursive: true, force: true });
 const START = '<!-- reference:start -->';
@@ -24,4 +24,4 @@ const next =
     ? `${doc.trimEnd()}\n\n${START}\n${reference}\n${END}\n`
     : `${doc.slice(0, start + START.length)}\n${reference}\n${doc.slice(end)}`;
 writeFileSync(file, next);
-console.log(`docs/sessions-api.md: reference of ${app.headroomRoutes.length} routes written`);
+console.log(`docs/sessions-api.md: reference of ${app.barometerRoutes.length} routes written`);

@@ -16,7 +16,7 @@
  *   `null`s left out; `tiers` is `[[aboveTokens, input, output, cacheRead, cacheWrite, reasoning], …]` (trailing
  *   `null`s left out), ascending. A tier's prices apply to a whole request whose prompt exceeds `aboveTokens`
  *   (models.dev `tier.size`; see docs/rules.md "Cost"). Other cost fields (audio, per-request) are not kept.
- * Rows with neither a window, a price nor a reasoning flag are dropped: they say nothing headroom uses.
+ * Rows with neither a window, a price nor a reasoning flag are dropped: they say nothing barometer uses.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 /**
- * headroom: keep LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.
+ * barometer: keep LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.
  * The library is the product; the HTTP service and the CLI are thin surfaces over these functions. This entry
- * loads no server: `headroom/server` exports `buildApp` and `startServer`.
+ * loads no server: `barometer/server` exports `buildApp` and `startServer`.
  */
 export * from './compaction/index.js';
 export * from './discipline/index.js';

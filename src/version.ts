@@ -1,2 +1,2 @@
-/** headroom's version, as package.json states it (a test checks that the two agree). */
-export const HEADROOM_VERSION = '0.1.0';
+/** barometer's version, as package.json states it (a test checks that the two agree). */
+export const BAROMETER_VERSION = '0.1.0';

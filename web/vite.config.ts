@@ -6,7 +6,7 @@ import { defineConfig, type Plugin } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 /** Where `npm run dev` serves the API; the dev server proxies the dashboard's calls there. */
-const apiTarget = process.env.HEADROOM_API_URL ?? 'http://127.0.0.1:8787';
+const apiTarget = process.env.BAROMETER_API_URL ?? 'http://127.0.0.1:8797';
 
 /** Text files worth compressing; below 1 KiB the headers cost more than compression saves. */
 const COMPRESSIBLE = /\.(js|css|html|svg|json)$/;
@@ -26,7 +26,7 @@ function filesUnder(folder: string): string[] {
  */
 function precompress(): Plugin {
   return {
-    name: 'headroom-precompress',
+    name: 'barometer-precompress',
     apply: 'build',
     writeBundle(output) {
       if (!output.dir) return;
@@ -50,7 +50,7 @@ function precompress(): Plugin {
 
 /**
  * The dashboard is built into `web/dist`, which `src/server/dashboard.ts` serves. `npm run dev:web` runs
- * the Vite dev server against a running `headroom serve`.
+ * the Vite dev server against a running `barometer serve`.
  */
 export default defineConfig({
   root,

@@ -1,17 +1,17 @@
 import { Command, CommanderError } from 'commander';
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError } from '../errors/validation.js';
-import { HEADROOM_VERSION } from '../version.js';
+import { BarometerError } from '../errors/barometer-error.js';
+import { BarometerValidationError } from '../errors/validation.js';
+import { BAROMETER_VERSION } from '../version.js';
 import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './io.js';
 import { issuesText } from './issues-text.js';
 
-/** The `headroom` root command, writing through `io` and throwing instead of exiting. */
+/** The `barometer` root command, writing through `io` and throwing instead of exiting. */
 export function baseProgram(io: CliIo): Command {
-  return new Command('headroom')
+  return new Command('barometer')
     .description(
       'Keep LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.',
     )
-    .version(HEADROOM_VERSION)
+    .version(BAROMETER_VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
     .exitOverride();
@@ -31,7 +31,7 @@ export function configureSubcommands(program: Command, io: CliIo): Command {
 }
 
 /**
- * Parses `argv` with a program and maps what it throws to an exit code: 0 ok; a HeadroomError exits with its
+ * Parses `argv` with a program and maps what it throws to an exit code: 0 ok; a BarometerError exits with its
  * code's exit code from the error catalogue (2 bad input, 3 not found, 4 damaged data, 5 refused, 6 unavailable);
  * anything else is a fault, 1.
  */
@@ -50,17 +50,17 @@ export async function runProgram(program: Command, argv: string[], io: CliIo): P
       }
       return EXIT_USAGE;
     }
-    if (error instanceof HeadroomValidationError) {
-      io.stderr.write(`headroom: invalid input:\n${issuesText(error.issues, false)}\n`);
+    if (error instanceof BarometerValidationError) {
+      io.stderr.write(`barometer: invalid input:\n${issuesText(error.issues, false)}\n`);
       return error.exitCode;
     }
-    // Every error headroom throws on purpose (UsageError included) exits with its code's exit code.
-    if (error instanceof HeadroomError) {
-      io.stderr.write(`headroom: ${error.message}\n`);
+    // Every error barometer throws on purpose (UsageError included) exits with its code's exit code.
+    if (error instanceof BarometerError) {
+      io.stderr.write(`barometer: ${error.message}\n`);
       return error.exitCode;
     }
     // The CLI runs on the user's own machine: the fault's message is theirs to read.
-    io.stderr.write(`headroom: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`barometer: ${error instanceof Error ? error.message : String(error)}\n`);
     return EXIT_FAILURE;
   }
 }

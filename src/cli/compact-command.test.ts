@@ -9,7 +9,7 @@ import { run } from './program.js';
 const FIXTURE = fileURLToPath(new URL('../../test/fixtures/openai-history.json', import.meta.url));
 let directory: string;
 beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'headroom-compact-'));
+  directory = await mkdtemp(join(tmpdir(), 'barometer-compact-'));
 });
 afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
@@ -22,14 +22,14 @@ async function cli(args: string[]) {
   return { code, stdout: terminal.stdout, stderr: terminal.stderr };
 }
 
-describe('headroom compact', () => {
+describe('barometer compact', () => {
   it('prints before/after token counts and where the archive went', async () => {
     const { code, stdout } = await cli(['compact', FIXTURE, '--output', 'out.json']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^before: 25 messages, \d+ tokens \(o200k_base\)$/m);
     expect(stdout).toMatch(/^after: {2}\d+ messages, \d+ tokens/m);
     expect(stdout).toContain(
-      `archived to: ${join(directory, '.headroom/archives/openai-history/compaction-1.log')}`,
+      `archived to: ${join(directory, '.barometer/archives/openai-history/compaction-1.log')}`,
     );
     const written = JSON.parse(await readFile(join(directory, 'out.json'), 'utf8'));
     expect(written[0].role).toBe('system');
@@ -59,7 +59,7 @@ describe('headroom compact', () => {
     expect(result.messages.slice(-4)).toEqual(history.slice(-4));
   });
 
-  it('archives every replaced message so that headroom archive gives it back byte for byte', async () => {
+  it('archives every replaced message so that barometer archive gives it back byte for byte', async () => {
     await cli(['compact', FIXTURE, '--session', 's1']);
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
     const item = await cli(['archive', 's1', 'compaction-1', '--item', 'call_0:result']);
@@ -70,7 +70,7 @@ describe('headroom compact', () => {
   it('archives each replaced message as given: grep finds a tool output in the file and --item gives the message back', async () => {
     await cli(['compact', FIXTURE, '--session', 'as-sent']);
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
-    const file = await readFile(join(directory, '.headroom/archives/as-sent/compaction-1.log'), 'utf8');
+    const file = await readFile(join(directory, '.barometer/archives/as-sent/compaction-1.log'), 'utf8');
     const line = (history[3].content as string).split('\n')[0] as string;
     expect(line).not.toMatch(/["\\]/);
     expect(file).toContain(line);
@@ -83,7 +83,7 @@ describe('headroom compact', () => {
 
   it('reads an archive with a torn record buried mid-file, saying on stderr what it skipped', async () => {
     await cli(['compact', FIXTURE, '--session', 'torn']);
-    const path = join(directory, '.headroom/archives/torn/compaction-1.log');
+    const path = join(directory, '.barometer/archives/torn/compaction-1.log');
     const whole = await readFile(path);
     // A killed process's torn append, then another process's whole one.
     await writeFile(path, Buffer.concat([whole, whole.subarray(0, 100), whole]));
@@ -107,7 +107,7 @@ describe('headroom compact', () => {
     ]);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout).archives).toEqual([
-      join(directory, '.headroom/archives/again/compaction-2.log'),
+      join(directory, '.barometer/archives/again/compaction-2.log'),
     ]);
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
     const first = await cli(['archive', 'again', 'compaction-1', '--item', 'call_0:result']);
@@ -151,8 +151,8 @@ describe('headroom compact', () => {
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
     expect(result.archives).toEqual([
-      join(directory, '.headroom/archives/evict/t1.log'),
-      join(directory, '.headroom/archives/evict/t2.log'),
+      join(directory, '.barometer/archives/evict/t1.log'),
+      join(directory, '.barometer/archives/evict/t2.log'),
     ]);
     expect(result.messages).toHaveLength(history.length);
     const tools = result.messages.filter((message: { role: string }) => message.role === 'tool');
@@ -220,7 +220,7 @@ describe('headroom compact', () => {
   });
 });
 
-describe('headroom compact with a summarizer command', () => {
+describe('barometer compact with a summarizer command', () => {
   const node = (script: string) => `"${process.execPath}" -e ${JSON.stringify(script)}`;
 
   it("uses the command's summary as the recap", async () => {

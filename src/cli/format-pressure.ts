@@ -10,7 +10,7 @@ export const LEVEL_COLORS: Readonly<Record<PressureLevel, Color>> = {
 
 const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 
-/** The human report of `headroom pressure`: the level in its colour, the figures, thresholds, the action. */
+/** The human report of `barometer pressure`: the level in its colour, the figures, thresholds, the action. */
 export function formatPressureReport(report: PressureReport, paint: Paint): string {
   const p = report.pressure;
   const row = (label: string, value: string) => `  ${label.padEnd(22)}${value}`;

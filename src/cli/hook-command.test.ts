@@ -29,7 +29,7 @@ let app: FastifyInstance;
 let url: string;
 let dataDir: string;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'headroom-hook-cli-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'barometer-hook-cli-'));
   app = await buildApp({ logLevel: 'silent', dataDir });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -40,9 +40,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('headroom hook', () => {
-  it('prints the agent JSON with the reminder on UserPromptSubmit (service named by HEADROOM_URL)', async () => {
-    const result = await hook(payload('claude-code-user-prompt-submit'), [], { HEADROOM_URL: url });
+describe('barometer hook', () => {
+  it('prints the agent JSON with the reminder on UserPromptSubmit (service named by BAROMETER_URL)', async () => {
+    const result = await hook(payload('claude-code-user-prompt-submit'), [], { BAROMETER_URL: url });
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout);
     expect(output.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');

@@ -1,11 +1,11 @@
 import { handleHookEvent, parseHookInput } from '../integrations/agent-hook.js';
-import { withSessionLock } from '../integrations/file-lock.js';
 import {
+  BarometerClient,
   DEFAULT_SERVER_URL,
-  HeadroomClient,
   ServiceError,
   ServiceUnreachableError,
-} from '../integrations/headroom-client.js';
+} from '../integrations/barometer-client.js';
+import { withSessionLock } from '../integrations/file-lock.js';
 import { ServiceSessions } from '../integrations/live-sessions.js';
 import { type CliIo, UsageError } from './io.js';
 import { readStdin } from './read-stdin.js';
@@ -22,8 +22,8 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
     throw new UsageError("no input: the agent pipes the hook event (JSON) to this command's stdin");
   }
   const input = parseHookInput(text);
-  const url = flags.server ?? io.env.HEADROOM_URL ?? DEFAULT_SERVER_URL;
-  const client = new HeadroomClient({ url, timeoutMs: Number(flags.timeout) });
+  const url = flags.server ?? io.env.BAROMETER_URL ?? DEFAULT_SERVER_URL;
+  const client = new BarometerClient({ url, timeoutMs: Number(flags.timeout) });
   try {
     const result = await handleHookEvent(input, {
       sessions: new ServiceSessions(client),
@@ -34,7 +34,7 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
   } catch (error) {
     // The agent carries on whatever happens to the service: say why on stderr, print nothing, exit 0.
     if (error instanceof ServiceUnreachableError || error instanceof ServiceError) {
-      io.stderr.write(`headroom hook: ${error.message}\n`);
+      io.stderr.write(`barometer hook: ${error.message}\n`);
       return;
     }
     throw error;

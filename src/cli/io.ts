@@ -1,5 +1,5 @@
+import { BarometerError } from '../errors/barometer-error.js';
 import { ERROR_CATALOGUE, EXIT_CODES } from '../errors/error-catalogue.js';
-import { HeadroomError } from '../errors/headroom-error.js';
 
 /** Where a command reads and writes; the real process by default, buffers in tests. */
 export interface CliIo {
@@ -25,14 +25,14 @@ export function processIo(): CliIo {
  * 3 not found, 4 damaged data, 5 refused, 6 unavailable (retry later).
  */
 export const EXIT_OK = EXIT_CODES.ok;
-export const EXIT_FAILURE = ERROR_CATALOGUE.HR_ERR_INTERNAL.exit;
-export const EXIT_USAGE = ERROR_CATALOGUE.HR_ERR_INVALID_PARAM.exit;
+export const EXIT_FAILURE = ERROR_CATALOGUE.BR_ERR_INTERNAL.exit;
+export const EXIT_USAGE = ERROR_CATALOGUE.BR_ERR_INVALID_PARAM.exit;
 
 /** A bad flag, argument or input file: the program prints its message on stderr and exits 2. */
-export class UsageError extends HeadroomError {
-  declare readonly code: 'HR_ERR_INVALID_PARAM';
+export class UsageError extends BarometerError {
+  declare readonly code: 'BR_ERR_INVALID_PARAM';
   constructor(message: string) {
-    super('HR_ERR_INVALID_PARAM', message);
+    super('BR_ERR_INVALID_PARAM', message);
     this.name = 'UsageError';
   }
 }

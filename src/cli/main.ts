@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Every import here is dynamic: `headroom statusline` and `headroom hook` run on each refresh and tool call of an
+// Every import here is dynamic: `barometer statusline` and `barometer hook` run on each refresh and tool call of an
 // agent, so they start from lean entries that load only what they use; every other command loads the program.
 const argv = process.argv.slice(2);
 const entry =
@@ -12,7 +12,7 @@ const code = await entry.main(argv);
 // `serve` and `watch` keep the process alive through their sockets and watchers; every other command ends here.
 if (code !== 0 || !['serve', 'watch'].includes(argv[0] ?? '')) process.exitCode = code;
 
-// `headroom replay big.jsonl | head` closes the pipe early: that is the reader's choice, not an error.
+// `barometer replay big.jsonl | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(0);
   throw error;

@@ -16,7 +16,7 @@ let dataDir: string;
 const clients: Client[] = [];
 const children: Array<ReturnType<typeof spawnCli>> = [];
 beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'headroom-mcp-cli-'));
+  dataDir = await mkdtemp(join(tmpdir(), 'barometer-mcp-cli-'));
 });
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => {});
@@ -24,7 +24,7 @@ afterEach(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** `headroom mcp` spawned as an MCP client spawns it, connected with the SDK's own stdio client. */
+/** `barometer mcp` spawned as an MCP client spawns it, connected with the SDK's own stdio client. */
 async function connectCli(args: string[] = []): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -34,13 +34,13 @@ async function connectCli(args: string[] = []): Promise<{ client: Client; stderr
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'headroom-cli-test', version: '1.0.0' });
+  const client = new Client({ name: 'barometer-cli-test', version: '1.0.0' });
   await client.connect(transport);
   clients.push(client);
   return { client, stderr: () => stderr };
 }
 
-describe('headroom mcp (stdio)', () => {
+describe('barometer mcp (stdio)', () => {
   it('serves the tools to the SDK client: a good call, a bad one naming the field, a session round trip', async () => {
     const { client, stderr } = await connectCli();
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
@@ -48,7 +48,7 @@ describe('headroom mcp (stdio)', () => {
     const report = await callTool<PressureReport>(client, 'evaluate_pressure', SEED_SAMPLE);
     expect(report.structured.pressure).toMatchObject({ level: 'HIGH', sessionViability: 36 });
     const bad = await callTool(client, 'evaluate_pressure', { contextDriftPercent: 'high' });
-    expect(bad).toMatchObject({ isError: true, structured: { code: 'HR_ERR_INVALID_PARAM' } });
+    expect(bad).toMatchObject({ isError: true, structured: { code: 'BR_ERR_INVALID_PARAM' } });
     expect(bad.structured.issues?.[0]?.field).toBe('contextDriftPercent');
 
     await callTool(client, 'create_session', { id: 'cli-1', model: 'claude-opus-4-6', agent: 'claude-code' });
@@ -57,7 +57,7 @@ describe('headroom mcp (stdio)', () => {
       usage: { promptTokens: 160_000, completionTokens: 500 },
     });
     expect(usage.structured).toMatchObject({ generation: 1, health: { level: 'critical' } });
-    expect(stderr()).toContain('headroom MCP server on stdio');
+    expect(stderr()).toContain('barometer MCP server on stdio');
   });
 
   it('keeps sessions and archives in --data-dir: a second process finds the session and follows a tombstone', async () => {
@@ -91,8 +91,8 @@ describe('headroom mcp (stdio)', () => {
     expect(back.text).toBe(toolOutput(1));
   });
 
-  it('loads headroom.config.* as serve does (--config)', async () => {
-    const config = join(dataDir, 'headroom.config.json');
+  it('loads barometer.config.* as serve does (--config)', async () => {
+    const config = join(dataDir, 'barometer.config.json');
     await writeFile(config, JSON.stringify({ models: { 'gpt-5': { context_length: 50_000 } } }));
     const { client } = await connectCli(['--config', config]);
     const created = await callTool<{ session: SessionSummary }>(client, 'create_session', { model: 'gpt-5' });
@@ -135,9 +135,9 @@ describe('headroom mcp (stdio)', () => {
     expect(lines.map((line) => line.id)).toEqual([1, 2, 3]);
     expect(lines[1].result).toMatchObject({
       isError: true,
-      structuredContent: { code: 'HR_ERR_INVALID_PARAM' },
+      structuredContent: { code: 'BR_ERR_INVALID_PARAM' },
     });
-    expect(stderr).toContain('headroom MCP server on stdio');
+    expect(stderr).toContain('barometer MCP server on stdio');
     expect(stderr).toContain('stdin closed');
   });
 

@@ -104,12 +104,12 @@ function poolCommandContract(target: () => string[]) {
   });
 }
 
-describe('headroom pool, through a running service (--server)', () => {
+describe('barometer pool, through a running service (--server)', () => {
   let app: FastifyInstance;
   let url: string;
   let dataDir: string;
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'headroom-pool-cli-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'barometer-pool-cli-'));
     app = await buildApp({ logLevel: 'silent', dataDir, dashboard: false });
     url = await app.listen({ host: '127.0.0.1', port: 0 });
   });
@@ -120,8 +120,8 @@ describe('headroom pool, through a running service (--server)', () => {
 
   poolCommandContract(() => ['--server', url]);
 
-  it('finds the service by $HEADROOM_URL, and exits 6 with the reason when none answers', async () => {
-    expect((await cli(['list'], { HEADROOM_URL: url })).stdout).toBe('no pools\n');
+  it('finds the service by $BAROMETER_URL, and exits 6 with the reason when none answers', async () => {
+    expect((await cli(['list'], { BAROMETER_URL: url })).stdout).toBe('no pools\n');
     const down = await cli(['list', '--server', 'http://127.0.0.1:9']);
     expect(down.code).toBe(6);
     expect(down.stderr).toContain('not reachable at http://127.0.0.1:9');
@@ -129,7 +129,7 @@ describe('headroom pool, through a running service (--server)', () => {
 });
 
 const missing = redisMissing();
-describe.skipIf(Boolean(missing) && !redisRequired)('headroom pool, directly on Redis (--redis)', () => {
+describe.skipIf(Boolean(missing) && !redisRequired)('barometer pool, directly on Redis (--redis)', () => {
   let server: RedisServer;
   beforeAll(async () => {
     if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);

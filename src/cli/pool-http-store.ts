@@ -1,7 +1,7 @@
+import { BarometerError } from '../errors/barometer-error.js';
 import { isErrorCode } from '../errors/error-catalogue.js';
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError, type ValidationIssue } from '../errors/validation.js';
-import { HeadroomClient, type HeadroomClientOptions } from '../integrations/headroom-client.js';
+import { BarometerValidationError, type ValidationIssue } from '../errors/validation.js';
+import { BarometerClient, type BarometerClientOptions } from '../integrations/barometer-client.js';
 import type {
   PoolConfig,
   PoolView,
@@ -16,14 +16,14 @@ import type {
 import type { PoolStore } from '../pools/pool-store.js';
 
 /**
- * The PoolStore contract over a running service's `/api/v1/pools`: what `headroom pool` uses without `--redis`. The
- * service's problem codes come back as the same HeadroomErrors the stores throw, so the CLI exits alike either way.
+ * The PoolStore contract over a running service's `/api/v1/pools`: what `barometer pool` uses without `--redis`. The
+ * service's problem codes come back as the same BarometerErrors the stores throw, so the CLI exits alike either way.
  */
 export class HttpPoolStore implements PoolStore {
-  readonly #client: HeadroomClient;
+  readonly #client: BarometerClient;
 
-  constructor(options: HeadroomClientOptions) {
-    this.#client = new HeadroomClient(options);
+  constructor(options: BarometerClientOptions) {
+    this.#client = new BarometerClient(options);
   }
 
   async #call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -31,19 +31,19 @@ export class HttpPoolStore implements PoolStore {
     try {
       answer = await this.#client.request(method, path, body);
     } catch (error) {
-      throw new HeadroomError(
-        'HR_ERR_UNAVAILABLE',
-        `${error instanceof Error ? error.message : String(error)} (start it with: headroom serve; or use --redis)`,
+      throw new BarometerError(
+        'BR_ERR_UNAVAILABLE',
+        `${error instanceof Error ? error.message : String(error)} (start it with: barometer serve; or use --redis)`,
         { cause: error },
       );
     }
     const problem = (answer.body ?? {}) as { code?: unknown; error?: unknown; issues?: ValidationIssue[] };
     // A pool's refusal is an answer (a decision as data); any other 429 (the service's rate limit) is an error.
-    if (answer.status < 400 || problem.code === 'HR_ERR_POOL_EXHAUSTED') return answer;
-    if (problem.code === 'HR_ERR_INVALID_PARAM' && Array.isArray(problem.issues))
-      throw new HeadroomValidationError(problem.issues, 'input');
-    const code = isErrorCode(problem.code) ? problem.code : 'HR_ERR_INTERNAL';
-    throw new HeadroomError(code, String(problem.error ?? `the service answered ${answer.status}`));
+    if (answer.status < 400 || problem.code === 'BR_ERR_POOL_EXHAUSTED') return answer;
+    if (problem.code === 'BR_ERR_INVALID_PARAM' && Array.isArray(problem.issues))
+      throw new BarometerValidationError(problem.issues, 'input');
+    const code = isErrorCode(problem.code) ? problem.code : 'BR_ERR_INTERNAL';
+    throw new BarometerError(code, String(problem.error ?? `the service answered ${answer.status}`));
   }
 
   async create(config: PoolConfig): Promise<PoolView> {
@@ -63,7 +63,7 @@ export class HttpPoolStore implements PoolStore {
       await this.#call('DELETE', `/api/v1/pools/${encodeURIComponent(poolId)}`);
       return true;
     } catch (error) {
-      if (error instanceof HeadroomError && error.code === 'HR_ERR_POOL_NOT_FOUND') return false;
+      if (error instanceof BarometerError && error.code === 'BR_ERR_POOL_NOT_FOUND') return false;
       throw error;
     }
   }

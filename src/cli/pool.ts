@@ -1,6 +1,6 @@
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError } from '../errors/validation.js';
-import { DEFAULT_SERVER_URL } from '../integrations/headroom-client.js';
+import { BarometerError } from '../errors/barometer-error.js';
+import { BarometerValidationError } from '../errors/validation.js';
+import { DEFAULT_SERVER_URL } from '../integrations/barometer-client.js';
 import type { PoolView, ReservationRefusal } from '../pools/pool-schemas.js';
 import type { PoolStore } from '../pools/pool-store.js';
 import type { CliIo } from './io.js';
@@ -35,7 +35,7 @@ function ceilingsOf(entries: readonly string[] | undefined): Record<string, unkn
   for (const entry of entries) {
     const match = /^([a-z]+)=(.+)$/.exec(entry);
     if (!match) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [{ field: 'priorityCeilings', value: entry, message: 'must be PRIORITY=SHARE, e.g. low=0.4' }],
         'flags',
       );
@@ -90,8 +90,8 @@ async function openStore(
       await client.connect();
     } catch (error) {
       client.disconnect();
-      throw new HeadroomError(
-        'HR_ERR_UNAVAILABLE',
+      throw new BarometerError(
+        'BR_ERR_UNAVAILABLE',
         `Redis not reachable at ${flags.redis}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
@@ -102,10 +102,10 @@ async function openStore(
       },
     };
   }
-  const apiKey = flags.apiKey ?? io.env.HEADROOM_API_KEY;
+  const apiKey = flags.apiKey ?? io.env.BAROMETER_API_KEY;
   return {
     store: new HttpPoolStore({
-      url: flags.server ?? io.env.HEADROOM_URL ?? DEFAULT_SERVER_URL,
+      url: flags.server ?? io.env.BAROMETER_URL ?? DEFAULT_SERVER_URL,
       timeoutMs: 5000,
       ...(apiKey ? { apiKey } : {}),
     }),
@@ -113,7 +113,7 @@ async function openStore(
   };
 }
 
-/** Runs one `headroom pool` action; a refusal prints its reason and throws HR_ERR_POOL_EXHAUSTED (exit 6). */
+/** Runs one `barometer pool` action; a refusal prints its reason and throws BR_ERR_POOL_EXHAUSTED (exit 6). */
 export async function runPool(io: CliIo, action: string, args: string[], flags: PoolFlags): Promise<void> {
   const { store, close } = await openStore(io, flags);
   const print = (value: unknown, text: string) =>
@@ -149,7 +149,7 @@ export async function runPool(io: CliIo, action: string, args: string[], flags: 
       }
       case 'delete': {
         if (!(await store.delete(poolId)))
-          throw new HeadroomError('HR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(poolId)}`);
+          throw new BarometerError('BR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(poolId)}`);
         print({ deleted: poolId }, `deleted pool ${poolId}\n`);
         return;
       }
@@ -169,7 +169,7 @@ export async function runPool(io: CliIo, action: string, args: string[], flags: 
           return;
         }
         if (flags.json) print(decision.refusal, '');
-        throw new HeadroomError('HR_ERR_POOL_EXHAUSTED', refusalText(poolId, decision.refusal), {
+        throw new BarometerError('BR_ERR_POOL_EXHAUSTED', refusalText(poolId, decision.refusal), {
           details: decision.refusal,
         });
       }
@@ -196,7 +196,7 @@ export async function runPool(io: CliIo, action: string, args: string[], flags: 
         return;
       }
       default:
-        throw new HeadroomError('HR_ERR_INVALID_PARAM', `unknown pool action ${JSON.stringify(action)}`);
+        throw new BarometerError('BR_ERR_INVALID_PARAM', `unknown pool action ${JSON.stringify(action)}`);
     }
   } finally {
     await close();

@@ -32,7 +32,7 @@ async function cli(args: string[], options: Parameters<typeof memoryIo>[0] = {})
   return { code, stdout: terminal.stdout, stderr: terminal.stderr };
 }
 
-describe('headroom pressure', () => {
+describe('barometer pressure', () => {
   it('prints exactly the HTTP 200 body with --json for the seed sample', async () => {
     const { code, stdout } = await cli(['pressure', ...SAMPLE_FLAGS, '--json']);
     expect(code).toBe(0);
@@ -143,7 +143,7 @@ describe('headroom pressure', () => {
   });
 });
 
-describe('headroom pressure --interactive', () => {
+describe('barometer pressure --interactive', () => {
   it('asks each input with its default in brackets and keeps the default on Enter', async () => {
     const answers = ['72', '55', '68', '', '', '62000', '', '', '', ''].join('\n');
     const { code, stdout } = await cli(['pressure', '--interactive'], { stdin: `${answers}\n` });

@@ -17,7 +17,7 @@ export interface CliDependencies {
   now?: () => number;
 }
 
-/** Builds the `headroom` command tree; `run` below parses and maps errors to exit codes. */
+/** Builds the `barometer` command tree; `run` below parses and maps errors to exit codes. */
 export function buildProgram(dependencies: CliDependencies = {}): Command {
   const io = dependencies.io ?? processIo();
   const now = dependencies.now ?? Date.now;
@@ -40,7 +40,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
 }
 
 /**
- * Runs the CLI and returns the exit code: 0 ok; a HeadroomError exits with its code's exit code from the error
+ * Runs the CLI and returns the exit code: 0 ok; a BarometerError exits with its code's exit code from the error
  * catalogue (2 bad input, 3 not found, 4 damaged data, 5 refused, 6 unavailable); anything else is a fault, 1.
  */
 export async function run(argv: string[], dependencies: CliDependencies = {}): Promise<number> {

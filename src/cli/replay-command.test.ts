@@ -16,7 +16,7 @@ async function cli(args: string[]) {
   return { code, stdout: terminal.stdout, stderr: terminal.stderr };
 }
 
-describe('headroom replay', () => {
+describe('barometer replay', () => {
   it('prints a timeline with the recorded compaction and a summary, with progress on stderr for a large file', async () => {
     const { code, stdout, stderr } = await cli(['replay', CLAUDE]);
     expect(code).toBe(0);
@@ -92,11 +92,11 @@ describe('headroom replay', () => {
     });
   });
 
-  it('applies a headroom.config.json found in the working directory, and --config', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'headroom-config-'));
+  it('applies a barometer.config.json found in the working directory, and --config', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'barometer-config-'));
     try {
       await writeFile(
-        join(directory, 'headroom.config.json'),
+        join(directory, 'barometer.config.json'),
         JSON.stringify({
           models: { 'claude-opus-4-6': { optimal_max_tokens: 140000, critical_max_tokens: 160000 } },
         }),
@@ -110,7 +110,7 @@ describe('headroom replay', () => {
       expect(configured.summary.firstCompressCallIndex).toBeGreaterThan(plain.summary.firstCompressCallIndex);
       const flagged = memoryIo();
       expect(
-        await run(['replay', CLAUDE, '--json', '--config', join(directory, 'headroom.config.json')], {
+        await run(['replay', CLAUDE, '--json', '--config', join(directory, 'barometer.config.json')], {
           io: flagged.io,
         }),
       ).toBe(0);

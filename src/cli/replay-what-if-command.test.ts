@@ -12,7 +12,7 @@ const SONNET = trace('claude-code/small-sonnet-session.jsonl');
 
 let directory: string;
 beforeAll(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'headroom-whatif-cli-'));
+  directory = await mkdtemp(join(tmpdir(), 'barometer-whatif-cli-'));
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
@@ -23,17 +23,17 @@ async function cli(args: string[]) {
   return { code, stdout: terminal.stdout, stderr: terminal.stderr };
 }
 
-describe('headroom replay --what-if', () => {
+describe('barometer replay --what-if', () => {
   it('adds the what-if prompt and the drift to the timeline, and ends with the totals and the savings', async () => {
     const { code, stdout } = await cli(['replay', SONNET, '--what-if']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/#\s+time \(UTC\)\s+prompt\s+window\s+what-if\s+drift\s+health/);
-    expect(stdout).toMatch(/── headroom evicts subtask-1: \d+ items, \d+ tokens \(/);
+    expect(stdout).toMatch(/── barometer evicts subtask-1: \d+ items, \d+ tokens \(/);
     expect(stdout).toMatch(/prompt tokens {2}1192671 → \d+ \(−\d+\.\d%\)/);
     expect(stdout).toContain('every one read back and identical to the log');
     const last = stdout.trimEnd().split('\n').at(-1);
     expect(last).toMatch(
-      /^headroom would have sent \d+(\.\d)?% fewer prompt tokens \(\$0\.76 → \$0\.\d\d\), no forced compaction$/,
+      /^barometer would have sent \d+(\.\d)?% fewer prompt tokens \(\$0\.76 → \$0\.\d\d\), no forced compaction$/,
     );
   });
 
@@ -57,7 +57,7 @@ describe('headroom replay --what-if', () => {
         peakPromptTokens: 75_387,
         compactions: 0,
       },
-      headroom: {
+      policy: {
         promptTokens: expect.any(Number),
         costUsd: expect.any(Number),
         peakPromptTokens: expect.any(Number),
@@ -80,7 +80,7 @@ describe('headroom replay --what-if', () => {
     expect(result.calls.at(-1).whatIfPromptTokens).toBeLessThan(result.calls.at(-1).promptTokens);
   });
 
-  it('keeps the archive under --archive-dir, where headroom archive reads it back as the log has it', async () => {
+  it('keeps the archive under --archive-dir, where barometer archive reads it back as the log has it', async () => {
     const archives = join(directory, 'kept');
     const { code, stdout } = await cli(['replay', SONNET, '--what-if', '--json', '--archive-dir', archives]);
     expect(code).toBe(0);
@@ -122,13 +122,13 @@ describe('headroom replay --what-if', () => {
     const none = JSON.parse(
       (await cli(['replay', SONNET, '--what-if', '--json', '--policy', 'never.json'])).stdout,
     );
-    expect(none.whatIf.headroom.evictions).toBe(0);
+    expect(none.whatIf.policy.evictions).toBe(0);
     expect(none.whatIf.savedPercent).toBe(0);
     await writeFile(join(directory, 'policy.yaml'), 'minFreedTokens: 100000\n');
     const late = JSON.parse(
       (await cli(['replay', SONNET, '--what-if', '--json', '--policy', 'policy.yaml'])).stdout,
     );
-    expect(late.whatIf.headroom.evictions).toBe(0);
+    expect(late.whatIf.policy.evictions).toBe(0);
   });
 
   it.each([

@@ -13,7 +13,7 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-describe('headroom serve', () => {
+describe('barometer serve', () => {
   it('prints its URL, answers the seed sample through curl and jq, and stops cleanly on SIGTERM', async () => {
     const server = await startServeProcess();
     children.push(server.child);
@@ -36,8 +36,8 @@ describe('headroom serve', () => {
     expect(await exitOf(server.child)).toBe(0);
   });
 
-  it('reads the rate limit from HEADROOM_RATE_LIMIT_PER_MINUTE, and a flag wins over it', async () => {
-    const fromEnv = await startServeProcess([], { HEADROOM_RATE_LIMIT_PER_MINUTE: '2' });
+  it('reads the rate limit from BAROMETER_RATE_LIMIT_PER_MINUTE, and a flag wins over it', async () => {
+    const fromEnv = await startServeProcess([], { BAROMETER_RATE_LIMIT_PER_MINUTE: '2' });
     children.push(fromEnv.child);
     const statuses = [];
     for (let index = 0; index < 3; index++)
@@ -47,7 +47,7 @@ describe('headroom serve', () => {
     await exitOf(fromEnv.child);
 
     const fromFlag = await startServeProcess(['--rate-limit-per-minute', '0'], {
-      HEADROOM_RATE_LIMIT_PER_MINUTE: '2',
+      BAROMETER_RATE_LIMIT_PER_MINUTE: '2',
     });
     children.push(fromFlag.child);
     for (let index = 0; index < 5; index++)
@@ -57,7 +57,7 @@ describe('headroom serve', () => {
   });
 
   it('keeps every session and its timeline but at most the last second of updates after kill -9', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'headroom-kill-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'barometer-kill-'));
     try {
       const first = await startServeProcess(['--data-dir', dataDir]);
       children.push(first.child);
@@ -128,7 +128,7 @@ describe('headroom serve', () => {
   });
 
   it('lets /mcp accept the hosts of --mcp-allowed-hosts beside localhost, and no others', async () => {
-    const server = await startServeProcess(['--mcp-allowed-hosts', 'headroom.internal, agents.lan']);
+    const server = await startServeProcess(['--mcp-allowed-hosts', 'barometer.internal, agents.lan']);
     children.push(server.child);
     const port = Number(new URL(server.url).port);
     const initialize = (host: string) =>

@@ -16,7 +16,7 @@ async function statusline(input: string, env: Record<string, string> = {}, args:
   return { code: await exitOf(child), stdout, stderr };
 }
 
-describe('headroom statusline', () => {
+describe('barometer statusline', () => {
   it('prints one line for the documented sample input, coloured through a pipe unless NO_COLOR is set', async () => {
     const plain = await statusline(EXAMPLE);
     expect(plain).toEqual({
@@ -37,10 +37,10 @@ describe('headroom statusline', () => {
     expect(empty.stderr).toContain('no input');
   });
 
-  it('reads headroom.config.json overrides when given one', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'headroom-statusline-'));
+  it('reads barometer.config.json overrides when given one', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'barometer-statusline-'));
     try {
-      const config = join(folder, 'headroom.config.json');
+      const config = join(folder, 'barometer.config.json');
       writeFileSync(
         config,
         JSON.stringify({ models: { 'claude-opus-4-6': { optimal_max_tokens: 150000 } } }),

@@ -4,9 +4,9 @@ import { type CliIo, processIo } from './io.js';
 import { runStatusline } from './statusline.js';
 
 /**
- * The lean entry of `headroom statusline`: the root command with only this subcommand, so that a status line
+ * The lean entry of `barometer statusline`: the root command with only this subcommand, so that a status line
  * refreshed after every message loads no server, no other command and no module it does not use. `main.ts`
- * routes `headroom statusline` here; the build bundles this file into one (see docs/decisions/004).
+ * routes `barometer statusline` here; the build bundles this file into one (see docs/decisions/004).
  */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   const program = baseProgram(io);

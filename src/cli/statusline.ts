@@ -2,16 +2,16 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseStatuslineInput, statuslineReport } from '../integrations/claude-code-statusline.js';
-import type { HeadroomConfig } from '../models/headroom-config.js';
+import type { BarometerConfig } from '../models/barometer-config.js';
 import { painter } from './colors.js';
 import { formatStatusline } from './format-statusline.js';
 import { type CliIo, UsageError } from './io.js';
 import { readStdin } from './read-stdin.js';
 
-const CONFIG_NAMES = ['headroom.config.json', 'headroom.config.yaml', 'headroom.config.yml'];
+const CONFIG_NAMES = ['barometer.config.json', 'barometer.config.yaml', 'barometer.config.yml'];
 
 /** The config file, loaded only when there is one: the config reader (and its YAML parser) costs start-up time. */
-async function configFor(io: CliIo, path: string | undefined): Promise<HeadroomConfig | undefined> {
+async function configFor(io: CliIo, path: string | undefined): Promise<BarometerConfig | undefined> {
   if (path === undefined && !CONFIG_NAMES.some((name) => existsSync(join(io.cwd, name)))) return undefined;
   const { loadConfig } = await import('../models/load-config.js');
   return loadConfig(path === undefined ? io.cwd : resolve(io.cwd, path));
@@ -22,7 +22,7 @@ export async function runStatusline(io: CliIo, flags: { config?: string }): Prom
   const text = await readStdin(io);
   if (text.trim() === '') {
     throw new UsageError(
-      "no input: Claude Code pipes its status line JSON to this command's stdin (try: headroom statusline < examples/statusline-input.json)",
+      "no input: Claude Code pipes its status line JSON to this command's stdin (try: barometer statusline < examples/statusline-input.json)",
     );
   }
   const input = parseStatuslineInput(text);

@@ -33,10 +33,10 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_00
   }
 }
 
-describe('headroom watch', () => {
+describe('barometer watch', () => {
   it('starts the embedded service, prints its dashboard, and shows a log written into the folder as a live session', async () => {
-    const logs = folder('headroom-watch-logs-');
-    const data = folder('headroom-watch-data-');
+    const logs = folder('barometer-watch-logs-');
+    const data = folder('barometer-watch-data-');
     const child = spawnCli([
       'watch',
       logs,
@@ -69,7 +69,7 @@ describe('headroom watch', () => {
   });
 
   it('exits 2 with the reason when --server names no running service', async () => {
-    const child = spawnCli(['watch', folder('headroom-watch-none-'), '--server', 'http://127.0.0.1:9']);
+    const child = spawnCli(['watch', folder('barometer-watch-none-'), '--server', 'http://127.0.0.1:9']);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await exitOf(child)).toBe(2);

@@ -1,14 +1,14 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { BarometerClient, ServiceUnreachableError } from '../integrations/barometer-client.js';
 import { withSessionLock } from '../integrations/file-lock.js';
-import { HeadroomClient, ServiceUnreachableError } from '../integrations/headroom-client.js';
 import { type LiveSessions, MonitorSessions, ServiceSessions } from '../integrations/live-sessions.js';
 import { LogWatcher, WATCH_DEFAULTS, type WatchEvent } from '../integrations/log-watcher.js';
 import { durationSeconds } from './duration.js';
 import { type CliIo, UsageError } from './io.js';
 
-/** The flags of `headroom watch` as commander gives them. */
+/** The flags of `barometer watch` as commander gives them. */
 export interface WatchFlags {
   server?: string;
   host?: string;
@@ -83,7 +83,7 @@ function reporter(io: CliIo, home: string, now: () => number) {
   };
 }
 
-/** `headroom watch`: starts the embedded service (or checks the given one), then follows the logs until stopped. */
+/** `barometer watch`: starts the embedded service (or checks the given one), then follows the logs until stopped. */
 export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Promise<void> {
   const sinceMs = milliseconds('since', flags.since);
   const pollMs = Math.max(50, milliseconds('poll', flags.poll));
@@ -94,19 +94,19 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
   let serviceUrl: string;
   let close: () => Promise<void> = async () => undefined;
   if (flags.server) {
-    const client = new HeadroomClient({ url: flags.server });
+    const client = new BarometerClient({ url: flags.server });
     try {
       const answer = await client.request('GET', '/healthz');
       if (answer.status !== 200) throw new Error(`GET /healthz answered ${answer.status}`);
     } catch (error) {
       const reason = error instanceof ServiceUnreachableError ? error.message : String(error);
       throw new UsageError(
-        `${reason} (start it with: headroom serve; or leave out --server to start one here)`,
+        `${reason} (start it with: barometer serve; or leave out --server to start one here)`,
       );
     }
     sessions = new ServiceSessions(client);
     serviceUrl = client.url;
-    io.stdout.write(`headroom watch: sending to ${client.url} (dashboard ${client.url}/)\n`);
+    io.stdout.write(`barometer watch: sending to ${client.url} (dashboard ${client.url}/)\n`);
   } else {
     const { startServer } = await import('../server/serve.js');
     const port = flags.port === undefined ? undefined : Number(flags.port);
@@ -130,10 +130,10 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
       }
       throw error;
     }
-    sessions = new MonitorSessions(server.app.headroomMonitor);
+    sessions = new MonitorSessions(server.app.barometerMonitor);
     serviceUrl = server.url;
     close = server.close;
-    io.stdout.write(`headroom watch: dashboard ${server.url}/ (embedded service)\n`);
+    io.stdout.write(`barometer watch: dashboard ${server.url}/ (embedded service)\n`);
   }
   const found = roots.filter((root) => existsSync(root));
   const missing = roots.filter((root) => !existsSync(root));
@@ -153,7 +153,7 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
   });
   await watcher.start();
   const stop = (signal: NodeJS.Signals) => {
-    io.stderr.write(`headroom watch: ${signal}, sending the last calls\n`);
+    io.stderr.write(`barometer watch: ${signal}, sending the last calls\n`);
     watcher
       .close()
       .then(close)

@@ -1,4 +1,4 @@
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { HistoryItem, HistoryProvider, ItemRole, ToolResultItem } from './history-item.js';
 
 /** Options shared by the `from…` adapters. */
@@ -51,7 +51,7 @@ export function assertSameProvider(items: readonly HistoryItem[], provider: Hist
   const index = items.findIndex((item) => item.kind === 'opaque' && item.provider !== provider);
   const item = items[index];
   if (item?.kind === 'opaque') {
-    throw new HeadroomValidationError(
+    throw new BarometerValidationError(
       [
         {
           field: `[${index}].provider`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import {
   type AnthropicConversation,
   fromAnthropicMessages,
@@ -86,7 +86,7 @@ describe('fromAnthropicMessages', () => {
 
   it('rejects a message with an unknown role', () => {
     expect(() => fromAnthropicMessages({ messages: [{ role: 'tool', content: 'x' }] })).toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
   });
 });

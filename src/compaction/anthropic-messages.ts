@@ -76,7 +76,7 @@ function blockItem(block: Block, id: string, role: 'system' | 'user' | 'assistan
 /**
  * Reads an Anthropic conversation (`system` + `messages`) into history items: text blocks, `tool_use` blocks
  * (tool calls) and `tool_result` blocks (tool results); other blocks become opaque items.
- * @throws HeadroomValidationError when the conversation does not have the Anthropic shape
+ * @throws BarometerValidationError when the conversation does not have the Anthropic shape
  */
 export function fromAnthropicMessages(
   conversation: unknown,
@@ -127,7 +127,7 @@ function blockOf(item: HistoryItem): unknown {
 /**
  * Writes history items as an Anthropic conversation. System items go to `system`; tool results travel in user
  * messages; consecutive items of one role form one message (a single text item is written as a string).
- * @throws HeadroomValidationError when an opaque item came from another provider
+ * @throws BarometerValidationError when an opaque item came from another provider
  */
 export function toAnthropicMessages(items: readonly HistoryItem[]): AnthropicConversation {
   assertSameProvider(items, 'anthropic');

@@ -26,7 +26,7 @@ function toolUses(history: readonly HistoryItem[]): number {
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-cc-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-cc-'));
   archive = new ArchiveStore({ root });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));

@@ -18,7 +18,7 @@ const counter: TokenCounter = {
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-compact-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-compact-'));
   archive = new ArchiveStore({ root });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -119,7 +119,7 @@ describe('compactHistory', () => {
       { kind: 'user', id: 'u2', text: 'bye' },
     ];
     const outcome = await compactHistory(tiny, { counter, sessionId: 's', keepTurns: 1, archive: spy });
-    expect(outcome).toMatchObject({ ok: false, code: 'HR_ERR_COMPACTION_REFUSED' });
+    expect(outcome).toMatchObject({ ok: false, code: 'BR_ERR_COMPACTION_REFUSED' });
     if (outcome.ok) return;
     expect(outcome.after.tokens).toBeGreaterThanOrEqual(outcome.before.tokens);
     expect(outcome.before.tokens).toBe(countHistoryTokens(tiny, counter));
@@ -172,7 +172,7 @@ describe('compactHistory', () => {
     const outcome = await compactHistory(session(2), { counter, sessionId: 's', keepTurns: 2 });
     expect(outcome).toMatchObject({
       ok: false,
-      code: 'HR_ERR_COMPACTION_REFUSED',
+      code: 'BR_ERR_COMPACTION_REFUSED',
       reason: expect.stringMatching(/nothing/),
     });
   });

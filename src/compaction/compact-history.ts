@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type ArchiveEntry, ArchiveIdSchema, type ArchiveSink } from './archive-sink.js';
 import { buildRecap, type RecapOptions } from './build-recap.js';
@@ -83,15 +83,15 @@ export type CompactionOutcome =
       /** What went wrong but did not stop the compaction (a summarizer that failed, replaced by the recap). */
       warnings: string[];
     }
-  | { ok: false; code: 'HR_ERR_COMPACTION_REFUSED'; before: HistorySize; after: HistorySize; reason: string };
+  | { ok: false; code: 'BR_ERR_COMPACTION_REFUSED'; before: HistorySize; after: HistorySize; reason: string };
 
 /**
  * Compacts a history whatever its task tags: keeps the system items and the last `keepTurns` turns (never
  * splitting a tool call from its result), replaces everything else by a recap, and archives what it replaced.
  * A result that is not smaller (in tokens) than the input is refused — `{ ok: false, code:
- * 'HR_ERR_COMPACTION_REFUSED' }` — and nothing is archived. The archive is written before the result is
+ * 'BR_ERR_COMPACTION_REFUSED' }` — and nothing is archived. The archive is written before the result is
  * returned; if it fails, the error propagates and the caller keeps its history.
- * @throws HeadroomValidationError on an invalid session id or keepTurns; whatever the summarizer or archive throws
+ * @throws BarometerValidationError on an invalid session id or keepTurns; whatever the summarizer or archive throws
  */
 export async function compactHistory(
   history: readonly HistoryItem[],
@@ -100,7 +100,7 @@ export async function compactHistory(
   parseOrThrow(SessionIdSchema, { sessionId: options.sessionId }, 'compaction');
   const minGain = options.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT;
   if (!Number.isFinite(minGain) || minGain < 0 || minGain > 100) {
-    throw new HeadroomValidationError(
+    throw new BarometerValidationError(
       [
         {
           field: 'minGainPercent',
@@ -134,7 +134,7 @@ export async function compactHistory(
   if (replaced.length === 0) {
     return {
       ok: false,
-      code: 'HR_ERR_COMPACTION_REFUSED',
+      code: 'BR_ERR_COMPACTION_REFUSED',
       before,
       after: before,
       reason: 'nothing older than the kept turns to replace',
@@ -182,7 +182,7 @@ export async function compactHistory(
   if (saved <= 0 || saved < (before.tokens * minGain) / 100) {
     return {
       ok: false,
-      code: 'HR_ERR_COMPACTION_REFUSED',
+      code: 'BR_ERR_COMPACTION_REFUSED',
       before,
       after,
       reason:

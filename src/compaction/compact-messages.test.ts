@@ -8,12 +8,12 @@ import { compactOpenAIMessages } from './compact-messages.js';
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-compact-messages-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-compact-messages-'));
   archive = new ArchiveStore({ root });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-/** An agent session as a caller sends it, with fields headroom does not model and keys in an unusual order. */
+/** An agent session as a caller sends it, with fields barometer does not model and keys in an unusual order. */
 function history(): Array<Record<string, unknown>> {
   const messages: Array<Record<string, unknown>> = [
     { content: 'You are a careful coding agent.', role: 'system' },
@@ -46,7 +46,7 @@ function history(): Array<Record<string, unknown>> {
 
 describe('compactOpenAIMessages archive', () => {
   it('holds each replaced message as the caller sent it: grep finds a tool output, and it reads back deep-equal', async () => {
-    // Regression: the archive held headroom's internal items, a tool output JSON inside JSON, escaped twice.
+    // Regression: the archive held barometer's internal items, a tool output JSON inside JSON, escaped twice.
     const given = history();
     const result = await compactOpenAIMessages(given, { sessionId: 'as-sent', keepTurns: 1, archive });
     if (!result.ok) throw new Error(result.reason);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { countMessages } from '../tokens/count-messages.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -83,7 +83,7 @@ export type CompactMessagesResult =
     }
   | {
       ok: false;
-      code: 'HR_ERR_COMPACTION_REFUSED';
+      code: 'BR_ERR_COMPACTION_REFUSED';
       reason: string;
       before: { messages: number; tokens: number };
       after: { messages: number; tokens: number };
@@ -94,7 +94,7 @@ export function openAIHistoryOf(input: unknown): { messages: OpenAIChatMessage[]
   // Parsed by shape rather than as a union, so that an error names the message and field at fault.
   if (Array.isArray(input)) {
     const parsed = parseWith(z.array(OpenAIChatMessageSchema), input);
-    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'history');
+    if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'history');
     return { messages: parsed.value, tasks: [] };
   }
   const schema = z.object({
@@ -102,7 +102,7 @@ export function openAIHistoryOf(input: unknown): { messages: OpenAIChatMessage[]
     tasks: z.array(CompletedTaskSchema).optional(),
   });
   const parsed = parseWith(schema, input);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'history');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'history');
   return { messages: parsed.value.messages, tasks: parsed.value.tasks ?? [] };
 }
 
@@ -213,7 +213,7 @@ function replacedMessageEntries(
  * answering (archive `compaction-<n>`, reserved so that concurrent compactions of one session never share one).
  * Token counts are of the chat messages with their framing (o200k by default). A compaction whose result is
  * not smaller is refused, with nothing archived.
- * @throws HeadroomValidationError for a malformed history or options
+ * @throws BarometerValidationError for a malformed history or options
  */
 export async function compactOpenAIMessages(
   input: unknown,
@@ -221,13 +221,13 @@ export async function compactOpenAIMessages(
 ): Promise<CompactMessagesResult> {
   const { archive, counter = createTokenCounter(), summarizer, summarizerFallback, ...rest } = options;
   const checked = parseWith(CompactMessagesOptionsSchema, rest);
-  if (!checked.ok) throw new HeadroomValidationError(checked.issues, 'compaction options');
+  if (!checked.ok) throw new BarometerValidationError(checked.issues, 'compaction options');
   const { messages, tasks } = openAIHistoryOf(input);
   const before = { messages: messages.length, tokens: countMessages(messages, counter).tokens };
   const sessionId = checked.value.sessionId ?? 'default';
   if (tasks.length > 0) {
     if (!archive) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [
           {
             field: 'tasks',
@@ -244,7 +244,7 @@ export async function compactOpenAIMessages(
     if (evicted.every((task) => task.items === 0)) {
       return {
         ok: false,
-        code: 'HR_ERR_COMPACTION_REFUSED',
+        code: 'BR_ERR_COMPACTION_REFUSED',
         reason:
           'no tool output is tagged with the completed tasks (task_id), or all of it is too short to evict',
         before,

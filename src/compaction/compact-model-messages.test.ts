@@ -10,7 +10,7 @@ import { fromModelMessages, readModelMessages } from './model-messages.js';
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-model-messages-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-model-messages-'));
   archive = new ArchiveStore({ root });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -69,7 +69,7 @@ describe('compactModelMessages', () => {
     expect(result.messages[1]).toMatchObject({
       role: 'user',
       content: [{ type: 'text', text: expect.stringContaining(RECAP_HEADING) }],
-      providerOptions: { headroom: { recap: 'recap-1' } },
+      providerOptions: { barometer: { recap: 'recap-1' } },
     });
     // The kept tail is the caller's objects, untouched (their cache marks included).
     expect(result.messages.slice(2)).toHaveLength(messages.length - result.keptFrom);
@@ -128,12 +128,12 @@ describe('compactModelMessages', () => {
     const second = await compactModelMessages(grown, { archive, sessionId: 'ai-4', keepTurns: 1 });
     if (!second.ok) throw new Error(second.reason);
     expect(second.compactionId).toBe('compaction-2');
-    expect(second.messages[1]).toMatchObject({ providerOptions: { headroom: { recap: 'recap-2' } } });
+    expect(second.messages[1]).toMatchObject({ providerOptions: { barometer: { recap: 'recap-2' } } });
   });
 
   it('refuses a compaction that saves too little, and archives nothing', async () => {
     const result = await compactModelMessages(prompt(2), { archive, sessionId: 'ai-5', keepTurns: 2 });
-    expect(result).toMatchObject({ ok: false, code: 'HR_ERR_COMPACTION_REFUSED' });
+    expect(result).toMatchObject({ ok: false, code: 'BR_ERR_COMPACTION_REFUSED' });
   });
 
   it('rewrites only a message the cut falls inside, from its kept parts', async () => {

@@ -1,4 +1,4 @@
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { ArchiveEntry, ArchiveSink } from './archive-sink.js';
@@ -36,7 +36,7 @@ export type CompactModelMessagesResult<Message> =
       ok: true;
       /**
        * The compacted messages: the system messages that came before the kept part (as given), the recap (a user
-       * message marked `providerOptions.headroom.recap`), then the kept messages. `messages.slice(-(input.length -
+       * message marked `providerOptions.barometer.recap`), then the kept messages. `messages.slice(-(input.length -
        * keptFrom))` are the input's own message objects, untouched.
        */
       messages: Message[];
@@ -51,7 +51,7 @@ export type CompactModelMessagesResult<Message> =
       counter: string;
       warnings: string[];
     }
-  | { ok: false; code: 'HR_ERR_COMPACTION_REFUSED'; reason: string; before: HistorySize; after: HistorySize };
+  | { ok: false; code: 'BR_ERR_COMPACTION_REFUSED'; reason: string; before: HistorySize; after: HistorySize };
 
 /**
  * JSON of a message as the caller gave it. Binary file data (`Uint8Array`, `ArrayBuffer`) is written as base64,
@@ -74,10 +74,10 @@ export function modelMessageJson(message: unknown): string {
  * objects (their `providerOptions`, cache marks included, untouched); only a message the cut falls inside — a user
  * message whose text follows an image — is rewritten from its kept parts. A compaction that would not save
  * `minGainPercent` of the tokens is refused, with nothing archived.
- * @throws HeadroomValidationError for messages that are not AI SDK messages, or bad options
+ * @throws BarometerValidationError for messages that are not AI SDK messages, or bad options
  *
  * @example
- * const result = await compactModelMessages(messages, { archive: new ArchiveStore({ root: '.headroom/archives' }), sessionId: 'run-1' });
+ * const result = await compactModelMessages(messages, { archive: new ArchiveStore({ root: '.barometer/archives' }), sessionId: 'run-1' });
  * if (result.ok) messages = result.messages;
  */
 export async function compactModelMessages<Message extends ModelMessageLike>(
@@ -86,7 +86,7 @@ export async function compactModelMessages<Message extends ModelMessageLike>(
 ): Promise<CompactModelMessagesResult<Message>> {
   const { archive, counter = createTokenCounter(), summarizer, summarizerFallback, ...rest } = options;
   const checked = parseWith(CompactMessagesOptionsSchema, rest);
-  if (!checked.ok) throw new HeadroomValidationError(checked.issues, 'compaction options');
+  if (!checked.ok) throw new BarometerValidationError(checked.issues, 'compaction options');
   const { items, sources } = readModelMessages(messages);
   const outcome = await compactHistory(items, {
     counter,
@@ -125,7 +125,7 @@ export async function compactModelMessages<Message extends ModelMessageLike>(
   head.push({
     role: 'user',
     content: [{ type: 'text', text: recap.text }],
-    providerOptions: { headroom: { recap: recapId } },
+    providerOptions: { barometer: { recap: recapId } },
   } as ModelMessageLike);
   if (split) {
     const keptItems = items.slice(cut).filter((_, offset) => sources[cut + offset] === firstKept);

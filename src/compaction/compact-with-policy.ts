@@ -50,7 +50,7 @@ export type CompactWithPolicyResult = Extract<CompactMessagesResult, { ok: true 
  * completed sub-tasks' tool outputs and large arguments are archived and tombstoned in one batch; above the recap
  * threshold the history is recapped; otherwise the messages come back as they were (the prompt cache stays valid).
  * Always answers `ok: true`: doing nothing between boundaries is the policy working, not a refusal.
- * @throws HeadroomValidationError for a malformed history or policy options; whatever the archive throws
+ * @throws BarometerValidationError for a malformed history or policy options; whatever the archive throws
  */
 export async function compactWithPolicy(
   input: unknown,

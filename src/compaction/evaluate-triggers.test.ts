@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import {
   createTriggerState,
   evaluateTriggers,
@@ -169,11 +169,11 @@ describe('purity and validation', () => {
   });
   it('rejects an unknown config key, naming it', () => {
     const call = () => evaluateTriggers({}, { tokens: 1, turns: 1 }, { threshold: 5 } as TriggerConfig);
-    expect(call).toThrow(HeadroomValidationError);
+    expect(call).toThrow(BarometerValidationError);
     try {
       call();
     } catch (error) {
-      expect((error as HeadroomValidationError).issues[0]?.field).toBe('threshold');
+      expect((error as BarometerValidationError).issues[0]?.field).toBe('threshold');
     }
   });
   it('rejects negative tokens', () => {

@@ -98,7 +98,7 @@ export function createTriggerState(): TriggerState {
 /**
  * The config with every default filled in, validated once: a session resolves it at creation and passes the
  * result to {@link evaluateTriggersResolved} on every turn instead of re-validating it.
- * @throws HeadroomValidationError when the config is invalid
+ * @throws BarometerValidationError when the config is invalid
  */
 export function resolveTriggerConfig(config: TriggerConfig = {}) {
   const valid = parseOrThrow(TriggerConfigSchema, config, 'trigger config');
@@ -225,7 +225,7 @@ function guardsPass(
  * `usageEvents`. Semantic and standard pass the guards (minTurns, the lock after a trigger, the growth needed
  * after a compaction); survival passes over them.
  * Pure: the returned state is new, the given one untouched.
- * @throws HeadroomValidationError when the state, input or config is invalid
+ * @throws BarometerValidationError when the state, input or config is invalid
  *
  * @example
  * evaluateTriggers({}, { tokens: 200_001, turns: 5 }, { minTurns: 5 }).trigger; // 'standard'
@@ -276,7 +276,7 @@ export function evaluateTriggersResolved(
  * Records a compaction's result: the lock is released, and automatic triggers wait until the context grows
  * `rearmGrowth` (10%) over `after`, or `stallRearmGrowth` (25%) when the compaction removed less than
  * `stallReduction` (5%) of `before` ("stalled").
- * @throws HeadroomValidationError when `before`/`after` are not token counts or the config is invalid
+ * @throws BarometerValidationError when `before`/`after` are not token counts or the config is invalid
  */
 export function recordCompaction(
   state: TriggerState,

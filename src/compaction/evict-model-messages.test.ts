@@ -10,7 +10,7 @@ import { EvictionPolicy } from './eviction-policy.js';
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-evict-model-messages-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-evict-model-messages-'));
   archive = new ArchiveStore({ root });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));

@@ -15,7 +15,7 @@ import { originalOf } from './plan-batch.js';
 import type { BoundaryKind } from './sub-task-boundary.js';
 
 /**
- * Headroom's eviction policy on AI SDK messages (a `ModelMessage[]`, or a language model prompt as a middleware's
+ * Barometer's eviction policy on AI SDK messages (a `ModelMessage[]`, or a language model prompt as a middleware's
  * `transformParams` sees it): the messages are read into history items, the policy decides on them, and the
  * tool-call and tool-result parts it evicts are rewritten in the caller's messages — every other message and part
  * (their `providerOptions`, cache marks included) is the caller's own object.
@@ -75,7 +75,7 @@ function rewrite<M extends Message>(
 /**
  * The messages with the evictions in force applied (see {@link ModelMessageEviction}), and their history items as
  * the policy reads them (evicted items carry their tombstone and `archivedTo`).
- * @throws HeadroomValidationError when a message does not have the ModelMessage shape
+ * @throws BarometerValidationError when a message does not have the ModelMessage shape
  */
 export function withModelMessageEvictions<M extends ModelMessageLike>(
   messages: readonly M[],
@@ -154,14 +154,14 @@ export interface EvictModelMessagesResult<M> {
 }
 
 /**
- * Runs headroom's eviction policy on AI SDK messages: the evictions of earlier calls are applied again, the policy
+ * Runs barometer's eviction policy on AI SDK messages: the evictions of earlier calls are applied again, the policy
  * decides, and at a sub-task boundary the completed sub-tasks' tool results and large tool-call arguments are
  * appended to the archive (`<session>/subtask-<n>`) and only then replaced by tombstones — a result's `output` by
  * `{ type: 'text', value: tombstone }`, a call's `input` by `{ evicted: tombstone }`, each part in its place, so no
  * call loses its result. Between boundaries nothing new changes (the provider's prompt cache stays valid). The
  * recap fallback is the caller's: when `decision.recap` is set, recap with `compactModelMessages` and the
  * policy's `keepTokens` and `minGainPercent`. The caller's messages are not changed.
- * @throws HeadroomValidationError for messages that are not AI SDK messages, or bad policy options; whatever the
+ * @throws BarometerValidationError for messages that are not AI SDK messages, or bad policy options; whatever the
  * archive throws (then nothing is tombstoned)
  *
  * @example

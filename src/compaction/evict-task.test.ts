@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ArchiveStore } from '../store/archive.js';
 import { fromAnthropicMessages, toAnthropicMessages } from './anthropic-messages.js';
 import type { ArchiveEntry, ArchiveSink } from './archive-sink.js';
@@ -15,7 +15,7 @@ import { buildHistoryIndex } from './plan-eviction.js';
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-evict-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-evict-'));
   archive = new ArchiveStore({ root });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -195,7 +195,7 @@ describe('evictTask', () => {
     const sink: ArchiveSink = { append: async () => expect.unreachable() };
     await expect(
       evictTask(sessionHistory(), 't1', { archive: sink, sessionId: '../x' }),
-    ).rejects.toBeInstanceOf(HeadroomValidationError);
+    ).rejects.toBeInstanceOf(BarometerValidationError);
     await expect(evictTask(sessionHistory(), 'a/b', { archive: sink, sessionId: 's' })).rejects.toThrow(
       /taskId/,
     );

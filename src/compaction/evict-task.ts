@@ -36,7 +36,7 @@ export interface EvictTaskResult {
  * propagates and the caller's history is untouched (it is never mutated: a new array is returned).
  * Cost: a scan for the task's items (or none with an index), one archive append, one array copy; nothing is
  * re-tokenized unless a counter is given, and then only the evicted items.
- * @throws HeadroomValidationError when the session or task id is invalid; whatever the archive throws
+ * @throws BarometerValidationError when the session or task id is invalid; whatever the archive throws
  */
 export async function evictTask(
   history: readonly HistoryItem[],

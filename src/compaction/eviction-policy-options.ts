@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { DEFAULT_MIN_GAIN_PERCENT } from './compact-history.js';
 import { DEFAULT_KEEP_TOKENS } from './flush.js';
 import { BOUNDARY_KINDS, type BoundaryKind } from './sub-task-boundary.js';
@@ -90,13 +90,13 @@ export interface ResolvedEvictionPolicyOptions {
 /**
  * The options checked strictly (unknown keys and values out of range named) and every default filled in; the
  * caller's object is copied, never kept.
- * @throws HeadroomValidationError
+ * @throws BarometerValidationError
  */
 export function resolveEvictionPolicyOptions(
   options: EvictionPolicyOptions = {},
 ): ResolvedEvictionPolicyOptions {
   const parsed = parseWith(EvictionPolicyOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'eviction policy options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'eviction policy options');
   const value = parsed.value;
   return Object.freeze({
     boundaries: value.boundaries ?? [...BOUNDARY_KINDS],

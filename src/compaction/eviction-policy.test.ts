@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ArchiveStore } from '../store/archive.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { ArchiveEntry, ArchiveSink } from './archive-sink.js';
@@ -17,7 +17,7 @@ import { type HistoryItem, itemText } from './history-item.js';
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-policy-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-policy-'));
   archive = new ArchiveStore({ root, durable: false });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -320,12 +320,12 @@ describe('apply', () => {
 
 describe('options', () => {
   it('rejects an unknown key and a value out of range, naming the field', () => {
-    expect(() => new EvictionPolicy({ minFreedToken: 3 } as never)).toThrow(HeadroomValidationError);
+    expect(() => new EvictionPolicy({ minFreedToken: 3 } as never)).toThrow(BarometerValidationError);
     let fields: string[] = [];
     try {
       new EvictionPolicy({ recapAbovePercent: 120, commandPatterns: ['(unclosed'] });
     } catch (error) {
-      fields = (error as HeadroomValidationError).issues.map((issue) => issue.field);
+      fields = (error as BarometerValidationError).issues.map((issue) => issue.field);
     }
     expect(fields.sort()).toEqual(['commandPatterns[0]', 'recapAbovePercent']);
   });

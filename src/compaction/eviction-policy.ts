@@ -102,7 +102,7 @@ export interface ApplyEvictionResult {
 }
 
 /**
- * headroom's eviction policy: one object for the live path (`SessionMonitor.compact` with a policy, the AI SDK
+ * barometer's eviction policy: one object for the live path (`SessionMonitor.compact` with a policy, the AI SDK
  * middleware) and the what-if replay. At a sub-task boundary (a plan item completed, a command that records
  * finished work, a new user request, a task marked or completed by the caller) it evicts, in one batch, the
  * completed sub-tasks' tool results and large tool-call arguments: archived first, then tombstones, tool call and
@@ -125,7 +125,7 @@ export class EvictionPolicy {
   /**
    * @param options thresholds, each with a default (see the DEFAULT_* constants and docs/rules.md)
    * @param counter counts item tokens when `decide` is given no `sizeOf` @default o200k_base
-   * @throws HeadroomValidationError on an unknown key or a value out of range
+   * @throws BarometerValidationError on an unknown key or a value out of range
    */
   constructor(options: EvictionPolicyOptions = {}, counter: TokenCounter = createTokenCounter()) {
     this.options = resolveEvictionPolicyOptions(options);
@@ -270,7 +270,7 @@ export class EvictionPolicy {
    * replaced by tombstones (a result's content, a call's input as `{ evicted: tombstone }`); then, when the
    * decision says so, the recap fallback runs (`compactHistory` with `keepTokens` and `minGainPercent`). The
    * caller's history is not changed: a new array is returned. If the archive write fails, the error propagates.
-   * @throws HeadroomValidationError on an invalid session id; whatever the archive throws
+   * @throws BarometerValidationError on an invalid session id; whatever the archive throws
    */
   async apply(
     history: readonly HistoryItem[],

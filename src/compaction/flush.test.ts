@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { findCut, flush } from './flush.js';
 import type { HistoryItem } from './history-item.js';
 
@@ -87,7 +87,7 @@ describe('flush', () => {
   });
 
   it('rejects a negative or fractional keepTurns', () => {
-    expect(() => flush(history, 'R', { keepTurns: -1 })).toThrow(HeadroomValidationError);
+    expect(() => flush(history, 'R', { keepTurns: -1 })).toThrow(BarometerValidationError);
     expect(() => flush(history, 'R', { keepTurns: 1.5 })).toThrow(/keepTurns/);
   });
 });

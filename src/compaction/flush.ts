@@ -1,4 +1,4 @@
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { Recap } from './build-recap.js';
 import { type HistoryItem, isSystemItem, isTurnStart, itemRole, type UserItem } from './history-item.js';
 
@@ -20,7 +20,7 @@ export interface FlushOptions {
 
 function checkKeepTurns(keepTurns: number): void {
   if (!Number.isInteger(keepTurns) || keepTurns < 0) {
-    throw new HeadroomValidationError(
+    throw new BarometerValidationError(
       [{ field: 'keepTurns', value: keepTurns, message: 'must be an integer ≥ 0', allowed: { min: 0 } }],
       'flush options',
     );
@@ -77,7 +77,7 @@ export function findCompactionCut(
   const turnCut = findCut(history, options.keepTurns ?? DEFAULT_KEEP_TURNS);
   const keepTokens = options.keepTokens ?? DEFAULT_KEEP_TOKENS;
   if (!Number.isInteger(keepTokens) || keepTokens < 0) {
-    throw new HeadroomValidationError(
+    throw new BarometerValidationError(
       [{ field: 'keepTokens', value: keepTokens, message: 'must be an integer ≥ 0', allowed: { min: 0 } }],
       'compaction options',
     );
@@ -148,7 +148,7 @@ export function flushAt(
  * Recap and flush (seed 004): a new, small context made of the system items, the recap as a user message
  * (`recap: true`, id `recap-<n>`) and the last `keepTurns` turns. Nothing is archived here: `compactHistory`
  * archives what a flush replaces and refuses a flush that would not shrink the context.
- * @throws HeadroomValidationError when keepTurns is not an integer ≥ 0
+ * @throws BarometerValidationError when keepTurns is not an integer ≥ 0
  */
 export function flush(
   history: readonly HistoryItem[],

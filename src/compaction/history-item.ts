@@ -61,7 +61,7 @@ export const ToolResultItemSchema = z.strictObject({
 });
 
 /**
- * A provider-specific part headroom does not model (images, files, thinking blocks): carried as it came and
+ * A provider-specific part barometer does not model (images, files, thinking blocks): carried as it came and
  * written back only to the same provider.
  */
 export const OpaqueItemSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import {
   assertSameProvider,
   type FromMessagesOptions,
@@ -46,7 +46,7 @@ const ToolApprovalResponsePartSchema = z.looseObject({
 /**
  * A Vercel AI SDK `ModelMessage` (v5 and later), or a message of a language model's prompt (spec v3 and v4,
  * what a middleware's `transformParams` sees: the same roles, with every user and assistant content an array).
- * Extra fields such as `providerOptions` are accepted and not kept, except headroom's own recap mark.
+ * Extra fields such as `providerOptions` are accepted and not kept, except barometer's own recap mark.
  */
 export const ModelMessageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: z.string() }),
@@ -86,14 +86,14 @@ function resultItem(part: z.infer<typeof ToolResultPartSchema>): ToolResultItem 
 }
 
 /**
- * The mark headroom puts on a recap message it writes into AI SDK messages (`providerOptions.headroom.recap`,
+ * The mark barometer puts on a recap message it writes into AI SDK messages (`providerOptions.barometer.recap`,
  * `recap-<n>`), so that a later compaction reads it back as a recap: its number is not reused and its content
  * is carried over. Providers read only their own `providerOptions` keys, so the mark never reaches a model.
  */
 export function recapMarkOf(message: unknown): string | undefined {
-  const options = (message as { providerOptions?: { headroom?: { recap?: unknown } } } | undefined)
+  const options = (message as { providerOptions?: { barometer?: { recap?: unknown } } } | undefined)
     ?.providerOptions;
-  const mark = options?.headroom?.recap;
+  const mark = options?.barometer?.recap;
   return typeof mark === 'string' && /^recap-\d+$/.test(mark) ? mark : undefined;
 }
 
@@ -114,7 +114,7 @@ function partItem(part: Part, id: string, role: 'user' | 'assistant'): HistoryIt
  * `tool-result` parts (`text`, `json`, `error-*`, `execution-denied` and `content` outputs); other parts (images,
  * files, reasoning) become opaque items. `tool-approval-response` parts give no item (the model reads nothing
  * from them), so {@link toModelMessages} does not write them back.
- * @throws HeadroomValidationError when a message does not have the ModelMessage shape
+ * @throws BarometerValidationError when a message does not have the ModelMessage shape
  */
 export function fromModelMessages(messages: unknown, options: FromMessagesOptions = {}): HistoryItem[] {
   return readModelMessages(messages, options).items;
@@ -123,8 +123,8 @@ export function fromModelMessages(messages: unknown, options: FromMessagesOption
 /**
  * {@link fromModelMessages}, also saying which message each item came from (`sources[i]` is the index of the
  * message of `items[i]`), so that a compaction can keep and archive the messages as the caller sent them. A user
- * message marked as headroom's recap (see {@link recapMarkOf}) is read as that recap.
- * @throws HeadroomValidationError when a message does not have the ModelMessage shape
+ * message marked as barometer's recap (see {@link recapMarkOf}) is read as that recap.
+ * @throws BarometerValidationError when a message does not have the ModelMessage shape
  */
 export function readModelMessages(
   messages: unknown,
@@ -158,8 +158,8 @@ export function readModelMessages(
   return { items, sources };
 }
 
-function notRepresentable(index: number, message: string, field?: string): HeadroomValidationError {
-  return new HeadroomValidationError(
+function notRepresentable(index: number, message: string, field?: string): BarometerValidationError {
+  return new BarometerValidationError(
     [{ field: `[${index}]${field ? `.${field}` : ''}`, value: undefined, message }],
     'history',
   );
@@ -180,7 +180,7 @@ function outputOf(item: ToolResultItem): ToolResultOutput {
 /**
  * Writes history items as AI SDK v5 `ModelMessage`s. Consecutive items of one role form one message; tool
  * results go in `tool` messages and name their tool (from the item, else from its call).
- * @throws HeadroomValidationError when an opaque item came from another provider, or a result's tool is unknown
+ * @throws BarometerValidationError when an opaque item came from another provider, or a result's tool is unknown
  */
 export function toModelMessages(items: readonly HistoryItem[]): ModelMessage[] {
   assertSameProvider(items, 'ai-sdk');

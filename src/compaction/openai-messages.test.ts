@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { HistoryItem } from './history-item.js';
 import { fromOpenAIMessages, type OpenAIChatMessage, toOpenAIMessages } from './openai-messages.js';
 
@@ -90,8 +90,8 @@ describe('fromOpenAIMessages', () => {
       fromOpenAIMessages([{ role: 'tool', content: 'no id' }]);
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(HeadroomValidationError);
-      expect((error as HeadroomValidationError).issues[0]?.field).toBe('[0].tool_call_id');
+      expect(error).toBeInstanceOf(BarometerValidationError);
+      expect((error as BarometerValidationError).issues[0]?.field).toBe('[0].tool_call_id');
     }
   });
 });

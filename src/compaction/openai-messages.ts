@@ -52,7 +52,7 @@ function parseArguments(text: string): unknown {
  * Reads OpenAI Chat Completions messages into history items: text parts become system/user/assistant items,
  * `tool_calls` become tool-call items, `role: 'tool'` messages become tool results; other parts (images, audio,
  * refusals) are kept as opaque items.
- * @throws HeadroomValidationError when a message does not have the OpenAI shape
+ * @throws BarometerValidationError when a message does not have the OpenAI shape
  */
 export function fromOpenAIMessages(messages: unknown, options: FromMessagesOptions = {}): HistoryItem[] {
   return readOpenAIMessages(messages, options).items;
@@ -61,7 +61,7 @@ export function fromOpenAIMessages(messages: unknown, options: FromMessagesOptio
 /**
  * {@link fromOpenAIMessages}, also saying which message each item came from (`sources[i]` is the index of the
  * message of `items[i]`), so that a compaction can archive the messages it replaced as the caller sent them.
- * @throws HeadroomValidationError when a message does not have the OpenAI shape
+ * @throws BarometerValidationError when a message does not have the OpenAI shape
  */
 export function readOpenAIMessages(
   messages: unknown,
@@ -149,8 +149,8 @@ function contentOf(items: readonly HistoryItem[]): string | unknown[] | null {
 /**
  * Writes history items as OpenAI Chat Completions messages. Consecutive items of one role form one message
  * (text and tool calls of the assistant, several user parts); each tool result is its own `tool` message.
- * Not carried: `isError` (OpenAI has no such flag) and message fields headroom does not model.
- * @throws HeadroomValidationError when an opaque item came from another provider
+ * Not carried: `isError` (OpenAI has no such flag) and message fields barometer does not model.
+ * @throws BarometerValidationError when an opaque item came from another provider
  */
 export function toOpenAIMessages(items: readonly HistoryItem[]): OpenAIChatMessage[] {
   assertSameProvider(items, 'openai');

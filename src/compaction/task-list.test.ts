@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { HistoryItem } from './history-item.js';
 import { completeTask, createTaskList, startTask, tagToolItems } from './task-list.js';
 
@@ -7,8 +7,8 @@ function issueOf(call: () => unknown): { field: string; message: string } | unde
   try {
     call();
   } catch (error) {
-    expect(error).toBeInstanceOf(HeadroomValidationError);
-    return (error as HeadroomValidationError).issues[0];
+    expect(error).toBeInstanceOf(BarometerValidationError);
+    return (error as BarometerValidationError).issues[0];
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ArchiveIdSchema } from './archive-sink.js';
 import type { HistoryItem } from './history-item.js';
 import { parseOrThrow } from './parse-or-throw.js';
@@ -56,13 +56,13 @@ export function createTaskList(): TaskList {
   return { tasks: [] };
 }
 
-function taskIssue(taskId: string, message: string): HeadroomValidationError {
-  return new HeadroomValidationError([{ field: 'taskId', value: taskId, message }], 'task');
+function taskIssue(taskId: string, message: string): BarometerValidationError {
+  return new BarometerValidationError([{ field: 'taskId', value: taskId, message }], 'task');
 }
 
 /**
  * Starts a task and makes it the active one: tool outputs from now on belong to it (see {@link tagToolItems}).
- * @throws HeadroomValidationError when the id is invalid or already used
+ * @throws BarometerValidationError when the id is invalid or already used
  */
 export function startTask(list: TaskList, input: StartTask): TaskList {
   const { taskId, title, now } = parseOrThrow(StartTaskSchema, input, 'task');
@@ -82,7 +82,7 @@ export function startTask(list: TaskList, input: StartTask): TaskList {
 /**
  * Completes a task with its result summary (≥ 15 characters, surrounding spaces not counted). The caller then
  * evicts the task's outputs with `evictTask`. The active task is cleared if it was this one.
- * @throws HeadroomValidationError naming `summary` when it is too short, or `taskId` when there is no such
+ * @throws BarometerValidationError naming `summary` when it is too short, or `taskId` when there is no such
  *   task in progress
  */
 export function completeTask(list: TaskList, input: CompleteTask): TaskList {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { type ThinkingBudgetInput, thinkingBudget } from './thinking-budget.js';
 
 describe('thinkingBudget (appendix vectors)', () => {
@@ -58,7 +58,7 @@ describe('provider parameters', () => {
   it('rejects an unknown provider and a NaN figure', () => {
     expect(() =>
       thinkingBudget({ tpmLeft: 1, provider: 'mistral' } as unknown as ThinkingBudgetInput),
-    ).toThrow(HeadroomValidationError);
+    ).toThrow(BarometerValidationError);
     expect(() => thinkingBudget({ tpmLeft: Number.NaN, provider: 'openai' })).toThrow(/tpmLeft/);
   });
 });

@@ -47,7 +47,7 @@ export interface ThinkingBudget {
  * Dynamic thinking budget (seed 004): with less than 200,000 tokens left in the TPM window, reasoning goes
  * low (Gemini LOW / ≤ 8192, OpenAI `low`, Anthropic 8192); otherwise high (Gemini HIGH / 24576, OpenAI
  * `medium`, Anthropic 24576).
- * @throws HeadroomValidationError on an unknown provider or a non-number `tpmLeft`
+ * @throws BarometerValidationError on an unknown provider or a non-number `tpmLeft`
  *
  * @example
  * thinkingBudget({ tpmLeft: 199_999, provider: 'openai' }).params; // { reasoning_effort: 'low' }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /** Hot state ≤ 1000 tokens. */
 export const DEFAULT_MAX_HOT_STATE_TOKENS = 1000;
@@ -50,11 +50,11 @@ export type BudgetLimitsInput = z.infer<typeof BudgetLimitsSchema>;
 
 /**
  * The defaults with the given overrides applied.
- * @throws HeadroomValidationError naming each invalid or unknown limit
+ * @throws BarometerValidationError naming each invalid or unknown limit
  */
 export function resolveBudgetLimits(overrides: BudgetLimitsInput = {}): BudgetLimits {
   const parsed = parseWith(BudgetLimitsSchema, overrides);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'budget limits');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'budget limits');
   const resolved: BudgetLimits = { ...DEFAULT_BUDGET_LIMITS };
   for (const [key, value] of Object.entries(parsed.value) as [keyof BudgetLimits, number | undefined][]) {
     if (value !== undefined) resolved[key] = value;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { charsEstimateCounter } from '../tokens/chars-estimate-counter.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
@@ -69,7 +69,7 @@ describe('capHotState', () => {
   });
 
   it('rejects a cap that is not a non-negative integer', () => {
-    expect(() => capHotState(big, -1, o200k)).toThrow(HeadroomValidationError);
-    expect(() => capHotState(big, Number.NaN, o200k)).toThrow(HeadroomValidationError);
+    expect(() => capHotState(big, -1, o200k)).toThrow(BarometerValidationError);
+    expect(() => capHotState(big, Number.NaN, o200k)).toThrow(BarometerValidationError);
   });
 });

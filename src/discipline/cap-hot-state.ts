@@ -1,4 +1,4 @@
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { formatHotStateJson, type HotState, minimalHotState } from './hot-state.js';
 import { defaultTokenCounter, tryCount } from './try-count.js';
@@ -21,7 +21,7 @@ export interface CappedHotState {
  * truncated too, and `fits` is false unless the returned state was counted within the cap.
  *
  * @param counter @default createTokenCounter() (o200k_base)
- * @throws HeadroomValidationError when `maxTokens` is not a non-negative integer
+ * @throws BarometerValidationError when `maxTokens` is not a non-negative integer
  * @example
  * capHotState(state, 1000).truncated; // false when the state is ≤ 1000 tokens
  */
@@ -37,7 +37,7 @@ export function capHotState(
       message: 'must be an integer ≥ 0',
       allowed: { min: 0 },
     };
-    throw new HeadroomValidationError([issue], 'hot state cap');
+    throw new BarometerValidationError([issue], 'hot state cap');
   }
   const tokens = tryCount(counter, formatHotStateJson(state));
   if (tokens !== null && tokens <= maxTokens) {

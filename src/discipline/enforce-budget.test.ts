@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { compressHotState, enforceBudget } from './enforce-budget.js';
@@ -179,7 +179,7 @@ describe('enforceBudget', () => {
 
   it('rejects invalid options and states', () => {
     const state = buildHotState({ session_id: 's1' });
-    expect(() => enforceBudget(state, { strategy: 'x' } as never)).toThrow(HeadroomValidationError);
+    expect(() => enforceBudget(state, { strategy: 'x' } as never)).toThrow(BarometerValidationError);
     expect(() => enforceBudget(state, { counter: {} as never })).toThrow(/token counter/);
     expect(() => enforceBudget({ session_id: 's1', extra: 1 } as never)).toThrow(/extra: unknown parameter/);
   });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { BudgetLimits } from './budget-limits.js';
 import {
@@ -92,11 +92,11 @@ function dedupe<T>(items: readonly T[], key: (item: T) => string): T[] {
  * Shrinks a hot state without touching what it decides: drops empty lists and strings, removes exact
  * duplicate list entries and artifact references, and drops artifact summaries (the artifact itself holds
  * the content, retrievable by id). Returns the new state and what changed.
- * @throws HeadroomValidationError when the state is invalid
+ * @throws BarometerValidationError when the state is invalid
  */
 export function compressHotState(state: HotState): { state: HotState; changes: CompressionChange[] } {
   const parsed = parseWith(HotStateSchema, state);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'hot state');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'hot state');
   const changes: CompressionChange[] = [];
   const compressed: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(parsed.value)) {
@@ -201,18 +201,18 @@ function referenceCandidates(original: HotState, counter: TokenCounter): Extract
  * - `reject`: nothing fits (fail closed, also when the state cannot be counted).
  * Pure: it computes the artifact ids (sha256 of each list's JSON) but stores nothing.
  *
- * @throws HeadroomValidationError when the state or the options are invalid
+ * @throws BarometerValidationError when the state or the options are invalid
  * @example
  * const decision = enforceBudget(state, { limits: { maxHotStateTokens: 1000 } });
  * if (decision.type === 'reject') throw new Error('hot state over budget');
  */
 export function enforceBudget(hotState: HotState, options: EnforceBudgetOptions = {}): BudgetDecision {
   const parsedOptions = parseWith(EnforceBudgetOptionsSchema, options);
-  if (!parsedOptions.ok) throw new HeadroomValidationError(parsedOptions.issues, 'budget options');
+  if (!parsedOptions.ok) throw new BarometerValidationError(parsedOptions.issues, 'budget options');
   const { compress = true, reference = true, ...checkOptions } = parsedOptions.value;
   const { limits, counter } = resolveBudgetCheckOptions(checkOptions);
   const parsedState = parseWith(HotStateSchema, hotState);
-  if (!parsedState.ok) throw new HeadroomValidationError(parsedState.issues, 'hot state');
+  if (!parsedState.ok) throw new BarometerValidationError(parsedState.issues, 'hot state');
   const original = attempt(parsedState.value, limits, counter);
   const base = { counter: counter.name };
   if (original.violations.length === 0 && original.tokens !== null) {

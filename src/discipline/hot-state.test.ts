@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { buildHotState, formatHotStateJson, minimalHotState, parseHotState } from './hot-state.js';
 
 describe('buildHotState', () => {
@@ -35,8 +35,8 @@ describe('buildHotState', () => {
       buildHotState({ session_id: 's1', mood: 'optimistic' } as never);
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(HeadroomValidationError);
-      expect((error as HeadroomValidationError).issues).toEqual([
+      expect(error).toBeInstanceOf(BarometerValidationError);
+      expect((error as BarometerValidationError).issues).toEqual([
         { field: 'mood', value: 'optimistic', message: 'unknown parameter' },
       ]);
     }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith, type Result } from '../errors/validation.js';
+import { BarometerValidationError, parseWith, type Result } from '../errors/validation.js';
 
 /** What an artifact reference points at. */
 export const ARTIFACT_TYPES = ['repo', 'doc', 'code', 'log', 'data', 'plan', 'result'] as const;
@@ -60,7 +60,7 @@ export function parseHotState(input: unknown): Result<HotState> {
  * Builds a validated hot state from a partial one; `risk_level` defaults to {@link DEFAULT_RISK_LEVEL}.
  * The input is copied, never mutated.
  *
- * @throws HeadroomValidationError naming each invalid or unknown field
+ * @throws BarometerValidationError naming each invalid or unknown field
  * @example
  * buildHotState({ session_id: 's1', objective: 'Fix the failing test' });
  * // { session_id: 's1', objective: 'Fix the failing test', risk_level: 'medium' }
@@ -71,7 +71,7 @@ export function buildHotState(partial: HotState): HotState {
       ? { risk_level: DEFAULT_RISK_LEVEL, ...partial }
       : partial;
   const parsed = parseHotState(input);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'hot state');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'hot state');
   return parsed.value;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import { buildHotState, formatHotStateJson, type HotState } from './hot-state.js';
 import { type PromptMetrics, promptMetrics, promptRegressions } from './prompt-metrics.js';
@@ -68,7 +68,7 @@ describe('promptMetrics', () => {
   });
 
   it('requires the time and rejects unknown options', () => {
-    expect(() => promptMetrics(state, {}, {} as never)).toThrow(HeadroomValidationError);
+    expect(() => promptMetrics(state, {}, {} as never)).toThrow(BarometerValidationError);
     expect(() => promptMetrics(state, {}, { now: 0, clock: 1 } as never)).toThrow(/clock/);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { formatHotStateJson, type HotState } from './hot-state.js';
 import {
   BudgetCheckOptionsSchema,
@@ -56,7 +56,7 @@ export type PromptMetricsOptions = z.infer<typeof PromptMetricsOptionsSchema>;
  * Measures one turn: checks the budgets (see `validateBudgets`) and reports the figures a dashboard or a
  * log line needs. Pure: the time is a parameter.
  *
- * @throws HeadroomValidationError when the state, the prompt or the options are invalid
+ * @throws BarometerValidationError when the state, the prompt or the options are invalid
  * @example
  * const metrics = promptMetrics(state, { systemPrompt, userContent }, { now: Date.now() });
  * const warnings = promptRegressions(metrics);
@@ -67,7 +67,7 @@ export function promptMetrics(
   options: PromptMetricsOptions,
 ): PromptMetrics {
   const parsed = parseWith(PromptMetricsOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'prompt metrics options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'prompt metrics options');
   const { now, sessionId, runId, hotStateTruncated = false, ...checkOptions } = parsed.value;
   const check = validateBudgets(hotState, prompt, checkOptions);
   const index = hotState.artifact_index ?? [];

@@ -43,7 +43,7 @@ describe('storeReferences', () => {
     const decision = enforceBudget(buildHotState({ session_id: 's1', constraints }));
     await expect(storeReferences(decision, liar)).rejects.toMatchObject({
       name: 'ReferenceIdMismatchError',
-      code: 'HR_ERR_INTEGRITY',
+      code: 'BR_ERR_INTEGRITY',
     });
     await expect(storeReferences(decision, liar)).rejects.toBeInstanceOf(ReferenceIdMismatchError);
   });

@@ -1,4 +1,4 @@
-import { HeadroomError } from '../errors/headroom-error.js';
+import { BarometerError } from '../errors/barometer-error.js';
 import type { BudgetDecision } from './enforce-budget.js';
 
 /** Where extracted lists are stored: the artifact registry, or anything with the same `putText`. */
@@ -7,12 +7,12 @@ export interface ArtifactSink {
 }
 
 /** The store answered with an id other than the content's sha256: the reference would point elsewhere. */
-export class ReferenceIdMismatchError extends HeadroomError {
-  declare readonly code: 'HR_ERR_INTEGRITY';
+export class ReferenceIdMismatchError extends BarometerError {
+  declare readonly code: 'BR_ERR_INTEGRITY';
   readonly expected: string;
   readonly actual: string;
   constructor(expected: string, actual: string) {
-    super('HR_ERR_INTEGRITY', `Artifact store returned id ${actual} for content whose sha256 is ${expected}`);
+    super('BR_ERR_INTEGRITY', `Artifact store returned id ${actual} for content whose sha256 is ${expected}`);
     this.name = 'ReferenceIdMismatchError';
     this.expected = expected;
     this.actual = actual;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { charsEstimateCounter } from '../tokens/chars-estimate-counter.js';
 import { countMessages } from '../tokens/count-messages.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
@@ -171,11 +171,11 @@ describe('validateBudgets', () => {
 
   it('rejects invalid limits, prompt parts and hot states', () => {
     expect(() => validateBudgets(state, {}, { limits: { maxPromptTokens: -1 } })).toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
     expect(() => validateBudgets(state, {}, { limits: { maxTokens: 5 } as never })).toThrow(/maxTokens/);
     expect(() => validateBudgets(state, { systemPromptChars: 5 } as never)).toThrow(/systemPromptChars/);
-    expect(() => validateBudgets({ session_id: '' }, {})).toThrow(HeadroomValidationError);
+    expect(() => validateBudgets({ session_id: '' }, {})).toThrow(BarometerValidationError);
   });
 });
 

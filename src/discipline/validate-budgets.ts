@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { type ChatMessage, ChatMessageSchema, countMessages } from '../tokens/count-messages.js';
 import { type TokenCounter, TokenCounterSchema } from '../tokens/token-counter.js';
 import { type BudgetLimits, BudgetLimitsSchema, resolveBudgetLimits } from './budget-limits.js';
@@ -73,13 +73,13 @@ export interface BudgetCheck {
   estimate: boolean;
 }
 
-/** Resolved limits and counter for a check. @throws HeadroomValidationError on invalid options */
+/** Resolved limits and counter for a check. @throws BarometerValidationError on invalid options */
 export function resolveBudgetCheckOptions(options: BudgetCheckOptions): {
   limits: BudgetLimits;
   counter: TokenCounter;
 } {
   const parsed = parseWith(BudgetCheckOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'budget check options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'budget check options');
   return {
     limits: resolveBudgetLimits(parsed.value.limits),
     counter: parsed.value.counter ?? defaultTokenCounter,
@@ -150,7 +150,7 @@ function promptTokens(
 
 /**
  * Checks the hot state alone: its tokens and its number of artifact references.
- * @throws HeadroomValidationError when the state or the options are invalid
+ * @throws BarometerValidationError when the state or the options are invalid
  */
 export function validateHotStateBudget(hotState: HotState, options: BudgetCheckOptions = {}): BudgetCheck {
   return validateBudgets(hotState, undefined, options);
@@ -164,7 +164,7 @@ export function validateHotStateBudget(hotState: HotState, options: BudgetCheckO
  * counter throws, content it cannot count) is a violation with `reason: 'unmeasurable'`.
  *
  * @param prompt the prompt's other parts; omitted, only the hot state's budgets are checked
- * @throws HeadroomValidationError when the hot state, the prompt parts or the options are invalid
+ * @throws BarometerValidationError when the hot state, the prompt parts or the options are invalid
  * @example
  * validateBudgets(state, { systemPrompt, userContent }, { limits: { maxPromptTokens: 5000 } }).ok;
  */
@@ -175,7 +175,7 @@ export function validateBudgets(
 ): BudgetCheck {
   const { limits, counter } = resolveBudgetCheckOptions(options);
   const state = parseWith(HotStateSchema, hotState);
-  if (!state.ok) throw new HeadroomValidationError(state.issues, 'hot state');
+  if (!state.ok) throw new BarometerValidationError(state.issues, 'hot state');
   const hot = checkHotStateBudget(state.value, limits, counter);
   const measured: BudgetMeasurements = {
     hotStateTokens: hot.hotStateTokens,
@@ -187,7 +187,7 @@ export function validateBudgets(
   const violations = [...hot.violations];
   if (prompt !== undefined) {
     const parsed = parseWith(PromptPartsSchema, prompt);
-    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'prompt');
+    if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'prompt');
     // The caller's object is used from here on: parsing only validated it, and messages keep their own type.
     measured.promptTokens = promptTokens(prompt, hot.hotStateTokens, counter);
     measured.ragChunks = prompt.ragChunks?.length ?? 0;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { isCodeModificationTask, validateDiffOnly } from './validate-diff-only.js';
 
 const code = { taskType: 'code-modification' } as const;
@@ -191,7 +191,7 @@ describe('validateDiffOnly', () => {
   });
 
   it('rejects unknown options', () => {
-    expect(() => validateDiffOnly('', { forceCheck: true } as never)).toThrow(HeadroomValidationError);
+    expect(() => validateDiffOnly('', { forceCheck: true } as never)).toThrow(BarometerValidationError);
   });
 });
 

@@ -1,6 +1,6 @@
 import { parsePatch } from 'diff';
 import { z } from 'zod';
-import { HeadroomValidationError, issuesFromZod, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, issuesFromZod, parseWith } from '../errors/validation.js';
 
 /** Whether a task modifies code (and so must answer with a diff). */
 export const TASK_TYPES = ['code-modification', 'other'] as const;
@@ -236,13 +236,13 @@ function fullFileRewrite(text: string): DiffOnlyReason | null {
  * are accepted (the seed's rule). Tasks that are not code modifications are not checked.
  * Without `taskType` or `taskDescription` the task is treated as a code modification (fail closed).
  *
- * @throws HeadroomValidationError when the options are invalid
+ * @throws BarometerValidationError when the options are invalid
  * @example
  * validateDiffOnly(output, { taskType: 'code-modification' }).ok;
  */
 export function validateDiffOnly(output: string, options: DiffOnlyOptions = {}): DiffOnlyResult {
   const parsed = parseWith(DiffOnlyOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'diff-only options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'diff-only options');
   const { taskType, taskDescription } = parsed.value;
   const checked =
     taskType !== undefined

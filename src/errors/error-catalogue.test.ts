@@ -2,17 +2,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { BarometerError } from './barometer-error.js';
 import { ERROR_CATALOGUE, ERROR_CODES, EXIT_CODES, isErrorCode } from './error-catalogue.js';
-import { HeadroomError } from './headroom-error.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CATALOGUE_FILE = 'src/errors/error-catalogue.ts';
 
-/** The rows of docs/errors.md's code table: `| \`HR_ERR_X\` | status | exit | meaning | what to do |`. */
+/** The rows of docs/errors.md's code table: `| \`BR_ERR_X\` | status | exit | meaning | what to do |`. */
 function documentedRows(): Map<string, { status: number; exit: number }> {
   const doc = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
   const rows = new Map<string, { status: number; exit: number }>();
-  for (const match of doc.matchAll(/^\| `(HR_ERR_[A-Z_]+)` \| (\d{3}) \| (\d) \|/gm)) {
+  for (const match of doc.matchAll(/^\| `(BR_ERR_[A-Z_]+)` \| (\d{3}) \| (\d) \|/gm)) {
     rows.set(match[1]!, { status: Number(match[2]), exit: Number(match[3]) });
   }
   return rows;
@@ -24,12 +24,12 @@ function sourceFiles(directory: string): string[] {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
-/** Every `'HR_ERR_…'` string literal (any quote) in src/, with the file it is in. */
+/** Every `'BR_ERR_…'` string literal (any quote) in src/, with the file it is in. */
 function codeLiterals(): Array<{ file: string; code: string }> {
   const found: Array<{ file: string; code: string }> = [];
   for (const path of sourceFiles(join(ROOT, 'src'))) {
     const text = readFileSync(path, 'utf8');
-    for (const match of text.matchAll(/(['"`])(HR_ERR_[A-Za-z0-9_]*)\1/g)) {
+    for (const match of text.matchAll(/(['"`])(BR_ERR_[A-Za-z0-9_]*)\1/g)) {
       found.push({ file: relative(ROOT, path), code: match[2]! });
     }
   }
@@ -48,16 +48,16 @@ describe('the error catalogue', () => {
     expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(expected));
   });
 
-  it('knows every HR_ERR_ code that docs/errors.md mentions anywhere', () => {
+  it('knows every BR_ERR_ code that docs/errors.md mentions anywhere', () => {
     const doc = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
     // The one code the document names as retired, to say that nothing carries it (not spelled whole here, so
     // that the scan of src/ below does not take it for a code in use).
-    const retired = new Set(['USAGE_UNAVAILABLE'].map((name) => `HR_ERR_${name}`));
-    const mentioned = new Set([...doc.matchAll(/HR_ERR_[A-Z_]+/g)].map((match) => match[0]));
+    const retired = new Set(['USAGE_UNAVAILABLE'].map((name) => `BR_ERR_${name}`));
+    const mentioned = new Set([...doc.matchAll(/BR_ERR_[A-Z_]+/g)].map((match) => match[0]));
     expect([...mentioned].filter((code) => !retired.has(code) && !isErrorCode(code))).toEqual([]);
   });
 
-  it('lists every HR_ERR_ string literal used in src/', () => {
+  it('lists every BR_ERR_ string literal used in src/', () => {
     const literals = codeLiterals();
     expect(literals.length).toBeGreaterThan(20);
     expect(literals.filter(({ code }) => !isErrorCode(code))).toEqual([]);
@@ -84,22 +84,22 @@ describe('the error catalogue', () => {
   });
 
   it('exits 2 for bad input, 3 for not found, 4 for damaged data and 1 for a fault', () => {
-    expect(ERROR_CATALOGUE.HR_ERR_INVALID_PARAM.exit).toBe(2);
-    expect(ERROR_CATALOGUE.HR_ERR_ARCHIVE_NOT_FOUND.exit).toBe(3);
-    expect(ERROR_CATALOGUE.HR_ERR_INTEGRITY.exit).toBe(4);
-    expect(ERROR_CATALOGUE.HR_ERR_INTERNAL.exit).toBe(1);
+    expect(ERROR_CATALOGUE.BR_ERR_INVALID_PARAM.exit).toBe(2);
+    expect(ERROR_CATALOGUE.BR_ERR_ARCHIVE_NOT_FOUND.exit).toBe(3);
+    expect(ERROR_CATALOGUE.BR_ERR_INTEGRITY.exit).toBe(4);
+    expect(ERROR_CATALOGUE.BR_ERR_INTERNAL.exit).toBe(1);
   });
 });
 
-describe('HeadroomError', () => {
+describe('BarometerError', () => {
   it('takes its status and exit code from the catalogue', () => {
-    const error = new HeadroomError('HR_ERR_SESSION_EXISTS', 'session s1 exists', {
+    const error = new BarometerError('BR_ERR_SESSION_EXISTS', 'session s1 exists', {
       details: { id: 's1' },
     });
     expect(error).toBeInstanceOf(Error);
     expect(error).toMatchObject({
-      name: 'HeadroomError',
-      code: 'HR_ERR_SESSION_EXISTS',
+      name: 'BarometerError',
+      code: 'BR_ERR_SESSION_EXISTS',
       status: 409,
       exitCode: 5,
       issues: [],
@@ -110,6 +110,6 @@ describe('HeadroomError', () => {
 
   it('keeps the cause for the log', () => {
     const cause = new Error('EACCES');
-    expect(new HeadroomError('HR_ERR_INTERNAL', 'cannot write', { cause }).cause).toBe(cause);
+    expect(new BarometerError('BR_ERR_INTERNAL', 'cannot write', { cause }).cause).toBe(cause);
   });
 });

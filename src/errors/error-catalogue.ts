@@ -1,11 +1,11 @@
 /**
- * The exit codes of the `headroom` CLI, one per kind of failure, so that a script can tell "fix your input" from
+ * The exit codes of the `barometer` CLI, one per kind of failure, so that a script can tell "fix your input" from
  * "nothing there" from "the data is damaged" from "try again later" without reading stderr.
  */
 export const EXIT_CODES = {
   /** The command did what was asked. */
   ok: 0,
-  /** An unexpected fault in headroom (a bug, or the system refused: disk full, permission denied). */
+  /** An unexpected fault in barometer (a bug, or the system refused: disk full, permission denied). */
   internal: 1,
   /** The input is wrong: a flag, an argument, a file's content, a request. Fix it and run again. */
   invalidInput: 2,
@@ -30,180 +30,180 @@ export interface ErrorCatalogueEntry {
 }
 
 /**
- * Every machine code headroom answers with, its HTTP status, its CLI exit code and its meaning: the one table
+ * Every machine code barometer answers with, its HTTP status, its CLI exit code and its meaning: the one table
  * that the server, the CLI and docs/errors.md read (errors/error-catalogue.test.ts checks the document against
- * it both ways, and that every `HR_ERR_*` literal in the sources is listed here).
+ * it both ways, and that every `BR_ERR_*` literal in the sources is listed here).
  */
 export const ERROR_CATALOGUE = {
-  HR_ERR_INVALID_PARAM: {
+  BR_ERR_INVALID_PARAM: {
     status: 400,
     exit: EXIT_CODES.invalidInput,
     meaning: 'A parameter is missing, of the wrong type, out of range or unknown.',
   },
-  HR_ERR_MALFORMED_JSON: {
+  BR_ERR_MALFORMED_JSON: {
     status: 400,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The request body is not valid JSON, or is empty under a JSON content type.',
   },
-  HR_ERR_BAD_REQUEST: {
+  BR_ERR_BAD_REQUEST: {
     status: 400,
     exit: EXIT_CODES.invalidInput,
     meaning:
       'The request cannot be read as sent: malformed HTTP, a URL that does not decode, or a body that does not match its Content-Length.',
   },
-  HR_ERR_UNSUPPORTED_MEDIA_TYPE: {
+  BR_ERR_UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The request body has a content type the route does not read.',
   },
-  HR_ERR_BODY_TOO_LARGE: {
+  BR_ERR_BODY_TOO_LARGE: {
     status: 413,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The request body is larger than the configured limit.',
   },
-  HR_ERR_HEADERS_TOO_LARGE: {
+  BR_ERR_HEADERS_TOO_LARGE: {
     status: 431,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The request line and headers are larger than the HTTP server accepts.',
   },
-  HR_ERR_METHOD_NOT_ALLOWED: {
+  BR_ERR_METHOD_NOT_ALLOWED: {
     status: 405,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The route exists, but not for this method; the Allow header lists the methods it takes.',
   },
-  HR_ERR_RANGE_NOT_SATISFIABLE: {
+  BR_ERR_RANGE_NOT_SATISFIABLE: {
     status: 416,
     exit: EXIT_CODES.invalidInput,
     meaning: 'A dashboard file was asked for with a Range that lies outside it.',
   },
-  HR_ERR_PRECONDITION_FAILED: {
+  BR_ERR_PRECONDITION_FAILED: {
     status: 412,
     exit: EXIT_CODES.refused,
     meaning: 'A conditional request (If-Match, If-Unmodified-Since) for a dashboard file did not hold.',
   },
-  HR_ERR_UNAUTHORIZED: {
+  BR_ERR_UNAUTHORIZED: {
     status: 401,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The service requires an API key and the request carries none, or one it does not know.',
   },
-  HR_ERR_FORBIDDEN: {
+  BR_ERR_FORBIDDEN: {
     status: 403,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The API key lacks the scope (read, write, admin) the route needs.',
   },
-  HR_ERR_FORBIDDEN_HOST: {
+  BR_ERR_FORBIDDEN_HOST: {
     status: 403,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The Host or Origin header of an /mcp request names another site (DNS-rebinding protection).',
   },
-  HR_ERR_NOT_FOUND: {
+  BR_ERR_NOT_FOUND: {
     status: 404,
     exit: EXIT_CODES.notFound,
     meaning: 'No such route or resource.',
   },
-  HR_ERR_SESSION_NOT_FOUND: {
+  BR_ERR_SESSION_NOT_FOUND: {
     status: 404,
     exit: EXIT_CODES.notFound,
     meaning: 'No session with that id.',
   },
-  HR_ERR_ARCHIVE_NOT_FOUND: {
+  BR_ERR_ARCHIVE_NOT_FOUND: {
     status: 404,
     exit: EXIT_CODES.notFound,
     meaning: 'No archive for that session and task, or no such item in it.',
   },
-  HR_ERR_ARTIFACT_NOT_FOUND: {
+  BR_ERR_ARTIFACT_NOT_FOUND: {
     status: 404,
     exit: EXIT_CODES.notFound,
     meaning: 'No artifact with that id.',
   },
-  HR_ERR_POOL_NOT_FOUND: {
+  BR_ERR_POOL_NOT_FOUND: {
     status: 404,
     exit: EXIT_CODES.notFound,
     meaning: 'No pool with that id.',
   },
-  HR_ERR_RESERVATION_NOT_FOUND: {
+  BR_ERR_RESERVATION_NOT_FOUND: {
     status: 404,
     exit: EXIT_CODES.notFound,
     meaning: 'No reservation with that id in that pool (or it was forgotten a day after it ended).',
   },
-  HR_ERR_POOL_EXISTS: {
+  BR_ERR_POOL_EXISTS: {
     status: 409,
     exit: EXIT_CODES.refused,
     meaning: 'A pool with that id already exists.',
   },
-  HR_ERR_SESSION_EXISTS: {
+  BR_ERR_SESSION_EXISTS: {
     status: 409,
     exit: EXIT_CODES.refused,
     meaning: 'A session with that id already exists.',
   },
-  HR_ERR_UNKNOWN_MODEL: {
+  BR_ERR_UNKNOWN_MODEL: {
     status: 400,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The model is not in the registry and no context window was given.',
   },
-  HR_ERR_ARTIFACT_TOO_LARGE: {
+  BR_ERR_ARTIFACT_TOO_LARGE: {
     status: 413,
     exit: EXIT_CODES.invalidInput,
     meaning: 'The artifact is larger than the registry allows.',
   },
-  HR_ERR_COMPACTION_REFUSED: {
+  BR_ERR_COMPACTION_REFUSED: {
     status: 422,
     exit: EXIT_CODES.refused,
     meaning: 'The compaction would not make the context smaller by the minimum gain; nothing was written.',
   },
-  HR_ERR_INTEGRITY: {
+  BR_ERR_INTEGRITY: {
     status: 500,
     exit: EXIT_CODES.integrity,
     meaning: 'Stored content does not match its hash, or the record asked for may lie in damaged bytes.',
   },
-  HR_ERR_RATE_LIMITED: {
+  BR_ERR_RATE_LIMITED: {
     status: 429,
     exit: EXIT_CODES.unavailable,
     meaning: 'Too many requests from one client IP in the current minute.',
   },
-  HR_ERR_POOL_EXHAUSTED: {
+  BR_ERR_POOL_EXHAUSTED: {
     status: 429,
     exit: EXIT_CODES.unavailable,
     meaning:
       "A pool refused a reservation: it would take the pool over this priority's ceiling of a limit; the answer says why and when to retry.",
   },
-  HR_ERR_TOO_MANY_CONCURRENT: {
+  BR_ERR_TOO_MANY_CONCURRENT: {
     status: 429,
     exit: EXIT_CODES.unavailable,
     meaning: 'Too many evaluations in flight for one agent (x-agent-id).',
   },
-  HR_ERR_REQUEST_TIMEOUT: {
+  BR_ERR_REQUEST_TIMEOUT: {
     status: 408,
     exit: EXIT_CODES.unavailable,
     meaning: 'The request headers and body did not all arrive within the request timeout.',
   },
-  HR_ERR_SESSION_LIMIT: {
+  BR_ERR_SESSION_LIMIT: {
     status: 503,
     exit: EXIT_CODES.unavailable,
     meaning: 'The session store holds its maximum; creating one more is refused, never done by dropping one.',
   },
-  HR_ERR_TOO_MANY_STREAMS: {
+  BR_ERR_TOO_MANY_STREAMS: {
     status: 503,
     exit: EXIT_CODES.unavailable,
     meaning: 'Too many event-stream clients are connected.',
   },
-  HR_ERR_UNAVAILABLE: {
+  BR_ERR_UNAVAILABLE: {
     status: 503,
     exit: EXIT_CODES.unavailable,
     meaning: 'The server cannot serve the request now (it is shutting down); retry, here later or elsewhere.',
   },
-  HR_ERR_STORE_UNAVAILABLE: {
+  BR_ERR_STORE_UNAVAILABLE: {
     status: 503,
     exit: EXIT_CODES.unavailable,
     meaning:
       'The shared store (Redis) did not answer, or an update kept conflicting with other instances; nothing was applied.',
   },
-  HR_ERR_INTERNAL: {
+  BR_ERR_INTERNAL: {
     status: 500,
     exit: EXIT_CODES.internal,
     meaning: 'An unexpected fault; the answer carries a request id that finds the details in the server log.',
   },
-} as const satisfies Record<`HR_ERR_${string}`, ErrorCatalogueEntry>;
+} as const satisfies Record<`BR_ERR_${string}`, ErrorCatalogueEntry>;
 
 /** A machine code of the catalogue. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,3 +1,4 @@
+export { BarometerError, type BarometerErrorOptions } from './barometer-error.js';
 export {
   ERROR_CATALOGUE,
   ERROR_CODES,
@@ -6,12 +7,11 @@ export {
   EXIT_CODES,
   isErrorCode,
 } from './error-catalogue.js';
-export { HeadroomError, type HeadroomErrorOptions } from './headroom-error.js';
 export {
   type AllowedRange,
+  BarometerValidationError,
   echoValue,
   formatIssue,
-  HeadroomValidationError,
   issuesFromZod,
   parseWith,
   type Result,

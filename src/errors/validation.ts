@@ -1,6 +1,6 @@
 import type { z } from 'zod';
+import { BarometerError } from './barometer-error.js';
 import type { ErrorCode } from './error-catalogue.js';
-import { HeadroomError } from './headroom-error.js';
 import type { AllowedRange, ValidationIssue } from './validation-issue.js';
 
 export type { AllowedRange, ValidationIssue } from './validation-issue.js';
@@ -10,13 +10,13 @@ export type Result<T> = { ok: true; value: T } | { ok: false; issues: Validation
 
 /**
  * Thrown by library entry points that take already-typed input when that input is still invalid; `issues` name
- * each field, its value and the allowed range. The code is HR_ERR_INVALID_PARAM unless a more precise one applies
- * (HR_ERR_UNKNOWN_MODEL, HR_ERR_SESSION_NOT_FOUND, HR_ERR_SESSION_EXISTS, HR_ERR_SESSION_LIMIT).
+ * each field, its value and the allowed range. The code is BR_ERR_INVALID_PARAM unless a more precise one applies
+ * (BR_ERR_UNKNOWN_MODEL, BR_ERR_SESSION_NOT_FOUND, BR_ERR_SESSION_EXISTS, BR_ERR_SESSION_LIMIT).
  */
-export class HeadroomValidationError extends HeadroomError {
-  constructor(issues: ValidationIssue[], context = 'input', code: ErrorCode = 'HR_ERR_INVALID_PARAM') {
+export class BarometerValidationError extends BarometerError {
+  constructor(issues: ValidationIssue[], context = 'input', code: ErrorCode = 'BR_ERR_INVALID_PARAM') {
     super(code, `Invalid ${context}: ${issues.map(formatIssue).join('; ')}`, { issues });
-    this.name = 'HeadroomValidationError';
+    this.name = 'BarometerValidationError';
   }
 }
 

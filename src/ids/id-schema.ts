@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The one id rule of headroom, for sessions, tasks, archives and artifacts: a letter or digit first, then
+ * The one id rule of barometer, for sessions, tasks, archives and artifacts: a letter or digit first, then
  * letters, digits, `.`, `_`, `-`; at most 128 characters; never `..`. Ids become path segments of the API and
  * names of files under the data dir, so an id accepted anywhere is usable on every route and as a file name
  * (the server raises Fastify's 100-character path-parameter limit to fit it).

@@ -8,8 +8,8 @@ import { buildApp } from '../server/app.js';
 import { replayLogText } from '../session/replay.js';
 import type { SessionView } from '../session/session-schemas.js';
 import { handleHookEvent, hookAction, hookAgent, liveSessionId, parseHookInput } from './agent-hook.js';
+import { BarometerClient, ServiceUnreachableError } from './barometer-client.js';
 import { withFileLock } from './file-lock.js';
-import { HeadroomClient, ServiceUnreachableError } from './headroom-client.js';
 import { ServiceSessions } from './live-sessions.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,8 +29,8 @@ let url: string;
 let dataDir: string;
 let scratch: string;
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'headroom-hook-data-'));
-  scratch = mkdtempSync(join(tmpdir(), 'headroom-hook-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'barometer-hook-data-'));
+  scratch = mkdtempSync(join(tmpdir(), 'barometer-hook-'));
   app = await buildApp({ logLevel: 'silent', dataDir, rateLimitPerMinute: 0, ingestRateLimitPerMinute: 0 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -42,7 +42,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const sessions = () => new ServiceSessions(new HeadroomClient({ url }));
+const sessions = () => new ServiceSessions(new BarometerClient({ url }));
 async function view(id: string): Promise<SessionView> {
   return (await (await fetch(`${url}/api/v1/sessions/${id}`)).json()) as SessionView;
 }
@@ -66,7 +66,7 @@ describe('parsing and routing the agents’ hook events', () => {
     expect(() => parseHookInput('{')).toThrow(/not JSON/);
   });
 
-  it('keeps a UUID session id and makes any other usable as a headroom id', () => {
+  it('keeps a UUID session id and makes any other usable as a barometer id', () => {
     expect(liveSessionId('4d5611e5-241a-462a-8d15-5122611a9569')).toBe(
       '4d5611e5-241a-462a-8d15-5122611a9569',
     );
@@ -224,7 +224,7 @@ describe('when the service is not running', () => {
     const started = Date.now();
     await expect(
       handleHookEvent(parseHookInput(example('claude-code-user-prompt-submit')), {
-        sessions: new ServiceSessions(new HeadroomClient({ url: `http://127.0.0.1:${port}` })),
+        sessions: new ServiceSessions(new BarometerClient({ url: `http://127.0.0.1:${port}` })),
       }),
     ).rejects.toBeInstanceOf(ServiceUnreachableError);
     expect(Date.now() - started).toBeLessThan(1500);

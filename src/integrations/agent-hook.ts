@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ID_PATTERN } from '../ids/id-schema.js';
 import type { AgentName } from '../models/model-profile.js';
 import type { LineLogFormat } from '../usage/create-line-log-reader.js';
@@ -8,7 +8,7 @@ import type { LiveSessions } from './live-sessions.js';
 import { type LogTail, readLogTail } from './log-tail.js';
 
 /**
- * The fields every agent's hook payload shares, and the event-specific ones headroom reads. Claude Code
+ * The fields every agent's hook payload shares, and the event-specific ones barometer reads. Claude Code
  * (https://code.claude.com/docs/en/hooks, "Common input fields"), Codex (`codex-rs/hooks/schema/generated/*.input.schema.json`)
  * and Gemini CLI (https://geminicli.com/docs/hooks/reference, "Base input schema") all send `session_id`,
  * `transcript_path` and `hook_event_name`; Codex adds `model` and `turn_id`, Gemini CLI `timestamp`. Other fields
@@ -28,7 +28,7 @@ export const HookInputSchema = z.looseObject({
 });
 export type HookInput = z.infer<typeof HookInputSchema>;
 
-/** What headroom does with an event. */
+/** What barometer does with an event. */
 export type HookAction =
   /** Report the transcript's last call (after a tool, at the end of a turn, at the start of a session). */
   | 'report'
@@ -84,12 +84,12 @@ export function hookAgent(input: HookInput): LineLogFormat {
   return 'claude-code';
 }
 
-/** What headroom does with this payload's event. */
+/** What barometer does with this payload's event. */
 export function hookAction(input: HookInput): HookAction {
   return EVENTS[hookAgent(input)][input.hook_event_name] ?? 'ignore';
 }
 
-/** An agent's session id as a headroom id: kept when it is one (UUIDs are), else its unusable characters replaced. */
+/** An agent's session id as a barometer id: kept when it is one (UUIDs are), else its unusable characters replaced. */
 export function liveSessionId(raw: string): string {
   if (ID_PATTERN.test(raw) && !raw.includes('..')) return raw;
   const cleaned = raw
@@ -99,20 +99,20 @@ export function liveSessionId(raw: string): string {
   return (cleaned || 'session').slice(0, 128);
 }
 
-/** Parses a hook payload; a `HeadroomValidationError` names the field that is wrong. */
+/** Parses a hook payload; a `BarometerValidationError` names the field that is wrong. */
 export function parseHookInput(text: string): HookInput {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new HeadroomValidationError(
+    throw new BarometerValidationError(
       [{ field: '', value: text.slice(0, 80), message: 'the hook input is not JSON' }],
       'hook input',
     );
   }
   const parsed = HookInputSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new HeadroomValidationError(
+  throw new BarometerValidationError(
     parsed.error.issues.map((issue) => ({
       field: issue.path.join('.'),
       value: undefined,
@@ -160,7 +160,7 @@ export function additionalContextOutput(eventName: string, text: string): Record
 
 /**
  * Handles one hook event of Claude Code, Codex or Gemini CLI against the live session of the same id: reports the
- * transcript's last call when the session has not seen it (so that parallel hooks and `headroom watch` never count a
+ * transcript's last call when the session has not seen it (so that parallel hooks and `barometer watch` never count a
  * call twice), records a compaction before the agent compacts, and on a submitted prompt answers the session's
  * `context_health` reminder as additional context while one is active. The session is created on the first event
  * that names a model (the transcript's calls, or Codex's `model` field), with the agent's effective window.

@@ -1,7 +1,7 @@
 /**
- * What the AI SDK adapters apply before each call (the middleware's `transformParams`, `headroomPrepareStep`): the
+ * What the AI SDK adapters apply before each call (the middleware's `transformParams`, `barometerPrepareStep`): the
  * session's verdict — the reminder, the thinking parameters, the compaction on `compress` — and, with a policy,
- * headroom's eviction policy. Decides nothing itself: the session and the policy do.
+ * barometer's eviction policy. Decides nothing itself: the session and the policy do.
  */
 import type { LanguageModelMiddleware } from 'ai';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
@@ -18,7 +18,7 @@ import { defaultPlacement, type ReminderPlacement, StickyCompaction, withReminde
 import { mergeThinking, type ProviderOptions } from './ai-sdk-thinking.js';
 import {
   type AdapterOptions,
-  type HeadroomHandle,
+  type BarometerHandle,
   type SessionRecorder as Recorder,
   SessionRecorder,
 } from './session-recorder.js';
@@ -43,7 +43,7 @@ export interface AiSdkCompactionOptions {
   summarizer?: Summarizer;
 }
 
-export interface HeadroomAiSdkOptions extends AdapterOptions, AiSdkCompactionOptions {
+export interface BarometerAiSdkOptions extends AdapterOptions, AiSdkCompactionOptions {
   /** Add the `context_health` reminder as a system message while one is active. @default true */
   reminder?: boolean;
   /**
@@ -59,9 +59,9 @@ export interface HeadroomAiSdkOptions extends AdapterOptions, AiSdkCompactionOpt
   /** Told of every compaction attempt: done (with the result) or refused (with the reason). */
   onCompaction?: (outcome: CompactionAttempt) => void;
   /**
-   * Run headroom's eviction policy (the same `EvictionPolicy` as `SessionMonitor.compact` and the what-if replay)
+   * Run barometer's eviction policy (the same `EvictionPolicy` as `SessionMonitor.compact` and the what-if replay)
    * on every call: at a sub-task boundary (a TodoWrite / update_plan item completed, a `git commit` run by a tool, a
-   * new user request, a signal given with `headroom.signal`) the completed sub-tasks' tool results and large tool
+   * new user request, a signal given with `barometer.signal`) the completed sub-tasks' tool results and large tool
    * arguments are archived, then tombstoned in one batch, and stay tombstoned on every later call; above
    * `recapAbovePercent` of the window the prompt is recapped; otherwise it is sent as it is, so the provider's cache
    * holds. The drift it measures goes to the session with the call's usage. Needs an archive to change anything.
@@ -81,7 +81,7 @@ export type CompactionAttempt =
   | { ok: false; reason: string };
 
 /** What the middleware reports besides the verdict. */
-export interface AiSdkHandle extends HeadroomHandle {
+export interface AiSdkHandle extends BarometerHandle {
   /** The latest compaction attempt, or null. */
   readonly lastCompaction: CompactionAttempt | null;
   /** What the latest `thinking` merge changed, or why it changed nothing; empty when the verdict had none. */
@@ -118,7 +118,7 @@ export interface CallState {
   thinking: boolean;
 }
 
-export function createApplier(options: HeadroomAiSdkOptions): Applier {
+export function createApplier(options: BarometerAiSdkOptions): Applier {
   const recorder = new SessionRecorder(options);
   const sticky = new StickyCompaction();
   let lastCompaction: CompactionAttempt | null = null;
@@ -153,7 +153,7 @@ export function createApplier(options: HeadroomAiSdkOptions): Applier {
     signal(...kinds: BoundaryKind[]) {
       const unknown = kinds.find((kind) => !(BOUNDARY_KINDS as readonly string[]).includes(kind));
       if (unknown !== undefined)
-        throw new TypeError(`headroom: ${String(unknown)} is not a boundary (${BOUNDARY_KINDS.join(', ')})`);
+        throw new TypeError(`barometer: ${String(unknown)} is not a boundary (${BOUNDARY_KINDS.join(', ')})`);
       signals.push(...kinds);
     },
   };
@@ -177,7 +177,7 @@ export function createApplier(options: HeadroomAiSdkOptions): Applier {
     if (!archive) {
       report({
         ok: false,
-        reason: 'no archive: headroom compacts only what it can write to an archive first',
+        reason: 'no archive: barometer compacts only what it can write to an archive first',
       });
       return null;
     }
@@ -201,7 +201,7 @@ export function createApplier(options: HeadroomAiSdkOptions): Applier {
       // provider's last figure minus what the compaction saved is what the next prompt should come to.
       const saved = result.before.tokens - result.after.tokens;
       const before = lastPromptTokens ?? result.before.tokens;
-      await recorder.recordCompaction({ before, after: Math.max(0, before - saved), trigger: 'headroom' });
+      await recorder.recordCompaction({ before, after: Math.max(0, before - saved), trigger: 'barometer' });
       report({ ok: true, result });
       return result.messages;
     } catch (error) {
@@ -259,14 +259,14 @@ export function createApplier(options: HeadroomAiSdkOptions): Applier {
     let recapped = false;
     const wanted = result.decision.evict !== null || result.decision.recap !== null;
     const refused =
-      !archive && wanted ? 'no archive: headroom evicts only what it can write to an archive first' : null;
+      !archive && wanted ? 'no archive: barometer evicts only what it can write to an archive first' : null;
     let lastPrompt = standing.lastPromptTokens;
     if (result.evicted.length > 0) {
       const counter = options.counter ?? createTokenCounter();
       const before = lastPrompt ?? countHistoryTokens(result.items, counter) + result.savedTokens;
       lastPrompt = Math.max(0, before - result.savedTokens);
       try {
-        await recorder.recordCompaction({ before, after: lastPrompt, trigger: 'headroom' });
+        await recorder.recordCompaction({ before, after: lastPrompt, trigger: 'barometer' });
       } catch (error) {
         recorder.fail(error);
       }

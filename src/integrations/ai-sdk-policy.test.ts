@@ -25,11 +25,11 @@ import { Session } from '../session/session.js';
 import { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore, readArchiveFile } from '../store/archive.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
-import { headroomMiddleware } from './ai-sdk.js';
+import { barometerMiddleware } from './ai-sdk.js';
 
 let root: string;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-ai-sdk-policy-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-ai-sdk-policy-'));
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -138,14 +138,14 @@ const callOf = (prompt: Prompt, id: string) =>
 /** The sizes the policy counts (history-item.ts `itemText`, one token per character). */
 const callSize = (name: string, input: unknown) => `${name} ${JSON.stringify(input)}`.length;
 
-describe('headroomMiddleware with the eviction policy', () => {
+describe('barometerMiddleware with the eviction policy', () => {
   it('evicts a completed sub-task at its boundary, archived byte for byte, and keeps it evicted', async () => {
     const archiveRoot = join(root, 'loop');
     const monitor = new SessionMonitor({ now, archive: new ArchiveStore({ root: archiveRoot }) });
     await monitor.create({ id: 'agent-1', model: 'gpt-5' });
     const mock = scriptedModel();
     const evictions: unknown[] = [];
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session: { monitor, sessionId: 'agent-1' },
       policy: new EvictionPolicy({}, chars),
       counter: chars,
@@ -195,7 +195,7 @@ describe('headroomMiddleware with the eviction policy', () => {
       expect.objectContaining({ evicted: 1, archive, kept: 0, refused: null }),
       expect.objectContaining({ evicted: 1, archive: archive2, kept: 1, refused: null }),
     ]);
-    expect(middleware.headroom.lastEviction).toMatchObject({
+    expect(middleware.barometer.lastEviction).toMatchObject({
       evicted: 1,
       archived: [{ itemId: 'r2:result', kind: 'tool-result', location: `${archive2}#r2:result` }],
       boundary: { kind: 'user-request' },
@@ -208,7 +208,7 @@ describe('headroomMiddleware with the eviction policy', () => {
   it('feeds the drift it measures to the session with the call’s usage', async () => {
     const session = new Session({ model: 'gpt-5' }, { now });
     const mock = scriptedModel();
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session,
       archive: new ArchiveStore({ root: join(root, 'drift') }),
       policy: new EvictionPolicy({}, chars),
@@ -237,7 +237,7 @@ describe('headroomMiddleware with the eviction policy', () => {
     // The last prompt (1,000 tokens less the 5,960 saved) is smaller than the history: the history is the whole.
     const expected = (stale / total) * 100;
     expect(expected).toBeGreaterThan(50);
-    expect(middleware.headroom.lastEviction?.driftPercent).toBeCloseTo(expected, 10);
+    expect(middleware.barometer.lastEviction?.driftPercent).toBeCloseTo(expected, 10);
     expect(session.state.drift).toBeCloseTo(expected, 10);
     expect(session.signals().driftPercent).toBeCloseTo(expected, 10);
     const regulator = session.lastVerdict?.reasons.find((reason) => reason.model === 'regulator');
@@ -247,7 +247,7 @@ describe('headroomMiddleware with the eviction policy', () => {
   it('reaches a monitor’s session too (its view shows the drift)', async () => {
     const monitor = new SessionMonitor({ now, archive: new ArchiveStore({ root: join(root, 'view') }) });
     await monitor.create({ id: 'agent-2', model: 'gpt-5' });
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session: { monitor, sessionId: 'agent-2' },
       policy: new EvictionPolicy({}, chars),
       counter: chars,
@@ -260,14 +260,14 @@ describe('headroomMiddleware with the eviction policy', () => {
       stopWhen: stepCountIs(4),
     });
     const view = await monitor.view('agent-2');
-    expect(view.signals.driftPercent).toBeCloseTo(middleware.headroom.lastEviction!.driftPercent, 10);
+    expect(view.signals.driftPercent).toBeCloseTo(middleware.barometer.lastEviction!.driftPercent, 10);
     expect(view.signals.driftPercent).toBeGreaterThan(50);
   });
 
   it('never changes the prompt without an archive, and still measures the drift', async () => {
     const session = new Session({ model: 'gpt-5' }, { now });
     const refusals: unknown[] = [];
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session,
       policy: new EvictionPolicy({}, chars),
       counter: chars,
@@ -282,9 +282,9 @@ describe('headroomMiddleware with the eviction policy', () => {
     );
     // From the first boundary on (calls 4, 5 and 6) every call wanted the batch nothing could take.
     expect(refusals).toEqual(
-      Array(3).fill('no archive: headroom evicts only what it can write to an archive first'),
+      Array(3).fill('no archive: barometer evicts only what it can write to an archive first'),
     );
-    expect(middleware.headroom.lastEviction?.evicted).toBe(0);
+    expect(middleware.barometer.lastEviction?.evicted).toBe(0);
     // Nothing evicted, everything before the request is stale: a and b's texts, the plans.
     expect(session.state.drift).toBeGreaterThan(90);
   });
@@ -301,7 +301,7 @@ describe('headroomMiddleware with the eviction policy', () => {
     };
     const errors: unknown[] = [];
     const mock = scriptedModel();
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session: new Session({ model: 'gpt-5' }, { now }),
       archive: failing,
       policy: new EvictionPolicy({}, chars),
@@ -314,7 +314,7 @@ describe('headroomMiddleware with the eviction policy', () => {
     expect(resultOf(sixth, 'r1')?.value).toMatch(/^\[Task subtask-1 completed/);
     expect(resultOf(sixth, 'r2')).toEqual({ type: 'text', value: B });
     expect(errors).toEqual([new Error('disk full')]);
-    expect(middleware.headroom.lastError).toEqual(new Error('disk full'));
+    expect(middleware.barometer.lastError).toEqual(new Error('disk full'));
   });
 
   it('evicts in a stream’s prompt too, and sends its drift with the finish part’s usage', async () => {
@@ -341,7 +341,7 @@ describe('headroomMiddleware with the eviction policy', () => {
         }),
       }),
     });
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session,
       archive: new ArchiveStore({ root: join(root, 'stream') }),
       policy: new EvictionPolicy({}, chars),
@@ -387,7 +387,7 @@ describe('headroomMiddleware with the eviction policy', () => {
       modelId: 'gpt-5',
       doGenerate: async () => result([{ type: 'text', text: 'ok' }]),
     });
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session,
       archive: new ArchiveStore({ root: join(root, 'afresh') }),
       policy: new EvictionPolicy({}, chars),
@@ -423,23 +423,23 @@ describe('headroomMiddleware with the eviction policy', () => {
         ...read('r2', B),
       ],
     });
-    expect(middleware.headroom.lastEviction?.evicted).toBe(1);
-    expect(middleware.headroom.lastEviction?.state.completedUpTo).toBe(3);
+    expect(middleware.barometer.lastEviction?.evicted).toBe(1);
+    expect(middleware.barometer.lastEviction?.state.completedUpTo).toBe(3);
     // Another conversation, shorter, with no boundary: the first one's positions mean nothing here.
     await generateText({ model, messages: [{ role: 'user', content: 'Other task.' }, ...read('q1', B)] });
-    expect(middleware.headroom.lastEviction).toMatchObject({ evicted: 0, boundary: null, driftPercent: 0 });
-    expect(middleware.headroom.lastEviction?.state.completedUpTo).toBe(0);
+    expect(middleware.barometer.lastEviction).toMatchObject({ evicted: 0, boundary: null, driftPercent: 0 });
+    expect(middleware.barometer.lastEviction?.state.completedUpTo).toBe(0);
     expect(resultOf(mock.doGenerateCalls[1]!.prompt, 'q1')).toEqual({ type: 'text', value: B });
   });
 
-  it('takes a boundary the prompt does not show from headroom.signal', async () => {
+  it('takes a boundary the prompt does not show from barometer.signal', async () => {
     const session = new Session({ model: 'gpt-5' }, { now });
     const model = new MockLanguageModelV3({
       provider: 'openai.chat',
       modelId: 'gpt-5',
       doGenerate: async () => result([{ type: 'text', text: 'ok' }]),
     });
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session,
       archive: new ArchiveStore({ root: join(root, 'signal') }),
       policy: new EvictionPolicy({}, chars),
@@ -468,17 +468,17 @@ describe('headroomMiddleware with the eviction policy', () => {
     ];
     await generateText({ model: wrapped, messages });
     expect(resultOf(model.doGenerateCalls[0]!.prompt, 'r1')).toEqual({ type: 'text', value: A });
-    middleware.headroom.signal('task-mark');
+    middleware.barometer.signal('task-mark');
     await generateText({ model: wrapped, messages });
     expect(resultOf(model.doGenerateCalls[1]!.prompt, 'r1')?.value).toMatch(
       /^\[Task subtask-1 completed: output evicted to archive\] .*subtask-1\.log#r1:result$/,
     );
-    expect(middleware.headroom.lastEviction?.boundary).toMatchObject({ kind: 'task-mark' });
-    expect(() => middleware.headroom.signal('done' as never)).toThrow(TypeError);
+    expect(middleware.barometer.lastEviction?.boundary).toMatchObject({ kind: 'task-mark' });
+    expect(() => middleware.barometer.signal('done' as never)).toThrow(TypeError);
   });
 });
 
-describe('headroomMiddleware with the eviction policy: the recap fallback', () => {
+describe('barometerMiddleware with the eviction policy: the recap fallback', () => {
   /** Turns of a read each (about 960 o200k tokens per result), each started by a user request. */
   function conversation(turns: number): ModelMessage[] {
     const messages: ModelMessage[] = [];
@@ -522,7 +522,7 @@ describe('headroomMiddleware with the eviction policy: the recap fallback', () =
       doGenerate: async () => result([{ type: 'text', text: 'ok' }], sizes[index++] ?? 2600),
     });
     const compactions: unknown[] = [];
-    const middleware = headroomMiddleware({
+    const middleware = barometerMiddleware({
       session,
       archive: new ArchiveStore({ root: join(root, 'recap') }),
       // No batch is ever big enough: only the recap fallback can act.
@@ -534,25 +534,25 @@ describe('headroomMiddleware with the eviction policy: the recap fallback', () =
     await generateText({ model, system: SYSTEM, messages: history });
     // The first call has no last prompt to judge by: sent as it is.
     expect(mock.doGenerateCalls[0]!.prompt).toHaveLength(1 + history.length);
-    expect(middleware.headroom.lastEviction).toMatchObject({ evicted: 0, recapped: false });
+    expect(middleware.barometer.lastEviction).toMatchObject({ evicted: 0, recapped: false });
 
     history.push({ role: 'user', content: 'Step 9: summarise.' });
     await generateText({ model, system: SYSTEM, messages: history });
     const second = mock.doGenerateCalls[1]!.prompt;
-    expect(second[1]).toMatchObject({ role: 'user', providerOptions: { headroom: { recap: 'recap-1' } } });
+    expect(second[1]).toMatchObject({ role: 'user', providerOptions: { barometer: { recap: 'recap-1' } } });
     expect(compactions).toEqual([
       { ok: true, result: expect.objectContaining({ compactionId: 'compaction-1' }) },
     ]);
-    expect(middleware.headroom.lastEviction).toMatchObject({ evicted: 0, recapped: true });
+    expect(middleware.barometer.lastEviction).toMatchObject({ evicted: 0, recapped: true });
     // Everything before the recap is gone, and nothing completed since: no stale content is left.
-    expect(middleware.headroom.lastEviction?.driftPercent).toBe(0);
+    expect(middleware.barometer.lastEviction?.driftPercent).toBe(0);
     expect(session.state.drift).toBe(0);
 
     // The next call (healthy now, no boundary) sends the same recap in place of the same messages; the second
     // call's last message was the caution reminder (last, for an OpenAI model), gone with the caution.
     expect(second.at(-1)).toMatchObject({
       role: 'system',
-      providerOptions: { headroom: { reminder: 'context_health' } },
+      providerOptions: { barometer: { reminder: 'context_health' } },
     });
     history.push({ role: 'assistant', content: 'Done.' });
     await generateText({ model, system: SYSTEM, messages: history });

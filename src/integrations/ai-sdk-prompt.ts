@@ -22,11 +22,11 @@ type Message = ModelMessageLike & {
 /** Where the reminder goes: right after the leading system messages, or at the end of the prompt. */
 export type ReminderPlacement = 'after-system' | 'end';
 
-/** headroom's mark on the reminder message it owns (`providerOptions.headroom.reminder`). */
+/** barometer's mark on the reminder message it owns (`providerOptions.barometer.reminder`). */
 export const REMINDER_MARK = 'context_health';
 
 export function isOwnedReminder(message: Message): boolean {
-  return message.role === 'system' && message.providerOptions?.headroom?.reminder === REMINDER_MARK;
+  return message.role === 'system' && message.providerOptions?.barometer?.reminder === REMINDER_MARK;
 }
 
 /**
@@ -43,7 +43,7 @@ export function defaultPlacement(modelProvider: string): ReminderPlacement {
 }
 
 /**
- * The prompt without any reminder headroom added before (so one never accumulates), with the current reminder, if
+ * The prompt without any reminder barometer added before (so one never accumulates), with the current reminder, if
  * any, in its place. The caller's messages are not changed.
  */
 export function withReminder<M extends Message>(
@@ -56,7 +56,7 @@ export function withReminder<M extends Message>(
   const message = {
     role: 'system',
     content: reminder,
-    providerOptions: { headroom: { reminder: REMINDER_MARK } },
+    providerOptions: { barometer: { reminder: REMINDER_MARK } },
   } as unknown as M;
   if (placement === 'end') return [...messages, message];
   const firstOther = messages.findIndex((candidate) => candidate.role !== 'system');

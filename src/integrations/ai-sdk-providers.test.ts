@@ -11,7 +11,7 @@ import {
   startCassetteServer,
 } from '../test-helpers/cassette-server.js';
 import { loadCassette } from '../usage/test-helpers/traces.js';
-import { headroomMiddleware } from './ai-sdk.js';
+import { barometerMiddleware } from './ai-sdk.js';
 
 /**
  * The middleware over the AI SDK's real OpenAI and Anthropic providers (`@ai-sdk/openai`, `@ai-sdk/anthropic`),
@@ -40,13 +40,13 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-describe('headroomMiddleware with @ai-sdk/openai', () => {
+describe('barometerMiddleware with @ai-sdk/openai', () => {
   it('records usage and the rate-limit headers, then sends reasoning_effort "low" once the quota runs short', async () => {
     const session = new Session({ model: 'gpt-5' }, { now: () => T0 });
     const openai = createOpenAI({ apiKey: 'sk-test', baseURL: `${server.url}/v1` });
     const model = wrapLanguageModel({
       model: openai.chat('gpt-5'),
-      middleware: headroomMiddleware({ session }),
+      middleware: barometerMiddleware({ session }),
     });
     await generateText({ model, prompt: 'What is the capital of England?' });
     expect(session.state.lastPrompt).toBe(104);
@@ -65,7 +65,7 @@ describe('headroomMiddleware with @ai-sdk/openai', () => {
     const openai = createOpenAI({ apiKey: 'sk-test', baseURL: `${server.url}/v1` });
     const model = wrapLanguageModel({
       model: openai.chat('gpt-4o-mini'),
-      middleware: headroomMiddleware({ session }),
+      middleware: barometerMiddleware({ session }),
     });
     const result = streamText({ model, prompt: 'What is the capital of the UK?' });
     await result.consumeStream();
@@ -74,7 +74,7 @@ describe('headroomMiddleware with @ai-sdk/openai', () => {
   });
 });
 
-describe('headroomMiddleware with @ai-sdk/anthropic', () => {
+describe('barometerMiddleware with @ai-sdk/anthropic', () => {
   it('lowers a thinking budget the call asked for: thinking.budget_tokens 8192 on the wire', async () => {
     // 4,000 of 30,000 input tokens a minute left after the first call (the headers): 13%.
     const session = new Session(
@@ -84,7 +84,7 @@ describe('headroomMiddleware with @ai-sdk/anthropic', () => {
     const anthropic = createAnthropic({ apiKey: 'sk-ant-test', baseURL: `${server.url}/v1` });
     const model = wrapLanguageModel({
       model: anthropic('claude-sonnet-4-6'),
-      middleware: headroomMiddleware({ session }),
+      middleware: barometerMiddleware({ session }),
     });
     const providerOptions = { anthropic: { thinking: { type: 'enabled' as const, budgetTokens: 24_576 } } };
     await generateText({ model, prompt: 'Now say hello.', providerOptions });

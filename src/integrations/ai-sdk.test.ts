@@ -22,11 +22,11 @@ import { RECAP_HEADING } from '../compaction/build-recap.js';
 import { Session } from '../session/session.js';
 import { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore, readArchiveFile } from '../store/archive.js';
-import { headroomMiddleware, headroomPrepareStep, headroomStopWhen } from './ai-sdk.js';
+import { barometerMiddleware, barometerPrepareStep, barometerStopWhen } from './ai-sdk.js';
 
 let root: string;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-ai-sdk-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-ai-sdk-'));
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -100,13 +100,13 @@ function conversation(turns: number): ModelMessage[] {
 }
 
 const owned = (prompt: LanguageModelV3CallOptions['prompt']) =>
-  prompt.filter((message) => message.role === 'system' && message.providerOptions?.headroom?.reminder);
+  prompt.filter((message) => message.role === 'system' && message.providerOptions?.barometer?.reminder);
 
-describe('headroomMiddleware', () => {
+describe('barometerMiddleware', () => {
   describe('after each call', () => {
     it('records a generation’s usage and response headers before the caller has the result', async () => {
       const session = new Session({ model: 'gpt-5' }, { now });
-      const middleware = headroomMiddleware({ session });
+      const middleware = barometerMiddleware({ session });
       const model = wrapLanguageModel({
         model: mockModel([4200], 'openai.chat', {
           'x-ratelimit-limit-tokens': '30000',
@@ -117,7 +117,7 @@ describe('headroomMiddleware', () => {
       });
       await generateText({ model, prompt: 'hello' });
       expect(session.generations).toBe(1);
-      expect(middleware.headroom.lastCall?.usage).toMatchObject({
+      expect(middleware.barometer.lastCall?.usage).toMatchObject({
         available: true,
         source: 'ai-sdk',
         promptTokens: 4200,
@@ -129,7 +129,7 @@ describe('headroomMiddleware', () => {
       expect(session.signals().quotas).toContainEqual(
         expect.objectContaining({ dimension: 'tokens', limit: 30000, left: 25000, source: 'headers' }),
       );
-      expect(middleware.headroom.verdict).toBe(session.lastVerdict);
+      expect(middleware.barometer.verdict).toBe(session.lastVerdict);
     });
 
     it('records a stream’s usage from its finish part, before the caller reads that part', async () => {
@@ -152,7 +152,7 @@ describe('headroomMiddleware', () => {
             },
           }),
         }),
-        middleware: headroomMiddleware({ session }),
+        middleware: barometerMiddleware({ session }),
       });
       const result = streamText({ model, prompt: 'hello' });
       const seen: number[] = [];
@@ -168,7 +168,7 @@ describe('headroomMiddleware', () => {
     it('reports to a monitor’s session by id', async () => {
       const monitor = new SessionMonitor({ now });
       await monitor.create({ id: 'agent-1', model: 'gpt-5' });
-      const middleware = headroomMiddleware({ session: { monitor, sessionId: 'agent-1' } });
+      const middleware = barometerMiddleware({ session: { monitor, sessionId: 'agent-1' } });
       await generateText({
         model: wrapLanguageModel({ model: mockModel([5000]), middleware }),
         prompt: 'hi',
@@ -176,12 +176,12 @@ describe('headroomMiddleware', () => {
       const view = await monitor.view('agent-1');
       expect(view.generations).toBe(1);
       expect(view.signals.lastPromptTokens).toBe(5000);
-      expect(middleware.headroom.verdict).toEqual(view.verdict);
+      expect(middleware.barometer.verdict).toEqual(view.verdict);
     });
 
     it('never fails the call: an unknown session goes to onError', async () => {
       const errors: unknown[] = [];
-      const middleware = headroomMiddleware({
+      const middleware = barometerMiddleware({
         session: { monitor: new SessionMonitor(), sessionId: 'nobody' },
         onError: (error) => errors.push(error),
       });
@@ -191,7 +191,7 @@ describe('headroomMiddleware', () => {
       });
       expect(result.text).toBe('ok');
       expect(errors).toHaveLength(2); // reading the verdict before, recording after
-      expect(middleware.headroom.lastError).toMatchObject({ code: 'HR_ERR_SESSION_NOT_FOUND' });
+      expect(middleware.barometer.lastError).toMatchObject({ code: 'BR_ERR_SESSION_NOT_FOUND' });
     });
   });
 
@@ -201,7 +201,7 @@ describe('headroomMiddleware', () => {
       const mock = mockModel([1500, 1600, 500]);
       const model = wrapLanguageModel({
         model: mock,
-        middleware: headroomMiddleware({ session, compact: false }),
+        middleware: barometerMiddleware({ session, compact: false }),
       });
       for (const prompt of ['one', 'two', 'three', 'four'])
         await generateText({ model, system: 'Be brief.', prompt });
@@ -213,7 +213,7 @@ describe('headroomMiddleware', () => {
         {
           role: 'system',
           content: expect.stringContaining('The last prompt was 1,600 tokens'),
-          providerOptions: { headroom: { reminder: 'context_health' } },
+          providerOptions: { barometer: { reminder: 'context_health' } },
         },
       ]);
       // Healthy again (500 tokens): the reminder is gone.
@@ -230,12 +230,12 @@ describe('headroomMiddleware', () => {
         const mock = mockModel([1500], provider);
         const model = wrapLanguageModel({
           model: mock,
-          middleware: headroomMiddleware({ session, compact: false }),
+          middleware: barometerMiddleware({ session, compact: false }),
         });
         await generateText({ model, system: 'Be brief.', prompt: 'one' });
         await generateText({ model, system: 'Be brief.', prompt: 'two' });
         const roles = mock.doGenerateCalls[1]!.prompt.map((message) =>
-          message.providerOptions?.headroom ? 'reminder' : message.role,
+          message.providerOptions?.barometer ? 'reminder' : message.role,
         );
         expect(roles).toEqual(
           where === 'last' ? ['system', 'user', 'reminder'] : ['system', 'reminder', 'user'],
@@ -257,11 +257,11 @@ describe('headroomMiddleware', () => {
           reasoningTokens: 0,
         },
       });
-      const middleware = headroomMiddleware({ session, compact: false });
+      const middleware = barometerMiddleware({ session, compact: false });
       const stale = {
         role: 'system' as const,
         content: 'Context health: caution. (an older text)',
-        providerOptions: { headroom: { reminder: 'context_health' } },
+        providerOptions: { barometer: { reminder: 'context_health' } },
       };
       const params = await middleware.transformParams!({
         type: 'generate',
@@ -275,7 +275,7 @@ describe('headroomMiddleware', () => {
       // 10,000 tokens a minute, 8,580 used: under 20% left, so a reasoning model's thinking is lowered.
       const session = new Session({ model: 'gpt-5', rateLimits: { tokensPerMinute: 10_000 } }, { now });
       const mock = mockModel([8500]);
-      const middleware = headroomMiddleware({ session });
+      const middleware = barometerMiddleware({ session });
       const model = wrapLanguageModel({ model: mock, middleware });
       await generateText({ model, prompt: 'one', providerOptions: { openai: { user: 'u1' } } });
       expect(session.lastVerdict?.thinking).toEqual({ reasoning_effort: 'low' });
@@ -283,7 +283,7 @@ describe('headroomMiddleware', () => {
       expect(mock.doGenerateCalls[1]!.providerOptions).toEqual({
         openai: { user: 'u1', reasoningEffort: 'low' },
       });
-      expect(middleware.headroom.lastThinking).toEqual(['reasoningEffort default → low']);
+      expect(middleware.barometer.lastThinking).toEqual(['reasoningEffort default → low']);
       await generateText({
         model,
         prompt: 'three',
@@ -298,7 +298,7 @@ describe('headroomMiddleware', () => {
       // The first call is over the optimal size: the verdict is compress. The compacted second call is small.
       const mock = mockModel([9000, 2500, 2600]);
       const attempts: unknown[] = [];
-      const middleware = headroomMiddleware({
+      const middleware = barometerMiddleware({
         session: { monitor, sessionId: 'run-7' },
         keepTurns: 2,
         onCompaction: (attempt) => attempts.push(attempt),
@@ -315,7 +315,7 @@ describe('headroomMiddleware', () => {
       expect(compacted![1]).toMatchObject({
         role: 'user',
         content: [{ type: 'text', text: expect.stringContaining(RECAP_HEADING) }],
-        providerOptions: { headroom: { recap: 'recap-1' } },
+        providerOptions: { barometer: { recap: 'recap-1' } },
       });
       // The kept turns verbatim (turn 8 and the new request), then the reminder (last, for an OpenAI model).
       expect(compacted!.slice(2, -1)).toEqual([
@@ -323,7 +323,7 @@ describe('headroomMiddleware', () => {
         { role: 'user', content: [{ type: 'text', text: 'Step 9: summarise.' }] },
       ]);
       expect(compacted!.at(-1)).toMatchObject({
-        providerOptions: { headroom: { reminder: 'context_health' } },
+        providerOptions: { barometer: { reminder: 'context_health' } },
       });
 
       // Every replaced message is in the archive, exactly as the model was sent it.
@@ -347,14 +347,14 @@ describe('headroomMiddleware', () => {
     it('does not compact without an archive: nothing leaves a context that cannot be read back', async () => {
       const session = new Session({ model: 'gpt-5', optimalMaxTokens: 4000 }, { now });
       const mock = mockModel([9000]);
-      const middleware = headroomMiddleware({ session });
+      const middleware = barometerMiddleware({ session });
       const model = wrapLanguageModel({ model: mock, middleware });
       await generateText({ model, messages: conversation(8) });
       await generateText({ model, messages: conversation(8) });
       expect(mock.doGenerateCalls[1]!.prompt.length).toBe(mock.doGenerateCalls[0]!.prompt.length + 1);
-      expect(middleware.headroom.lastCompaction).toEqual({
+      expect(middleware.barometer.lastCompaction).toEqual({
         ok: false,
-        reason: 'no archive: headroom compacts only what it can write to an archive first',
+        reason: 'no archive: barometer compacts only what it can write to an archive first',
       });
     });
   });
@@ -378,7 +378,7 @@ describe('headroomMiddleware', () => {
         },
       });
       expect(session.lastVerdict?.thinking).toEqual({ thinking: { type: 'enabled', budget_tokens: 8192 } });
-      const middleware = headroomMiddleware({ session });
+      const middleware = barometerMiddleware({ session });
       // LanguageModelV4CallOptions (@ai-sdk/provider 4): `reasoning`, and assistant `custom` / `reasoning-file` parts.
       const v4Params = {
         prompt: [
@@ -398,7 +398,7 @@ describe('headroomMiddleware', () => {
   });
 });
 
-describe('headroomStopWhen', () => {
+describe('barometerStopWhen', () => {
   const lookTool = { look: tool({ inputSchema: z.object({}), execute: async () => 'seen' }) };
   const toolCall = (input: number): LanguageModelV3GenerateResult => ({
     ...textResult(input),
@@ -412,10 +412,10 @@ describe('headroomStopWhen', () => {
     let step = 0;
     const mock = new MockLanguageModelV3({ doGenerate: async () => toolCall(2000 + step++) });
     const result = await generateText({
-      model: wrapLanguageModel({ model: mock, middleware: headroomMiddleware({ session }) }),
+      model: wrapLanguageModel({ model: mock, middleware: barometerMiddleware({ session }) }),
       tools: lookTool,
       prompt: 'look around',
-      stopWhen: [stepCountIs(10), headroomStopWhen({ session })],
+      stopWhen: [stepCountIs(10), barometerStopWhen({ session })],
     });
     expect(result.steps).toHaveLength(2);
     expect(session.lastVerdict?.action).toBe('terminate');
@@ -425,17 +425,17 @@ describe('headroomStopWhen', () => {
     const session = new Session({ model: 'gpt-5', optimalMaxTokens: 1000 }, { now });
     const mock = new MockLanguageModelV3({ doGenerate: async () => toolCall(5000) });
     const result = await generateText({
-      model: wrapLanguageModel({ model: mock, middleware: headroomMiddleware({ session }) }),
+      model: wrapLanguageModel({ model: mock, middleware: barometerMiddleware({ session }) }),
       tools: lookTool,
       prompt: 'look around',
-      stopWhen: [stepCountIs(3), headroomStopWhen({ session })],
+      stopWhen: [stepCountIs(3), barometerStopWhen({ session })],
     });
     expect(session.lastVerdict?.action).toBe('compress');
     expect(result.steps).toHaveLength(3);
   });
 });
 
-describe('headroomPrepareStep', () => {
+describe('barometerPrepareStep', () => {
   it('compacts the step’s messages on compress and adds the reminder, for a model without the middleware', async () => {
     const session = new Session({ model: 'gpt-5', optimalMaxTokens: 4000 }, { now });
     session.update({
@@ -450,7 +450,7 @@ describe('headroomPrepareStep', () => {
         reasoningTokens: 0,
       },
     });
-    const prepareStep = headroomPrepareStep({
+    const prepareStep = barometerPrepareStep({
       session,
       archive: new ArchiveStore({ root: join(root, 'prepare') }),
       keepTurns: 1,
@@ -458,12 +458,12 @@ describe('headroomPrepareStep', () => {
     const mock = mockModel([2000]);
     await generateText({ model: mock, messages: conversation(8), prepareStep });
     const prompt = mock.doGenerateCalls[0]!.prompt;
-    expect(prompt[0]).toMatchObject({ role: 'user', providerOptions: { headroom: { recap: 'recap-1' } } });
+    expect(prompt[0]).toMatchObject({ role: 'user', providerOptions: { barometer: { recap: 'recap-1' } } });
     expect(prompt.slice(1, -1)).toHaveLength(4);
     expect(prompt.at(-1)).toMatchObject({
       role: 'system',
-      providerOptions: { headroom: { reminder: 'context_health' } },
+      providerOptions: { barometer: { reminder: 'context_health' } },
     });
-    expect(prepareStep.headroom.lastCompaction).toMatchObject({ ok: true });
+    expect(prepareStep.barometer.lastCompaction).toMatchObject({ ok: true });
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `headroom/ai-sdk`: the Vercel AI SDK's language-model middleware and agent-loop hooks over a headroom session.
+ * `barometer/ai-sdk`: the Vercel AI SDK's language-model middleware and agent-loop hooks over a barometer session.
  * A thin adapter: the session decides (its verdict), this records what the model used and applies what the verdict
  * says to the next call. The AI SDK is a type-only dependency: nothing here loads it.
  */
@@ -8,9 +8,9 @@ import { normalizeAiSdk } from '../usage/normalize-ai-sdk.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import {
   type AiSdkHandle,
+  type BarometerAiSdkOptions,
   type CallOptions,
   createApplier,
-  type HeadroomAiSdkOptions,
   type Prompt,
   type PromptMessage,
 } from './ai-sdk-applier.js';
@@ -20,21 +20,21 @@ import { type AdapterOptions, SessionRecorder } from './session-recorder.js';
 export type {
   AiSdkCompactionOptions,
   AiSdkHandle,
+  BarometerAiSdkOptions,
   CompactionAttempt,
-  HeadroomAiSdkOptions,
 } from './ai-sdk-applier.js';
 export type { AiSdkPolicyOutcome } from './ai-sdk-policy.js';
 export type { ReminderPlacement } from './ai-sdk-prompt.js';
 export type {
   AdapterOptions,
-  HeadroomHandle,
+  BarometerHandle,
   MonitorSession,
   RecordedCall,
   SessionTarget,
 } from './session-recorder.js';
 
-/** The middleware, with `headroom` to read the latest verdict and compaction from. */
-export type HeadroomMiddleware = LanguageModelMiddleware & { readonly headroom: AiSdkHandle };
+/** The middleware, with `barometer` to read the latest verdict and compaction from. */
+export type BarometerMiddleware = LanguageModelMiddleware & { readonly barometer: AiSdkHandle };
 
 type HeadersRecord = Record<string, string | undefined>;
 
@@ -52,13 +52,13 @@ function usageUpdateOf(
 }
 
 /**
- * A language-model middleware for `wrapLanguageModel` that keeps a headroom session informed and applies its verdict.
+ * A language-model middleware for `wrapLanguageModel` that keeps a barometer session informed and applies its verdict.
  *
  * After each call — `doGenerate`, or a stream once its `finish` part arrives — the call's usage (the spec's
  * `inputTokens.{total,noCache,cacheRead,cacheWrite}`, `outputTokens.{total,text,reasoning}`) and the response
  * headers the provider exposes (`response.headers`: the rate limits) go to the session; the caller sees the result
  * only after the session has it. Before each call (`transformParams`) the session's latest verdict is applied:
- * - the `context_health` reminder, while one is active, as a system message headroom owns (replaced, never added
+ * - the `context_health` reminder, while one is active, as a system message barometer owns (replaced, never added
  *   twice);
  * - `verdict.thinking` merged into `providerOptions` for the model's provider (`openai.reasoningEffort`,
  *   `anthropic.thinking.budgetTokens` or `effort`, `google.thinkingConfig`) and, with spec v4, the call's
@@ -69,17 +69,17 @@ function usageUpdateOf(
  *
  * The middleware declares spec `v3` (AI SDK 6, `LanguageModelV3Middleware`) and reads the call options, results and
  * stream parts by the fields spec v3 and v4 share, so AI SDK 7 — whose `wrapLanguageModel` accepts a middleware of
- * any `specificationVersion` and calls it with v4 shapes — runs it as it is. headroom never fails a call: what it
- * cannot do goes to `onError` and `headroom.lastError`. Use one middleware per agent conversation: the compaction it
+ * any `specificationVersion` and calls it with v4 shapes — runs it as it is. barometer never fails a call: what it
+ * cannot do goes to `onError` and `barometer.lastError`. Use one middleware per agent conversation: the compaction it
  * keeps in place belongs to the conversation it was made in.
  *
  * @example
  * const model = wrapLanguageModel({
  *   model: openai('gpt-5'),
- *   middleware: headroomMiddleware({ session, archive: new ArchiveStore({ root: '.headroom/archives' }) }),
+ *   middleware: barometerMiddleware({ session, archive: new ArchiveStore({ root: '.barometer/archives' }) }),
  * });
  */
-export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddleware {
+export function barometerMiddleware(options: BarometerAiSdkOptions): BarometerMiddleware {
   const applier = createApplier(options);
   const { recorder } = applier;
   // The drift measured on the prompt a call sends goes to the session with that call's usage (the usage update's
@@ -149,15 +149,15 @@ export function headroomMiddleware(options: HeadroomAiSdkOptions): HeadroomMiddl
       return { ...result, stream: observed };
     },
   };
-  Object.defineProperty(middleware, 'headroom', { value: applier.handle, enumerable: false });
-  return middleware as unknown as HeadroomMiddleware;
+  Object.defineProperty(middleware, 'barometer', { value: applier.handle, enumerable: false });
+  return middleware as unknown as BarometerMiddleware;
 }
 
 type GenerateResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapGenerate']>>>;
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapStream']>>>;
 type StreamPart = StreamResult['stream'] extends ReadableStream<infer Part> ? Part : never;
 
-/** The options of `prepareStep` that headroom reads. */
+/** The options of `prepareStep` that barometer reads. */
 export interface PrepareStepInput {
   messages: ModelMessage[];
   model: unknown;
@@ -165,15 +165,15 @@ export interface PrepareStepInput {
 
 /**
  * A `prepareStep` for `generateText` / `streamText` agent loops, for models that are not wrapped with
- * {@link headroomMiddleware}: before each step, the session's verdict is applied to the step's messages (the
+ * {@link barometerMiddleware}: before each step, the session's verdict is applied to the step's messages (the
  * reminder, and on `compress` the compaction, kept in place on later steps). Thinking is left to the middleware:
  * `prepareStep` is not shown the call's own provider options, so it could not tell lowering them from raising them.
  * Usage is recorded by the middleware only: use both, or record usage yourself.
  */
-export function headroomPrepareStep(options: HeadroomAiSdkOptions): ((
+export function barometerPrepareStep(options: BarometerAiSdkOptions): ((
   input: PrepareStepInput,
 ) => Promise<{ messages: ModelMessage[] } | undefined>) & {
-  readonly headroom: AiSdkHandle;
+  readonly barometer: AiSdkHandle;
 } {
   const applier = createApplier(options);
   const prepareStep = async ({ messages, model }: PrepareStepInput) => {
@@ -189,17 +189,17 @@ export function headroomPrepareStep(options: HeadroomAiSdkOptions): ((
     });
     return { messages: prompt as unknown as ModelMessage[] };
   };
-  Object.defineProperty(prepareStep, 'headroom', { value: applier.handle, enumerable: false });
-  return prepareStep as typeof prepareStep & { readonly headroom: AiSdkHandle };
+  Object.defineProperty(prepareStep, 'barometer', { value: applier.handle, enumerable: false });
+  return prepareStep as typeof prepareStep & { readonly barometer: AiSdkHandle };
 }
 
 /**
  * A stop condition for `stopWhen`: true only when the session's verdict is `terminate` (the token budget is spent,
  * or the KV cache is below its crash floor). `compress` never stops an agent: the middleware (or prepareStep)
  * compacts, and the loop goes on. Combine it with the SDK's own conditions: `stopWhen: [stepCountIs(50),
- * headroomStopWhen({ session })]`.
+ * barometerStopWhen({ session })]`.
  */
-export function headroomStopWhen(
+export function barometerStopWhen(
   options: AdapterOptions,
 ): (input: { steps: readonly unknown[] }) => Promise<boolean> {
   const recorder = new SessionRecorder(options);

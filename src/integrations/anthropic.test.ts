@@ -49,7 +49,7 @@ describe('wrapAnthropic', () => {
     const anthropic = wrapAnthropic(client(), { session: monitored });
     const message = await anthropic.messages.create(params);
     expect({ ...message }).toEqual(plain!.body);
-    expect(anthropic.headroom.lastCall?.usage).toMatchObject({
+    expect(anthropic.barometer.lastCall?.usage).toMatchObject({
       source: 'anthropic',
       promptTokens: 229,
       completionTokens: 5,
@@ -58,7 +58,7 @@ describe('wrapAnthropic', () => {
         { type: 'message', promptTokens: 229 },
       ],
     });
-    expect(anthropic.headroom.lastCall?.events).toContainEqual(
+    expect(anthropic.barometer.lastCall?.events).toContainEqual(
       expect.objectContaining({ type: 'compaction', trigger: 'anthropic-server', before: 55196, after: 229 }),
     );
     expect(monitored.signals().quotas).toContainEqual(inputQuotaFromHeaders);
@@ -72,7 +72,7 @@ describe('wrapAnthropic', () => {
     for await (const event of stream) events.push(event);
     expect(events).toEqual(recordedEvents.filter((event) => (event as { type: string }).type !== 'ping'));
     expect(monitored.generations).toBe(1);
-    expect(anthropic.headroom.lastCall?.usage).toMatchObject({
+    expect(anthropic.barometer.lastCall?.usage).toMatchObject({
       promptTokens: 181,
       completionTokens: 8,
       iterations: [{ type: 'compaction', cachedReadTokens: 55096 }, { type: 'message' }],
@@ -105,7 +105,7 @@ describe('wrapAnthropic', () => {
     await original.messages.create(params);
     expect((await monitor.view('claude-1')).generations).toBe(1);
     expect(original.middleware).toEqual([]);
-    expect('headroom' in original).toBe(false);
+    expect('barometer' in original).toBe(false);
     expect(anthropic).toBeInstanceOf(Anthropic);
   });
 
@@ -117,6 +117,6 @@ describe('wrapAnthropic', () => {
     });
     const message = await anthropic.messages.create(params);
     expect(message.id).toBe((plain!.body as { id: string }).id);
-    expect(errors).toEqual([expect.objectContaining({ code: 'HR_ERR_SESSION_NOT_FOUND' })]);
+    expect(errors).toEqual([expect.objectContaining({ code: 'BR_ERR_SESSION_NOT_FOUND' })]);
   });
 });

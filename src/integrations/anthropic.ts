@@ -1,27 +1,27 @@
 /**
- * `headroom/anthropic`: the official `@anthropic-ai/sdk` client, reporting every Messages call's usage and
- * rate-limit headers to a headroom session, through the client's own middleware. A thin adapter: the session
+ * `barometer/anthropic`: the official `@anthropic-ai/sdk` client, reporting every Messages call's usage and
+ * rate-limit headers to a barometer session, through the client's own middleware. A thin adapter: the session
  * decides, this reads responses.
  */
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import { isEventStream, jsonBodyOf, observeEventStream } from './observe-response.js';
-import { type AdapterOptions, type HeadroomHandle, SessionRecorder } from './session-recorder.js';
+import { type AdapterOptions, type BarometerHandle, SessionRecorder } from './session-recorder.js';
 
 export type {
   AdapterOptions,
-  HeadroomHandle,
+  BarometerHandle,
   MonitorSession,
   RecordedCall,
   SessionTarget,
 } from './session-recorder.js';
 
-/** The request a middleware of `@anthropic-ai/sdk` sees (its `APIRequest`, as far as headroom reads it). */
+/** The request a middleware of `@anthropic-ai/sdk` sees (its `APIRequest`, as far as barometer reads it). */
 export interface AnthropicMiddlewareRequest {
   url: string;
   method?: string | undefined;
 }
 
-/** A middleware of `@anthropic-ai/sdk` (its `Middleware` type, as far as headroom uses it). */
+/** A middleware of `@anthropic-ai/sdk` (its `Middleware` type, as far as barometer uses it). */
 export type AnthropicMiddleware = (
   request: AnthropicMiddlewareRequest,
   next: (request: AnthropicMiddlewareRequest) => Promise<Response>,
@@ -37,8 +37,8 @@ export interface AnthropicClientLike {
 
 export interface WrapAnthropicOptions extends AdapterOptions {}
 
-/** The client `wrapAnthropic` returns: the same API, plus `headroom`. */
-export type WrappedAnthropic<Client> = Client & { readonly headroom: HeadroomHandle };
+/** The client `wrapAnthropic` returns: the same API, plus `barometer`. */
+export type WrappedAnthropic<Client> = Client & { readonly barometer: BarometerHandle };
 
 /** The Messages event types that carry usage: `message_start` (the prompt), `message_delta` (the final counts). */
 const USAGE_EVENTS = new Set(['message_start', 'message_delta', 'error']);
@@ -56,13 +56,13 @@ function isMessagesCall(request: AnthropicMiddlewareRequest): boolean {
  * copy of the client made with its own `withOptions`, with one more middleware (the SDK's documented extension
  * point, which sees every HTTP attempt on every backend); the client given is not changed, and neither is anything
  * a call returns: the middleware hands the SDK the provider's bytes as they came. A call's usage is recorded before
- * the caller gets the result (for a stream, before the stream ends), so `wrapped.headroom.verdict` speaks of it
+ * the caller gets the result (for a stream, before the stream ends), so `wrapped.barometer.verdict` speaks of it
  * once the call is done.
  *
  * @example
  * const anthropic = wrapAnthropic(new Anthropic(), { session: new Session({ model: 'claude-sonnet-4-6' }) });
  * const message = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages });
- * anthropic.headroom.verdict?.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
+ * anthropic.barometer.verdict?.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
  */
 export function wrapAnthropic<Client extends AnthropicClientLike>(
   client: Client,
@@ -70,7 +70,7 @@ export function wrapAnthropic<Client extends AnthropicClientLike>(
 ): WrappedAnthropic<Client> {
   if (!Array.isArray(client?.middleware) || typeof client.withOptions !== 'function') {
     throw new TypeError(
-      'headroom: wrapAnthropic needs an @anthropic-ai/sdk client with middleware support (version 0.101 or later)',
+      'barometer: wrapAnthropic needs an @anthropic-ai/sdk client with middleware support (version 0.101 or later)',
     );
   }
   const recorder = new SessionRecorder(options);
@@ -96,6 +96,6 @@ export function wrapAnthropic<Client extends AnthropicClientLike>(
   const wrapped = withOptions.call(client, {
     middleware: [...client.middleware, observe],
   }) as WrappedAnthropic<Client>;
-  Object.defineProperty(wrapped, 'headroom', { value: recorder, enumerable: false });
+  Object.defineProperty(wrapped, 'barometer', { value: recorder, enumerable: false });
   return wrapped;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { formatStatusline } from '../cli/format-statusline.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { replayLogText } from '../session/replay.js';
 import { Session } from '../session/session.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
@@ -116,11 +116,11 @@ describe('statuslineReport', () => {
   });
 
   it('names the field when the input is not the status line JSON', () => {
-    expect(() => parseStatuslineInput('not json')).toThrow(HeadroomValidationError);
+    expect(() => parseStatuslineInput('not json')).toThrow(BarometerValidationError);
     try {
       parseStatuslineInput('{"model":{}}');
     } catch (error) {
-      expect((error as HeadroomValidationError).issues[0]!.field).toBe('model.id');
+      expect((error as BarometerValidationError).issues[0]!.field).toBe('model.id');
     }
   });
 });

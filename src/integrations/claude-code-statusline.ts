@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { agentEffectiveWindow } from '../models/agent-windows.js';
-import type { HeadroomConfig } from '../models/headroom-config.js';
+import type { BarometerConfig } from '../models/barometer-config.js';
 import { Session } from '../session/session.js';
 import type { VerdictAction } from '../session/session-schemas.js';
 import { anthropicUsageRecord } from '../usage/normalize-anthropic.js';
@@ -13,7 +13,7 @@ const count = z.number().int().min(0);
 
 /**
  * The JSON Claude Code pipes to a status line command (https://code.claude.com/docs/en/statusline, "Available
- * data"). Only the fields headroom reads are checked; every other field is let through, as newer versions add
+ * data"). Only the fields barometer reads are checked; every other field is let through, as newer versions add
  * some. `context_window` and its `current_usage` are absent in older versions and `null` before the first API
  * call; `current_usage` holds the last call's figures.
  */
@@ -65,25 +65,25 @@ export interface StatuslineReport {
 export interface StatuslineDependencies {
   /** Reads the end of the transcript; `readLogTail` by default. */
   readTail?: (path: string) => LogTail | undefined;
-  config?: HeadroomConfig;
+  config?: BarometerConfig;
   /** Home directory, for a `~/` transcript path. */
   home?: string;
 }
 
-/** Parses the status line JSON; a `HeadroomValidationError` names the field that is wrong. */
+/** Parses the status line JSON; a `BarometerValidationError` names the field that is wrong. */
 export function parseStatuslineInput(text: string): StatuslineInput {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new HeadroomValidationError(
+    throw new BarometerValidationError(
       [{ field: '', value: text.slice(0, 80), message: 'the status line input is not JSON' }],
       'statusline input',
     );
   }
   const parsed = StatuslineInputSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new HeadroomValidationError(
+  throw new BarometerValidationError(
     parsed.error.issues.map((issue) => ({
       field: issue.path.join('.'),
       value: undefined,
@@ -121,7 +121,7 @@ function lastUsage(
  * the share of the window and the verdict are the library's, as any session would have them for that context.
  * A model the registry does not know is measured against the window Claude Code states, narrowed by the agent's
  * rule. It is one call, so it carries no history (no caution cadence, no countdown): a live session fed by
- * `headroom hook` or `headroom watch` has those.
+ * `barometer hook` or `barometer watch` has those.
  */
 export function statuslineReport(
   input: StatuslineInput,
@@ -137,7 +137,7 @@ export function statuslineReport(
   try {
     session = new Session(base, dependenciesOfSession);
   } catch (error) {
-    if (!(error instanceof HeadroomValidationError) || error.code !== 'HR_ERR_UNKNOWN_MODEL' || !stated)
+    if (!(error instanceof BarometerValidationError) || error.code !== 'BR_ERR_UNKNOWN_MODEL' || !stated)
       throw error;
     session = new Session(
       { ...base, contextWindow: agentEffectiveWindow('claude-code', stated, model) },

@@ -62,7 +62,7 @@ function tag(text: string): string {
 
 /**
  * Runs `work` holding the lock of one live session of one service: the hooks of an agent (one process per event)
- * and `headroom watch` on the same log take turns at reading the session's state and posting a call, so that a call
+ * and `barometer watch` on the same log take turns at reading the session's state and posting a call, so that a call
  * is never counted twice. The lock files live in the temporary folder.
  */
 export function withSessionLock<T>(
@@ -73,7 +73,7 @@ export function withSessionLock<T>(
 ): Promise<T> {
   const path = join(
     options.directory ?? tmpdir(),
-    `headroom-session-${tag(serviceUrl.replace(/\/+$/, ''))}-${sessionId}.lock`,
+    `barometer-session-${tag(serviceUrl.replace(/\/+$/, ''))}-${sessionId}.lock`,
   );
   return withFileLock(path, work, options);
 }

@@ -1,4 +1,4 @@
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { createLineLogReader, type LineLogFormat } from '../usage/create-line-log-reader.js';
 import type { LineLogReader } from '../usage/line-log-reader.js';
 import type { RecordedCompaction, SessionCall } from '../usage/session-log.js';
@@ -56,7 +56,7 @@ const ID_LINES = 20;
 
 /**
  * One agent log as a live session: its lines, fed as the agent appends them, go through the same line reader as
- * `headroom replay`, and every call and recorded compaction goes to the live session in log order, each once. As
+ * `barometer replay`, and every call and recorded compaction goes to the live session in log order, each once. As
  * replay does, a compaction is told to the session just before the first call after it, with that call's prompt as
  * the size after.
  *
@@ -188,7 +188,7 @@ export class LiveLog {
           ...(contextWindow === undefined ? {} : { contextWindow }),
         });
       } catch (error) {
-        if (error instanceof HeadroomValidationError) {
+        if (error instanceof BarometerValidationError) {
           this.#unusable = error.message;
           this.#options.onEvent?.({ type: 'skipped', id: this.#id, reason: error.message });
           return false;

@@ -3,7 +3,7 @@ import type { SessionOptions } from '../session/session-options.js';
 import type { SessionView } from '../session/session-schemas.js';
 import type { CompactionReport } from '../session/step-session.js';
 import type { UsageRecord } from '../usage/usage-record.js';
-import { type HeadroomClient, ServiceError } from './headroom-client.js';
+import { type BarometerClient, ServiceError } from './barometer-client.js';
 
 /** One call of an agent's log, as the adapters hand it to a live session. */
 export interface LiveCall {
@@ -62,7 +62,7 @@ function stateOf(view: SessionView): LiveSessionState {
   };
 }
 
-/** The live sessions of a monitor in this process (`headroom watch` with its embedded service). */
+/** The live sessions of a monitor in this process (`barometer watch` with its embedded service). */
 export class MonitorSessions implements LiveSessions {
   constructor(readonly monitor: SessionMonitor) {}
 
@@ -118,7 +118,7 @@ export function usageBody(call: LiveCall): Record<string, unknown> | undefined {
  * usage route takes figures): the service's session then counts one generation fewer than a replay of the log.
  */
 export class ServiceSessions implements LiveSessions {
-  constructor(readonly client: HeadroomClient) {}
+  constructor(readonly client: BarometerClient) {}
 
   async ensure(options: SessionOptions & { id: string }): Promise<LiveSessionState> {
     try {

@@ -9,7 +9,7 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 function tempFile(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'headroom-follow-'));
+  const folder = mkdtempSync(join(tmpdir(), 'barometer-follow-'));
   folders.push(folder);
   return join(folder, 'log.jsonl');
 }

@@ -16,8 +16,8 @@ import { replayLogText } from '../session/replay.js';
 import { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionView } from '../session/session-schemas.js';
 import { handleHookEvent, parseHookInput } from './agent-hook.js';
+import { BarometerClient } from './barometer-client.js';
 import { withSessionLock } from './file-lock.js';
-import { HeadroomClient } from './headroom-client.js';
 import { type LiveSessions, MonitorSessions, ServiceSessions } from './live-sessions.js';
 import { isCandidateLog, LogWatcher, type WatchEvent } from './log-watcher.js';
 
@@ -35,7 +35,7 @@ afterEach(async () => {
 });
 
 function tempFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), 'headroom-watch-'));
+  const folder = mkdtempSync(join(tmpdir(), 'barometer-watch-'));
   cleanups.push(() => rmSync(folder, { recursive: true, force: true }));
   return folder;
 }
@@ -113,7 +113,7 @@ async function followInto(sessions: LiveSessions, folder: string, events: WatchE
   return watcher;
 }
 
-describe('headroom watch: a log appended line by line becomes the live session replay describes', () => {
+describe('barometer watch: a log appended line by line becomes the live session replay describes', () => {
   for (const [name, id] of [
     [CLAUDE, '4d5611e5-241a-462a-8d15-5122611a9569'],
     [CLAUDE_SMALL, 'small-sonnet-session'],
@@ -161,7 +161,7 @@ describe('headroom watch: a log appended line by line becomes the live session r
     const text = trace(CODEX);
     const expected = expectedOf(text);
     const folder = tempFolder();
-    const watcher = await followInto(new ServiceSessions(new HeadroomClient({ url })), folder);
+    const watcher = await followInto(new ServiceSessions(new BarometerClient({ url })), folder);
     const path = join(folder, CODEX.split('/')[1]!);
     writeFileSync(path, '');
     watcher.scan();
@@ -176,7 +176,7 @@ describe('headroom watch: a log appended line by line becomes the live session r
   });
 });
 
-describe("headroom watch with the agent's hooks on the same session", () => {
+describe("barometer watch with the agent's hooks on the same session", () => {
   it('counts every call and the compaction once when hooks report them too', async () => {
     const app = await buildApp({
       logLevel: 'silent',
@@ -201,7 +201,7 @@ describe("headroom watch with the agent's hooks on the same session", () => {
     const now = () => clock;
     const watcher = new LogWatcher({
       roots: [folder],
-      sessions: new MonitorSessions(app.headroomMonitor),
+      sessions: new MonitorSessions(app.barometerMonitor),
       notify: false,
       timers: false,
       now,
@@ -216,7 +216,7 @@ describe("headroom watch with the agent's hooks on the same session", () => {
         parseHookInput(
           JSON.stringify({ session_id: id, transcript_path: path, hook_event_name: event, ...extra }),
         ),
-        { sessions: new ServiceSessions(new HeadroomClient({ url })), exclusive, now },
+        { sessions: new ServiceSessions(new BarometerClient({ url })), exclusive, now },
       );
     for (const [index, line] of lines.entries()) {
       const at = /"timestamp":"([^"]+)"/.exec(line)?.[1];
@@ -229,7 +229,7 @@ describe("headroom watch with the agent's hooks on the same session", () => {
       if (index % 50 === 0) await watcher.flush();
     }
     await watcher.close();
-    const view = await app.headroomMonitor.view(id);
+    const view = await app.barometerMonitor.view(id);
     const replay = replayLogText(text);
     expect(view.generations).toBeLessThanOrEqual(replay.summary.calls);
     expect(view.generations).toBeGreaterThan(replay.summary.calls - 10);
@@ -242,7 +242,7 @@ describe("headroom watch with the agent's hooks on the same session", () => {
   });
 });
 
-describe('headroom watch: files', () => {
+describe('barometer watch: files', () => {
   it('follows a file that appears after the start, and reads a restarted (truncated) file from its top', async () => {
     const folder = tempFolder();
     const monitor = new SessionMonitor();

@@ -6,7 +6,7 @@ import { LiveLog, type LiveLogEvent } from './live-log.js';
 import type { LiveSessions } from './live-sessions.js';
 import { LogFollower } from './log-follower.js';
 
-/** Defaults of `LogWatcher` (and `headroom watch`). */
+/** Defaults of `LogWatcher` (and `barometer watch`). */
 export const WATCH_DEFAULTS = Object.freeze({
   /** Logs written to within this long are followed from the start; older ones once they change. 2 h. */
   sinceMs: 2 * 60 * 60 * 1000,

@@ -1,6 +1,6 @@
 /**
  * Reading a provider's HTTP response on its way to the SDK, for the OpenAI and Anthropic wrappers: the body the
- * SDK reads is the provider's, byte for byte (unless a `rewrite` is given), and what headroom needs is taken from
+ * SDK reads is the provider's, byte for byte (unless a `rewrite` is given), and what barometer needs is taken from
  * it as it passes.
  */
 
@@ -96,7 +96,7 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
           try {
             await options.done(kept);
           } catch {
-            // headroom never fails the caller's stream: `done` reports its own errors.
+            // barometer never fails the caller's stream: `done` reports its own errors.
           }
           controller.close();
           return;

@@ -69,7 +69,7 @@ describe('wrapOpenAI', () => {
     const openai = wrapOpenAI(client(), { session });
     const result = await openai.chat.completions.create({ model: 'gpt-4o-mini', messages });
     expect({ ...result }).toEqual(completion.body);
-    expect(openai.headroom.lastCall?.usage).toMatchObject({
+    expect(openai.barometer.lastCall?.usage).toMatchObject({
       available: true,
       source: 'openai-chat',
       promptTokens: 104,
@@ -77,8 +77,8 @@ describe('wrapOpenAI', () => {
     });
     expect(session.generations).toBe(1);
     expect(session.signals().quotas).toContainEqual(quotaFromHeaders);
-    expect(openai.headroom.verdict).toBe(session.lastVerdict);
-    expect(openai.headroom.lastCall?.costUsd).toBeGreaterThan(0);
+    expect(openai.barometer.verdict).toBe(session.lastVerdict);
+    expect(openai.barometer.lastCall?.costUsd).toBeGreaterThan(0);
   });
 
   it('asks for a stream’s usage and hides what that adds, so the caller reads the stream it asked for', async () => {
@@ -99,7 +99,7 @@ describe('wrapOpenAI', () => {
     // Recorded once the body ended, before the loop over the stream ended.
     expect(generations.at(-1)).toBe(0);
     expect(session.generations).toBe(1);
-    expect(openai.headroom.lastCall?.usage).toMatchObject({ promptTokens: 53, completionTokens: 15 });
+    expect(openai.barometer.lastCall?.usage).toMatchObject({ promptTokens: 53, completionTokens: 15 });
   });
 
   it('leaves a stream that asks for its usage untouched', async () => {
@@ -114,7 +114,7 @@ describe('wrapOpenAI', () => {
     const chunks: unknown[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks).toEqual(streamedChunks);
-    expect(openai.headroom.lastCall?.usage).toMatchObject({ promptTokens: 53, completionTokens: 15 });
+    expect(openai.barometer.lastCall?.usage).toMatchObject({ promptTokens: 53, completionTokens: 15 });
   });
 
   it('with streamUsage: false, leaves the request alone and records the usage as unavailable', async () => {
@@ -126,7 +126,7 @@ describe('wrapOpenAI', () => {
       // read to the end
     }
     expect(server.requests[before]?.body?.stream_options).toBeUndefined();
-    expect(openai.headroom.lastCall?.usage).toMatchObject({ available: false });
+    expect(openai.barometer.lastCall?.usage).toMatchObject({ available: false });
     expect(session.health().level).toBe('unknown');
   });
 
@@ -137,7 +137,7 @@ describe('wrapOpenAI', () => {
     const final = await runner.finalChatCompletion();
     expect(final.choices[0]?.message.tool_calls?.[0]?.function.name).toBe('get_capital');
     expect(session.generations).toBe(1);
-    expect(openai.headroom.lastCall?.usage).toMatchObject({ promptTokens: 53 });
+    expect(openai.barometer.lastCall?.usage).toMatchObject({ promptTokens: 53 });
   });
 
   it('records Responses API calls, plain and streamed', async () => {
@@ -146,7 +146,7 @@ describe('wrapOpenAI', () => {
     const recorded = response!.body as { usage: { input_tokens: number; output_tokens: number } };
     const plain = await openai.responses.create({ model: 'gpt-5', input: 'hello' });
     expect(plain.usage).toEqual(recorded.usage);
-    expect(openai.headroom.lastCall?.usage).toMatchObject({
+    expect(openai.barometer.lastCall?.usage).toMatchObject({
       source: 'openai-responses',
       promptTokens: recorded.usage.input_tokens,
       completionTokens: recorded.usage.output_tokens,
@@ -167,7 +167,7 @@ describe('wrapOpenAI', () => {
     await openai.chat.completions.create({ model: 'gpt-4o-mini', messages });
     await original.chat.completions.create({ model: 'gpt-4o-mini', messages });
     expect((await monitor.view('openai-1')).generations).toBe(1);
-    expect('headroom' in original).toBe(false);
+    expect('barometer' in original).toBe(false);
     expect(openai).toBeInstanceOf(OpenAI);
   });
 

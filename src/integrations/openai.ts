@@ -1,6 +1,6 @@
 /**
- * `headroom/openai`: the official `openai` client, reporting every call's usage and rate-limit headers to a
- * headroom session. A thin adapter: the session decides, this reads responses.
+ * `barometer/openai`: the official `openai` client, reporting every call's usage and rate-limit headers to a
+ * barometer session. A thin adapter: the session decides, this reads responses.
  */
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { UsageFormat } from '../usage/usage-format.js';
@@ -11,11 +11,11 @@ import {
   type ObserveEventsOptions,
   observeEventStream,
 } from './observe-response.js';
-import { type AdapterOptions, type HeadroomHandle, SessionRecorder } from './session-recorder.js';
+import { type AdapterOptions, type BarometerHandle, SessionRecorder } from './session-recorder.js';
 
 export type {
   AdapterOptions,
-  HeadroomHandle,
+  BarometerHandle,
   MonitorSession,
   RecordedCall,
   SessionTarget,
@@ -33,7 +33,7 @@ export interface OpenAIClientLike {
 export interface WrapOpenAIOptions extends AdapterOptions {
   /**
    * A streamed chat completion reports usage only when asked (`stream_options.include_usage`). When a call does
-   * not ask, headroom asks for it and removes what that adds from the stream the caller reads (the last chunk,
+   * not ask, barometer asks for it and removes what that adds from the stream the caller reads (the last chunk,
    * whose `choices` is empty, and the `usage: null` of the other chunks), so the caller sees what it would have
    * seen. `false` leaves such calls alone: their usage is then recorded as unavailable.
    * @default true
@@ -41,8 +41,8 @@ export interface WrapOpenAIOptions extends AdapterOptions {
   streamUsage?: boolean;
 }
 
-/** The client `wrapOpenAI` returns: the same API, plus `headroom`. */
-export type WrappedOpenAI<Client> = Client & { readonly headroom: HeadroomHandle };
+/** The client `wrapOpenAI` returns: the same API, plus `barometer`. */
+export type WrappedOpenAI<Client> = Client & { readonly barometer: BarometerHandle };
 
 /** The endpoints whose responses carry usage, by the last segments of their path. */
 function formatOf(
@@ -86,12 +86,12 @@ function hideAskedUsage(payload: unknown, event: string): string | null {
  * (`x-ratelimit-*`) to the session. The wrapper is a copy of the client made with its own `withOptions`, whose
  * `fetch` reads each response as it passes; the client given is not changed, and neither is anything a call
  * returns. A call's usage is recorded before the caller gets the result (for a stream, before the stream ends),
- * so `wrapped.headroom.verdict` speaks of it once the call is done.
+ * so `wrapped.barometer.verdict` speaks of it once the call is done.
  *
  * @example
  * const openai = wrapOpenAI(new OpenAI(), { session: new Session({ model: 'gpt-5' }) });
  * await openai.chat.completions.create({ model: 'gpt-5', messages });
- * openai.headroom.verdict?.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
+ * openai.barometer.verdict?.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
  */
 export function wrapOpenAI<Client extends OpenAIClientLike>(
   client: Client,
@@ -99,7 +99,7 @@ export function wrapOpenAI<Client extends OpenAIClientLike>(
 ): WrappedOpenAI<Client> {
   if (typeof client?.withOptions !== 'function') {
     throw new TypeError(
-      'headroom: wrapOpenAI needs an `openai` client (version 5 or later: it has withOptions)',
+      'barometer: wrapOpenAI needs an `openai` client (version 5 or later: it has withOptions)',
     );
   }
   const recorder = new SessionRecorder(options);
@@ -143,6 +143,6 @@ export function wrapOpenAI<Client extends OpenAIClientLike>(
   };
   const withOptions = client.withOptions as unknown as (options: { fetch: FetchLike }) => unknown;
   const wrapped = withOptions.call(client, { fetch: observed }) as WrappedOpenAI<Client>;
-  Object.defineProperty(wrapped, 'headroom', { value: recorder, enumerable: false });
+  Object.defineProperty(wrapped, 'barometer', { value: recorder, enumerable: false });
   return wrapped;
 }

@@ -28,8 +28,8 @@ export interface RecordedCall {
   events: SessionEvent[];
 }
 
-/** What every adapter exposes as `headroom`: the session's latest verdict as the adapter saw it. */
-export interface HeadroomHandle {
+/** What every adapter exposes as `barometer`: the session's latest verdict as the adapter saw it. */
+export interface BarometerHandle {
   readonly sessionId: string;
   /**
    * The verdict of the latest call: with a `Session`, the session's own latest verdict; with a monitor, the verdict
@@ -38,7 +38,7 @@ export interface HeadroomHandle {
   readonly verdict: Verdict | null;
   /** The latest call this adapter recorded, or null. */
   readonly lastCall: RecordedCall | null;
-  /** The latest error headroom met (recording, compacting); the model call itself is never failed by headroom. */
+  /** The latest error barometer met (recording, compacting); the model call itself is never failed by barometer. */
   readonly lastError: unknown;
 }
 
@@ -46,8 +46,8 @@ export interface HeadroomHandle {
 export interface AdapterOptions {
   session: SessionTarget;
   /**
-   * Called with anything headroom fails at (a usage the session refuses, an unknown session, an archive that cannot
-   * be written). The model call goes on regardless: headroom observes it, it never fails it.
+   * Called with anything barometer fails at (a usage the session refuses, an unknown session, an archive that cannot
+   * be written). The model call goes on regardless: barometer observes it, it never fails it.
    * @default writes a one-line warning with `console.warn`
    */
   onError?: (error: unknown) => void;
@@ -74,9 +74,9 @@ function describe(error: unknown): string {
 
 /**
  * One interface over the two kinds of session, shared by the adapters: it records calls, reads where the session
- * stands, records compactions, and keeps what the adapter exposes as `headroom`. It decides nothing.
+ * stands, records compactions, and keeps what the adapter exposes as `barometer`. It decides nothing.
  */
-export class SessionRecorder implements HeadroomHandle {
+export class SessionRecorder implements BarometerHandle {
   readonly #target: SessionTarget;
   readonly #onError: (error: unknown) => void;
   #lastCall: RecordedCall | null = null;
@@ -89,13 +89,13 @@ export class SessionRecorder implements HeadroomHandle {
       : typeof (target as Session | undefined)?.update === 'function';
     if (!usable) {
       throw new TypeError(
-        'headroom: `session` must be a Session, or { monitor, sessionId } naming a session of a SessionMonitor',
+        'barometer: `session` must be a Session, or { monitor, sessionId } naming a session of a SessionMonitor',
       );
     }
     this.#target = target;
     this.#onError =
       options.onError ??
-      ((error: unknown) => console.warn(`headroom: ${describe(error)} (the call went on)`));
+      ((error: unknown) => console.warn(`barometer: ${describe(error)} (the call went on)`));
   }
 
   get sessionId(): string {

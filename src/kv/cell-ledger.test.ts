@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { CellLedger } from './cell-ledger.js';
 
 describe('CellLedger decode and fork', () => {
@@ -103,7 +103,7 @@ describe('CellLedger.pressure', () => {
 
   it('rejects bad limits at construction', () => {
     expect(() => new CellLedger({ nCtx: 16384, hardLimit: 64, nBatch: 512 })).toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
   });
 });
@@ -115,6 +115,6 @@ describe('CellLedger errors', () => {
     expect(() => ledger.decode('nope', 1)).toThrow(/branch: no such branch/);
     expect(() => ledger.open('root')).toThrow(/already exists/);
     expect(() => ledger.decode('root', -2)).toThrow(/cells: must be a whole number/);
-    expect(() => ledger.decode('root', 1.5)).toThrow(HeadroomValidationError);
+    expect(() => ledger.decode('root', 1.5)).toThrow(BarometerValidationError);
   });
 });

@@ -1,4 +1,4 @@
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { type ContextPressure, type ContextPressureInput, contextPressure } from './context-pressure.js';
 
 /** The ledger's limits (as for `contextPressure`, without `cellsUsed`) and how it names branches. */
@@ -16,7 +16,7 @@ interface Branch {
 }
 
 function invalid(field: string, value: unknown, message: string): never {
-  throw new HeadroomValidationError([{ field, value, message }], 'KV ledger operation');
+  throw new BarometerValidationError([{ field, value, message }], 'KV ledger operation');
 }
 
 /**

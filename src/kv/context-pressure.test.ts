@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import {
   ContextPressureJsonSchema,
   contextPressure,
@@ -7,14 +7,14 @@ import {
   DEFAULT_SOFT_LIMIT,
 } from './context-pressure.js';
 
-function validationError(run: () => unknown): HeadroomValidationError {
+function validationError(run: () => unknown): BarometerValidationError {
   try {
     run();
   } catch (error) {
-    expect(error).toBeInstanceOf(HeadroomValidationError);
-    return error as HeadroomValidationError;
+    expect(error).toBeInstanceOf(BarometerValidationError);
+    return error as BarometerValidationError;
   }
-  throw new Error('expected a HeadroomValidationError');
+  throw new Error('expected a BarometerValidationError');
 }
 
 describe('contextPressure appendix vectors (seed 001)', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /** Cells kept free for downstream work (tool results, the next generation): `headroom = remaining − softLimit`. */
 export const DEFAULT_SOFT_LIMIT = 1024;
@@ -130,7 +130,7 @@ class Snapshot implements ContextPressure {
  * @param input.softLimit cells reserved for downstream work. @default 1024
  * @param input.hardLimit the floor below which the agent stops. @default nBatch when given, else 128
  * @param input.nBatch the batch size of one decode, when known.
- * @throws HeadroomValidationError naming the field, e.g. a hardLimit below nBatch.
+ * @throws BarometerValidationError naming the field, e.g. a hardLimit below nBatch.
  * @example contextPressure({ nCtx: 16384, cellsUsed: 14000 }).headroom // 1360
  */
 export function contextPressure(input: ContextPressureInput): ContextPressure {
@@ -139,6 +139,6 @@ export function contextPressure(input: ContextPressureInput): ContextPressure {
       ? { min: input.nBatch as number }
       : undefined,
   );
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'KV pressure input');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'KV pressure input');
   return new Snapshot(parsed.value);
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { ContextPressure } from './context-pressure.js';
 
 /** A tool call the agent produced. Terminal tools end the agent's work (e.g. `report`, `final_answer`). */
@@ -45,11 +45,11 @@ export interface ProduceResult {
  * decode could crash llama.cpp); otherwise, when the headroom is ≤ 0, hard-cuts every non-terminal tool call and
  * lets terminal ones pass; otherwise everything passes.
  *
- * @throws HeadroomValidationError when a call has no id or name.
+ * @throws BarometerValidationError when a call has no id or name.
  */
 export function produce(pressure: ContextPressure, toolCalls: readonly ToolCall[]): ProduceResult {
   const parsed = parseWith(ToolCallsSchema, toolCalls);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'tool calls');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'tool calls');
 
   let code: ProduceResult['code'];
   let reason: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { contextPressure } from './context-pressure.js';
 import { settle } from './settle.js';
 
@@ -64,8 +64,8 @@ describe('settle', () => {
       settle(roomy, [{ id: 'a', tokens: -1 }]);
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(HeadroomValidationError);
-      expect((error as HeadroomValidationError).issues[0]?.field).toBe('[0].tokens');
+      expect(error).toBeInstanceOf(BarometerValidationError);
+      expect((error as BarometerValidationError).issues[0]?.field).toBe('[0].tokens');
     }
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { ContextPressure } from './context-pressure.js';
 
 /** A tool result waiting to be decoded into the context, with its size in tokens (= KV cells). */
@@ -40,13 +40,13 @@ export interface SettleResult {
  * accepted result, and rejects the first that does not fit and every one after it (they would reach the agent
  * out of order). One snapshot serves the whole phase.
  *
- * @throws HeadroomValidationError when a result has no id or a token count that is not a whole number ≥ 0.
+ * @throws BarometerValidationError when a result has no id or a token count that is not a whole number ≥ 0.
  * @example settle(contextPressure({ nCtx: 16384, cellsUsed: 14000 }), [{ id: 'a', tokens: 1000 }, { id: 'b', tokens: 500 }])
  *   // a accepted (1000 ≤ 1360), b rejected (500 > 360)
  */
 export function settle(pressure: ContextPressure, toolResults: readonly ToolResultSize[]): SettleResult {
   const parsed = parseWith(ToolResultsSchema, toolResults);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'tool results');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'tool results');
 
   const decisions: SettleDecision[] = [];
   const accepted: string[] = [];

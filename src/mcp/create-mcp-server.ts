@@ -8,21 +8,21 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveError, type ArchiveStore } from '../store/archive.js';
-import { HEADROOM_VERSION } from '../version.js';
+import { BAROMETER_VERSION } from '../version.js';
 import {
-  type HeadroomTool,
-  headroomTools,
+  type BarometerTool,
+  barometerTools,
   invalidArguments,
   type ToolContext,
   type ToolError,
   type ToolOutcome,
-} from './headroom-tools.js';
+} from './barometer-tools.js';
 import { renderToolError } from './render-text.js';
 
-export interface HeadroomMcpServerOptions {
+export interface BarometerMcpServerOptions {
   /** The sessions the tools read and update: share the HTTP service's to see the same sessions. */
   monitor: SessionMonitor;
   /** The archive compactions write to (the monitor's) and `read_archive` reads. */
@@ -34,13 +34,13 @@ export interface HeadroomMcpServerOptions {
    * which never shows a path on the server. @default 'path'
    */
   archiveAddresses?: 'path' | 'api';
-  /** Told of a fault a tool could not turn into an answer (the client gets HR_ERR_INTERNAL). */
+  /** Told of a fault a tool could not turn into an answer (the client gets BR_ERR_INTERNAL). */
   onError?: (error: unknown, tool: string) => void;
 }
 
 /** What the server tells a client about using it (the MCP `instructions`). */
-export const HEADROOM_MCP_INSTRUCTIONS = [
-  'headroom monitors this agent session: context window, token budget, rate quotas, cost.',
+export const BAROMETER_MCP_INSTRUCTIONS = [
+  'barometer monitors this agent session: context window, token budget, rate quotas, cost.',
   'Create a session once (create_session), report each model call (report_usage), and act on the verdict:',
   'continue; optimize (cheaper, shorter); compress (compact_history, or evict_task for finished tasks; a new round when newRoundDue); terminate (stop: budget spent).',
   'context_status reads the verdict with every reason; read_archive follows a tombstone back to what was evicted.',
@@ -48,7 +48,7 @@ export const HEADROOM_MCP_INSTRUCTIONS = [
 
 /** The advertised form of the tools, converted once: the JSON Schema of each tool's zod input schema. */
 let listedTools: Tool[] | undefined;
-const TOOLS = headroomTools();
+const TOOLS = barometerTools();
 const TOOLS_BY_NAME = new Map(TOOLS.map((tool) => [tool.name, tool]));
 
 /** A tool's input as JSON Schema (draft 2020-12, the dialect MCP assumes), its shape as the caller sends it. */
@@ -61,7 +61,7 @@ export function toolInputJsonSchema(schema: z.ZodType): Tool['inputSchema'] {
 }
 
 function listTools(): Tool[] {
-  listedTools ??= TOOLS.map((tool: HeadroomTool) => ({
+  listedTools ??= TOOLS.map((tool: BarometerTool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -81,8 +81,8 @@ function errorResult(error: ToolError): CallToolResult {
 
 /** A library error thrown by a tool, as the tool error the same error is on the HTTP surface. */
 function outcomeOfError(error: unknown, context: ToolContext): ToolOutcome | undefined {
-  if (error instanceof HeadroomValidationError) {
-    if (error.code === 'HR_ERR_INVALID_PARAM') return { ok: false, error: invalidArguments(error.issues) };
+  if (error instanceof BarometerValidationError) {
+    if (error.code === 'BR_ERR_INVALID_PARAM') return { ok: false, error: invalidArguments(error.issues) };
     return { ok: false, error: { error: error.message, code: error.code, issues: error.issues } };
   }
   if (error instanceof ArchiveError) {
@@ -97,16 +97,16 @@ function outcomeOfError(error: unknown, context: ToolContext): ToolOutcome | und
 }
 
 /**
- * headroom's MCP server: the tools of {@link headroomTools} over the SDK's low-level `Server`, so that arguments
- * are validated by headroom's own parsers and a bad one comes back as a tool error (`isError: true`) whose
+ * barometer's MCP server: the tools of {@link barometerTools} over the SDK's low-level `Server`, so that arguments
+ * are validated by barometer's own parsers and a bad one comes back as a tool error (`isError: true`) whose
  * structured content is the HTTP service's 400 body (`error`, `code`, `issues` naming each field), rather than
  * the SDK's own message. Connect it to any transport (stdio, Streamable HTTP, in-memory).
  *
  * @example
- * const server = createHeadroomMcpServer({ monitor, archive });
+ * const server = createBarometerMcpServer({ monitor, archive });
  * await server.connect(new StdioServerTransport());
  */
-export function createHeadroomMcpServer(options: HeadroomMcpServerOptions): Server {
+export function createBarometerMcpServer(options: BarometerMcpServerOptions): Server {
   const context: ToolContext = {
     monitor: options.monitor,
     archive: options.archive,
@@ -114,8 +114,8 @@ export function createHeadroomMcpServer(options: HeadroomMcpServerOptions): Serv
     archiveAddresses: options.archiveAddresses ?? 'path',
   };
   const server = new Server(
-    { name: 'headroom', title: 'headroom', version: HEADROOM_VERSION },
-    { capabilities: { tools: {} }, instructions: HEADROOM_MCP_INSTRUCTIONS },
+    { name: 'barometer', title: 'barometer', version: BAROMETER_VERSION },
+    { capabilities: { tools: {} }, instructions: BAROMETER_MCP_INSTRUCTIONS },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
@@ -138,7 +138,7 @@ export function createHeadroomMcpServer(options: HeadroomMcpServerOptions): Serv
         options.onError?.(error, tool.name);
         return errorResult({
           error: `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}`,
-          code: 'HR_ERR_INTERNAL',
+          code: 'BR_ERR_INTERNAL',
         });
       }
       outcome = known;

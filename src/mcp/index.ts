@@ -1,18 +1,18 @@
 export {
-  createHeadroomMcpServer,
-  HEADROOM_MCP_INSTRUCTIONS,
-  type HeadroomMcpServerOptions,
-  toolInputJsonSchema,
-} from './create-mcp-server.js';
-export {
-  type HeadroomTool,
-  headroomTools,
+  type BarometerTool,
+  barometerTools,
   MAX_LISTED_SESSIONS,
   MAX_STATUS_MARKERS,
   type ToolContext,
   type ToolError,
   type ToolOutcome,
-} from './headroom-tools.js';
+} from './barometer-tools.js';
+export {
+  BAROMETER_MCP_INSTRUCTIONS,
+  type BarometerMcpServerOptions,
+  createBarometerMcpServer,
+  toolInputJsonSchema,
+} from './create-mcp-server.js';
 export {
   CompactHistoryInputSchema,
   ContextStatusInputSchema,

@@ -1,23 +1,23 @@
 export { AGENT_WINDOWS, type AgentWindowRule, agentEffectiveWindow } from './agent-windows.js';
 export {
-  findModel,
-  firstPartyProvider,
-  MODEL_DATA_INFO,
-  type ModelLimits,
-  type ModelMatch,
-} from './find-model.js';
-export {
+  type BarometerConfig,
+  BarometerConfigSchema,
   type ConfigFormat,
   emptyConfig,
-  type HeadroomConfig,
-  HeadroomConfigSchema,
   type ModelConfig,
   ModelConfigFileSchema,
   PriceFileSchema,
   PriceTierFileSchema,
   parseConfig,
   parseConfigText,
-} from './headroom-config.js';
+} from './barometer-config.js';
+export {
+  findModel,
+  firstPartyProvider,
+  MODEL_DATA_INFO,
+  type ModelLimits,
+  type ModelMatch,
+} from './find-model.js';
 export { CONFIG_FILE_NAMES, loadConfig } from './load-config.js';
 export { canonicalModelId, normalizeModelId, splitModelId } from './model-id.js';
 export {

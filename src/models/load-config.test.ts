@@ -2,13 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { loadConfig } from './load-config.js';
 
 let directory: string;
 
 beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'headroom-config-'));
+  directory = await mkdtemp(join(tmpdir(), 'barometer-config-'));
 });
 
 afterEach(async () => {
@@ -16,20 +16,20 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-async function expectValidationError(promise: Promise<unknown>): Promise<HeadroomValidationError> {
+async function expectValidationError(promise: Promise<unknown>): Promise<BarometerValidationError> {
   try {
     await promise;
   } catch (error) {
-    expect(error).toBeInstanceOf(HeadroomValidationError);
-    return error as HeadroomValidationError;
+    expect(error).toBeInstanceOf(BarometerValidationError);
+    return error as BarometerValidationError;
   }
-  throw new Error('expected a HeadroomValidationError');
+  throw new Error('expected a BarometerValidationError');
 }
 
 describe('loadConfig from a directory', () => {
-  it('reads headroom.config.json', async () => {
+  it('reads barometer.config.json', async () => {
     await writeFile(
-      join(directory, 'headroom.config.json'),
+      join(directory, 'barometer.config.json'),
       JSON.stringify({ models: { 'gpt-5': { context_length: 272_000 } } }),
     );
     expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { contextLength: 272_000 } } });
@@ -37,7 +37,7 @@ describe('loadConfig from a directory', () => {
 
   it('reads a price from YAML', async () => {
     await writeFile(
-      join(directory, 'headroom.config.yaml'),
+      join(directory, 'barometer.config.yaml'),
       [
         'models:',
         '  claude-opus-4-6:',
@@ -68,17 +68,17 @@ describe('loadConfig from a directory', () => {
     });
   });
 
-  it('reads headroom.config.yaml and headroom.config.yml', async () => {
-    await writeFile(join(directory, 'headroom.config.yaml'), 'models:\n  gpt-5:\n    tpm_limit: 500000\n');
+  it('reads barometer.config.yaml and barometer.config.yml', async () => {
+    await writeFile(join(directory, 'barometer.config.yaml'), 'models:\n  gpt-5:\n    tpm_limit: 500000\n');
     expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { tpmLimit: 500_000 } } });
-    await rm(join(directory, 'headroom.config.yaml'));
-    await writeFile(join(directory, 'headroom.config.yml'), 'models:\n  gpt-5:\n    tpm_limit: 600000\n');
+    await rm(join(directory, 'barometer.config.yaml'));
+    await writeFile(join(directory, 'barometer.config.yml'), 'models:\n  gpt-5:\n    tpm_limit: 600000\n');
     expect(await loadConfig(directory)).toEqual({ models: { 'gpt-5': { tpmLimit: 600_000 } } });
   });
 
   it('uses the working directory by default', async () => {
     await writeFile(
-      join(directory, 'headroom.config.json'),
+      join(directory, 'barometer.config.json'),
       '{"models":{"o3":{"optimal_max_tokens":90000}}}',
     );
     vi.spyOn(process, 'cwd').mockReturnValue(directory);
@@ -90,8 +90,8 @@ describe('loadConfig from a directory', () => {
   });
 
   it('refuses to choose between two config files', async () => {
-    await writeFile(join(directory, 'headroom.config.json'), '{}');
-    await writeFile(join(directory, 'headroom.config.yaml'), '');
+    await writeFile(join(directory, 'barometer.config.json'), '{}');
+    await writeFile(join(directory, 'barometer.config.yaml'), '');
     const error = await expectValidationError(loadConfig(directory));
     expect(error.issues[0]?.field).toBe('path');
     expect(error.message).toContain('more than one config file');
@@ -106,7 +106,7 @@ describe('loadConfig from a file', () => {
   });
 
   it('names the bad field and the file', async () => {
-    const file = join(directory, 'headroom.config.json');
+    const file = join(directory, 'barometer.config.json');
     await writeFile(file, JSON.stringify({ models: { 'gpt-5': { context_length: 0 } } }));
     const error = await expectValidationError(loadConfig(file));
     expect(error.issues[0]).toMatchObject({ field: 'models.gpt-5.context_length', value: 0 });
@@ -114,7 +114,7 @@ describe('loadConfig from a file', () => {
   });
 
   it('reports a YAML syntax error as a validation error', async () => {
-    const file = join(directory, 'headroom.config.yaml');
+    const file = join(directory, 'barometer.config.yaml');
     await writeFile(file, 'models: [unclosed\n');
     const error = await expectValidationError(loadConfig(file));
     expect(error.issues[0]?.message).toMatch(/^not valid YAML/);
@@ -123,7 +123,7 @@ describe('loadConfig from a file', () => {
   it('rejects a missing path and an unsupported extension', async () => {
     const missing = await expectValidationError(loadConfig(join(directory, 'nope.json')));
     expect(missing.issues[0]).toMatchObject({ field: 'path', message: 'no such file or directory' });
-    const file = join(directory, 'headroom.config.toml');
+    const file = join(directory, 'barometer.config.toml');
     await writeFile(file, '');
     const unsupported = await expectValidationError(loadConfig(file));
     expect(unsupported.issues[0]?.allowed?.values).toEqual(['.json', '.yaml', '.yml']);

@@ -1,19 +1,19 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
-import { HeadroomValidationError, type ValidationIssue } from '../errors/validation.js';
-import { type ConfigFormat, emptyConfig, type HeadroomConfig, parseConfigText } from './headroom-config.js';
+import { BarometerValidationError, type ValidationIssue } from '../errors/validation.js';
+import { type BarometerConfig, type ConfigFormat, emptyConfig, parseConfigText } from './barometer-config.js';
 
 /** The file names looked for in a directory, in this order. */
 export const CONFIG_FILE_NAMES = [
-  'headroom.config.json',
-  'headroom.config.yaml',
-  'headroom.config.yml',
+  'barometer.config.json',
+  'barometer.config.yaml',
+  'barometer.config.yml',
 ] as const;
 
 const FORMATS: Record<string, ConfigFormat> = { '.json': 'json', '.yaml': 'yaml', '.yml': 'yaml' };
 
 function fail(issue: ValidationIssue, context: string): never {
-  throw new HeadroomValidationError([issue], context);
+  throw new BarometerValidationError([issue], context);
 }
 
 async function kind(path: string): Promise<'file' | 'directory' | 'missing'> {
@@ -42,7 +42,7 @@ async function findInDirectory(directory: string): Promise<string | undefined> {
   return found[0];
 }
 
-async function readConfigFile(file: string): Promise<HeadroomConfig> {
+async function readConfigFile(file: string): Promise<BarometerConfig> {
   const format = FORMATS[extname(file).toLowerCase()];
   if (!format) {
     fail(
@@ -56,22 +56,22 @@ async function readConfigFile(file: string): Promise<HeadroomConfig> {
     );
   }
   const result = parseConfigText(await readFile(file, 'utf8'), format);
-  if (!result.ok) throw new HeadroomValidationError(result.issues, `config file ${file}`);
+  if (!result.ok) throw new BarometerValidationError(result.issues, `config file ${file}`);
   return result.value;
 }
 
 /**
- * Reads and validates headroom's config file. The only I/O in the models folder.
+ * Reads and validates barometer's config file. The only I/O in the models folder.
  *
- * @param path a config file (`.json`, `.yaml`, `.yml`) or a directory to look in for `headroom.config.json`,
- *   `headroom.config.yaml` or `headroom.config.yml`.
+ * @param path a config file (`.json`, `.yaml`, `.yml`) or a directory to look in for `barometer.config.json`,
+ *   `barometer.config.yaml` or `barometer.config.yml`.
  *   @default process.cwd()
  * @returns the parsed config; an empty config when a directory holds no config file.
- * @throws HeadroomValidationError naming the field (`models.gpt-5.context_length`) when the file is invalid, when an
+ * @throws BarometerValidationError naming the field (`models.gpt-5.context_length`) when the file is invalid, when an
  *   explicit path does not exist, or when a directory holds more than one config file.
  * @example const config = await loadConfig(); resolveProfile('gpt-5.3-codex', { config, agent: 'codex' });
  */
-export async function loadConfig(path?: string): Promise<HeadroomConfig> {
+export async function loadConfig(path?: string): Promise<BarometerConfig> {
   const target = resolve(path ?? process.cwd());
   const found = await kind(target);
   if (found === 'missing')

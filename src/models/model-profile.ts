@@ -13,7 +13,7 @@ export const AgentNameSchema = z.enum(['claude-code', 'codex', 'gemini-cli', 'op
 export type AgentName = z.infer<typeof AgentNameSchema>;
 
 /**
- * Everything headroom needs to know about a model to judge pressure on it. All counts are tokens.
+ * Everything barometer needs to know about a model to judge pressure on it. All counts are tokens.
  * - `contextLength`, `inputLength`, `maxOutput`: the model's listed maxima.
  * - `effectiveWindow`: the prompt size the session can really reach before the agent (or the model) stops it;
  *   smaller than the listed window for agents that compact early. Context health measures against it.

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
-import { type HeadroomConfig, parseConfig } from './headroom-config.js';
+import { BarometerValidationError } from '../errors/validation.js';
+import { type BarometerConfig, parseConfig } from './barometer-config.js';
 import { configEntryFor, resolveProfile } from './resolve-profile.js';
 
-function config(models: Record<string, unknown>): HeadroomConfig {
+function config(models: Record<string, unknown>): BarometerConfig {
   const parsed = parseConfig({ models });
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.issues));
   return parsed.value;
@@ -84,11 +84,11 @@ describe('resolveProfile with an agent', () => {
   });
 
   it('rejects an unknown agent with an error naming the field', () => {
-    expect(() => resolveProfile('gpt-5', { agent: 'cursor' as never })).toThrow(HeadroomValidationError);
+    expect(() => resolveProfile('gpt-5', { agent: 'cursor' as never })).toThrow(BarometerValidationError);
     try {
       resolveProfile('gpt-5', { agent: 'cursor' as never });
     } catch (error) {
-      expect((error as HeadroomValidationError).issues[0]?.field).toBe('agent');
+      expect((error as BarometerValidationError).issues[0]?.field).toBe('agent');
     }
   });
 });
@@ -140,8 +140,8 @@ describe('resolveProfile layering', () => {
       resolveProfile('gpt-5', { overrides: { contextLength: -5 } });
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(HeadroomValidationError);
-      expect((error as HeadroomValidationError).issues[0]).toMatchObject({
+      expect(error).toBeInstanceOf(BarometerValidationError);
+      expect((error as BarometerValidationError).issues[0]).toMatchObject({
         field: 'overrides.contextLength',
         value: -5,
       });
@@ -199,7 +199,7 @@ describe('resolveProfile layering', () => {
       resolveProfile('gpt-4o-mini', { overrides: { price: { input: -1, output: 1 } } });
       expect.unreachable();
     } catch (error) {
-      expect((error as HeadroomValidationError).issues[0]).toMatchObject({
+      expect((error as BarometerValidationError).issues[0]).toMatchObject({
         field: 'overrides.price.input',
         value: -1,
       });

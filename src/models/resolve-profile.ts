@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { agentEffectiveWindow } from './agent-windows.js';
+import type { BarometerConfig, ModelConfig } from './barometer-config.js';
 import { findModel, firstPartyProvider } from './find-model.js';
-import type { HeadroomConfig, ModelConfig } from './headroom-config.js';
 import { canonicalModelId, splitModelId } from './model-id.js';
 import {
   type AgentName,
@@ -21,7 +21,7 @@ export interface ResolveProfileOptions {
   /** Figures for this session only; they win over the config file and the built-in data. */
   overrides?: ModelProfileOverrides;
   /** A loaded config file; its entries win over the built-in data. */
-  config?: HeadroomConfig;
+  config?: BarometerConfig;
 }
 
 const OptionsSchema = z.object({
@@ -34,7 +34,7 @@ const OptionsSchema = z.object({
  * a provider applies to every provider; `openai/gpt-5` applies to a bare `gpt-5`), then one for the model family
  * (`claude-sonnet-4` applies to `claude-sonnet-4-20250514`). Ties go to the entry written first.
  */
-export function configEntryFor(modelId: string, config: HeadroomConfig): ModelConfig | undefined {
+export function configEntryFor(modelId: string, config: BarometerConfig): ModelConfig | undefined {
   const query = splitModelId(modelId);
   const queryProvider = query.provider ?? firstPartyProvider(query.bare);
   let sameBare: ModelConfig | undefined;
@@ -88,7 +88,7 @@ function layer(
  * 95%). Context health measures against it.
  *
  * @returns the profile, or undefined when no layer knows anything about the model.
- * @throws HeadroomValidationError when `agent` or an override is invalid.
+ * @throws BarometerValidationError when `agent` or an override is invalid.
  * @example resolveProfile('gpt-5.3-codex', { agent: 'codex' })?.effectiveWindow // 258400
  */
 export function resolveProfile(
@@ -96,7 +96,7 @@ export function resolveProfile(
   options: ResolveProfileOptions = {},
 ): ModelProfile | undefined {
   const checked = parseWith(OptionsSchema, { agent: options.agent, overrides: options.overrides });
-  if (!checked.ok) throw new HeadroomValidationError(checked.issues, 'profile options');
+  if (!checked.ok) throw new BarometerValidationError(checked.issues, 'profile options');
   const { agent, overrides } = checked.value;
 
   const profile: MutableProfile = { id: modelId, source: 'builtin' };

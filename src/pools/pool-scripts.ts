@@ -4,7 +4,7 @@
  * race: zero over-commit). Time is the Redis server's own (`TIME`), so instances whose clocks disagree still agree on
  * expiry and windows. A library rather than `EVALSHA` scripts: its helpers and constant tables are built once, when
  * it is loaded, instead of on every call (measured in docs/decisions/009-pools.md). The library's and its functions' names carry a hash of its source, so that instances of
- * two headroom versions on one Redis each call their own.
+ * two barometer versions on one Redis each call their own.
  *
  * Keys of a pool (`P` the prefix, `{id}` a hash tag keeping them in one Cluster slot), all under `KEYS[1]` = base:
  * - `P pool:{id}`        hash: limits per priority (`b_`, `t_`, `q_` + priority), ceilings (`c_`…), used, reserved,
@@ -25,7 +25,7 @@
 import { createHash } from 'node:crypto';
 import { RESERVATION_RETENTION_SECONDS } from './pool-schemas.js';
 
-/** The library's functions: the Redis function named `hr_pools_<hash>_<operation>` for each. */
+/** The library's functions: the Redis function named `br_pools_<hash>_<operation>` for each. */
 export type PoolOperation = 'create' | 'view' | 'delete' | 'reserve' | 'settle' | 'release';
 
 /** `<NAME>` stands for the library's function-name prefix, filled in once the source's hash is known. */
@@ -327,11 +327,11 @@ end)
 
 const HASH = createHash('sha1').update(SOURCE).digest('hex').slice(0, 12);
 
-/** The prefix of the library's function names: `hr_pools_<first 12 hex of the source's sha1>`. */
-export const POOL_FUNCTION_PREFIX = `hr_pools_${HASH}`;
+/** The prefix of the library's function names: `br_pools_<first 12 hex of the source's sha1>`. */
+export const POOL_FUNCTION_PREFIX = `br_pools_${HASH}`;
 
-/** The library's name on the server: `headroom_pools_<the same hash>`. */
-export const POOL_LIBRARY_NAME = `headroom_pools_${HASH}`;
+/** The library's name on the server: `barometer_pools_<the same hash>`. */
+export const POOL_LIBRARY_NAME = `barometer_pools_${HASH}`;
 
 /** The library as `FUNCTION LOAD` takes it. */
 export const POOL_LIBRARY = `#!lua name=${POOL_LIBRARY_NAME}\n${SOURCE.replaceAll('<NAME>', POOL_FUNCTION_PREFIX)}`;

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerError } from '../errors/barometer-error.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import {
   type RedisServer,
   redisMissing,
@@ -47,7 +47,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
     await promise;
     return undefined;
   } catch (error) {
-    if (error instanceof HeadroomError) return error.code;
+    if (error instanceof BarometerError) return error.code;
     throw error;
   }
 }
@@ -278,30 +278,30 @@ function poolStoreContract(make: () => Promise<Harness>) {
   });
 
   describe('pools', () => {
-    it('lists pools by id, deletes them, and answers HR_ERR_POOL_NOT_FOUND / HR_ERR_POOL_EXISTS', async () => {
+    it('lists pools by id, deletes them, and answers BR_ERR_POOL_NOT_FOUND / BR_ERR_POOL_EXISTS', async () => {
       const id = await fresh({ tokenBudget: 5000 });
       expect((await pools.list()).map((view) => view.id)).toContain(id);
-      expect(await codeOf(pools.create({ id, tokenBudget: 1 }))).toBe('HR_ERR_POOL_EXISTS');
+      expect(await codeOf(pools.create({ id, tokenBudget: 1 }))).toBe('BR_ERR_POOL_EXISTS');
       const { reservationId } = granted(await reserve(id, { agentId: 'a', tokens: 10 }));
       expect(await pools.delete(id)).toBe(true);
       expect(await pools.delete(id)).toBe(false);
-      expect(await codeOf(pools.view(id))).toBe('HR_ERR_POOL_NOT_FOUND');
-      expect(await codeOf(pools.reserve(id, { agentId: 'a', tokens: 1 }))).toBe('HR_ERR_POOL_NOT_FOUND');
+      expect(await codeOf(pools.view(id))).toBe('BR_ERR_POOL_NOT_FOUND');
+      expect(await codeOf(pools.reserve(id, { agentId: 'a', tokens: 1 }))).toBe('BR_ERR_POOL_NOT_FOUND');
       expect(await codeOf(pools.settle(id, reservationId, { actualTokens: 1 }))).toBe(
-        'HR_ERR_POOL_NOT_FOUND',
+        'BR_ERR_POOL_NOT_FOUND',
       );
     });
 
-    it('answers HR_ERR_RESERVATION_NOT_FOUND for an unknown id or one of another pool', async () => {
+    it('answers BR_ERR_RESERVATION_NOT_FOUND for an unknown id or one of another pool', async () => {
       const other = await fresh({ tokenBudget: 5000 });
       const { reservationId } = granted(await reserve(other, { agentId: 'a', tokens: 10 }));
       counter += 1;
       const id = `pool-${counter}`;
       await pools.create({ id, tokenBudget: 5000 });
       expect(await codeOf(pools.settle(id, reservationId, { actualTokens: 1 }))).toBe(
-        'HR_ERR_RESERVATION_NOT_FOUND',
+        'BR_ERR_RESERVATION_NOT_FOUND',
       );
-      expect(await codeOf(pools.release(id, `rsv_${'0'.repeat(32)}`))).toBe('HR_ERR_RESERVATION_NOT_FOUND');
+      expect(await codeOf(pools.release(id, `rsv_${'0'.repeat(32)}`))).toBe('BR_ERR_RESERVATION_NOT_FOUND');
     });
 
     it('names the bad field and writes nothing', async () => {
@@ -310,7 +310,7 @@ function poolStoreContract(make: () => Promise<Harness>) {
         try {
           await promise;
         } catch (error) {
-          if (error instanceof HeadroomValidationError) return error.issues.map((issue) => issue.field);
+          if (error instanceof BarometerValidationError) return error.issues.map((issue) => issue.field);
           throw error;
         }
         return [];
@@ -418,7 +418,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('RedisPoolStore', () => {
       'FUNCTION',
       'LIST',
       'LIBRARYNAME',
-      'headroom_pools_*',
+      'barometer_pools_*',
     )) as unknown[][];
     expect(libraries.map((library) => library[1])).toEqual([POOL_LIBRARY_NAME]);
     const keys = (await client.keys('keys:*')).sort();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerError } from '../errors/barometer-error.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { IdSchema, isId } from '../ids/id-schema.js';
 import {
   MAX_POOL_LIMIT,
@@ -25,13 +25,13 @@ import {
 /**
  * Shared budgets across agents (seed 000's cross-agent pool): reserve before a call, settle after it. Two
  * implementations keep the same contract: {@link MemoryPoolStore} (one process) and {@link RedisPoolStore} (every
- * instance on one Redis, each operation one atomic script). Bad input throws a HeadroomValidationError naming the
- * field and writes nothing; an unknown pool throws HR_ERR_POOL_NOT_FOUND; a refusal is data, not an error.
+ * instance on one Redis, each operation one atomic script). Bad input throws a BarometerValidationError naming the
+ * field and writes nothing; an unknown pool throws BR_ERR_POOL_NOT_FOUND; a refusal is data, not an error.
  */
 export interface PoolStore {
-  /** Creates a pool. @throws HeadroomError HR_ERR_POOL_EXISTS */
+  /** Creates a pool. @throws BarometerError BR_ERR_POOL_EXISTS */
   create(config: PoolConfig): Promise<PoolView>;
-  /** The pool's figures now (expired reservations released first). @throws HeadroomError HR_ERR_POOL_NOT_FOUND */
+  /** The pool's figures now (expired reservations released first). @throws BarometerError BR_ERR_POOL_NOT_FOUND */
   view(poolId: string): Promise<PoolView>;
   /** Every pool, by id. */
   list(): Promise<PoolView[]>;
@@ -42,7 +42,7 @@ export interface PoolStore {
   /**
    * Counts what the call used, once: an active reservation frees its reserved tokens; an expired or released one
    * (a late settle) only adds its actual tokens; a settled one changes nothing (`alreadySettled`).
-   * @throws HeadroomError HR_ERR_POOL_NOT_FOUND, HR_ERR_RESERVATION_NOT_FOUND
+   * @throws BarometerError BR_ERR_POOL_NOT_FOUND, BR_ERR_RESERVATION_NOT_FOUND
    */
   settle(poolId: string, reservationId: string, request: SettleRequest): Promise<Settlement>;
   /** Frees an active reservation without usage (the call was not made). @throws like {@link settle} */
@@ -55,7 +55,7 @@ export function generateReservationId(): string {
 }
 
 function parsed<T>(result: ReturnType<typeof parseWith<T>>, context: string): T {
-  if (!result.ok) throw new HeadroomValidationError(result.issues, context);
+  if (!result.ok) throw new BarometerValidationError(result.issues, context);
   return result.value;
 }
 
@@ -66,7 +66,7 @@ export function parsePoolConfig(config: unknown): PoolConfig {
 const PoolIdSchema = z.strictObject({ poolId: IdSchema });
 const ReservationIdFieldSchema = z.strictObject({ reservationId: ReservationIdSchema });
 
-/** The pool id, checked by the one id rule; a bad one is a HeadroomValidationError naming `poolId`. */
+/** The pool id, checked by the one id rule; a bad one is a BarometerValidationError naming `poolId`. */
 export function parsePoolId(poolId: unknown): string {
   // A good id is checked by the rule itself (the hot path: every reservation names its pool); a bad one goes
   // through the schema, which words the error.
@@ -115,21 +115,21 @@ export function parseSettleRequest(request: unknown): SettleRequest {
   return parsed(parseWith(SettleRequestSchema, request), 'settlement');
 }
 
-export function poolNotFound(poolId: string): HeadroomError {
-  return new HeadroomError('HR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(poolId)}`, {
+export function poolNotFound(poolId: string): BarometerError {
+  return new BarometerError('BR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(poolId)}`, {
     details: { poolId },
   });
 }
 
-export function poolExists(poolId: string): HeadroomError {
-  return new HeadroomError('HR_ERR_POOL_EXISTS', `A pool ${JSON.stringify(poolId)} already exists`, {
+export function poolExists(poolId: string): BarometerError {
+  return new BarometerError('BR_ERR_POOL_EXISTS', `A pool ${JSON.stringify(poolId)} already exists`, {
     details: { poolId },
   });
 }
 
-export function reservationNotFound(poolId: string, reservationId: string): HeadroomError {
-  return new HeadroomError(
-    'HR_ERR_RESERVATION_NOT_FOUND',
+export function reservationNotFound(poolId: string, reservationId: string): BarometerError {
+  return new BarometerError(
+    'BR_ERR_RESERVATION_NOT_FOUND',
     `No reservation ${JSON.stringify(reservationId)} in pool ${JSON.stringify(poolId)}`,
     { details: { poolId, reservationId } },
   );

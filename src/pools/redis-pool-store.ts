@@ -28,7 +28,7 @@ import {
 } from './pool-store.js';
 
 export interface RedisPoolStoreOptions {
-  /** Prepended to every key, so that several deployments can share one Redis. @default 'headroom:' */
+  /** Prepended to every key, so that several deployments can share one Redis. @default 'barometer:' */
   keyPrefix?: string;
   /** Reservation ids. @default generateReservationId */
   generateId?: () => string;
@@ -40,13 +40,13 @@ export interface RedisPoolStoreOptions {
 }
 
 /** The default key prefix. */
-export const DEFAULT_POOL_KEY_PREFIX = 'headroom:';
+export const DEFAULT_POOL_KEY_PREFIX = 'barometer:';
 
 /** A Redis older than 7 has no functions: say so, rather than pass its "unknown command" on. */
 function unsupported(error: unknown): unknown {
   if (error instanceof Error && /unknown command/i.test(error.message)) {
     return new Error(
-      `headroom's pools need Redis 7 or newer (FUNCTION LOAD, FCALL); this server said: ${error.message}`,
+      `barometer's pools need Redis 7 or newer (FUNCTION LOAD, FCALL); this server said: ${error.message}`,
     );
   }
   return error;
@@ -59,7 +59,7 @@ function unsupported(error: unknown): unknown {
  * closes it.
  *
  * @example
- * const pools = new RedisPoolStore(new Redis(process.env.HEADROOM_REDIS_URL));
+ * const pools = new RedisPoolStore(new Redis(process.env.BAROMETER_REDIS_URL));
  * const decision = await pools.reserve('team', { agentId: 'a1', tokens: 8000, priority: 'normal' });
  */
 export class RedisPoolStore implements PoolStore {

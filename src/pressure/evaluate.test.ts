@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { evaluatePressure, evaluateResolved, safeEvaluatePressure, viability } from './evaluate.js';
 import { parsePressureInput } from './parse.js';
 import { resolvePressureInput } from './resolve-input.js';
@@ -337,13 +337,13 @@ describe('memory derived from bytes', () => {
 });
 
 describe('validation', () => {
-  it('throws a HeadroomValidationError naming the field, value and range', () => {
+  it('throws a BarometerValidationError naming the field, value and range', () => {
     try {
       evaluate({ memoryUsedPercent: 120 });
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(HeadroomValidationError);
-      expect((error as HeadroomValidationError).issues).toEqual([
+      expect(error).toBeInstanceOf(BarometerValidationError);
+      expect((error as BarometerValidationError).issues).toEqual([
         expect.objectContaining({ field: 'memoryUsedPercent', value: 120, allowed: { min: 0, max: 100 } }),
       ]);
     }
@@ -365,15 +365,15 @@ describe('validation', () => {
     ]) {
       const result = safeEvaluatePressure({ [field]: null } as never, { now });
       expect(result).toMatchObject({ ok: false, issues: [{ field }] });
-      expect(() => evaluate({ [field]: null } as never)).toThrow(HeadroomValidationError);
+      expect(() => evaluate({ [field]: null } as never)).toThrow(BarometerValidationError);
     }
   });
   it('rejects NaN, infinities and unknown enum values', () => {
     expect(safeEvaluatePressure({ contextDriftPercent: Number.NaN }, { now }).ok).toBe(false);
     expect(safeEvaluatePressure({ sessionAgeSeconds: Number.POSITIVE_INFINITY }, { now }).ok).toBe(false);
     // A name that exists on Object.prototype must not slip through a table look-up.
-    expect(() => evaluate({ systemMode: 'toString' as never })).toThrow(HeadroomValidationError);
-    expect(() => evaluate({ agentProfile: 'constructor' as never })).toThrow(HeadroomValidationError);
+    expect(() => evaluate({ systemMode: 'toString' as never })).toThrow(BarometerValidationError);
+    expect(() => evaluate({ agentProfile: 'constructor' as never })).toThrow(BarometerValidationError);
     expect(safeEvaluatePressure({ systemMode: 'staging' as never }, { now })).toMatchObject({
       ok: false,
       issues: [{ field: 'systemMode', allowed: { values: ['demo', 'production', 'diagnostic'] } }],

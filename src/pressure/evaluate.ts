@@ -1,4 +1,4 @@
-import { HeadroomValidationError, type Result } from '../errors/validation.js';
+import { BarometerValidationError, type Result } from '../errors/validation.js';
 import {
   type AgentProfile,
   BASELINE_BURN,
@@ -220,7 +220,7 @@ function evaluateFast(input: PressureInput, now: Date | number): PressureReport 
  * Evaluates the context pressure of a session: seed 000's regulator. Pure and deterministic: the same
  * input and `now` give the same report. Absent inputs take the seed's defaults.
  *
- * @throws HeadroomValidationError when an input is out of range, of the wrong type or inconsistent.
+ * @throws BarometerValidationError when an input is out of range, of the wrong type or inconsistent.
  * @example
  * evaluatePressure({ memoryUsedPercent: 72, tokenBurnRatePerMin: 55, contextDriftPercent: 68,
  *   tokenBudgetUsed: 62000 }, { now: Date.now() }).pressure.suggestedAction // 'compress'
@@ -233,7 +233,7 @@ export function evaluatePressure(
   const fast = evaluateFast(input, now);
   if (fast !== undefined) return fast;
   const resolved = resolvePressureInput(input);
-  if (!resolved.ok) throw new HeadroomValidationError(resolved.issues, 'pressure input');
+  if (!resolved.ok) throw new BarometerValidationError(resolved.issues, 'pressure input');
   return evaluateResolved(resolved.value, { ...options, now });
 }
 

@@ -35,7 +35,7 @@ describe('API keys', () => {
     const refused = await server.inject({ url: '/api/v1/sessions' });
     expect(refused.statusCode).toBe(401);
     expect(refused.headers['www-authenticate']).toContain('Bearer');
-    expect(refused.json()).toMatchObject({ code: 'HR_ERR_UNAUTHORIZED', scope: 'read' });
+    expect(refused.json()).toMatchObject({ code: 'BR_ERR_UNAUTHORIZED', scope: 'read' });
     expect(refused.json().error).toContain('Authorization: Bearer <key>');
     expect(
       (await server.inject({ url: '/api/v1/sessions', headers: bearer('not-a-known-key-at-all') }))
@@ -57,11 +57,11 @@ describe('API keys', () => {
       });
     const forbidden = await create(READ);
     expect(forbidden.statusCode).toBe(403);
-    expect(forbidden.json()).toMatchObject({ code: 'HR_ERR_FORBIDDEN', scope: 'write' });
+    expect(forbidden.json()).toMatchObject({ code: 'BR_ERR_FORBIDDEN', scope: 'write' });
     expect((await create(WRITE)).statusCode).toBe(201);
     expect((await server.inject({ url: '/api/v1/sessions', headers: bearer(WRITE) })).statusCode).toBe(200);
     const webhooks = (key: string) => server.inject({ url: '/api/v1/webhooks', headers: bearer(key) });
-    expect((await webhooks(WRITE)).json()).toMatchObject({ code: 'HR_ERR_FORBIDDEN', scope: 'admin' });
+    expect((await webhooks(WRITE)).json()).toMatchObject({ code: 'BR_ERR_FORBIDDEN', scope: 'admin' });
     expect((await webhooks(ADMIN)).statusCode).toBe(200);
   });
 
@@ -79,7 +79,7 @@ describe('API keys', () => {
     controller.abort();
   });
 
-  it('reads HEADROOM_API_KEYS entries with scopes, refusing short keys and unknown scopes', () => {
+  it('reads BAROMETER_API_KEYS entries with scopes, refusing short keys and unknown scopes', () => {
     expect(parseApiKeys(`${READ}:read ${WRITE}:write;${ADMIN}`)).toEqual({
       ok: true,
       keys: [

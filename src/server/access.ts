@@ -25,7 +25,7 @@ export const SCOPE_GRANTS: Readonly<Record<KeyScope, readonly KeyScope[]>> = {
 export const MIN_KEY_LENGTH = 16;
 
 /**
- * Reads `HEADROOM_API_KEYS`: entries separated by spaces, commas or semicolons, each `KEY` (every scope) or
+ * Reads `BAROMETER_API_KEYS`: entries separated by spaces, commas or semicolons, each `KEY` (every scope) or
  * `KEY:SCOPE[+SCOPE…]`. Returns the keys, or the first problem found (never echoing a key).
  */
 export function parseApiKeys(text: string): { ok: true; keys: ApiKey[] } | { ok: false; message: string } {
@@ -137,10 +137,10 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
     if (needed === null) return done();
     const given = keyOf(request);
     if (given === undefined) {
-      reply.header('www-authenticate', 'Bearer realm="headroom"');
+      reply.header('www-authenticate', 'Bearer realm="barometer"');
       sendProblem(
         reply,
-        'HR_ERR_UNAUTHORIZED',
+        'BR_ERR_UNAUTHORIZED',
         `This service requires an API key: send "Authorization: Bearer <key>" with the "${needed}" scope`,
         { scope: needed },
       );
@@ -148,8 +148,8 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
     }
     const match = keys.find((candidate) => same(given, candidate.key));
     if (!match) {
-      reply.header('www-authenticate', 'Bearer realm="headroom", error="invalid_token"');
-      sendProblem(reply, 'HR_ERR_UNAUTHORIZED', 'The API key is not known to this service', {
+      reply.header('www-authenticate', 'Bearer realm="barometer", error="invalid_token"');
+      sendProblem(reply, 'BR_ERR_UNAUTHORIZED', 'The API key is not known to this service', {
         scope: needed,
       });
       return;
@@ -157,7 +157,7 @@ export function registerAccess(app: FastifyInstance, options: AccessOptions): vo
     if (!match.scopes.includes(needed)) {
       sendProblem(
         reply,
-        'HR_ERR_FORBIDDEN',
+        'BR_ERR_FORBIDDEN',
         `The API key lacks the "${needed}" scope this route needs (it has: ${match.scopes.join(', ')})`,
         { scope: needed },
       );

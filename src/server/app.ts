@@ -10,10 +10,10 @@ import Fastify, {
 } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Summarizer } from '../compaction/compact-history.js';
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerError } from '../errors/barometer-error.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
-import type { HeadroomConfig } from '../models/headroom-config.js';
+import type { BarometerConfig } from '../models/barometer-config.js';
 import { MemoryPoolStore } from '../pools/memory-pool-store.js';
 import type { PoolStore } from '../pools/pool-store.js';
 import { RedisPoolStore } from '../pools/redis-pool-store.js';
@@ -69,8 +69,8 @@ export interface AppDependencies {
   concurrencyLimiter?: ConcurrencyLimiter;
   /** The session monitor; one over a memory store kept in `<dataDir>/sessions` by default. */
   monitor?: SessionMonitor;
-  /** A loaded config file (`headroom.config.json`/`.yaml`) whose model entries override the registry. */
-  config?: HeadroomConfig;
+  /** A loaded config file (`barometer.config.json`/`.yaml`) whose model entries override the registry. */
+  config?: BarometerConfig;
   /** Writes compaction recaps (e.g. `--summarizer-command`); on failure the deterministic recap is used. */
   summarizer?: Summarizer;
   /** A connected Redis client to use instead of connecting to `redisUrl` (the caller closes it). */
@@ -81,7 +81,7 @@ export interface AppDependencies {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    headroomAgent?: string;
+    barometerAgent?: string;
   }
   interface FastifyContextConfig {
     /** Set on routes that run an evaluation: they count toward the per-agent concurrency limit. */
@@ -89,28 +89,28 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     /** The routes of the API, as registered and as documented. */
-    headroomRoutes: readonly ApiRoute[];
-    headroomMonitor: SessionMonitor;
-    headroomEvents: EventHub;
-    headroomWebhooks: WebhookService;
+    barometerRoutes: readonly ApiRoute[];
+    barometerMonitor: SessionMonitor;
+    barometerEvents: EventHub;
+    barometerWebhooks: WebhookService;
     /** The shared Redis connection, when the service runs on Redis. */
-    headroomRedis: Redis | null;
-    headroomPools: PoolStore;
+    barometerRedis: Redis | null;
+    barometerPools: PoolStore;
     /** Every route Fastify registered, as an onRoute hook saw it (the route-table test reads it). */
-    headroomRegistered: Array<{ method: string; url: string }>;
+    barometerRegistered: Array<{ method: string; url: string }>;
   }
 }
 
 /**
- * Builds the headroom HTTP service (not listening yet: call `listen`, or `inject` in tests).
- * @throws HeadroomValidationError when an option is invalid.
+ * Builds the barometer HTTP service (not listening yet: call `listen`, or `inject` in tests).
+ * @throws BarometerValidationError when an option is invalid.
  */
 export async function buildApp(
   options: ServerOptions = {},
   dependencies: AppDependencies = {},
 ): Promise<FastifyInstance> {
   const parsed = parseWith(ServerOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'server options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'server options');
   const settings: ResolvedServerOptions = parsed.value;
   const now = dependencies.now ?? Date.now;
   const limiter = dependencies.concurrencyLimiter ?? new ConcurrencyLimiter(settings.maxConcurrentPerAgent);
@@ -176,7 +176,7 @@ export async function buildApp(
   });
 
   const registered: Array<{ method: string; url: string }> = [];
-  app.decorate('headroomRegistered', registered);
+  app.decorate('barometerRegistered', registered);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) registered.push({ method, url: route.url });
   });
@@ -189,7 +189,7 @@ export async function buildApp(
     (settings.redisUrl === undefined ? undefined : await connectRedis(settings.redisUrl));
   // null, never undefined: a Fastify decoration whose value is undefined made every request about 30% slower
   // (the pressure route against bare node:http went from 0.86× to 0.64×, bench/http.ts).
-  app.decorate('headroomRedis', redis ?? null);
+  app.decorate('barometerRedis', redis ?? null);
   // On Redis every reservation is one script on the shared pool: no over-commit across instances.
   const pools =
     dependencies.pools ??
@@ -230,8 +230,8 @@ export async function buildApp(
     flushMs: settings.eventFlushMs,
     maxBufferedBytes: settings.maxEventBufferBytes,
   });
-  app.decorate('headroomMonitor', monitor);
-  app.decorate('headroomEvents', hub);
+  app.decorate('barometerMonitor', monitor);
+  app.decorate('barometerEvents', hub);
 
   // Prometheus metrics on a registry of this app's own; the monitor's events feed them.
   const metrics = new ServiceMetrics(monitor);
@@ -276,10 +276,10 @@ export async function buildApp(
     if (webhooks.size === 0) return;
     for (const message of webhooksOf(event)) webhooks.emit(message.event, message.payload);
   });
-  app.decorate('headroomWebhooks', webhooks);
+  app.decorate('barometerWebhooks', webhooks);
   const notices = new NoticeGate({ ...(redis ? { redis } : {}), prefix: settings.redisPrefix, now });
 
-  app.decorate('headroomPools', pools);
+  app.decorate('barometerPools', pools);
   metrics.watchPools(pools);
 
   // Idle sessions expire on a timer, and each expiry is logged.
@@ -379,7 +379,7 @@ export async function buildApp(
     },
   );
   for (const route of routes) if (route.scope === 'text') textRoutes.add(route.url);
-  app.decorate('headroomRoutes', routes);
+  app.decorate('barometerRoutes', routes);
   registerRoutes(app, routes, 'root');
 
   await app.register(async (api) => {
@@ -412,8 +412,8 @@ export async function buildApp(
         ...(redis ? { redis, nameSpace: `${settings.redisPrefix}ratelimit:`, skipOnError: true } : {}),
         errorResponseBuilder: (request, context) => {
           const group = limitGroupOf(request);
-          return new HeadroomError(
-            'HR_ERR_RATE_LIMITED',
+          return new BarometerError(
+            'BR_ERR_RATE_LIMITED',
             `Rate limit exceeded: ${context.max} ${LIMIT_NAMES[group]} per minute per client IP; retry in ${context.after}`,
             { details: { limit: LIMIT_CODES[group] } },
           );
@@ -433,19 +433,19 @@ export async function buildApp(
           reply.header('retry-after', '1');
           sendProblem(
             reply,
-            'HR_ERR_TOO_MANY_CONCURRENT',
+            'BR_ERR_TOO_MANY_CONCURRENT',
             `Too many concurrent evaluations for agent ${JSON.stringify(agent)}: at most ${limiter.max} at once`,
             { limit: 'concurrent_evaluations_per_agent', agent },
           );
           return;
         }
-        request.headroomAgent = agent;
+        request.barometerAgent = agent;
         done();
       });
-      const release = (request: { headroomAgent?: string }, _reply: unknown, done: () => void) => {
-        if (request.headroomAgent !== undefined) {
-          limiter.release(request.headroomAgent);
-          request.headroomAgent = undefined;
+      const release = (request: { barometerAgent?: string }, _reply: unknown, done: () => void) => {
+        if (request.barometerAgent !== undefined) {
+          limiter.release(request.barometerAgent);
+          request.barometerAgent = undefined;
         }
         done();
       };

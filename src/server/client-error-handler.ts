@@ -28,13 +28,13 @@ export function buildClientErrorHandler(requestTimeoutMs: number, log: () => Fas
     let answer: string;
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       answer = rawAnswer(
-        'HR_ERR_REQUEST_TIMEOUT',
+        'BR_ERR_REQUEST_TIMEOUT',
         `The request did not arrive whole within ${requestTimeoutMs} ms; the connection is closed`,
       );
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      answer = rawAnswer('HR_ERR_HEADERS_TOO_LARGE', ERROR_CATALOGUE.HR_ERR_HEADERS_TOO_LARGE.meaning);
+      answer = rawAnswer('BR_ERR_HEADERS_TOO_LARGE', ERROR_CATALOGUE.BR_ERR_HEADERS_TOO_LARGE.meaning);
     } else {
-      answer = rawAnswer('HR_ERR_BAD_REQUEST', 'The request is not valid HTTP/1.1');
+      answer = rawAnswer('BR_ERR_BAD_REQUEST', 'The request is not valid HTTP/1.1');
     }
     log().debug({ err: error }, 'client error');
     // As Node's own handler: never write into a response that has already begun.
@@ -46,10 +46,10 @@ export function buildClientErrorHandler(requestTimeoutMs: number, log: () => Fas
 
 /** The answer to a request that arrives while the server closes (Fastify's own carries no code). */
 export function answerClosing(response: ServerResponse): void {
-  const { status } = ERROR_CATALOGUE.HR_ERR_UNAVAILABLE;
+  const { status } = ERROR_CATALOGUE.BR_ERR_UNAVAILABLE;
   const body = JSON.stringify({
     error: 'The server is shutting down; retry the request',
-    code: 'HR_ERR_UNAVAILABLE',
+    code: 'BR_ERR_UNAVAILABLE',
   });
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

@@ -297,7 +297,7 @@ describe('answers written at the end of the turn', () => {
   });
 
   it('is how the service writes its answers', async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'headroom-coalesced-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'barometer-coalesced-'));
     const service = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false });
     app = service;
     // The pressure route takes no field of ours: `n` is told by the memory figure.
@@ -312,7 +312,7 @@ describe('answers written at the end of the turn', () => {
   });
 
   it('answers every usage post with its own session’s verdict when many arrive at once (the service)', async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'headroom-coalesced-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'barometer-coalesced-'));
     app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false });
     const ids = Array.from({ length: 10 }, (_, index) => `turn-${index}`);
     for (const id of ids) {

@@ -5,18 +5,18 @@ import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { buildApp } from './app.js';
 import { DEFAULT_DASHBOARD_ROOT, registerDashboard } from './dashboard.js';
 
-const INDEX = '<!doctype html><title>headroom</title><div id="app"></div>';
+const INDEX = '<!doctype html><title>barometer</title><div id="app"></div>';
 const SCRIPT = 'console.log("dashboard");';
 
 let root: string;
 let app: FastifyInstance | undefined;
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), 'headroom-dashboard-'));
+  root = mkdtempSync(join(tmpdir(), 'barometer-dashboard-'));
 });
 afterEach(async () => {
   await app?.close();
@@ -34,7 +34,7 @@ function writeBuild(): void {
 async function makeApp(options: Parameters<typeof registerDashboard>[1]) {
   app = Fastify();
   // The service answers unknown paths with its JSON problem; the dashboard must leave them alone.
-  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ code: 'HR_ERR_NOT_FOUND' }));
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ code: 'BR_ERR_NOT_FOUND' }));
   app.get('/api/v1/ping', async () => ({ pong: true }));
   const status = await registerDashboard(app, options);
   return { app, status };
@@ -123,10 +123,10 @@ describe('registerDashboard with a build', () => {
     const { app } = await makeApp({ root });
     const unknown = await app.inject({ url: '/nothing-here' });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toEqual({ code: 'HR_ERR_NOT_FOUND' });
+    expect(unknown.json()).toEqual({ code: 'BR_ERR_NOT_FOUND' });
     const missingAsset = await app.inject({ url: '/assets/missing.js' });
     expect(missingAsset.statusCode).toBe(404);
-    expect(missingAsset.json()).toEqual({ code: 'HR_ERR_NOT_FOUND' });
+    expect(missingAsset.json()).toEqual({ code: 'BR_ERR_NOT_FOUND' });
     const deeper = await app.inject({ url: '/sessions/a/b' });
     expect(deeper.statusCode).toBe(404);
     expect((await app.inject({ url: '/api/v1/ping' })).json()).toEqual({ pong: true });
@@ -165,7 +165,7 @@ describe('registerDashboard without a build', () => {
     const { app } = await makeApp({ root });
     const response = await app.inject({ url: '/assets/index.js' });
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ code: 'HR_ERR_NOT_FOUND' });
+    expect(response.json()).toEqual({ code: 'BR_ERR_NOT_FOUND' });
   });
 });
 
@@ -177,7 +177,7 @@ describe('registerDashboard options', () => {
 
   it('rejects unknown options and an empty root, naming the field', async () => {
     app = Fastify();
-    await expect(registerDashboard(app, { root: '' })).rejects.toThrow(HeadroomValidationError);
+    await expect(registerDashboard(app, { root: '' })).rejects.toThrow(BarometerValidationError);
     await expect(
       registerDashboard(app, { rot: root } as unknown as Parameters<typeof registerDashboard>[1]),
     ).rejects.toThrow(/rot/);
@@ -199,6 +199,6 @@ describe('buildApp and the dashboard', () => {
     app = await buildApp({ logLevel: 'silent', dashboard: false });
     const response = await app.inject({ url: '/' });
     expect(response.statusCode).toBe(404);
-    expect(response.json().code).toBe('HR_ERR_NOT_FOUND');
+    expect(response.json().code).toBe('BR_ERR_NOT_FOUND');
   });
 });

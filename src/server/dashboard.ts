@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /**
  * Where `npm run build` puts the dashboard. Resolved from this file, so it is the same from `src/server`
@@ -45,11 +45,11 @@ const HTML_HEADERS = {
 
 const MISSING_BUILD_PAGE = `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>headroom: dashboard not built</title>
+<head><meta charset="utf-8"><title>barometer: dashboard not built</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem; line-height: 1.5">
 <h1>The dashboard is not built</h1>
-<p>This headroom server has no dashboard files to serve. Build them with</p>
+<p>This barometer server has no dashboard files to serve. Build them with</p>
 <pre style="background:#eff2f5; padding: 0.75rem 1rem; border-radius: 6px">npm run build</pre>
 <p>and restart the server (<code>npm start</code> does both). The API works without it: see
 <a href="/openapi.json">/openapi.json</a> and <code>/api/v1</code>.</p>
@@ -63,7 +63,7 @@ const MISSING_BUILD_PAGE = `<!doctype html>
  * Files the build pre-compressed are sent as brotli or gzip to browsers that accept them.
  * When the build is missing, `/` and the client routes answer a page that says to run `npm run build`,
  * with status 503, and everything else keeps its usual 404.
- * @throws HeadroomValidationError when an option is invalid.
+ * @throws BarometerValidationError when an option is invalid.
  * @example await registerDashboard(app); // serves web/dist
  */
 export async function registerDashboard(
@@ -71,7 +71,7 @@ export async function registerDashboard(
   options: DashboardOptions = {},
 ): Promise<DashboardStatus> {
   const parsed = parseWith(DashboardOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'dashboard options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'dashboard options');
   const configured = parsed.value.root ?? DEFAULT_DASHBOARD_ROOT;
   const root = configured instanceof URL ? fileURLToPath(configured) : configured;
   const built = existsSync(join(root, 'index.html'));

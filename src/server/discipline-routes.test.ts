@@ -13,7 +13,7 @@ const HISTORY = JSON.parse(
 let app: FastifyInstance;
 let dataDir: string;
 beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'headroom-routes-'));
+  dataDir = await mkdtemp(join(tmpdir(), 'barometer-routes-'));
   app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false });
 });
 afterEach(async () => {
@@ -103,7 +103,7 @@ describe('POST /api/v1/compact', () => {
   it('refuses a compaction that would not make the history smaller (422), writing nothing', async () => {
     const response = await post('/api/v1/compact', { messages: HISTORY.slice(0, 3), sessionId: 'tiny' });
     expect(response.statusCode).toBe(422);
-    expect(response.json().code).toBe('HR_ERR_COMPACTION_REFUSED');
+    expect(response.json().code).toBe('BR_ERR_COMPACTION_REFUSED');
     expect((await app.inject({ url: '/api/v1/archives/tiny/compaction-1' })).statusCode).toBe(404);
   });
 
@@ -119,7 +119,7 @@ describe('POST /api/v1/compact', () => {
     expect(response.json().issues.map((issue: { field: string }) => issue.field)).toContain(field);
   });
 
-  it('answers an item that may lie in damaged bytes 500 HR_ERR_INTEGRITY, without the server path', async () => {
+  it('answers an item that may lie in damaged bytes 500 BR_ERR_INTEGRITY, without the server path', async () => {
     const archive = new ArchiveStore({ root: join(dataDir, 'archives'), durable: false });
     const entry = (itemId: string) => ({
       itemId,
@@ -133,10 +133,10 @@ describe('POST /api/v1/compact', () => {
     await writeFile(path, bytes);
     const damaged = await app.inject({ url: '/api/v1/archives/run-9/fix-1?item=b' });
     expect(damaged.statusCode).toBe(500);
-    expect(damaged.json()).toMatchObject({ code: 'HR_ERR_INTEGRITY' });
+    expect(damaged.json()).toMatchObject({ code: 'BR_ERR_INTEGRITY' });
     expect(damaged.body).not.toContain(dataDir);
     const missing = await app.inject({ url: '/api/v1/archives/run-9/nothing?item=b' });
-    expect(missing.json()).toMatchObject({ code: 'HR_ERR_ARCHIVE_NOT_FOUND' });
+    expect(missing.json()).toMatchObject({ code: 'BR_ERR_ARCHIVE_NOT_FOUND' });
     expect(missing.body).not.toContain(dataDir);
   });
 
@@ -239,7 +239,7 @@ describe('hot state', () => {
     );
     const response = await post('/api/v1/hot-state/enforce', { hotState: { session_id: 's1', constraints } });
     expect(response.statusCode).toBe(413);
-    expect(response.json().code).toBe('HR_ERR_ARTIFACT_TOO_LARGE');
+    expect(response.json().code).toBe('BR_ERR_ARTIFACT_TOO_LARGE');
   });
 
   it('moves large lists to artifacts and stores them before answering (reference)', async () => {

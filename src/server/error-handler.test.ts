@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 function temporaryDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-errors-'));
+  const dir = mkdtempSync(join(tmpdir(), 'barometer-errors-'));
   dirs.push(dir);
   return dir;
 }
@@ -38,7 +38,7 @@ async function makeApp(options: Partial<ServerOptions> = {}, now: () => number =
 function expectCatalogued(status: number, body: string): { code: string; [key: string]: unknown } {
   expect(body).not.toContain('FST_');
   const parsed = JSON.parse(body) as { code: string; error: unknown };
-  expect(parsed.code).toMatch(/^HR_ERR_/);
+  expect(parsed.code).toMatch(/^BR_ERR_/);
   expect(isErrorCode(parsed.code), parsed.code).toBe(true);
   if (isErrorCode(parsed.code)) expect(status).toBe(ERROR_CATALOGUE[parsed.code].status);
   expect(typeof parsed.error).toBe('string');
@@ -52,12 +52,12 @@ const FAILURES: Array<[string, InjectOptions, string]> = [
   [
     'a body of another content type',
     { method: 'POST', url: '/api/v1/pressure', payload: 'a=1', headers: { 'content-type': 'text/plain' } },
-    'HR_ERR_UNSUPPORTED_MEDIA_TYPE',
+    'BR_ERR_UNSUPPORTED_MEDIA_TYPE',
   ],
   [
     'a body without a content type',
     { method: 'POST', url: '/api/v1/sessions', payload: Buffer.from('{}') },
-    'HR_ERR_UNSUPPORTED_MEDIA_TYPE',
+    'BR_ERR_UNSUPPORTED_MEDIA_TYPE',
   ],
   [
     'a replay log of a type the replay route does not read',
@@ -67,7 +67,7 @@ const FAILURES: Array<[string, InjectOptions, string]> = [
       payload: '<log/>',
       headers: { 'content-type': 'application/xml' },
     },
-    'HR_ERR_UNSUPPORTED_MEDIA_TYPE',
+    'BR_ERR_UNSUPPORTED_MEDIA_TYPE',
   ],
   [
     'a body over the limit',
@@ -77,7 +77,7 @@ const FAILURES: Array<[string, InjectOptions, string]> = [
       payload: JSON.stringify({ pad: 'x'.repeat(4000) }),
       headers: json,
     },
-    'HR_ERR_BODY_TOO_LARGE',
+    'BR_ERR_BODY_TOO_LARGE',
   ],
   [
     'a Content-Length over the limit',
@@ -87,17 +87,17 @@ const FAILURES: Array<[string, InjectOptions, string]> = [
       payload: '{}',
       headers: { ...json, 'content-length': '999999999' },
     },
-    'HR_ERR_BODY_TOO_LARGE',
+    'BR_ERR_BODY_TOO_LARGE',
   ],
   [
     'an empty body under a JSON content type',
     { method: 'POST', url: '/api/v1/sessions', payload: '', headers: json },
-    'HR_ERR_MALFORMED_JSON',
+    'BR_ERR_MALFORMED_JSON',
   ],
   [
     'malformed JSON',
     { method: 'POST', url: '/api/v1/sessions', payload: '{"model":', headers: json },
-    'HR_ERR_MALFORMED_JSON',
+    'BR_ERR_MALFORMED_JSON',
   ],
   [
     'a body shorter than its Content-Length',
@@ -107,7 +107,7 @@ const FAILURES: Array<[string, InjectOptions, string]> = [
       payload: '{"a":1}',
       headers: { ...json, 'content-length': '100' },
     },
-    'HR_ERR_BAD_REQUEST',
+    'BR_ERR_BAD_REQUEST',
   ],
   [
     'a body longer than its Content-Length',
@@ -117,31 +117,31 @@ const FAILURES: Array<[string, InjectOptions, string]> = [
       payload: '{"a":1}',
       headers: { ...json, 'content-length': '3' },
     },
-    'HR_ERR_BAD_REQUEST',
+    'BR_ERR_BAD_REQUEST',
   ],
-  ['an unknown route', { method: 'GET', url: '/api/v1/nothing-here' }, 'HR_ERR_NOT_FOUND'],
-  ['a wrong method', { method: 'POST', url: '/healthz' }, 'HR_ERR_METHOD_NOT_ALLOWED'],
+  ['an unknown route', { method: 'GET', url: '/api/v1/nothing-here' }, 'BR_ERR_NOT_FOUND'],
+  ['a wrong method', { method: 'POST', url: '/healthz' }, 'BR_ERR_METHOD_NOT_ALLOWED'],
   [
     'a wrong method on a route with a parameter',
     { method: 'PUT', url: '/api/v1/sessions/s1' },
-    'HR_ERR_METHOD_NOT_ALLOWED',
+    'BR_ERR_METHOD_NOT_ALLOWED',
   ],
   [
     'a path that does not percent-decode',
     { method: 'GET', url: '/api/v1/sessions/%E0%A4%A' },
-    'HR_ERR_BAD_REQUEST',
+    'BR_ERR_BAD_REQUEST',
   ],
   [
     'a path parameter longer than the router takes',
     { method: 'GET', url: `/api/v1/sessions/${'a'.repeat(300)}` },
-    'HR_ERR_INVALID_PARAM',
+    'BR_ERR_INVALID_PARAM',
   ],
   [
     'an invalid parameter',
     { method: 'GET', url: '/api/v1/pressure?memoryUsedPercent=720' },
-    'HR_ERR_INVALID_PARAM',
+    'BR_ERR_INVALID_PARAM',
   ],
-  ['a missing session', { method: 'GET', url: '/api/v1/sessions/nobody' }, 'HR_ERR_SESSION_NOT_FOUND'],
+  ['a missing session', { method: 'GET', url: '/api/v1/sessions/nobody' }, 'BR_ERR_SESSION_NOT_FOUND'],
 ];
 
 describe('every failure answer carries a catalogued code and nothing of Fastify', () => {
@@ -171,7 +171,7 @@ describe('every failure answer carries a catalogued code and nothing of Fastify'
       headers: { 'content-type': 'text/plain' },
     });
     expect(size.statusCode).toBe(413);
-    expect(size.json()).toMatchObject({ code: 'HR_ERR_BODY_TOO_LARGE', limitBytes: 4096 });
+    expect(size.json()).toMatchObject({ code: 'BR_ERR_BODY_TOO_LARGE', limitBytes: 4096 });
   });
 
   it('answers a wrong method 405 with Allow listing the methods of the path', async () => {
@@ -180,50 +180,50 @@ describe('every failure answer carries a catalogued code and nothing of Fastify'
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe('GET, HEAD, POST');
     expect(response.json()).toMatchObject({
-      code: 'HR_ERR_METHOD_NOT_ALLOWED',
+      code: 'BR_ERR_METHOD_NOT_ALLOWED',
       allowed: ['GET', 'HEAD', 'POST'],
     });
   });
 
-  it('answers the 101st request in a minute 429 HR_ERR_RATE_LIMITED', async () => {
+  it('answers the 101st request in a minute 429 BR_ERR_RATE_LIMITED', async () => {
     const app = await makeApp({ rateLimitPerMinute: 1 });
     await app.inject({ url: '/api/v1/pressure' });
     const response = await app.inject({ url: '/api/v1/pressure' });
     expect(expectCatalogued(response.statusCode, response.body)).toMatchObject({
-      code: 'HR_ERR_RATE_LIMITED',
+      code: 'BR_ERR_RATE_LIMITED',
       limit: 'requests_per_minute_per_ip',
     });
   });
 
-  it('answers a fault 500 HR_ERR_INTERNAL in seed 000 shape, never echoing the fault', async () => {
+  it('answers a fault 500 BR_ERR_INTERNAL in seed 000 shape, never echoing the fault', async () => {
     const app = await makeApp({}, () => {
       throw Object.assign(new Error('EACCES: /srv/secret/path'), { code: 'FST_ERR_SOMETHING_NEW' });
     });
     const response = await app.inject({ url: '/api/v1/pressure' });
     const body = expectCatalogued(response.statusCode, response.body);
-    expect(body).toMatchObject({ error: 'Failed to evaluate request', code: 'HR_ERR_INTERNAL' });
+    expect(body).toMatchObject({ error: 'Failed to evaluate request', code: 'BR_ERR_INTERNAL' });
     expect(body.requestId).toEqual(expect.any(String));
     expect(response.body).not.toContain('/srv/secret');
   });
 
   it('answers the dashboard files’ range and precondition failures with catalogued codes', async () => {
     const root = temporaryDir();
-    writeFileSync(join(root, 'index.html'), '<!doctype html><title>headroom</title>');
+    writeFileSync(join(root, 'index.html'), '<!doctype html><title>barometer</title>');
     mkdirSync(join(root, 'assets'));
     writeFileSync(join(root, 'assets', 'index-abc.js'), 'console.log(1);');
     const app = await makeApp();
     await registerDashboard(app, { root });
     const range = await app.inject({ url: '/assets/index-abc.js', headers: { range: 'bytes=5000-6000' } });
-    expect(expectCatalogued(range.statusCode, range.body).code).toBe('HR_ERR_RANGE_NOT_SATISFIABLE');
+    expect(expectCatalogued(range.statusCode, range.body).code).toBe('BR_ERR_RANGE_NOT_SATISFIABLE');
     const precondition = await app.inject({
       url: '/assets/index-abc.js',
       headers: { 'if-match': '"other"' },
     });
     expect(expectCatalogued(precondition.statusCode, precondition.body).code).toBe(
-      'HR_ERR_PRECONDITION_FAILED',
+      'BR_ERR_PRECONDITION_FAILED',
     );
     const method = await app.inject({ method: 'POST', url: '/assets/index-abc.js' });
-    expect(expectCatalogued(method.statusCode, method.body).code).toBe('HR_ERR_METHOD_NOT_ALLOWED');
+    expect(expectCatalogued(method.statusCode, method.body).code).toBe('BR_ERR_METHOD_NOT_ALLOWED');
   });
 });
 
@@ -248,7 +248,7 @@ function statusAndBody(answer: string): { status: number; body: string } {
 }
 
 describe('answers given before a route runs carry catalogued codes too', () => {
-  it('answers a body that does not arrive in time 408 HR_ERR_REQUEST_TIMEOUT', async () => {
+  it('answers a body that does not arrive in time 408 BR_ERR_REQUEST_TIMEOUT', async () => {
     const app = await makeApp({ requestTimeoutMs: 200 });
     const answer = await exchange(
       app,
@@ -256,10 +256,10 @@ describe('answers given before a route runs carry catalogued codes too', () => {
     );
     const { status, body } = statusAndBody(answer);
     expect(status).toBe(408);
-    expect(expectCatalogued(status, body).code).toBe('HR_ERR_REQUEST_TIMEOUT');
+    expect(expectCatalogued(status, body).code).toBe('BR_ERR_REQUEST_TIMEOUT');
   });
 
-  it('answers headers over the limit 431 HR_ERR_HEADERS_TOO_LARGE', async () => {
+  it('answers headers over the limit 431 BR_ERR_HEADERS_TOO_LARGE', async () => {
     const app = await makeApp();
     const answer = await exchange(
       app,
@@ -267,18 +267,18 @@ describe('answers given before a route runs carry catalogued codes too', () => {
     );
     const { status, body } = statusAndBody(answer);
     expect(status).toBe(431);
-    expect(expectCatalogued(status, body).code).toBe('HR_ERR_HEADERS_TOO_LARGE');
+    expect(expectCatalogued(status, body).code).toBe('BR_ERR_HEADERS_TOO_LARGE');
   });
 
-  it('answers bytes that are not HTTP 400 HR_ERR_BAD_REQUEST', async () => {
+  it('answers bytes that are not HTTP 400 BR_ERR_BAD_REQUEST', async () => {
     const app = await makeApp();
     const answer = await exchange(app, 'HELLO THERE\r\n\r\n');
     const { status, body } = statusAndBody(answer);
     expect(status).toBe(400);
-    expect(expectCatalogued(status, body).code).toBe('HR_ERR_BAD_REQUEST');
+    expect(expectCatalogued(status, body).code).toBe('BR_ERR_BAD_REQUEST');
   });
 
-  it('answers a request that arrives while the server closes 503 HR_ERR_UNAVAILABLE', async () => {
+  it('answers a request that arrives while the server closes 503 BR_ERR_UNAVAILABLE', async () => {
     const app = await makeApp();
     let answer = '';
     app.addHook('preClose', async () => {
@@ -300,7 +300,7 @@ describe('answers given before a route runs carry catalogued codes too', () => {
     apps.splice(apps.indexOf(app), 1);
     const { status, body } = statusAndBody(answer);
     expect(status).toBe(503);
-    expect(expectCatalogued(status, body).code).toBe('HR_ERR_UNAVAILABLE');
+    expect(expectCatalogued(status, body).code).toBe('BR_ERR_UNAVAILABLE');
     socket.destroy();
   });
 });

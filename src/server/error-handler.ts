@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BarometerError } from '../errors/barometer-error.js';
 import { ERROR_CATALOGUE, type ErrorCode, isErrorCode } from '../errors/error-catalogue.js';
-import { HeadroomError } from '../errors/headroom-error.js';
 import { codeOfStatus, FASTIFY_ERROR_CODES } from './fastify-error-codes.js';
 import { sendInvalid, sendProblem } from './problem.js';
 
@@ -12,7 +12,7 @@ export interface RouteBodyRules {
   bodyLimitBytes: number;
 }
 
-/** Seed 000's `error` for a fault; `code`, `message` and `requestId` are headroom's. */
+/** Seed 000's `error` for a fault; `code`, `message` and `requestId` are barometer's. */
 export const INTERNAL_ERROR_TITLE = 'Failed to evaluate request';
 
 /** Something thrown: an Error, or what a plugin threw (e.g. @fastify/rate-limit's error builder's object). */
@@ -24,9 +24,9 @@ type Thrown = {
   validationContext?: unknown;
 };
 
-/** The catalogue code an error is answered with: its own, Fastify's mapped, its status's, or HR_ERR_INTERNAL. */
+/** The catalogue code an error is answered with: its own, Fastify's mapped, its status's, or BR_ERR_INTERNAL. */
 export function codeOfError(error: unknown): ErrorCode {
-  if (error instanceof HeadroomError) return error.code;
+  if (error instanceof BarometerError) return error.code;
   const thrown = (error ?? {}) as Thrown;
   if (isErrorCode(thrown.code)) return thrown.code;
   if (typeof thrown.code === 'string' && Object.hasOwn(FASTIFY_ERROR_CODES, thrown.code)) {
@@ -35,7 +35,7 @@ export function codeOfError(error: unknown): ErrorCode {
   // Only an error without a code of its own is answered by its status: http-errors (@fastify/static). An
   // unknown code (a Node errno, an unlisted FST_ERR_*) says nothing a client may be told.
   if (thrown.code === undefined) return codeOfStatus(thrown.statusCode ?? thrown.status);
-  return 'HR_ERR_INTERNAL';
+  return 'BR_ERR_INTERNAL';
 }
 
 /**
@@ -48,9 +48,9 @@ export function sendInternalError(
   error: unknown,
 ): FastifyReply {
   request.log.error({ err: error, reqId: request.id, url: request.url }, 'request failed');
-  return reply.code(ERROR_CATALOGUE.HR_ERR_INTERNAL.status).send({
+  return reply.code(ERROR_CATALOGUE.BR_ERR_INTERNAL.status).send({
     error: INTERNAL_ERROR_TITLE,
-    code: 'HR_ERR_INTERNAL',
+    code: 'BR_ERR_INTERNAL',
     message: `An unexpected error occurred; the server log has its details under request id ${request.id}`,
     requestId: request.id,
   });
@@ -70,9 +70,9 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
   return function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
     const code = codeOfError(error);
     const thrown = (error ?? {}) as Thrown;
-    if (code === 'HR_ERR_INTERNAL') return sendInternalError(request, reply, error);
-    if (error instanceof HeadroomError) {
-      if (code === 'HR_ERR_INVALID_PARAM' && error.issues.length > 0) return sendInvalid(reply, error.issues);
+    if (code === 'BR_ERR_INTERNAL') return sendInternalError(request, reply, error);
+    if (error instanceof BarometerError) {
+      if (code === 'BR_ERR_INVALID_PARAM' && error.issues.length > 0) return sendInvalid(reply, error.issues);
       if (ERROR_CATALOGUE[code].status >= 500) {
         request.log.error({ err: error, reqId: request.id, url: request.url }, 'request failed');
       }
@@ -83,8 +83,8 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
     }
     const fastifyCode = typeof thrown.code === 'string' ? thrown.code : undefined;
     switch (code) {
-      case 'HR_ERR_RATE_LIMITED':
-        // The message is headroom's when the error carries the code (an error builder's object), else a library's.
+      case 'BR_ERR_RATE_LIMITED':
+        // The message is barometer's when the error carries the code (an error builder's object), else a library's.
         return sendProblem(
           reply,
           code,
@@ -93,14 +93,14 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
             limit: 'requests_per_minute_per_ip',
           },
         );
-      case 'HR_ERR_MALFORMED_JSON': {
+      case 'BR_ERR_MALFORMED_JSON': {
         // Fastify's messages and JSON.parse's say where the JSON breaks; none carries data of the server.
         const message = String(thrown.message ?? 'Body is not valid JSON');
         return sendProblem(reply, code, `Malformed JSON body: ${message}`, {
           issues: [{ field: '(body)', value: null, message }],
         });
       }
-      case 'HR_ERR_UNSUPPORTED_MEDIA_TYPE': {
+      case 'BR_ERR_UNSUPPORTED_MEDIA_TYPE': {
         const given = request.headers['content-type'] ?? null;
         const accepted = rulesFor(request).contentTypes;
         return sendProblem(
@@ -121,13 +121,13 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
           },
         );
       }
-      case 'HR_ERR_BODY_TOO_LARGE': {
+      case 'BR_ERR_BODY_TOO_LARGE': {
         const limitBytes = rulesFor(request).bodyLimitBytes;
         return sendProblem(reply, code, `Request body larger than the limit of ${limitBytes} bytes`, {
           limitBytes,
         });
       }
-      case 'HR_ERR_INVALID_PARAM':
+      case 'BR_ERR_INVALID_PARAM':
         return sendInvalid(reply, [
           fastifyCode === 'FST_ERR_MAX_PARAM_LENGTH'
             ? {
@@ -141,7 +141,7 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
                 message: 'is not valid for this route',
               },
         ]);
-      case 'HR_ERR_BAD_REQUEST':
+      case 'BR_ERR_BAD_REQUEST':
         return sendProblem(
           reply,
           code,
@@ -151,7 +151,7 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
               ? 'The request body does not match its Content-Length'
               : ERROR_CATALOGUE[code].meaning,
         );
-      case 'HR_ERR_NOT_FOUND':
+      case 'BR_ERR_NOT_FOUND':
         return sendProblem(reply, code, `No route ${request.method} ${pathOf(request)}`);
       default:
         // A code a plugin or a library chose (http-errors): the catalogue's sentence, never the library's text.

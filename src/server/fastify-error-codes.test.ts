@@ -40,27 +40,27 @@ describe("Fastify's errors", () => {
     expect(Object.values(FASTIFY_ERROR_CODES).every(isErrorCode)).toBe(true);
   });
 
-  it('answers every other Fastify code HR_ERR_INTERNAL', () => {
+  it('answers every other Fastify code BR_ERR_INTERNAL', () => {
     for (const [name, status] of fastifyStatuses()) {
       if (Object.hasOwn(FASTIFY_ERROR_CODES, name)) continue;
       const error = new (errorCodes[name as keyof typeof errorCodes] as new (...args: unknown[]) => Error)(
         'a',
       );
-      expect(codeOfError(error), `${name} (${status})`).toBe('HR_ERR_INTERNAL');
+      expect(codeOfError(error), `${name} (${status})`).toBe('BR_ERR_INTERNAL');
     }
   });
 
   it('answers an error with a status but no code by its status, and a Node errno as a fault', () => {
     expect(codeOfError(Object.assign(new Error('Range Not Satisfiable'), { statusCode: 416 }))).toBe(
-      'HR_ERR_RANGE_NOT_SATISFIABLE',
+      'BR_ERR_RANGE_NOT_SATISFIABLE',
     );
-    expect(codeOfError(Object.assign(new Error('x'), { status: 412 }))).toBe('HR_ERR_PRECONDITION_FAILED');
+    expect(codeOfError(Object.assign(new Error('x'), { status: 412 }))).toBe('BR_ERR_PRECONDITION_FAILED');
     expect(codeOfError(Object.assign(new Error('EACCES'), { code: 'EACCES', statusCode: 400 }))).toBe(
-      'HR_ERR_INTERNAL',
+      'BR_ERR_INTERNAL',
     );
-    expect(codeOfError(new Error('no status'))).toBe('HR_ERR_INTERNAL');
-    expect(codeOfError('a string thrown')).toBe('HR_ERR_INTERNAL');
-    expect(codeOfStatus(418)).toBe('HR_ERR_BAD_REQUEST');
-    expect(codeOfStatus(502)).toBe('HR_ERR_INTERNAL');
+    expect(codeOfError(new Error('no status'))).toBe('BR_ERR_INTERNAL');
+    expect(codeOfError('a string thrown')).toBe('BR_ERR_INTERNAL');
+    expect(codeOfStatus(418)).toBe('BR_ERR_BAD_REQUEST');
+    expect(codeOfStatus(502)).toBe('BR_ERR_INTERNAL');
   });
 });

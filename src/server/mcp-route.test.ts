@@ -17,7 +17,7 @@ let server: RunningServer;
 let port: number;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'headroom-mcp-http-'));
+  dataDir = await mkdtemp(join(tmpdir(), 'barometer-mcp-http-'));
   server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', dataDir, dashboard: false });
   port = Number(new URL(server.url).port);
 });
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function connect(): Promise<Client> {
-  const client = new Client({ name: 'headroom-http-test', version: '1.0.0' });
+  const client = new Client({ name: 'barometer-http-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
   return client;
 }
@@ -70,7 +70,7 @@ describe('/mcp over Streamable HTTP on 127.0.0.1', () => {
       const report = await callTool<PressureReport>(client, 'evaluate_pressure', SEED_SAMPLE);
       expect(report.structured.pressure).toMatchObject({ level: 'HIGH', suggestedAction: 'compress' });
       const bad = await callTool(client, 'evaluate_pressure', { agentProfile: 'lazy' });
-      expect(bad).toMatchObject({ isError: true, structured: { code: 'HR_ERR_INVALID_PARAM' } });
+      expect(bad).toMatchObject({ isError: true, structured: { code: 'BR_ERR_INVALID_PARAM' } });
       expect(bad.structured.issues?.[0]).toMatchObject({ field: 'agentProfile', value: 'lazy' });
     } finally {
       await client.close();
@@ -138,7 +138,7 @@ describe('/mcp over Streamable HTTP on 127.0.0.1', () => {
       error: {
         code: -32000,
         message: 'Host not allowed: evil.example',
-        data: { code: 'HR_ERR_FORBIDDEN_HOST' },
+        data: { code: 'BR_ERR_FORBIDDEN_HOST' },
       },
       id: null,
     });
@@ -178,7 +178,7 @@ describe('/mcp over Streamable HTTP on 127.0.0.1', () => {
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
       const ok = await raw('POST', { ...MCP_HEADERS, host, origin: 'http://localhost:5173' }, INITIALIZE);
       expect(ok.status, host).toBe(200);
-      expect(JSON.parse(ok.body).result.serverInfo.name).toBe('headroom');
+      expect(JSON.parse(ok.body).result.serverInfo.name).toBe('barometer');
     }
   });
 
@@ -199,26 +199,26 @@ describe('/mcp over Streamable HTTP on 127.0.0.1', () => {
 describe('Host checking', () => {
   it('allows the listen host, the localhost names and the configured ones, port-agnostic', () => {
     const local = mcpAllowedHostnames('127.0.0.1');
-    expect(checkMcpHost({ host: 'localhost:8787' }, local, 8787)).toEqual({ ok: true });
-    expect(checkMcpHost({ host: '[::1]:8787' }, local, 8787)).toEqual({ ok: true });
+    expect(checkMcpHost({ host: 'localhost:8797' }, local, 8797)).toEqual({ ok: true });
+    expect(checkMcpHost({ host: '[::1]:8797' }, local, 8797)).toEqual({ ok: true });
     expect(checkMcpHost({ host: '127.0.0.1' }, local)).toEqual({ ok: true });
     expect(checkMcpHost({}, local)).toMatchObject({ ok: false, reason: 'Missing Host header' });
-    expect(checkMcpHost({ host: 'evil.example:8787' }, local, 8787)).toMatchObject({ ok: false });
-    expect(checkMcpHost({ host: '127.0.0.1:8787/x' }, local, 8787)).toMatchObject({ ok: false });
-    expect(checkMcpHost({ host: '127.0.0.1:8787', origin: 'null' }, local, 8787)).toMatchObject({
+    expect(checkMcpHost({ host: 'evil.example:8797' }, local, 8797)).toMatchObject({ ok: false });
+    expect(checkMcpHost({ host: '127.0.0.1:8797/x' }, local, 8797)).toMatchObject({ ok: false });
+    expect(checkMcpHost({ host: '127.0.0.1:8797', origin: 'null' }, local, 8797)).toMatchObject({
       ok: false,
     });
 
     const ipv6 = mcpAllowedHostnames('::1');
     expect(ipv6.has('[::1]')).toBe(true);
-    const wildcard = mcpAllowedHostnames('0.0.0.0', ['headroom.internal']);
-    expect([...wildcard].sort()).toEqual(['127.0.0.1', '[::1]', 'headroom.internal', 'localhost']);
+    const wildcard = mcpAllowedHostnames('0.0.0.0', ['barometer.internal']);
+    expect([...wildcard].sort()).toEqual(['127.0.0.1', '[::1]', 'barometer.internal', 'localhost']);
   });
 
   it('accepts mcpAllowedHosts for a service reached by name (in-process)', async () => {
     const app = await buildApp({
       host: '0.0.0.0',
-      mcpAllowedHosts: ['headroom.internal'],
+      mcpAllowedHosts: ['barometer.internal'],
       logLevel: 'silent',
       dataDir,
       dashboard: false,
@@ -227,14 +227,14 @@ describe('Host checking', () => {
       const named = await app.inject({
         method: 'POST',
         url: '/mcp',
-        headers: { ...MCP_HEADERS, host: 'headroom.internal' },
+        headers: { ...MCP_HEADERS, host: 'barometer.internal' },
         payload: INITIALIZE,
       });
       expect(named.statusCode).toBe(200);
       const other = await app.inject({
         method: 'POST',
         url: '/mcp',
-        headers: { ...MCP_HEADERS, host: '192.168.1.20:8787' },
+        headers: { ...MCP_HEADERS, host: '192.168.1.20:8797' },
         payload: INITIALIZE,
       });
       expect(other.statusCode).toBe(403);

@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { createHeadroomMcpServer } from '../mcp/create-mcp-server.js';
+import { createBarometerMcpServer } from '../mcp/create-mcp-server.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { ArchiveStore } from '../store/archive.js';
 import type { ApiRoute } from './route-table.js';
@@ -59,7 +59,7 @@ export function checkMcpHost(
   return { ok: true };
 }
 
-/** A JSON-RPC error answer, the shape MCP clients read, with headroom's code in `data`. */
+/** A JSON-RPC error answer, the shape MCP clients read, with barometer's code in `data`. */
 function jsonRpcError(message: string, data?: Record<string, unknown>) {
   return { jsonrpc: '2.0', error: { code: -32000, message, ...(data ? { data } : {}) }, id: null };
 }
@@ -98,7 +98,7 @@ function hostGuard(allowed: ReadonlySet<string>) {
       request.socket?.localPort,
     );
     if (check.ok) return done();
-    reply.code(403).send(jsonRpcError(check.reason, { code: 'HR_ERR_FORBIDDEN_HOST' }));
+    reply.code(403).send(jsonRpcError(check.reason, { code: 'BR_ERR_FORBIDDEN_HOST' }));
   };
 }
 
@@ -126,7 +126,7 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       url: '/mcp',
       scope: 'json',
       summary:
-        'Model Context Protocol over Streamable HTTP (stateless): the headroom tools, as headroom mcp serves them',
+        'Model Context Protocol over Streamable HTTP (stateless): the barometer tools, as barometer mcp serves them',
       body: McpMessageSchema,
       responses: {
         '200': { description: 'The JSON-RPC response (application/json)' },
@@ -136,7 +136,7 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       },
       options: guarded,
       handler: async (request, reply) => {
-        const server = createHeadroomMcpServer({
+        const server = createBarometerMcpServer({
           monitor: options.monitor,
           archive: options.archive,
           now: options.now,
@@ -160,7 +160,7 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
           if (!reply.raw.headersSent) {
             reply.raw
               .writeHead(500, { 'content-type': 'application/json' })
-              .end(JSON.stringify(jsonRpcError('Internal error', { code: 'HR_ERR_INTERNAL' })));
+              .end(JSON.stringify(jsonRpcError('Internal error', { code: 'BR_ERR_INTERNAL' })));
           }
         }
         return reply;

@@ -55,44 +55,44 @@ describe('GET /metrics', () => {
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = response.body;
     for (const name of [
-      'headroom_http_requests_total',
-      'headroom_http_request_duration_seconds',
-      'headroom_sessions',
-      'headroom_verdicts_total',
-      'headroom_usage_tokens_total',
-      'headroom_cost_usd_total',
-      'headroom_compactions_total',
-      'headroom_webhook_deliveries_total',
-      'headroom_pool_reservations_total',
+      'barometer_http_requests_total',
+      'barometer_http_request_duration_seconds',
+      'barometer_sessions',
+      'barometer_verdicts_total',
+      'barometer_usage_tokens_total',
+      'barometer_cost_usd_total',
+      'barometer_compactions_total',
+      'barometer_webhook_deliveries_total',
+      'barometer_pool_reservations_total',
     ]) {
       expect(text).toContain(`# HELP ${name} `);
       expect(text).toMatch(new RegExp(`# TYPE ${name} (counter|gauge|histogram)`));
     }
     expect(
-      sample(text, 'headroom_http_requests_total', {
+      sample(text, 'barometer_http_requests_total', {
         method: 'POST',
         route: '/api/v1/sessions/:id/usage',
         status: '200',
       }),
     ).toBe(1);
     expect(
-      sample(text, 'headroom_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+      sample(text, 'barometer_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
     ).toBe(1);
     expect(
-      sample(text, 'headroom_http_request_duration_seconds_count', {
+      sample(text, 'barometer_http_request_duration_seconds_count', {
         method: 'GET',
         route: '/api/v1/pressure',
       }),
     ).toBe(1);
     // 121,500 prompt tokens: 1,000 uncached, 120,000 read from the cache, 500 written to it; 300 output.
-    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'uncached' })).toBe(1000);
-    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'cache_read' })).toBe(120_000);
-    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'cache_write' })).toBe(500);
-    expect(sample(text, 'headroom_usage_tokens_total', { kind: 'output' })).toBe(300);
+    expect(sample(text, 'barometer_usage_tokens_total', { kind: 'uncached' })).toBe(1000);
+    expect(sample(text, 'barometer_usage_tokens_total', { kind: 'cache_read' })).toBe(120_000);
+    expect(sample(text, 'barometer_usage_tokens_total', { kind: 'cache_write' })).toBe(500);
+    expect(sample(text, 'barometer_usage_tokens_total', { kind: 'output' })).toBe(300);
     // claude-sonnet-4-5: 1,000 × 3 + 120,000 × 0.3 + 500 × 3.75 + 300 × 15 = 45,375 micro-dollars.
-    expect(sample(text, 'headroom_cost_usd_total')).toBeCloseTo(0.045375, 9);
-    expect(sample(text, 'headroom_sessions', { health: 'caution' })).toBe(1);
-    expect(sample(text, 'headroom_verdicts_total', { action: 'compress' })).toBe(1);
+    expect(sample(text, 'barometer_cost_usd_total')).toBeCloseTo(0.045375, 9);
+    expect(sample(text, 'barometer_sessions', { health: 'caution' })).toBe(1);
+    expect(sample(text, 'barometer_verdicts_total', { action: 'compress' })).toBe(1);
   });
 
   it('counts usage posted between scrapes on top of what earlier scrapes showed', async () => {
@@ -106,18 +106,18 @@ describe('GET /metrics', () => {
       });
     await post();
     const first = (await app.inject({ url: '/metrics' })).body;
-    expect(sample(first, 'headroom_usage_tokens_total', { kind: 'uncached' })).toBe(600);
-    expect(sample(first, 'headroom_usage_tokens_total', { kind: 'cache_write' })).toBe(0);
+    expect(sample(first, 'barometer_usage_tokens_total', { kind: 'uncached' })).toBe(600);
+    expect(sample(first, 'barometer_usage_tokens_total', { kind: 'cache_write' })).toBe(0);
     await post();
     await post();
     const second = (await app.inject({ url: '/metrics' })).body;
-    expect(sample(second, 'headroom_usage_tokens_total', { kind: 'uncached' })).toBe(1800);
-    expect(sample(second, 'headroom_usage_tokens_total', { kind: 'cache_read' })).toBe(1200);
-    expect(sample(second, 'headroom_usage_tokens_total', { kind: 'output' })).toBe(300);
-    expect(sample(second, 'headroom_verdicts_total', { action: 'continue' })).toBe(3);
+    expect(sample(second, 'barometer_usage_tokens_total', { kind: 'uncached' })).toBe(1800);
+    expect(sample(second, 'barometer_usage_tokens_total', { kind: 'cache_read' })).toBe(1200);
+    expect(sample(second, 'barometer_usage_tokens_total', { kind: 'output' })).toBe(300);
+    expect(sample(second, 'barometer_verdicts_total', { action: 'continue' })).toBe(3);
     // Read again without new usage: nothing is counted twice.
     expect((await app.inject({ url: '/metrics' })).body).toContain(
-      'headroom_usage_tokens_total{kind="uncached"} 1800',
+      'barometer_usage_tokens_total{kind="uncached"} 1800',
     );
   });
 
@@ -131,7 +131,8 @@ describe('GET /metrics', () => {
     await app.inject({ method: 'DELETE', url: '/nope/either' });
     await app.inject({ url: '/openapi.json' });
     const text = (await app.inject({ url: '/metrics' })).body;
-    const requests = (labels: Record<string, string>) => sample(text, 'headroom_http_requests_total', labels);
+    const requests = (labels: Record<string, string>) =>
+      sample(text, 'barometer_http_requests_total', labels);
     expect(requests({ method: 'POST', route: '/api/v1/sessions', status: '201' })).toBe(1);
     expect(requests({ method: 'POST', route: '/api/v1/sessions', status: '409' })).toBe(1);
     expect(requests({ method: 'GET', route: '/api/v1/sessions/:id', status: '200' })).toBe(1);
@@ -142,11 +143,11 @@ describe('GET /metrics', () => {
     // Every request counted once: the counts sum to the requests made before this scrape.
     const counted = text
       .split('\n')
-      .filter((line) => line.startsWith('headroom_http_requests_total{'))
+      .filter((line) => line.startsWith('barometer_http_requests_total{'))
       .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
     expect(counted).toBe(7);
     expect(
-      sample(text, 'headroom_http_request_duration_seconds_count', {
+      sample(text, 'barometer_http_request_duration_seconds_count', {
         method: 'POST',
         route: '/api/v1/sessions',
       }),

@@ -7,7 +7,7 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 /**
  * The service's Prometheus metrics, on a registry of its own (two apps in one process never share counters).
- * Names follow Prometheus conventions: a `headroom_` prefix, `_total` for counters, base units (`_seconds`,
+ * Names follow Prometheus conventions: a `barometer_` prefix, `_total` for counters, base units (`_seconds`,
  * `_usd`), every one with HELP and TYPE lines.
  */
 export class ServiceMetrics {
@@ -24,7 +24,7 @@ export class ServiceMetrics {
     costUsd: 0,
   };
   readonly httpRequests = new Counter({
-    name: 'headroom_http_requests_total',
+    name: 'barometer_http_requests_total',
     help: 'HTTP requests answered, by method, route (the route pattern, not the path) and status code.',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
@@ -42,56 +42,56 @@ export class ServiceMetrics {
   /** One recorder per method and route, made once (see {@link requestRecorder}). */
   readonly #recorders = new Map<string, RequestRecorder>();
   readonly httpDuration = new RequestDurations(
-    'headroom_http_request_duration_seconds',
+    'barometer_http_request_duration_seconds',
     'Time from receiving a request to sending its answer, by method and route.',
     LATENCY_BUCKETS,
   );
   readonly verdicts = new Counter({
-    name: 'headroom_verdicts_total',
+    name: 'barometer_verdicts_total',
     help: 'Session verdicts given on usage updates, by action.',
     labelNames: ['action'] as const,
     registers: [this.registry],
     collect: () => this.#takePending(),
   });
   readonly usageTokens = new Counter({
-    name: 'headroom_usage_tokens_total',
+    name: 'barometer_usage_tokens_total',
     help: 'Tokens reported by usage updates, by kind: uncached input, cache_read, cache_write, output.',
     labelNames: ['kind'] as const,
     registers: [this.registry],
     collect: () => this.#takePending(),
   });
   readonly cost = new Counter({
-    name: 'headroom_cost_usd_total',
+    name: 'barometer_cost_usd_total',
     help: "US dollars spent by the sessions' calls at their models' prices (calls without a known price excluded).",
     registers: [this.registry],
     collect: () => this.#takePending(),
   });
   readonly compactions = new Counter({
-    name: 'headroom_compactions_total',
-    help: 'Compactions recorded in sessions, by trigger (auto, manual, headroom, anthropic-server, …).',
+    name: 'barometer_compactions_total',
+    help: 'Compactions recorded in sessions, by trigger (auto, manual, barometer, anthropic-server, …).',
     labelNames: ['trigger'] as const,
     registers: [this.registry],
   });
   readonly evictions = new Counter({
-    name: 'headroom_evicted_items_total',
+    name: 'barometer_evicted_items_total',
     help: 'History items evicted to the archive by compactions in eviction mode.',
     registers: [this.registry],
   });
   readonly webhookDeliveries = new Counter({
-    name: 'headroom_webhook_deliveries_total',
+    name: 'barometer_webhook_deliveries_total',
     help: 'Webhook delivery attempts, by outcome: delivered, retried (failed, another attempt scheduled), failed (given up).',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
   readonly poolReservations = new Counter({
-    name: 'headroom_pool_reservations_total',
+    name: 'barometer_pool_reservations_total',
     help: 'Pool reservations answered by this instance, by outcome: admitted, refused, settled, released.',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
 
   readonly poolRefusals = new Counter({
-    name: 'headroom_pool_refusals_total',
+    name: 'barometer_pool_refusals_total',
     help: 'Pool reservations refused by this instance, by pool and reason (budget_reserved, budget_exhausted, tokens_per_minute, …).',
     labelNames: ['pool', 'reason'] as const,
     registers: [this.registry],
@@ -99,9 +99,9 @@ export class ServiceMetrics {
 
   constructor(monitor: SessionMonitor) {
     this.registry.registerMetric(this.httpDuration as unknown as Metric);
-    collectDefaultMetrics({ register: this.registry, prefix: 'headroom_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'barometer_' });
     new Gauge({
-      name: 'headroom_sessions',
+      name: 'barometer_sessions',
       help: 'Live sessions, by context health level.',
       labelNames: ['health'] as const,
       registers: [this.registry],
@@ -117,7 +117,7 @@ export class ServiceMetrics {
   /** Gauges of every pool's tokens (used, reserved, budget), read from the store at each scrape. */
   watchPools(pools: PoolStore): void {
     new Gauge({
-      name: 'headroom_pool_tokens',
+      name: 'barometer_pool_tokens',
       help: "Pools' tokens by kind: used (settled), reserved (outstanding), budget (absent without one).",
       labelNames: ['pool', 'kind'] as const,
       registers: [this.registry],

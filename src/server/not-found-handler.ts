@@ -36,7 +36,7 @@ export function allowedMethodsFinder(registered: readonly RegisteredRoute[]): (p
   };
 }
 
-/** The not-found handler: 405 HR_ERR_METHOD_NOT_ALLOWED with `Allow` for a known path, else 404. */
+/** The not-found handler: 405 BR_ERR_METHOD_NOT_ALLOWED with `Allow` for a known path, else 404. */
 export function buildNotFoundHandler(registered: readonly RegisteredRoute[]) {
   const allowedMethods = allowedMethodsFinder(registered);
   return function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -48,11 +48,11 @@ export function buildNotFoundHandler(registered: readonly RegisteredRoute[]) {
       reply.header('allow', allowed.join(', '));
       return sendProblem(
         reply,
-        'HR_ERR_METHOD_NOT_ALLOWED',
+        'BR_ERR_METHOD_NOT_ALLOWED',
         `Method ${request.method} is not allowed on ${path}: use ${allowed.join(', ')}`,
         { allowed },
       );
     }
-    return sendProblem(reply, 'HR_ERR_NOT_FOUND', `No route ${request.method} ${path}`);
+    return sendProblem(reply, 'BR_ERR_NOT_FOUND', `No route ${request.method} ${path}`);
   };
 }

@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'headroom-lost-'));
+  const dir = mkdtempSync(join(tmpdir(), 'barometer-lost-'));
   dirs.push(dir);
   return dir;
 }
@@ -92,13 +92,13 @@ describe('sessions survive a restart', () => {
 });
 
 describe('no silent eviction', () => {
-  it('refuses one session more than --max-sessions with 503 HR_ERR_SESSION_LIMIT, keeping every session in use', async () => {
+  it('refuses one session more than --max-sessions with 503 BR_ERR_SESSION_LIMIT, keeping every session in use', async () => {
     const app = await makeApp({ maxSessions: 2 });
     for (const id of ['a', 'b'])
       expect((await post(app, '/api/v1/sessions', { id, model: 'gpt-4o' })).statusCode).toBe(201);
     const refused = await post(app, '/api/v1/sessions', { id: 'c', model: 'gpt-4o' });
     expect(refused.statusCode).toBe(503);
-    expect(refused.json().code).toBe('HR_ERR_SESSION_LIMIT');
+    expect(refused.json().code).toBe('BR_ERR_SESSION_LIMIT');
     const ids = (await app.inject({ url: '/api/v1/sessions' }))
       .json()
       .sessions.map((s: { id: string }) => s.id);
@@ -113,7 +113,7 @@ describe('no silent eviction', () => {
     clock += 50_000;
     await post(app, '/api/v1/sessions/busy/usage', { promptTokens: 10 });
     clock += 20_000;
-    expect(await app.headroomMonitor.sweep()).toEqual(['idle']);
+    expect(await app.barometerMonitor.sweep()).toEqual(['idle']);
     expect((await app.inject({ url: '/api/v1/sessions/idle' })).statusCode).toBe(404);
     expect((await app.inject({ url: '/api/v1/sessions/busy' })).statusCode).toBe(200);
   });
@@ -137,7 +137,7 @@ describe('bad values never poison state', () => {
     const app = await makeApp();
     await post(app, '/api/v1/sessions', { id: 's', model: 'gpt-4o' });
     await expect(
-      app.headroomMonitor.postUsage('s', {
+      app.barometerMonitor.postUsage('s', {
         usage: {
           available: true,
           source: 'manual',
@@ -188,7 +188,7 @@ describe('bad values never poison state', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toMatchObject({
-      code: 'HR_ERR_INVALID_PARAM',
+      code: 'BR_ERR_INVALID_PARAM',
       issues: [{ field: '__proto__', message: 'unknown parameter' }],
     });
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
@@ -271,7 +271,7 @@ describe('hostile clients', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
-  it('refuses event streams past the cap with 503 HR_ERR_TOO_MANY_STREAMS', async () => {
+  it('refuses event streams past the cap with 503 BR_ERR_TOO_MANY_STREAMS', async () => {
     const app = await makeApp({ maxEventStreams: 2 });
     const address = await app.listen({ host: '127.0.0.1', port: 0 });
     const controller = new AbortController();
@@ -281,7 +281,7 @@ describe('hostile clients', () => {
     expect([first.status, second.status]).toEqual([200, 200]);
     const third = await fetch(`${address}/api/v1/events`);
     expect(third.status).toBe(503);
-    expect(((await third.json()) as { code: string }).code).toBe('HR_ERR_TOO_MANY_STREAMS');
+    expect(((await third.json()) as { code: string }).code).toBe('BR_ERR_TOO_MANY_STREAMS');
     controller.abort();
   });
 
@@ -294,13 +294,13 @@ describe('hostile clients', () => {
     socket.pause();
     socket.write('GET /api/v1/sessions/s/events HTTP/1.1\r\nhost: x\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(app.headroomEvents.clients).toBe(1);
+    expect(app.barometerEvents.clients).toBe(1);
     // Each update is a few KB on the stream; the kernel's socket buffers fill, then the server's.
-    for (let call = 0; call < 20_000 && app.headroomEvents.clients > 0; call++) {
+    for (let call = 0; call < 20_000 && app.barometerEvents.clients > 0; call++) {
       await post(app, '/api/v1/sessions/s/usage', { promptTokens: 1000 + call });
       if (call % 20 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    expect(app.headroomEvents.clients).toBe(0);
+    expect(app.barometerEvents.clients).toBe(0);
     socket.destroy();
   });
 });

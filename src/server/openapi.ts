@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors/error-catalogue.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
-import { HEADROOM_VERSION } from '../version.js';
+import { BAROMETER_VERSION } from '../version.js';
 import { type ApiRoute, openApiPath, type RouteResponse } from './route-table.js';
 
 const ValidationIssueSchema = z.object({
@@ -156,8 +156,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
   return {
     openapi: '3.0.3',
     info: {
-      title: 'headroom',
-      version: HEADROOM_VERSION,
+      title: 'barometer',
+      version: BAROMETER_VERSION,
       description:
         'Keeps LLM agent sessions alive under context, KV-cache, token-budget and rate-quota pressure.',
     },

@@ -3,12 +3,12 @@ import { DEFAULT_WEBHOOK_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS } from './w
 
 /** Defaults of the service, declared once. Seed 000: 100 requests/minute per IP, 10 concurrent per agent. */
 export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 8787;
+export const DEFAULT_PORT = 8797;
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 100;
 export const DEFAULT_MAX_CONCURRENT_PER_AGENT = 10;
 /**
  * Ingestion (sessions, usage, compactions, replay, compact) per client IP and minute: every local agent and the
- * dashboard share 127.0.0.1, so the seed's 100/min would drop the usage of the agents headroom watches.
+ * dashboard share 127.0.0.1, so the seed's 100/min would drop the usage of the agents barometer watches.
  */
 export const DEFAULT_INGEST_RATE_LIMIT_PER_MINUTE = 6000;
 /** Reads (GET: the dashboard, views, event streams) per client IP and minute; 0: not limited. */
@@ -17,7 +17,7 @@ export const DEFAULT_READ_RATE_LIMIT_PER_MINUTE = 0;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 export const DEFAULT_REPLAY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
-/** Sessions kept at most; one more is refused with HR_ERR_SESSION_LIMIT, never made room for by dropping one. */
+/** Sessions kept at most; one more is refused with BR_ERR_SESSION_LIMIT, never made room for by dropping one. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
 /** Sessions idle this long expire (and the log says so). */
 export const DEFAULT_SESSION_TTL_SECONDS = 24 * 60 * 60;
@@ -28,7 +28,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Options of `buildApp` / `headroom serve`; unknown keys are rejected. */
+/** Options of `buildApp` / `barometer serve`; unknown keys are rejected. */
 export const ServerOptionsSchema = z.strictObject({
   host: z.string().min(1).default(DEFAULT_HOST),
   port: z
@@ -48,17 +48,17 @@ export const ServerOptionsSchema = z.strictObject({
   bodyLimitBytes: z.number().int().min(1024).default(DEFAULT_BODY_LIMIT_BYTES),
   replayBodyLimitBytes: z.number().int().min(1024).default(DEFAULT_REPLAY_BODY_LIMIT_BYTES),
   logLevel: z.enum(LOG_LEVELS).default('info'),
-  /** Folder for sessions, archives and artifacts; defaults to ./.headroom. */
-  dataDir: z.string().min(1).default('.headroom'),
+  /** Folder for sessions, archives and artifacts; defaults to ./.barometer. */
+  dataDir: z.string().min(1).default('.barometer'),
   /** Serve the dashboard at `/` when its built files exist. */
   dashboard: z.boolean().default(true),
   /** Keep sessions in `<dataDir>/sessions` so that a restart finds them. */
   persistSessions: z.boolean().default(true),
-  /** Sessions kept at most; creating one more is refused (503 HR_ERR_SESSION_LIMIT). */
+  /** Sessions kept at most; creating one more is refused (503 BR_ERR_SESSION_LIMIT). */
   maxSessions: z.number().int().min(1).default(DEFAULT_MAX_SESSIONS),
   /** Sessions idle longer than this expire; 0 keeps them forever. */
   sessionTtlSeconds: z.number().int().min(0).default(DEFAULT_SESSION_TTL_SECONDS),
-  /** Event-stream clients at most; one more gets 503 HR_ERR_TOO_MANY_STREAMS. */
+  /** Event-stream clients at most; one more gets 503 BR_ERR_TOO_MANY_STREAMS. */
   maxEventStreams: z.number().int().min(1).default(DEFAULT_MAX_EVENT_STREAMS),
   /** Time allowed to receive a whole request, headers and body; 0 turns the limit off. */
   requestTimeoutMs: z.number().int().min(0).default(DEFAULT_REQUEST_TIMEOUT_MS),
@@ -111,13 +111,13 @@ export const ServerOptionsSchema = z.strictObject({
     .string()
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL, such as redis://127.0.0.1:6379')
     .optional(),
-  /** Prefix of every key headroom writes in Redis: instances with the same prefix are one service. */
+  /** Prefix of every key barometer writes in Redis: instances with the same prefix are one service. */
   redisPrefix: z
     .string()
     .min(1)
     .max(64)
     .regex(/^[A-Za-z0-9:_.-]+$/, 'must be letters, digits and : _ . - only')
-    .default('headroom:'),
+    .default('barometer:'),
   /** Changes are gathered this long before event streams send them. */
   eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });

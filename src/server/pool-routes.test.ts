@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 async function makeApp(pools?: PoolStore, options: ServerOptions = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'headroom-pools-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'barometer-pools-'));
   dataDirs.push(dataDir);
   let now = T0;
   const app = await buildApp(
@@ -73,7 +73,7 @@ describe('/api/v1/pools (app.inject)', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('120');
     expect(refused.json()).toMatchObject({
-      code: 'HR_ERR_POOL_EXHAUSTED',
+      code: 'BR_ERR_POOL_EXHAUSTED',
       reason: 'budget_reserved',
       retryAfterSeconds: 120,
       limit: 7000,
@@ -145,7 +145,7 @@ describe('/api/v1/pools (app.inject)', () => {
     expect((await app.inject({ method: 'DELETE', url: '/api/v1/pools/p1' })).statusCode).toBe(204);
     const gone = await app.inject({ method: 'DELETE', url: '/api/v1/pools/p1' });
     expect(gone.statusCode).toBe(404);
-    expect(gone.json().code).toBe('HR_ERR_POOL_NOT_FOUND');
+    expect(gone.json().code).toBe('BR_ERR_POOL_NOT_FOUND');
   });
 
   it('answers bad input with 400 naming the field, 404/409 with catalogued codes, and writes nothing', async () => {
@@ -166,14 +166,14 @@ describe('/api/v1/pools (app.inject)', () => {
     });
     expect(ceilings.json().issues[0]).toMatchObject({ field: 'priorityCeilings.high' });
     expect((await post(app, '/api/v1/pools', { id: 'team', tokenBudget: 5 })).json().code).toBe(
-      'HR_ERR_POOL_EXISTS',
+      'BR_ERR_POOL_EXISTS',
     );
-    expect((await app.inject({ url: '/api/v1/pools/nope' })).json().code).toBe('HR_ERR_POOL_NOT_FOUND');
+    expect((await app.inject({ url: '/api/v1/pools/nope' })).json().code).toBe('BR_ERR_POOL_NOT_FOUND');
     const unknown = await post(app, `/api/v1/pools/team/reservations/rsv_${'a'.repeat(32)}/settle`, {
       actualTokens: 5,
     });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json().code).toBe('HR_ERR_RESERVATION_NOT_FOUND');
+    expect(unknown.json().code).toBe('BR_ERR_RESERVATION_NOT_FOUND');
     const badRid = await post(app, '/api/v1/pools/team/reservations/r1/settle', { actualTokens: 5 });
     expect(badRid.json().issues[0].field).toBe('rid');
     expect((await app.inject({ url: '/api/v1/pools/team' })).json()).toMatchObject({ used: 0, reserved: 0 });
@@ -197,7 +197,7 @@ describe('/api/v1/pools (app.inject)', () => {
         ...(payload ? { payload } : {}),
       });
     expect((await as(writer, 'POST', '/api/v1/pools', { id: 'p', tokenBudget: 100 })).json()).toMatchObject({
-      code: 'HR_ERR_FORBIDDEN',
+      code: 'BR_ERR_FORBIDDEN',
       scope: 'admin',
     });
     expect((await as(admin, 'POST', '/api/v1/pools', { id: 'p', tokenBudget: 100 })).statusCode).toBe(201);
@@ -214,10 +214,10 @@ describe('/api/v1/pools (app.inject)', () => {
     await post(app, '/api/v1/pools/team/reservations', { agentId: 'a', tokens: 700 });
     await post(app, '/api/v1/pools/team/reservations', { agentId: 'a', tokens: 1 });
     const text = (await app.inject({ url: '/metrics' })).body;
-    expect(text).toContain('headroom_pool_tokens{pool="team",kind="reserved"} 700');
-    expect(text).toContain('headroom_pool_tokens{pool="team",kind="budget"} 1000');
-    expect(text).toContain('headroom_pool_refusals_total{pool="team",reason="budget_reserved"} 1');
-    expect(text).toContain('headroom_pool_reservations_total{outcome="admitted"} 1');
+    expect(text).toContain('barometer_pool_tokens{pool="team",kind="reserved"} 700');
+    expect(text).toContain('barometer_pool_tokens{pool="team",kind="budget"} 1000');
+    expect(text).toContain('barometer_pool_refusals_total{pool="team",reason="budget_reserved"} 1');
+    expect(text).toContain('barometer_pool_reservations_total{outcome="admitted"} 1');
   });
 
   it('works over a real socket on 127.0.0.1', async () => {

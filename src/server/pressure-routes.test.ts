@@ -98,7 +98,7 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
       const response = await server.inject({ url: `/api/v1/pressure?${search}` });
       expect(response.statusCode).toBe(400);
       const body = response.json();
-      expect(body.code).toBe('HR_ERR_INVALID_PARAM');
+      expect(body.code).toBe('BR_ERR_INVALID_PARAM');
       expect(body.error).toContain(field);
       expect(body.example).toMatch(/^\/api\/v1\/pressure\?memoryUsedPercent=45&/);
       expect(body.issues).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
@@ -174,7 +174,7 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(response.statusCode).toBe(400);
-    expect(response.json().code).toBe('HR_ERR_MALFORMED_JSON');
+    expect(response.json().code).toBe('BR_ERR_MALFORMED_JSON');
   });
 
   for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
@@ -188,7 +188,7 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
       });
       expect(response.statusCode).toBe(415);
       expect(response.json()).toMatchObject({
-        code: 'HR_ERR_UNSUPPORTED_MEDIA_TYPE',
+        code: 'BR_ERR_UNSUPPORTED_MEDIA_TYPE',
         issues: [{ field: 'content-type', value: contentType }],
       });
     });
@@ -203,7 +203,7 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(response.statusCode).toBe(413);
-    expect(response.json().code).toBe('HR_ERR_BODY_TOO_LARGE');
+    expect(response.json().code).toBe('BR_ERR_BODY_TOO_LARGE');
   });
 
   it('answers a real fault with a 500 shaped as the seed says, without echoing the fault', async () => {
@@ -219,7 +219,7 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
     expect(response.statusCode).toBe(500);
     const body = response.json();
     expect(Object.keys(body).sort()).toEqual(['code', 'error', 'message', 'requestId']);
-    expect(body).toMatchObject({ error: 'Failed to evaluate request', code: 'HR_ERR_INTERNAL' });
+    expect(body).toMatchObject({ error: 'Failed to evaluate request', code: 'BR_ERR_INTERNAL' });
     expect(body.message).toContain(body.requestId);
     expect(response.body).not.toContain('clock unavailable');
   });
@@ -236,7 +236,7 @@ describe('rate limits', () => {
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.json()).toMatchObject({
-      code: 'HR_ERR_RATE_LIMITED',
+      code: 'BR_ERR_RATE_LIMITED',
       limit: 'requests_per_minute_per_ip',
     });
     // Another client is not affected.
@@ -295,7 +295,7 @@ describe('rate limits', () => {
     expect(refused.statusCode).toBe(429);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(refused.json()).toMatchObject({
-      code: 'HR_ERR_RATE_LIMITED',
+      code: 'BR_ERR_RATE_LIMITED',
       limit: 'ingestion_requests_per_minute_per_ip',
     });
     expect(refused.json().error).toContain('2 ingestion requests per minute per client IP');
@@ -320,7 +320,7 @@ describe('rate limits', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.json()).toMatchObject({
-      code: 'HR_ERR_TOO_MANY_CONCURRENT',
+      code: 'BR_ERR_TOO_MANY_CONCURRENT',
       limit: 'concurrent_evaluations_per_agent',
     });
     const otherAgent = await server.inject({ url: '/api/v1/pressure', headers: { 'x-agent-id': 'agent-b' } });
@@ -399,6 +399,6 @@ describe('service routes', () => {
     const server = await makeApp();
     const response = await server.inject({ url: '/api/v1/nothing' });
     expect(response.statusCode).toBe(404);
-    expect(response.json().code).toBe('HR_ERR_NOT_FOUND');
+    expect(response.json().code).toBe('BR_ERR_NOT_FOUND');
   });
 });

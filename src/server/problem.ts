@@ -16,7 +16,7 @@ export function sendInvalid(reply: FastifyReply, issues: ValidationIssue[], exam
   const fields = [...new Set(issues.map((issue) => issue.field || '(body)'))].join(', ');
   const body: ProblemBody = {
     error: `Invalid parameters: ${fields}`,
-    code: 'HR_ERR_INVALID_PARAM',
+    code: 'BR_ERR_INVALID_PARAM',
     ...(example === undefined ? {} : { example }),
     issues: issues.map((issue) => ({
       ...issue,
@@ -24,7 +24,7 @@ export function sendInvalid(reply: FastifyReply, issues: ValidationIssue[], exam
       value: echoValue(issue.value),
     })),
   };
-  return reply.code(ERROR_CATALOGUE.HR_ERR_INVALID_PARAM.status).send(body);
+  return reply.code(ERROR_CATALOGUE.BR_ERR_INVALID_PARAM.status).send(body);
 }
 
 /**

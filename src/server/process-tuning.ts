@@ -1,13 +1,13 @@
 import { setFlagsFromString } from 'node:v8';
 
-/** Set (to anything but an empty string), `headroom serve` leaves V8's heap settings as they are. */
-export const V8_DEFAULTS_ENV = 'HEADROOM_V8_DEFAULTS';
+/** Set (to anything but an empty string), `barometer serve` leaves V8's heap settings as they are. */
+export const V8_DEFAULTS_ENV = 'BAROMETER_V8_DEFAULTS';
 
 /** The V8 settings the service changes (docs/decisions/012-service-heap.md has the figures). */
 export const SERVICE_V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
 
 /**
- * Tunes V8 for a process whose job is to run the service (`headroom serve`), before the app is built: turns off
+ * Tunes V8 for a process whose job is to run the service (`barometer serve`), before the app is built: turns off
  * allocation-site pretenuring. With it on, V8 watches which object literals survive its first young-generation
  * collections; at start-up, when the young generation is still small, a session's per-update objects (its state,
  * the verdict's arrays) outlive a collection as often as not, so V8 may start allocating them straight in the old
@@ -16,7 +16,7 @@ export const SERVICE_V8_FLAGS = ['--no-allocation-site-pretenuring'] as const;
  * runs like the lucky ones. It changes where objects are allocated, nothing of what the program does.
  *
  * Called by the CLI only: a library user's process keeps its own settings. Returns the flags it set (none when
- * `HEADROOM_V8_DEFAULTS` is set).
+ * `BAROMETER_V8_DEFAULTS` is set).
  */
 export function tuneServiceProcess(
   env: Readonly<Record<string, string | undefined>> = process.env,

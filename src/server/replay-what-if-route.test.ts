@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 async function makeApp() {
-  dataDir = mkdtempSync(join(tmpdir(), 'headroom-whatif-route-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'barometer-whatif-route-'));
   app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false });
   return app;
 }
@@ -36,7 +36,7 @@ function post(server: FastifyInstance, url: string, path = SONNET) {
 }
 
 describe('POST /api/v1/replay?whatIf=true', () => {
-  it('answers what headroom replay --what-if --json prints, and keeps nothing', async () => {
+  it('answers what barometer replay --what-if --json prints, and keeps nothing', async () => {
     const server = await makeApp();
     const response = await post(server, '/api/v1/replay?whatIf=true');
     expect(response.statusCode).toBe(200);
@@ -51,15 +51,15 @@ describe('POST /api/v1/replay?whatIf=true', () => {
     // Each run archives to a temporary directory of its own; tombstones are sized as the default archive directory
     // writes them, so the figures are the same.
     expect(body.whatIf.real).toEqual(cli.whatIf.real);
-    expect(body.whatIf.headroom).toEqual(cli.whatIf.headroom);
+    expect(body.whatIf.policy).toEqual(cli.whatIf.policy);
     expect(body.whatIf.savedPercent).toBe(cli.whatIf.savedPercent);
     expect(body.summary).toEqual(cli.summary);
     expect(body.whatIf.archiveVerified).toBe(true);
-    expect(body.whatIf.headroom.evictions).toBe(cli.whatIf.headroom.evictions);
+    expect(body.whatIf.policy.evictions).toBe(cli.whatIf.policy.evictions);
     expect(
       body.calls.map((call: { whatIfPromptTokens: number }) => typeof call.whatIfPromptTokens),
     ).not.toContain('undefined');
-    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('headroom-replay-upload-'))).toEqual([]);
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith('barometer-replay-upload-'))).toEqual([]);
     expect(readdirSync(dataDir ?? '')).not.toContain('archives');
   });
 
@@ -67,7 +67,7 @@ describe('POST /api/v1/replay?whatIf=true', () => {
     const server = await makeApp();
     const policy = encodeURIComponent(JSON.stringify({ boundaries: [] }));
     const body = (await post(server, `/api/v1/replay?whatIf=true&policy=${policy}`)).json();
-    expect(body.whatIf.headroom.evictions).toBe(0);
+    expect(body.whatIf.policy.evictions).toBe(0);
     expect(body.whatIf.savedPercent).toBe(0);
   });
 

@@ -7,7 +7,7 @@ import { buildApp } from './app.js';
 import { openApiPath } from './route-table.js';
 
 async function withApp<T>(work: (app: Awaited<ReturnType<typeof buildApp>>) => Promise<T>) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'headroom-routes-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'barometer-routes-'));
   const app = await buildApp({ logLevel: 'silent', dataDir, dashboard: false });
   try {
     return await work(app);
@@ -30,7 +30,7 @@ describe('the route table', () => {
       }
       // Every route Fastify registered (seen by an onRoute hook installed before any), less the dashboard's.
       const registered = new Set(
-        app.headroomRegistered
+        app.barometerRegistered
           .filter(
             (route) => route.method !== 'HEAD' && (route.url.startsWith('/api/') || !isDashboard(route.url)),
           )
@@ -43,7 +43,7 @@ describe('the route table', () => {
 
   it('documents a request schema for every JSON body and a response for every route', async () => {
     await withApp(async (app) => {
-      for (const route of app.headroomRoutes) {
+      for (const route of app.barometerRoutes) {
         expect(Object.keys(route.responses).length, route.url).toBeGreaterThan(0);
         if (route.method === 'POST' && route.scope === 'json' && !route.url.includes('/samples/')) {
           expect(route.body, `${route.method} ${route.url}`).toBeDefined();
@@ -68,7 +68,7 @@ describe('docs/sessions-api.md', () => {
   it('holds the reference generated from the route table and the schemas (npm run docs:api writes it)', async () => {
     await withApp(async (app) => {
       const doc = readFileSync(new URL('../../docs/sessions-api.md', import.meta.url), 'utf8');
-      const generated = apiReference(app.headroomRoutes);
+      const generated = apiReference(app.barometerRoutes);
       const start = doc.indexOf('<!-- reference:start -->');
       const end = doc.indexOf('<!-- reference:end -->');
       expect(start, 'the reference markers are in the doc').toBeGreaterThan(-1);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { HeadroomError } from '../errors/index.js';
+import { BarometerError } from '../errors/index.js';
 import { isLoopbackHost } from './access.js';
 import { type AppDependencies, buildApp } from './app.js';
 import type { ServerOptions } from './options.js';
@@ -12,7 +12,7 @@ export interface RunningServer {
 
 /**
  * Builds the app, listens, and closes gracefully on SIGTERM/SIGINT (in-flight requests finish, new ones
- * get 503) when `handleSignals` is set, as `headroom serve` does.
+ * get 503) when `handleSignals` is set, as `barometer serve` does.
  */
 export async function startServer(
   options: ServerOptions = {},
@@ -21,9 +21,9 @@ export async function startServer(
   const host = options.host ?? '127.0.0.1';
   // Archived tool outputs may hold secrets: a service other machines can reach must ask for a key.
   if (!isLoopbackHost(host) && (options.apiKeys ?? []).length === 0 && options.insecure !== true) {
-    throw new HeadroomError(
-      'HR_ERR_INVALID_PARAM',
-      `Refusing to listen on ${host} without an API key: other machines could read every session and archive. Give --api-key (or HEADROOM_API_KEYS), or --insecure to accept the risk`,
+    throw new BarometerError(
+      'BR_ERR_INVALID_PARAM',
+      `Refusing to listen on ${host} without an API key: other machines could read every session and archive. Give --api-key (or BAROMETER_API_KEYS), or --insecure to accept the risk`,
       {
         issues: [
           { field: 'host', value: host, message: 'a non-loopback address needs an API key (or insecure)' },
@@ -32,7 +32,7 @@ export async function startServer(
     );
   }
   const app = await buildApp(options, dependencies);
-  await app.listen({ host, port: options.port ?? 8787 });
+  await app.listen({ host, port: options.port ?? 8797 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;

@@ -17,7 +17,7 @@ afterEach(async () => {
 });
 
 async function makeApp() {
-  dataDir = mkdtempSync(join(tmpdir(), 'headroom-sessions-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'barometer-sessions-'));
   app = await buildApp(
     { logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false, eventFlushMs: 5 },
     { now: () => T0 },
@@ -49,17 +49,17 @@ describe('POST /api/v1/sessions', () => {
     expect(response.json().id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('refuses an unknown model without a window (400 HR_ERR_UNKNOWN_MODEL) and a duplicate id (409)', async () => {
+  it('refuses an unknown model without a window (400 BR_ERR_UNKNOWN_MODEL) and a duplicate id (409)', async () => {
     const server = await makeApp();
     const unknown = await create(server, { model: 'my-private-llm' });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json()).toMatchObject({ code: 'HR_ERR_UNKNOWN_MODEL', issues: [{ field: 'model' }] });
+    expect(unknown.json()).toMatchObject({ code: 'BR_ERR_UNKNOWN_MODEL', issues: [{ field: 'model' }] });
     expect(
       (await create(server, { id: 'a', model: 'my-private-llm', contextWindow: 32000 })).statusCode,
     ).toBe(201);
     const duplicate = await create(server, { id: 'a', model: 'gpt-5' });
     expect(duplicate.statusCode).toBe(409);
-    expect(duplicate.json().code).toBe('HR_ERR_SESSION_EXISTS');
+    expect(duplicate.json().code).toBe('BR_ERR_SESSION_EXISTS');
   });
 
   it.each([
@@ -245,7 +245,7 @@ describe('POST /api/v1/sessions/:id/usage', () => {
       payload: { promptTokens: 1 },
     });
     expect(response.statusCode).toBe(404);
-    expect(response.json().code).toBe('HR_ERR_SESSION_NOT_FOUND');
+    expect(response.json().code).toBe('BR_ERR_SESSION_NOT_FOUND');
   });
 });
 

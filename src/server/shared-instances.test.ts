@@ -50,7 +50,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('several instances on one Re
   beforeAll(async () => {
     if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
     server = await startRedisServer();
-    dataDir = mkdtempSync(join(tmpdir(), 'headroom-shared-'));
+    dataDir = mkdtempSync(join(tmpdir(), 'barometer-shared-'));
   });
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.close()));
@@ -332,7 +332,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('several instances on one Re
     await expect(
       buildApp({ logLevel: 'silent', dashboard: false, dataDir, redisUrl: 'redis://127.0.0.1:1' }),
     ).rejects.toMatchObject({
-      code: 'HR_ERR_STORE_UNAVAILABLE',
+      code: 'BR_ERR_STORE_UNAVAILABLE',
       message: expect.stringContaining('Cannot reach Redis at redis://127.0.0.1:1'),
     });
     await expect(buildApp({ redisUrl: 'http://127.0.0.1:6379' })).rejects.toThrow(
@@ -345,7 +345,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('the Redis connection', () =
   it('closes the connection it opened when the app closes', async () => {
     if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
     const server = await startRedisServer();
-    const dataDir = mkdtempSync(join(tmpdir(), 'headroom-shared-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'barometer-shared-'));
     try {
       const app = await buildApp({ logLevel: 'silent', dashboard: false, dataDir, redisUrl: server.url });
       const watcher = new Redis(server.url);

@@ -34,11 +34,11 @@ async function receiver() {
     });
   });
   await new Promise<void>((resolve) => receiverServer?.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(receiverServer.address() as AddressInfo).port}/headroom`, received };
+  return { url: `http://127.0.0.1:${(receiverServer.address() as AddressInfo).port}/barometer`, received };
 }
 
 async function makeApp(allowPrivateWebhooks: boolean) {
-  dataDir = mkdtempSync(join(tmpdir(), 'headroom-webhook-routes-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'barometer-webhook-routes-'));
   app = await buildApp({
     logLevel: 'silent',
     dataDir,
@@ -66,7 +66,7 @@ describe('webhooks over HTTP', () => {
       payload: { url: 'http://127.0.0.1:9/x', events: ['compaction'] },
     });
     expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toMatchObject({ code: 'HR_ERR_INVALID_PARAM', issues: [{ field: 'url' }] });
+    expect(refused.json()).toMatchObject({ code: 'BR_ERR_INVALID_PARAM', issues: [{ field: 'url' }] });
     const metadata = await server.inject({
       method: 'POST',
       url: '/api/v1/webhooks',
@@ -113,7 +113,7 @@ describe('webhooks over HTTP', () => {
     await waitFor(
       () =>
         target.received.length >= 4 &&
-        (server.headroomWebhooks.deliveries(id) ?? []).every((delivery) => delivery.status === 'delivered'),
+        (server.barometerWebhooks.deliveries(id) ?? []).every((delivery) => delivery.status === 'delivered'),
     );
     const bodies = target.received.map((request) => {
       // Every delivery verifies with the Standard Webhooks library and the secret shown at registration.

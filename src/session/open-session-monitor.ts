@@ -22,7 +22,7 @@ const TIMELINE_LISTS: readonly AppendOnlyList[] = [
 ];
 
 /**
- * Where headroom keeps its state under a data dir (`headroom serve --data-dir`, `headroom mcp --data-dir`):
+ * Where barometer keeps its state under a data dir (`barometer serve --data-dir`, `barometer mcp --data-dir`):
  * one folder per kind, so that every surface started on the same dir finds the same archives and artifacts.
  */
 export function dataDirPaths(dataDir: string): {
@@ -45,7 +45,7 @@ export interface OpenSessionMonitorOptions extends Omit<SessionMonitorOptions, '
   dataDir: string;
   /** Keep sessions across restarts in `<dataDir>/sessions`. @default true */
   persistSessions?: boolean;
-  /** Sessions kept at most; one more is refused (HR_ERR_SESSION_LIMIT). @default 10000 */
+  /** Sessions kept at most; one more is refused (BR_ERR_SESSION_LIMIT). @default 10000 */
   maxSessions?: number;
   /** Where compactions archive what they replace (normally `<dataDir>/archives`). */
   archive?: ArchiveStore;
@@ -98,7 +98,7 @@ export function sweepIdleSessions(
 export interface OpenSharedSessionMonitorOptions extends Omit<SessionMonitorOptions, 'store' | 'bus'> {
   /** A connected client (see `connectRedis`); the caller closes it after the monitor. */
   redis: Redis;
-  /** Key prefix of the service: instances with the same Redis and prefix share their sessions. @default 'headroom:' */
+  /** Key prefix of the service: instances with the same Redis and prefix share their sessions. @default 'barometer:' */
   prefix?: string;
   /** Sessions kept at most over the whole service. @default 10000 */
   maxSessions?: number;
@@ -107,7 +107,7 @@ export interface OpenSharedSessionMonitorOptions extends Omit<SessionMonitorOpti
 }
 
 /**
- * A monitor whose sessions live in Redis and whose events reach every instance sharing it: several `headroom
+ * A monitor whose sessions live in Redis and whose events reach every instance sharing it: several `barometer
  * serve` on one Redis are one service. A session's timeline points and markers are Redis lists beside its state,
  * so a usage update sends its one new point instead of the whole timeline.
  */

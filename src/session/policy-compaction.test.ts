@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EvictionPolicy } from '../compaction/eviction-policy.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ArchiveStore } from '../store/archive.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { SessionMonitor } from './session-monitor.js';
@@ -11,7 +11,7 @@ import { SessionMonitor } from './session-monitor.js';
 const T0 = Date.UTC(2026, 1, 12, 16, 0, 0);
 let root: string;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-policy-monitor-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-policy-monitor-'));
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -95,7 +95,7 @@ describe('SessionMonitor.compact with the eviction policy', () => {
   it('needs an archive to write to first', async () => {
     const monitor = new SessionMonitor({ now: () => T0 });
     await expect(monitor.compact({ history: history(true), policy: {} })).rejects.toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { normalizeAnthropic } from '../usage/normalize-anthropic.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { Session } from './session.js';
@@ -132,7 +132,7 @@ describe('quotas as the providers count them', () => {
   it('refuses tpmLimit and rateLimits.tokensPerMinute that contradict each other, naming the field', () => {
     const create = () =>
       new Session({ model: 'gpt-5', tpmLimit: 100_000, rateLimits: { tokensPerMinute: 200_000 } });
-    expect(create).toThrow(HeadroomValidationError);
+    expect(create).toThrow(BarometerValidationError);
     expect(() => create()).toThrow(/rateLimits\.tokensPerMinute/);
   });
 });

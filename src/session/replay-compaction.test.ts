@@ -12,7 +12,7 @@ const TRACES = [
 ];
 
 /**
- * Replays a recorded session and applies headroom's own compaction whenever a trigger fires: the context
+ * Replays a recorded session and applies barometer's own compaction whenever a trigger fires: the context
  * shrinks to `keep` of its size and the recorded growth continues from there (later prompts are the recorded
  * ones minus what the compaction removed). The agent's own recorded compactions reset the offset.
  */

@@ -1,4 +1,4 @@
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { AgentName } from '../models/model-profile.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
@@ -23,7 +23,7 @@ export interface ReplayOptions {
   /** Overrides the window: the log's own (Codex) or the agent's effective window of the model. */
   contextWindow?: number;
   /** A loaded config file whose model entries override the registry. */
-  config?: import('../models/headroom-config.js').HeadroomConfig;
+  config?: import('../models/barometer-config.js').BarometerConfig;
   /** Called as the log is read (lines) and replayed (calls). */
   onProgress?: (phase: 'read' | 'replay', done: number, total: number) => void;
   /**
@@ -53,7 +53,7 @@ export interface ReplayCall {
   driftPercent?: number | null;
   /** With --what-if: the recorded prompt as the calibrated reconstruction of the history estimates it. */
   reconstructedPromptTokens?: number | null;
-  /** With --what-if: the prompt headroom's policy would have sent. */
+  /** With --what-if: the prompt barometer's policy would have sent. */
   whatIfPromptTokens?: number | null;
   /** With --what-if: that call's cost with the prompt cache, at the same price. */
   whatIfCostUsd?: number | null;
@@ -66,7 +66,7 @@ export interface ReplayCompaction {
   beforeCallIndex: number;
 }
 
-/** What `headroom replay --json` prints and `POST /api/v1/replay` answers. */
+/** What `barometer replay --json` prints and `POST /api/v1/replay` answers. */
 export interface ReplayResult {
   format: LogFormat;
   model: string;
@@ -96,7 +96,7 @@ export function sessionOptionsForLog(
 ): SessionOptions {
   const model = options.model ?? log.model;
   if (!model) {
-    throw new HeadroomValidationError([
+    throw new BarometerValidationError([
       { field: 'model', value: undefined, message: 'the log names no model: give one (--model ID)' },
     ]);
   }
@@ -125,7 +125,7 @@ export function sessionForLog(
 export interface ModelSwitching {
   /** Judge each call against its own model's window. False when the caller forced a model. @default true */
   follow?: boolean;
-  config?: import('../models/headroom-config.js').HeadroomConfig;
+  config?: import('../models/barometer-config.js').BarometerConfig;
 }
 
 /**
@@ -178,7 +178,7 @@ export function replayIntoState(
         state = withModel(state, call.model, switching.config ? { config: switching.config } : {});
       } catch (error) {
         // A model the registry does not know keeps the window of the one before: better than stopping.
-        if (!(error instanceof HeadroomValidationError)) throw error;
+        if (!(error instanceof BarometerValidationError)) throw error;
       }
     }
     const drift = driftOf?.(call.index);

@@ -9,8 +9,8 @@ import type {
   EvictionPolicyState,
 } from '../compaction/eviction-policy.js';
 import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
-import type { HeadroomConfig } from '../models/headroom-config.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
+import type { BarometerConfig } from '../models/barometer-config.js';
 import type { EventBus } from '../store/event-bus.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
 import type { StateStore } from '../store/state-store.js';
@@ -104,7 +104,7 @@ export interface SessionMonitorOptions {
   /** The clock (epoch ms). @default Date.now */
   now?: () => number;
   /** A loaded config file whose model entries override the built-in registry. */
-  config?: HeadroomConfig;
+  config?: BarometerConfig;
   /** Sessions idle longer than this expire (see `sweep`); 0 keeps them forever. @default 86400000 (24 h) */
   sessionTtlMs?: number;
   generateId?: () => string;
@@ -159,7 +159,7 @@ export interface CompactRequest {
   summarizer?: Summarizer;
   counter?: TokenCounter;
   /**
-   * Let headroom's eviction policy decide instead: evict the completed sub-tasks at a boundary, recap above the
+   * Let barometer's eviction policy decide instead: evict the completed sub-tasks at a boundary, recap above the
    * threshold, else leave the history as it is (the prompt cache stays valid). The same object the what-if replay
    * runs. The session's last prompt and window feed the recap fallback and the drift, which the session keeps.
    */
@@ -217,11 +217,11 @@ function applyUsage(
   };
 }
 
-function notFound(id: string): HeadroomValidationError {
-  return new HeadroomValidationError(
+function notFound(id: string): BarometerValidationError {
+  return new BarometerValidationError(
     [{ field: 'id', value: id, message: 'no session with this id' }],
     'session',
-    'HR_ERR_SESSION_NOT_FOUND',
+    'BR_ERR_SESSION_NOT_FOUND',
   );
 }
 
@@ -241,7 +241,7 @@ export class SessionMonitor {
   readonly store: StateStore<SessionRecord>;
   readonly archive: ArchiveSink | undefined;
   readonly #now: () => number;
-  readonly #config: HeadroomConfig | undefined;
+  readonly #config: BarometerConfig | undefined;
   readonly #ttlMs: number;
   readonly #generateId: (() => string) | undefined;
   readonly #summarizer: Summarizer | undefined;
@@ -271,8 +271,8 @@ export class SessionMonitor {
 
   /**
    * Creates a session.
-   * @throws HeadroomValidationError: bad or inconsistent options, an unknown model (HR_ERR_UNKNOWN_MODEL), an id
-   * in use (HR_ERR_SESSION_EXISTS), a full store (HR_ERR_SESSION_LIMIT)
+   * @throws BarometerValidationError: bad or inconsistent options, an unknown model (BR_ERR_UNKNOWN_MODEL), an id
+   * in use (BR_ERR_SESSION_EXISTS), a full store (BR_ERR_SESSION_LIMIT)
    */
   async create(options: SessionOptions): Promise<SessionView> {
     const state = createSessionState(options, {
@@ -287,7 +287,7 @@ export class SessionMonitor {
 
   /**
    * Applies one generation's usage to a session, whole or not at all, and answers with what the agent needs.
-   * @throws HeadroomValidationError: no such session (HR_ERR_SESSION_NOT_FOUND), a time a date cannot hold
+   * @throws BarometerValidationError: no such session (BR_ERR_SESSION_NOT_FOUND), a time a date cannot hold
    */
   async postUsage(id: string, update: UsageUpdate): Promise<UsageAnswer> {
     const answer = this.postUsageNow(id, update);
@@ -331,7 +331,7 @@ export class SessionMonitor {
    * {@link postUsage} without a promise when the sessions are in a memory store (what the HTTP route calls: a
    * promise per request is measurable); undefined with any other store, whose updates are asynchronous, and for
    * a session in a pool, whose standing is read first.
-   * @throws HeadroomValidationError as postUsage does
+   * @throws BarometerValidationError as postUsage does
    */
   postUsageNow(id: string, update: UsageUpdate): UsageAnswer | undefined {
     const store = this.store;
@@ -384,9 +384,9 @@ export class SessionMonitor {
   }
 
   /**
-   * Tells a session that its context was compacted (by the agent, or by headroom), so that the triggers' loop
+   * Tells a session that its context was compacted (by the agent, or by barometer), so that the triggers' loop
    * guards hold until the context grows again.
-   * @throws HeadroomValidationError: no such session, `after` larger than `before`, a bad time
+   * @throws BarometerValidationError: no such session, `after` larger than `before`, a bad time
    */
   async recordCompaction(
     id: string,
@@ -412,7 +412,7 @@ export class SessionMonitor {
   /**
    * Compacts a history (recap and flush, or eviction of completed tasks), archiving what it replaces first;
    * then, when `sessionId` names a live session, records the compaction in it.
-   * @throws HeadroomValidationError for a malformed history or options
+   * @throws BarometerValidationError for a malformed history or options
    */
   async compact(request: CompactRequest): Promise<CompactAnswer> {
     if (request.policy !== undefined) return this.#compactWithPolicy(request, request.policy);
@@ -442,7 +442,7 @@ export class SessionMonitor {
     await this.recordCompaction(request.sessionId, {
       before: Math.max(result.before.tokens, result.after.tokens),
       after: result.after.tokens,
-      trigger: 'headroom',
+      trigger: 'barometer',
     });
     return { ...result, sessionRecorded: true };
   }
@@ -452,7 +452,7 @@ export class SessionMonitor {
     policy: EvictionPolicy | EvictionPolicyOptions,
   ): Promise<CompactAnswer> {
     if (!this.archive) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [
           {
             field: 'policy',
@@ -489,15 +489,15 @@ export class SessionMonitor {
     await this.recordCompaction(id, {
       before: Math.max(result.before.tokens, result.after.tokens),
       after: result.after.tokens,
-      trigger: 'headroom',
+      trigger: 'barometer',
     });
     return { ...result, sessionRecorded: true };
   }
 
   /**
    * A new live session fed with a recorded log's calls (its model and the agent's window come from the log,
-   * exactly as `headroom replay` takes them); it appears whole, once replayed.
-   * @throws HeadroomValidationError for a log that cannot be read, an unknown model, an id in use, a full store
+   * exactly as `barometer replay` takes them); it appears whole, once replayed.
+   * @throws BarometerValidationError for a log that cannot be read, an unknown model, an id in use, a full store
    */
   async loadLog(request: LoadLogRequest): Promise<SessionView> {
     const log =
@@ -538,7 +538,7 @@ export class SessionMonitor {
     return sessionView(state, timeline);
   }
 
-  /** @throws HeadroomValidationError when there is no such session (HR_ERR_SESSION_NOT_FOUND) */
+  /** @throws BarometerValidationError when there is no such session (BR_ERR_SESSION_NOT_FOUND) */
   async view(id: string): Promise<SessionView> {
     const record = await this.store.get(id);
     if (!record) throw notFound(id);
@@ -556,7 +556,7 @@ export class SessionMonitor {
     return summaries.sort((a, b) => (b.updatedAt ?? b.createdAt).localeCompare(a.updatedAt ?? a.createdAt));
   }
 
-  /** @throws HeadroomValidationError when there is no such session */
+  /** @throws BarometerValidationError when there is no such session */
   async delete(id: string): Promise<void> {
     this.#poolOf.delete(id);
     if (!(await this.store.delete(id))) throw notFound(id);
@@ -617,15 +617,15 @@ export class SessionMonitor {
     const id = record.state.id;
     const outcome = await this.store.create(id, record);
     if (outcome === 'exists') {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [{ field: 'id', value: id, message: 'a session with this id already exists' }],
         'session',
-        'HR_ERR_SESSION_EXISTS',
+        'BR_ERR_SESSION_EXISTS',
       );
     }
     if (outcome === 'full') {
       const limit = this.store instanceof MemoryStateStore ? ` of ${this.store.maxEntries}` : '';
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [
           {
             field: 'id',
@@ -634,7 +634,7 @@ export class SessionMonitor {
           },
         ],
         'session',
-        'HR_ERR_SESSION_LIMIT',
+        'BR_ERR_SESSION_LIMIT',
       );
     }
     this.#emit({ type: 'created', id, state: record.state });

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { TriggerStateSchema } from '../compaction/evaluate-triggers.js';
 import { emptyTokenWindow, TokenWindowSchema } from '../compaction/token-window.js';
-import { HeadroomValidationError, parseWith, type ValidationIssue } from '../errors/validation.js';
+import { BarometerValidationError, parseWith, type ValidationIssue } from '../errors/validation.js';
 import { healthThresholds } from '../health/health-thresholds.js';
 import { HealthStateSchema, initialHealthState } from '../health/step-health.js';
 import { IdSchema } from '../ids/id-schema.js';
 import { contextPressure } from '../kv/context-pressure.js';
-import type { HeadroomConfig } from '../models/headroom-config.js';
+import type { BarometerConfig } from '../models/barometer-config.js';
 import { AgentNameSchema, ModelProfileSchema, promptWindow } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import { PressureAssessmentSchema } from '../pressure/schemas.js';
@@ -100,18 +100,18 @@ export interface CreateSessionDependencies {
   now?: () => number;
   generateId?: () => string;
   /** A loaded config file whose model entries override the built-in registry. */
-  config?: HeadroomConfig;
+  config?: BarometerConfig;
 }
 
-function invalid(issues: ValidationIssue[], code?: 'HR_ERR_UNKNOWN_MODEL'): HeadroomValidationError {
-  return new HeadroomValidationError(issues, 'session options', code);
+function invalid(issues: ValidationIssue[], code?: 'BR_ERR_UNKNOWN_MODEL'): BarometerValidationError {
+  return new BarometerValidationError(issues, 'session options', code);
 }
 
 /**
  * A new session's state: the options validated (strict), the model looked up with the agent's effective
  * window, the limits checked against each other.
- * @throws HeadroomValidationError for bad or inconsistent options, or an unknown model without `contextWindow`
- * (HR_ERR_UNKNOWN_MODEL)
+ * @throws BarometerValidationError for bad or inconsistent options, or an unknown model without `contextWindow`
+ * (BR_ERR_UNKNOWN_MODEL)
  */
 export function createSessionState(
   options: SessionOptions,
@@ -125,7 +125,7 @@ export function createSessionState(
     try {
       contextPressure({ ...valid.kv, cellsUsed: 0 });
     } catch (error) {
-      if (!(error instanceof HeadroomValidationError)) throw error;
+      if (!(error instanceof BarometerValidationError)) throw error;
       throw invalid(error.issues.map((issue) => ({ ...issue, field: `kv.${issue.field}` })));
     }
   }
@@ -156,7 +156,7 @@ export function createSessionState(
           message: `unknown model ${JSON.stringify(valid.model)}: give contextWindow (tokens) or use a model of the registry`,
         },
       ],
-      'HR_ERR_UNKNOWN_MODEL',
+      'BR_ERR_UNKNOWN_MODEL',
     );
   }
   const thresholds = healthThresholds({ ...profile, effectiveWindow: window });
@@ -280,7 +280,7 @@ export function definedOf<T extends Record<string, unknown>>(value: T): T {
  * options on that model would have (an agent's window rule, an explicit `contextWindow`, the config file all
  * apply). Used when a log switches models mid-session. Everything measured (figures, windows, state machines)
  * is kept.
- * @throws HeadroomValidationError for an unknown model without `contextWindow` (HR_ERR_UNKNOWN_MODEL)
+ * @throws BarometerValidationError for an unknown model without `contextWindow` (BR_ERR_UNKNOWN_MODEL)
  */
 export function withModel(
   state: SessionState,

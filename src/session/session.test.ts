@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { Session } from './session.js';
 
@@ -229,9 +229,9 @@ describe('creating a session', () => {
       new Session({ model: 'my-private-model' });
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(HeadroomValidationError);
-      expect((error as HeadroomValidationError).code).toBe('HR_ERR_UNKNOWN_MODEL');
-      expect((error as HeadroomValidationError).issues[0]?.field).toBe('model');
+      expect(error).toBeInstanceOf(BarometerValidationError);
+      expect((error as BarometerValidationError).code).toBe('BR_ERR_UNKNOWN_MODEL');
+      expect((error as BarometerValidationError).issues[0]?.field).toBe('model');
     }
     expect(new Session({ model: 'my-private-model', contextWindow: 32_000 }).thresholds.limit).toBe(32_000);
   });

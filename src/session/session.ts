@@ -1,4 +1,4 @@
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthThresholds } from '../health/health-thresholds.js';
 import type { ModelProfile } from '../models/model-profile.js';
 import type { PressureAssessment } from '../pressure/types.js';
@@ -40,7 +40,7 @@ export class Session {
   #state: SessionState;
   readonly #now: () => number;
 
-  /** @throws HeadroomValidationError for bad options, or an unknown model without `contextWindow` (HR_ERR_UNKNOWN_MODEL). */
+  /** @throws BarometerValidationError for bad options, or an unknown model without `contextWindow` (BR_ERR_UNKNOWN_MODEL). */
   constructor(options: SessionOptions, dependencies: SessionDependencies = {}) {
     this.#state = resuming ?? createSessionState(options, dependencies);
     this.#now = dependencies.now ?? Date.now;
@@ -48,11 +48,11 @@ export class Session {
 
   /**
    * A session resumed from a state (a store's, or `JSON.parse` of `JSON.stringify(session.state)`).
-   * @throws HeadroomValidationError when the state is not a session state
+   * @throws BarometerValidationError when the state is not a session state
    */
   static fromState(state: unknown, dependencies: Pick<SessionDependencies, 'now'> = {}): Session {
     const parsed = parseWith(SessionStateSchema, state);
-    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'session state');
+    if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'session state');
     resuming = parsed.value;
     try {
       return new Session(undefined as never, dependencies);
@@ -104,7 +104,7 @@ export class Session {
 
   /**
    * Takes one generation's usage and answers with the verdict of every model. Applied whole or not at all.
-   * @throws HeadroomValidationError for a time a date cannot hold
+   * @throws BarometerValidationError for a time a date cannot hold
    */
   update(update: UsageUpdate): SessionUpdate {
     const step = stepSession(this.#state, update, { now: this.#clock() });
@@ -113,7 +113,7 @@ export class Session {
   }
 
   /**
-   * Tells the session a compaction happened (the agent's own or headroom's), so that the triggers' loop guards
+   * Tells the session a compaction happened (the agent's own or barometer's), so that the triggers' loop guards
    * hold until the context grows again.
    */
   recordCompaction(compaction: CompactionReport): SessionEvent {

@@ -14,7 +14,7 @@ import {
   type TokenWindowSpec,
   windowTokens,
 } from '../compaction/token-window.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { cautionReminderText, criticalReminderText } from '../health/health-reminder.js';
 import type { HealthThresholds } from '../health/health-thresholds.js';
@@ -154,12 +154,12 @@ function healthOptionsOf(state: SessionState): StepHealthOptions {
 /**
  * A time as epoch ms: a number as is, an ISO text parsed. A time JavaScript cannot represent (beyond
  * ±8.64e15 ms) or text that is not a time is refused, naming the field, before anything is applied.
- * @throws HeadroomValidationError
+ * @throws BarometerValidationError
  */
 export function toMillis(value: number | string, field = 'timestamp'): number {
   const parsed = typeof value === 'number' ? value : Date.parse(value);
   if (!Number.isFinite(parsed) || Math.abs(parsed) > MAX_TIME_MS) {
-    throw new HeadroomValidationError([
+    throw new BarometerValidationError([
       {
         field,
         value,
@@ -269,7 +269,7 @@ export function healthOf(state: SessionState): SessionHealth {
  * the KV budget, the compaction triggers, the budget) into one verdict. Pure: the given state is untouched, the
  * new one is returned with the answer; time comes from the update, or `context.now`. Nothing here validates
  * with a schema: the boundary did.
- * @throws HeadroomValidationError for a time a date cannot hold; nothing is applied then
+ * @throws BarometerValidationError for a time a date cannot hold; nothing is applied then
  */
 export function stepSession(
   state: SessionState,
@@ -477,9 +477,9 @@ function nextState(state: SessionState): SessionState {
 }
 
 /**
- * Tells a state a compaction happened (the agent's own or headroom's), so that the triggers' loop guards hold
+ * Tells a state a compaction happened (the agent's own or barometer's), so that the triggers' loop guards hold
  * until the context grows again. Pure, like {@link stepSession}.
- * @throws HeadroomValidationError for a bad time, or `after` larger than `before`
+ * @throws BarometerValidationError for a bad time, or `after` larger than `before`
  */
 export function recordCompactionStep(
   state: SessionState,
@@ -491,7 +491,7 @@ export function recordCompactionStep(
   const before = compaction.before ?? state.lastPrompt;
   const after = compaction.after;
   if (before !== null && after !== undefined && after > before) {
-    throw new HeadroomValidationError([
+    throw new BarometerValidationError([
       {
         field: 'after',
         value: after,

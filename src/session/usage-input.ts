@@ -32,7 +32,7 @@ export const ManualUsageInputSchema = z.strictObject({
   ...shared,
 });
 
-/** A provider's raw response; headroom normalizes its usage. */
+/** A provider's raw response; barometer normalizes its usage. */
 export const RawUsageInputSchema = z.strictObject({
   format: UsageFormatSchema,
   response: z.unknown().refine((value) => value !== undefined, 'must be the provider response'),

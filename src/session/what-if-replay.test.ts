@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ArchiveStore, readArchiveFile } from '../store/archive.js';
 import { readTrace } from '../usage/test-helpers/traces.js';
 import { replayWhatIf, type WhatIfReplayResult } from './what-if-replay.js';
@@ -10,7 +10,7 @@ import { replayWhatIf, type WhatIfReplayResult } from './what-if-replay.js';
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-whatif-replay-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-whatif-replay-'));
   archive = new ArchiveStore({ root, durable: false });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -42,30 +42,30 @@ async function replayed(path: string, model?: string): Promise<WhatIfReplayResul
 describe('replayWhatIf on the recorded sessions', () => {
   it('saves at least 25% of the prompt tokens and 15% of the cache-weighted cost in aggregate', async () => {
     let real = 0;
-    let headroom = 0;
+    let policy = 0;
     let realCost = 0;
-    let headroomCost = 0;
+    let policyCost = 0;
     for (const { path, model } of SESSIONS) {
       const { whatIf } = await replayed(path, model);
       real += whatIf.real.promptTokens;
-      headroom += whatIf.headroom.promptTokens;
+      policy += whatIf.policy.promptTokens;
       realCost += whatIf.real.costUsd ?? 0;
-      headroomCost += whatIf.headroom.costUsd ?? 0;
+      policyCost += whatIf.policy.costUsd ?? 0;
       expect(whatIf.unpricedCalls).toBe(0);
     }
-    expect(1 - headroom / real).toBeGreaterThanOrEqual(0.25);
-    expect(1 - headroomCost / realCost).toBeGreaterThanOrEqual(0.15);
+    expect(1 - policy / real).toBeGreaterThanOrEqual(0.25);
+    expect(1 - policyCost / realCost).toBeGreaterThanOrEqual(0.15);
   }, 30_000);
 
   it('never forces a compaction, and every evicted byte reads back from the archive as the log has it', async () => {
     for (const { path, model } of SESSIONS) {
       const { whatIf } = await replayed(path, model);
-      expect(whatIf.headroom.callsAboveCompactionPoint).toBe(0);
-      expect(whatIf.headroom.peakPromptTokens).toBeLessThan(whatIf.compactionPoint ?? 0);
-      expect(whatIf.headroom.compactions).toBe(0);
+      expect(whatIf.policy.callsAboveCompactionPoint).toBe(0);
+      expect(whatIf.policy.peakPromptTokens).toBeLessThan(whatIf.compactionPoint ?? 0);
+      expect(whatIf.policy.compactions).toBe(0);
       expect(whatIf.archiveVerified).toBe(true);
       expect(whatIf.archiveFailures).toEqual([]);
-      expect(whatIf.headroom.archivedItems).toBeGreaterThan(0);
+      expect(whatIf.policy.archivedItems).toBeGreaterThan(0);
     }
   }, 30_000);
 
@@ -76,10 +76,10 @@ describe('replayWhatIf on the recorded sessions', () => {
     expect(whatIf.savedPercent).toBeGreaterThan(15);
     expect(whatIf.costSavedPercent).toBeGreaterThan(10);
     expect(whatIf.evictions.map((eviction) => eviction.boundary)).toContain('command');
-    // Every call carries what headroom would have sent; a call before the first eviction is the call recorded.
+    // Every call carries what barometer would have sent; a call before the first eviction is the call recorded.
     expect(calls.every((call) => typeof call.whatIfPromptTokens === 'number')).toBe(true);
     expect(calls[0]?.whatIfPromptTokens).toBe(calls[0]?.promptTokens);
-    expect(whatIf.headroom.promptTokens).toBe(
+    expect(whatIf.policy.promptTokens).toBe(
       calls.reduce((sum, call) => sum + (call.whatIfPromptTokens ?? 0), 0) + extraCallTokens(whatIf),
     );
   }, 30_000);
@@ -95,7 +95,7 @@ describe('replayWhatIf on the recorded sessions', () => {
   it('refuses a log that does not hold its messages, naming why', async () => {
     const text = readTrace('gemini/small-gemini-session.jsonl');
     await expect(replayWhatIf(text, { archive, reader: { readFile: readArchiveFile } })).rejects.toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
     await expect(replayWhatIf(text, { archive, reader: { readFile: readArchiveFile } })).rejects.toThrow(
       /only claude-code and codex logs hold/,
@@ -105,5 +105,5 @@ describe('replayWhatIf on the recorded sessions', () => {
 
 /** The prompts of the extra calls an agent makes to read an evicted file again (none in these sessions). */
 function extraCallTokens(whatIf: WhatIfReplayResult['whatIf']): number {
-  return whatIf.headroom.rereads === 0 ? 0 : Number.NaN;
+  return whatIf.policy.rereads === 0 ? 0 : Number.NaN;
 }

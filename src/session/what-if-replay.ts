@@ -1,6 +1,6 @@
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import { EvictionPolicy, type EvictionPolicyOptions } from '../compaction/eviction-policy.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import type { ModelPrice } from '../models/model-price.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
@@ -34,7 +34,7 @@ export interface WhatIfReplayOptions extends Omit<ReplayOptions, 'driftOf'> {
   tombstoneArchiveDir?: string;
 }
 
-/** `whatIf` of `headroom replay --what-if --json`: the recorded session against headroom's policy. */
+/** `whatIf` of `barometer replay --what-if --json`: the recorded session against barometer's policy. */
 export type WhatIfSummary = Omit<WhatIfReport, 'calls'>;
 
 export type WhatIfReplayResult = ReplayResult & { whatIf: WhatIfSummary };
@@ -45,7 +45,7 @@ export const WHAT_IF_FORMATS = ['claude-code', 'codex'] as const;
 /** The history a log holds, call by call, for the formats that log their messages. */
 export function logHistoryOf(text: string, log: SessionLog): LogHistory {
   if (log.format !== 'claude-code' && log.format !== 'codex') {
-    throw new HeadroomValidationError([
+    throw new BarometerValidationError([
       {
         field: 'whatIf',
         value: log.format,
@@ -56,7 +56,7 @@ export function logHistoryOf(text: string, log: SessionLog): LogHistory {
   }
   const history = log.format === 'claude-code' ? readClaudeCodeHistory(text) : readCodexHistory(text);
   if (history.calls.length !== log.calls.length) {
-    throw new HeadroomValidationError([
+    throw new BarometerValidationError([
       {
         field: 'whatIf',
         value: history.calls.length,
@@ -68,11 +68,11 @@ export function logHistoryOf(text: string, log: SessionLog): LogHistory {
 }
 
 /**
- * `headroom replay --what-if`: the recorded session replayed twice — as it happened (the usual timeline, with the
- * drift measured on its history fed to the regulator) and as headroom's eviction policy would have managed it
+ * `barometer replay --what-if`: the recorded session replayed twice — as it happened (the usual timeline, with the
+ * drift measured on its history fed to the regulator) and as barometer's eviction policy would have managed it
  * (see `simulateWhatIf`): the prompt and the cost of every call, the evictions, the archive checked byte for
  * byte against the log. The agent's compaction point is its lowest recorded compaction, else its window.
- * @throws HeadroomValidationError for a log that does not hold its messages (Gemini CLI, OpenHands), an unreadable
+ * @throws BarometerValidationError for a log that does not hold its messages (Gemini CLI, OpenHands), an unreadable
  * log, an unknown model
  */
 export async function replayWhatIf(text: string, options: WhatIfReplayOptions): Promise<WhatIfReplayResult> {

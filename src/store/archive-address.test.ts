@@ -22,7 +22,7 @@ describe('findArchiveAddress', () => {
       '[Task t1 completed: output evicted to archive] /api/v1/archives/s1/t1?item=call_7%3Aresult',
     );
     expect(findArchiveAddress(overHttp, ROOT)).toEqual(findArchiveAddress(tombstone, ROOT));
-    expect(findArchiveAddress(`http://127.0.0.1:8787${archiveApiAddress('s1', 't1')}`, ROOT)).toEqual({
+    expect(findArchiveAddress(`http://127.0.0.1:8797${archiveApiAddress('s1', 't1')}`, ROOT)).toEqual({
       sessionId: 's1',
       taskId: 't1',
     });

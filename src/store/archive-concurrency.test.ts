@@ -50,7 +50,7 @@ function startWriter(root: string, id: string): Writer {
 
 describe('two processes writing one archive root at once', () => {
   it('never collide: every appended record of both reads back whole, and their compactions get different archives', async () => {
-    workDir = await mkdtemp(join(tmpdir(), 'headroom-concurrent-'));
+    workDir = await mkdtemp(join(tmpdir(), 'barometer-concurrent-'));
     const root = join(workDir, 'archives');
     const writers = [startWriter(root, 'server'), startWriter(root, 'cli')];
     await Promise.all(writers.map((writer) => writer.ready));

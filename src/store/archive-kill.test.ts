@@ -37,7 +37,7 @@ function waitForReady(child: ChildProcess): Promise<void> {
 
 describe('archive under SIGKILL', () => {
   it(`keeps a whole record behind every tombstone across ${RUNS} kills at random moments`, async () => {
-    workDir = await mkdtemp(join(tmpdir(), 'headroom-kill-'));
+    workDir = await mkdtemp(join(tmpdir(), 'barometer-kill-'));
     const root = join(workDir, 'archives');
     const markers = join(workDir, 'markers');
     const archive = join(root, 'kill', 'loop.log');

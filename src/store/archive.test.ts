@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ArchiveEntry } from '../compaction/archive-sink.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ArchiveError, ArchiveStore, decodeArchive, encodeRecord } from './archive.js';
 
 const roots: string[] = [];
 let root: string;
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-archive-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-archive-'));
   roots.push(root);
 });
 afterAll(async () => {
@@ -106,7 +106,7 @@ describe('ArchiveStore.append and readArchive', () => {
       ['s', 'x'.repeat(129)],
     ] as const) {
       await expect(store.append(sessionId, taskId, [entry('a', 'x')])).rejects.toBeInstanceOf(
-        HeadroomValidationError,
+        BarometerValidationError,
       );
     }
     expect(await readdir(root)).toEqual([]);
@@ -125,9 +125,9 @@ describe('ArchiveStore.append and readArchive', () => {
     );
   });
 
-  it('answers HR_ERR_ARCHIVE_NOT_FOUND for an archive never written', async () => {
+  it('answers BR_ERR_ARCHIVE_NOT_FOUND for an archive never written', async () => {
     const store = new ArchiveStore({ root });
-    await expect(store.readArchive('s', 'none')).rejects.toMatchObject({ code: 'HR_ERR_ARCHIVE_NOT_FOUND' });
+    await expect(store.readArchive('s', 'none')).rejects.toMatchObject({ code: 'BR_ERR_ARCHIVE_NOT_FOUND' });
   });
 });
 
@@ -237,7 +237,7 @@ describe('torn writes', () => {
   });
 
   it("a record torn by a killed process and buried by another process's append never makes the file unreadable", async () => {
-    // Regression: the CLI was killed mid-append, then the server appended; every read answered HR_ERR_INTEGRITY.
+    // Regression: the CLI was killed mid-append, then the server appended; every read answered BR_ERR_INTEGRITY.
     const cli = new ArchiveStore({ root });
     const server = new ArchiveStore({ root });
     await cli.append('s', 't', [entry('before', 'kept before')]);
@@ -321,7 +321,7 @@ describe('reserve', () => {
     ]);
     expect(answers.filter(Boolean)).toHaveLength(1);
     expect(await first.readArchive('s', 'compaction-1')).toEqual([]);
-    await expect(first.reserve('../x', 'compaction-1')).rejects.toBeInstanceOf(HeadroomValidationError);
+    await expect(first.reserve('../x', 'compaction-1')).rejects.toBeInstanceOf(BarometerValidationError);
   });
 });
 
@@ -334,33 +334,33 @@ describe('readLocation', () => {
     ]);
     await expect(store.readLocation(`${path}#call_2:result`)).resolves.toMatchObject({ content: 'two' });
     await expect(store.readLocation(`${path}#missing`)).rejects.toMatchObject({
-      code: 'HR_ERR_ARCHIVE_NOT_FOUND',
+      code: 'BR_ERR_ARCHIVE_NOT_FOUND',
     });
   });
 
   it('refuses a location outside the archive root', async () => {
     const store = new ArchiveStore({ root });
-    await expect(store.readLocation('/etc/passwd.log#x')).rejects.toBeInstanceOf(HeadroomValidationError);
-    await expect(store.readLocation(`${root}/../x/y.log#x`)).rejects.toBeInstanceOf(HeadroomValidationError);
+    await expect(store.readLocation('/etc/passwd.log#x')).rejects.toBeInstanceOf(BarometerValidationError);
+    await expect(store.readLocation(`${root}/../x/y.log#x`)).rejects.toBeInstanceOf(BarometerValidationError);
     await expect(store.readLocation(`${root}/s/../../t.log#x`)).rejects.toBeInstanceOf(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
   });
 });
 
 describe('readItem', () => {
-  it('answers HR_ERR_ARCHIVE_NOT_FOUND for an item not in an undamaged archive, or only in a torn tail', async () => {
+  it('answers BR_ERR_ARCHIVE_NOT_FOUND for an item not in an undamaged archive, or only in a torn tail', async () => {
     const store = new ArchiveStore({ root, durable: false });
     const { path } = await store.append('s', 't', [entry('a', 'first'), entry('b', 'second')]);
     await expect(store.readItem('s', 't', 'b')).resolves.toMatchObject({ content: 'second' });
-    await expect(store.readItem('s', 't', 'z')).rejects.toMatchObject({ code: 'HR_ERR_ARCHIVE_NOT_FOUND' });
+    await expect(store.readItem('s', 't', 'z')).rejects.toMatchObject({ code: 'BR_ERR_ARCHIVE_NOT_FOUND' });
     // An append cut short (or still under way) at the end: nothing that resolved is in it.
     const torn = encodeRecord({ ...entry('c', 'third'), sessionId: 's', taskId: 't', archivedAt: 'x' });
     await appendFile(path, torn.subarray(0, torn.length - 5));
-    await expect(store.readItem('s', 't', 'c')).rejects.toMatchObject({ code: 'HR_ERR_ARCHIVE_NOT_FOUND' });
+    await expect(store.readItem('s', 't', 'c')).rejects.toMatchObject({ code: 'BR_ERR_ARCHIVE_NOT_FOUND' });
   });
 
-  it('answers HR_ERR_INTEGRITY for an item missing from an archive damaged before its last whole record', async () => {
+  it('answers BR_ERR_INTEGRITY for an item missing from an archive damaged before its last whole record', async () => {
     const store = new ArchiveStore({ root, durable: false });
     const { path } = await store.append('s', 't', [
       entry('a', 'first'),
@@ -372,7 +372,7 @@ describe('readItem', () => {
     await writeFile(path, bytes);
     const failure = store.readItem('s', 't', 'b');
     await expect(failure).rejects.toBeInstanceOf(ArchiveError);
-    await expect(failure).rejects.toMatchObject({ code: 'HR_ERR_INTEGRITY', status: 500, exitCode: 4 });
+    await expect(failure).rejects.toMatchObject({ code: 'BR_ERR_INTEGRITY', status: 500, exitCode: 4 });
     await expect(store.readItem('s', 't', 'c')).resolves.toMatchObject({ content: 'third' });
   });
 });

@@ -7,8 +7,8 @@ import {
   type ArchiveEntry,
   type ArchiveSink,
 } from '../compaction/archive-sink.js';
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerError } from '../errors/barometer-error.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /**
  * Record framing: `HRA1 <payload bytes> <sha256 of payload, hex>\n<payload>\n`. The length finds the record's
@@ -37,8 +37,8 @@ export interface ArchiveRecord extends ArchiveEntry {
 }
 
 /** A missing archive, or one whose bytes cannot be trusted. */
-export class ArchiveError extends HeadroomError {
-  declare readonly code: 'HR_ERR_ARCHIVE_NOT_FOUND' | 'HR_ERR_INTEGRITY';
+export class ArchiveError extends BarometerError {
+  declare readonly code: 'BR_ERR_ARCHIVE_NOT_FOUND' | 'BR_ERR_INTEGRITY';
   /** The archive file, for the log and the CLI; the HTTP service never sends it. */
   readonly path: string;
   constructor(code: ArchiveError['code'], path: string, message: string) {
@@ -221,7 +221,7 @@ export async function decodeArchiveFile(path: string): Promise<DecodedArchive> {
   try {
     bytes = await readFile(path);
   } catch (error) {
-    if (isMissing(error)) throw new ArchiveError('HR_ERR_ARCHIVE_NOT_FOUND', path, `no archive at ${path}`);
+    if (isMissing(error)) throw new ArchiveError('BR_ERR_ARCHIVE_NOT_FOUND', path, `no archive at ${path}`);
     throw error;
   }
   return decodeArchive(bytes, path);
@@ -230,22 +230,22 @@ export async function decodeArchiveFile(path: string): Promise<DecodedArchive> {
 /**
  * The record of an item (its latest, if it was archived twice) in a decoded archive.
  *
- * An item that is not among the whole records is HR_ERR_ARCHIVE_NOT_FOUND when nothing but a torn tail was
+ * An item that is not among the whole records is BR_ERR_ARCHIVE_NOT_FOUND when nothing but a torn tail was
  * skipped — a torn tail is an append cut short or still under way, never one that resolved, so no tombstone
- * points into it — and HR_ERR_INTEGRITY when bytes before the last whole record are damaged: the item may have
+ * points into it — and BR_ERR_INTEGRITY when bytes before the last whole record are damaged: the item may have
  * been there, and "not found" would be a claim the reader cannot make.
- * @throws ArchiveError HR_ERR_ARCHIVE_NOT_FOUND or HR_ERR_INTEGRITY
+ * @throws ArchiveError BR_ERR_ARCHIVE_NOT_FOUND or BR_ERR_INTEGRITY
  */
 export function findArchivedItem(decoded: DecodedArchive, itemId: string, path: string): ArchiveRecord {
   const record = decoded.records.findLast((entry) => entry.itemId === itemId);
   if (record) return record;
   const damaged = decoded.skipped.filter((region) => region.offset < decoded.validBytes);
   if (damaged.length === 0) {
-    throw new ArchiveError('HR_ERR_ARCHIVE_NOT_FOUND', path, `no record for item ${itemId} in ${path}`);
+    throw new ArchiveError('BR_ERR_ARCHIVE_NOT_FOUND', path, `no record for item ${itemId} in ${path}`);
   }
   const bytes = damaged.reduce((sum, region) => sum + region.bytes, 0);
   throw new ArchiveError(
-    'HR_ERR_INTEGRITY',
+    'BR_ERR_INTEGRITY',
     path,
     `no whole record for item ${itemId} in ${path}, which has ${bytes} damaged bytes in ${damaged.length} region(s): the item may have been there`,
   );
@@ -265,7 +265,7 @@ export async function readArchiveFile(path: string): Promise<ArchiveRecord[]> {
  * there (see `write`).
  *
  * @example
- * const archive = new ArchiveStore({ root: '.headroom/archives' });
+ * const archive = new ArchiveStore({ root: '.barometer/archives' });
  * const { path } = await archive.append('s1', 't1', [{ itemId: 'c1:result', kind: 'tool-result', field: 'content', content: 'log…' }]);
  * await archive.readArchive('s1', 't1'); // [{ itemId: 'c1:result', content: 'log…', … }]
  */
@@ -278,14 +278,14 @@ export class ArchiveStore implements ArchiveSink {
 
   constructor(options: ArchiveStoreOptions) {
     if (typeof options?.root !== 'string' || options.root.length === 0) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [{ field: 'root', value: options?.root, message: 'must be a directory path' }],
         'archive options',
       );
     }
     const chunk = options.writeChunkBytes;
     if (chunk !== undefined && (!Number.isInteger(chunk) || chunk < 1)) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [{ field: 'writeChunkBytes', value: chunk, message: 'must be an integer ≥ 1', allowed: { min: 1 } }],
         'archive options',
       );
@@ -299,7 +299,7 @@ export class ArchiveStore implements ArchiveSink {
   /** The file of a session's task; the ids are validated first. */
   pathFor(sessionId: string, taskId: string): string {
     const ids = parseWith(ArchiveAddressSchema, { sessionId, taskId });
-    if (!ids.ok) throw new HeadroomValidationError(ids.issues, 'archive id');
+    if (!ids.ok) throw new BarometerValidationError(ids.issues, 'archive id');
     return join(this.root, sessionId, `${taskId}.log`);
   }
 
@@ -389,7 +389,7 @@ export class ArchiveStore implements ArchiveSink {
     const relative = path.startsWith(this.root + sep) ? path.slice(this.root.length + 1).split(sep) : [];
     const [sessionId, file] = relative;
     if (cut === -1 || relative.length !== 2 || !sessionId || !file) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [{ field: 'location', value: location, message: `not an archive location under ${this.root}` }],
         'archive location',
       );
@@ -400,7 +400,7 @@ export class ArchiveStore implements ArchiveSink {
   /**
    * One item of a session's task archive. An item evicted twice (never by evictTask, which skips archived
    * items) resolves to its latest record.
-   * @throws ArchiveError HR_ERR_ARCHIVE_NOT_FOUND (no archive, or no such item), HR_ERR_INTEGRITY (the item may
+   * @throws ArchiveError BR_ERR_ARCHIVE_NOT_FOUND (no archive, or no such item), BR_ERR_INTEGRITY (the item may
    * lie in damaged bytes; see {@link findArchivedItem})
    */
   async readItem(sessionId: string, taskId: string, itemId: string): Promise<ArchiveRecord> {

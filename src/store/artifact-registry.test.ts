@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enforceBudget } from '../discipline/enforce-budget.js';
 import { buildHotState } from '../discipline/hot-state.js';
 import { storeReferences } from '../discipline/store-references.js';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { ArtifactRegistry, ArtifactRegistryError, DEFAULT_MAX_ARTIFACT_BYTES } from './artifact-registry.js';
 
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
@@ -15,7 +15,7 @@ let root: string;
 let registry: ArtifactRegistry;
 
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-artifacts-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-artifacts-'));
   registry = new ArtifactRegistry({ root });
 });
 
@@ -77,7 +77,7 @@ describe('ArtifactRegistry', () => {
     it('refuses content that no longer matches its hash', async () => {
       const { id } = await registry.putText('original');
       await writeFile(join(root, id.slice(0, 2), id), 'tampered');
-      await expect(registry.getText(id)).rejects.toMatchObject({ code: 'HR_ERR_INTEGRITY', id });
+      await expect(registry.getText(id)).rejects.toMatchObject({ code: 'BR_ERR_INTEGRITY', id });
     });
 
     it('repairs a tampered copy when the content is put again', async () => {
@@ -95,7 +95,7 @@ describe('ArtifactRegistry', () => {
       const tooLarge = registry.putText('x'.repeat(524_289));
       await expect(tooLarge).rejects.toBeInstanceOf(ArtifactRegistryError);
       await expect(registry.putText('x'.repeat(524_289))).rejects.toMatchObject({
-        code: 'HR_ERR_ARTIFACT_TOO_LARGE',
+        code: 'BR_ERR_ARTIFACT_TOO_LARGE',
         message: expect.stringMatching(/524289 bytes.*at most 524288/),
       });
       expect(await filesUnder(root)).toHaveLength(1);
@@ -104,7 +104,7 @@ describe('ArtifactRegistry', () => {
     it('counts bytes, not characters', async () => {
       const small = new ArtifactRegistry({ root, maxBytes: 4 });
       await expect(small.putText('éé')).resolves.toMatchObject({ bytes: 4 });
-      await expect(small.putText('ééé')).rejects.toMatchObject({ code: 'HR_ERR_ARTIFACT_TOO_LARGE' });
+      await expect(small.putText('ééé')).rejects.toMatchObject({ code: 'BR_ERR_ARTIFACT_TOO_LARGE' });
     });
   });
 
@@ -113,15 +113,15 @@ describe('ArtifactRegistry', () => {
       // A file a naive join would reach: it must stay unread, so the error is a validation error, not not-found.
       await writeFile(join(root, 'secret'), 'do not read');
       for (const bad of ['../../etc/passwd', '../secret', `${'a'.repeat(63)}/`, '']) {
-        await expect(registry.getText(bad)).rejects.toBeInstanceOf(HeadroomValidationError);
-        await expect(registry.has(bad)).rejects.toMatchObject({ code: 'HR_ERR_INVALID_PARAM' });
+        await expect(registry.getText(bad)).rejects.toBeInstanceOf(BarometerValidationError);
+        await expect(registry.has(bad)).rejects.toMatchObject({ code: 'BR_ERR_INVALID_PARAM' });
       }
     });
 
     it('refuses an uppercase id even when its lowercase twin exists', async () => {
       const { id } = await registry.putText('hello');
       await expect(registry.getText(id.toUpperCase())).rejects.toMatchObject({
-        code: 'HR_ERR_INVALID_PARAM',
+        code: 'BR_ERR_INVALID_PARAM',
         issues: [expect.objectContaining({ field: 'id' })],
       });
     });
@@ -130,24 +130,24 @@ describe('ArtifactRegistry', () => {
       const missing = sha256('never stored');
       expect(await registry.has(missing)).toBe(false);
       await expect(registry.getText(missing)).rejects.toMatchObject({
-        code: 'HR_ERR_ARTIFACT_NOT_FOUND',
+        code: 'BR_ERR_ARTIFACT_NOT_FOUND',
         id: missing,
       });
     });
   });
 
   it('refuses values without a JSON form, and content that is not JSON when JSON is asked for', async () => {
-    await expect(registry.putJson(undefined)).rejects.toBeInstanceOf(HeadroomValidationError);
+    await expect(registry.putJson(undefined)).rejects.toBeInstanceOf(BarometerValidationError);
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    await expect(registry.putJson(cyclic)).rejects.toBeInstanceOf(HeadroomValidationError);
+    await expect(registry.putJson(cyclic)).rejects.toBeInstanceOf(BarometerValidationError);
     const { id } = await registry.putText('not json');
-    await expect(registry.getJson(id)).rejects.toMatchObject({ code: 'HR_ERR_INVALID_PARAM' });
+    await expect(registry.getJson(id)).rejects.toMatchObject({ code: 'BR_ERR_INVALID_PARAM' });
   });
 
   it('rejects unknown and invalid options', () => {
-    expect(() => new ArtifactRegistry({ root, maxSize: 1 } as never)).toThrow(HeadroomValidationError);
-    expect(() => new ArtifactRegistry({ root, maxBytes: 0 })).toThrow(HeadroomValidationError);
+    expect(() => new ArtifactRegistry({ root, maxSize: 1 } as never)).toThrow(BarometerValidationError);
+    expect(() => new ArtifactRegistry({ root, maxBytes: 0 })).toThrow(BarometerValidationError);
   });
 
   it('holds the lists the budgeter moved out of a hot state, under the ids the state refers to', async () => {

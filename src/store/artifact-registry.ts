@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { BarometerError } from '../errors/barometer-error.js';
 import type { ErrorCode } from '../errors/error-catalogue.js';
-import { HeadroomError } from '../errors/headroom-error.js';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /** Artifacts larger than 512 KiB are refused: the registry holds references' content, not bulk data. */
 export const DEFAULT_MAX_ARTIFACT_BYTES = 512 * 1024;
@@ -25,7 +25,7 @@ export const ArtifactRegistryOptionsSchema = z.strictObject({
 export type ArtifactRegistryOptions = z.infer<typeof ArtifactRegistryOptionsSchema>;
 
 /** A failure of the registry, with its machine code from the error catalogue. */
-export class ArtifactRegistryError extends HeadroomError {
+export class ArtifactRegistryError extends BarometerError {
   readonly id: string | undefined;
   constructor(code: ErrorCode, message: string, id?: string) {
     super(code, message);
@@ -60,7 +60,7 @@ let writeSequence = 0;
  * read verifies the hash; ids are validated before they are used in a path.
  *
  * @example
- * const registry = new ArtifactRegistry({ root: '.headroom/artifacts' });
+ * const registry = new ArtifactRegistry({ root: '.barometer/artifacts' });
  * const { id } = await registry.putText(largeLog);
  * const again = await registry.getText(id);
  */
@@ -68,23 +68,23 @@ export class ArtifactRegistry {
   readonly root: string;
   readonly maxBytes: number;
 
-  /** @throws HeadroomValidationError when the options are invalid */
+  /** @throws BarometerValidationError when the options are invalid */
   constructor(options: ArtifactRegistryOptions) {
     const parsed = parseWith(ArtifactRegistryOptionsSchema, options);
-    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'artifact registry options');
+    if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'artifact registry options');
     this.root = resolve(parsed.value.root);
     this.maxBytes = parsed.value.maxBytes ?? DEFAULT_MAX_ARTIFACT_BYTES;
   }
 
   /**
    * Stores bytes or text (as UTF-8) and returns its id; content already stored (and intact) is not written again.
-   * @throws ArtifactRegistryError HR_ERR_ARTIFACT_TOO_LARGE when over `maxBytes` (nothing is written)
+   * @throws ArtifactRegistryError BR_ERR_ARTIFACT_TOO_LARGE when over `maxBytes` (nothing is written)
    */
   async put(content: string | Uint8Array): Promise<StoredArtifact> {
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     if (bytes.length > this.maxBytes) {
       throw new ArtifactRegistryError(
-        'HR_ERR_ARTIFACT_TOO_LARGE',
+        'BR_ERR_ARTIFACT_TOO_LARGE',
         `Artifact is ${bytes.length} bytes; the registry accepts at most ${this.maxBytes} bytes`,
       );
     }
@@ -95,35 +95,38 @@ export class ArtifactRegistry {
     return { id, bytes: bytes.length, created: true };
   }
 
-  /** Stores text as UTF-8. @throws ArtifactRegistryError HR_ERR_ARTIFACT_TOO_LARGE */
+  /** Stores text as UTF-8. @throws ArtifactRegistryError BR_ERR_ARTIFACT_TOO_LARGE */
   putText(content: string): Promise<StoredArtifact> {
     return this.put(content);
   }
 
   /**
    * Stores a value as JSON text (`JSON.stringify`, no indentation).
-   * @throws HeadroomValidationError when the value has no JSON form (undefined, a function, a cycle)
+   * @throws BarometerValidationError when the value has no JSON form (undefined, a function, a cycle)
    */
   async putJson(value: unknown): Promise<StoredArtifact> {
     let text: string | undefined;
     try {
       text = JSON.stringify(value);
     } catch (error) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         [{ field: 'value', value, message: (error as Error).message }],
         'artifact',
       );
     }
     if (text === undefined) {
-      throw new HeadroomValidationError([{ field: 'value', value, message: 'has no JSON form' }], 'artifact');
+      throw new BarometerValidationError(
+        [{ field: 'value', value, message: 'has no JSON form' }],
+        'artifact',
+      );
     }
     return this.put(text);
   }
 
   /**
    * The artifact's bytes, verified against its id.
-   * @throws HeadroomValidationError when the id is not a sha256 (nothing is read)
-   * @throws ArtifactRegistryError HR_ERR_ARTIFACT_NOT_FOUND, or HR_ERR_INTEGRITY when the bytes do not match the id
+   * @throws BarometerValidationError when the id is not a sha256 (nothing is read)
+   * @throws ArtifactRegistryError BR_ERR_ARTIFACT_NOT_FOUND, or BR_ERR_INTEGRITY when the bytes do not match the id
    */
   async get(id: string): Promise<Buffer> {
     const path = this.pathOf(id);
@@ -132,13 +135,13 @@ export class ArtifactRegistry {
       bytes = await readFile(path);
     } catch (error) {
       if (hasCode(error, 'ENOENT')) {
-        throw new ArtifactRegistryError('HR_ERR_ARTIFACT_NOT_FOUND', `No artifact ${id}`, id);
+        throw new ArtifactRegistryError('BR_ERR_ARTIFACT_NOT_FOUND', `No artifact ${id}`, id);
       }
       throw error;
     }
     if (sha256(bytes) !== id) {
       throw new ArtifactRegistryError(
-        'HR_ERR_INTEGRITY',
+        'BR_ERR_INTEGRITY',
         `Stored artifact ${id} does not match its hash`,
         id,
       );
@@ -153,20 +156,20 @@ export class ArtifactRegistry {
 
   /**
    * The artifact parsed as JSON.
-   * @throws as {@link ArtifactRegistry.get}; ArtifactRegistryError HR_ERR_INVALID_PARAM when it is not JSON
+   * @throws as {@link ArtifactRegistry.get}; ArtifactRegistryError BR_ERR_INVALID_PARAM when it is not JSON
    */
   async getJson<T = unknown>(id: string): Promise<T> {
     const text = await this.getText(id);
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new ArtifactRegistryError('HR_ERR_INVALID_PARAM', `Artifact ${id} is not JSON`, id);
+      throw new ArtifactRegistryError('BR_ERR_INVALID_PARAM', `Artifact ${id} is not JSON`, id);
     }
   }
 
   /**
    * Whether an artifact with this id is stored (its content is verified on read, not here).
-   * @throws HeadroomValidationError when the id is not a sha256
+   * @throws BarometerValidationError when the id is not a sha256
    */
   async has(id: string): Promise<boolean> {
     const path = this.pathOf(id);
@@ -182,7 +185,7 @@ export class ArtifactRegistry {
   private pathOf(id: string): string {
     const parsed = parseWith(ArtifactIdSchema, id);
     if (!parsed.ok) {
-      throw new HeadroomValidationError(
+      throw new BarometerValidationError(
         parsed.issues.map((issue) => ({ ...issue, field: 'id' })),
         'artifact id',
       );

@@ -18,7 +18,7 @@ export interface EventBus {
 }
 
 export interface RedisEventBusOptions {
-  /** @default 'headroom:' */
+  /** @default 'barometer:' */
   prefix?: string;
   /** The channel under the prefix. @default 'events' */
   channel?: string;
@@ -73,7 +73,7 @@ export class RedisEventBus implements EventBus {
   private constructor(publisher: Redis, subscriber: Redis, options: RedisEventBusOptions) {
     this.#publisher = publisher;
     this.#subscriber = subscriber;
-    this.#channel = `${options.prefix ?? 'headroom:'}${options.channel ?? 'events'}`;
+    this.#channel = `${options.prefix ?? 'barometer:'}${options.channel ?? 'events'}`;
     this.#onProblem = options.onProblem ?? (() => {});
     this.#ownPrefix = `{"from":${JSON.stringify(this.instanceId)},`;
     this.#ownPrefixBytes = Buffer.from(this.#ownPrefix);

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { HeadroomError } from '../errors/headroom-error.js';
+import { BarometerError } from '../errors/barometer-error.js';
 
 /** The URL with any password replaced, fit for a log line or an error message. */
 export function redactRedisUrl(url: string): string {
@@ -19,7 +19,7 @@ export interface ConnectRedisOptions {
 
 /**
  * A connected ioredis client for a `redis://` or `rediss://` URL, with auto-pipelining (concurrent commands share
- * one round trip). Rejects with HR_ERR_STORE_UNAVAILABLE, naming the URL without its password, when Redis
+ * one round trip). Rejects with BR_ERR_STORE_UNAVAILABLE, naming the URL without its password, when Redis
  * cannot be reached; once connected, the client reconnects by itself and a command that fails while Redis is
  * away fails its request (503), never the process.
  */
@@ -44,8 +44,8 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
     redis.disconnect();
     // ioredis answers "Connection is closed"; the socket's own error (ECONNREFUSED, a DNS failure) says why.
     const reason = lastError?.message ?? (error instanceof Error ? error.message : String(error));
-    throw new HeadroomError(
-      'HR_ERR_STORE_UNAVAILABLE',
+    throw new BarometerError(
+      'BR_ERR_STORE_UNAVAILABLE',
       `Cannot reach Redis at ${redactRedisUrl(url)}: ${reason}`,
       {
         cause: error,

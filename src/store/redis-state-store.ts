@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
-import { HeadroomError } from '../errors/headroom-error.js';
+import { BarometerError } from '../errors/barometer-error.js';
 import { type AppendOnlyList, atPath, withPath } from './append-only-list.js';
 import type { StateStore } from './state-store.js';
 
 export interface RedisStateStoreOptions<T> {
-  /** Key prefix shared by every instance of one service. @default 'headroom:' */
+  /** Key prefix shared by every instance of one service. @default 'barometer:' */
   prefix?: string;
   /** What is stored (`sessions`): keys are `<prefix><namespace>:…`. */
   namespace: string;
@@ -88,10 +88,10 @@ type Commands = {
   hrDelete(...args: Array<string | number>): Promise<number>;
 };
 
-function unavailable(action: string, cause: unknown): HeadroomError {
+function unavailable(action: string, cause: unknown): BarometerError {
   const reason = cause instanceof Error ? cause.message : String(cause);
-  return new HeadroomError(
-    'HR_ERR_STORE_UNAVAILABLE',
+  return new BarometerError(
+    'BR_ERR_STORE_UNAVAILABLE',
     `The shared store (Redis) failed to ${action}: ${reason}`,
     {
       cause,
@@ -100,7 +100,7 @@ function unavailable(action: string, cause: unknown): HeadroomError {
 }
 
 /**
- * Values in Redis, shared by every headroom instance that names the same Redis and prefix. Each value is a hash
+ * Values in Redis, shared by every barometer instance that names the same Redis and prefix. Each value is a hash
  * (`v` its version, `d` its JSON) and the ids are a set. An update reads the value, applies `change` here, and
  * writes back with a script that succeeds only if the version is still the one read (optimistic concurrency):
  * there is no lock to leak when an instance dies, an update is applied whole or not at all, and a conflict is
@@ -127,7 +127,7 @@ export class RedisStateStore<T> implements StateStore<T> {
   readonly #known = new Map<string, { version: string; value: T }>();
 
   constructor(redis: Redis, options: RedisStateStoreOptions<T>) {
-    this.#prefix = `${options.prefix ?? 'headroom:'}${options.namespace}:`;
+    this.#prefix = `${options.prefix ?? 'barometer:'}${options.namespace}:`;
     this.#idsKey = `${this.#prefix}ids`;
     this.#counterKey = `${this.#prefix}version`;
     this.#parse = options.parse;
@@ -171,7 +171,7 @@ export class RedisStateStore<T> implements StateStore<T> {
     try {
       value = JSON.parse(json);
     } catch (error) {
-      throw new HeadroomError('HR_ERR_INTEGRITY', `The stored value of ${JSON.stringify(id)} is not JSON`, {
+      throw new BarometerError('BR_ERR_INTEGRITY', `The stored value of ${JSON.stringify(id)} is not JSON`, {
         cause: error,
       });
     }
@@ -185,8 +185,8 @@ export class RedisStateStore<T> implements StateStore<T> {
     if (!this.#parse) return value as T;
     const parsed = this.#parse(value);
     if (!parsed.ok) {
-      throw new HeadroomError(
-        'HR_ERR_INTEGRITY',
+      throw new BarometerError(
+        'BR_ERR_INTEGRITY',
         `The stored value of ${JSON.stringify(id)} does not read back: ${parsed.reason}`,
       );
     }
@@ -311,8 +311,8 @@ export class RedisStateStore<T> implements StateStore<T> {
       }
     }
     this.#known.delete(id);
-    throw new HeadroomError(
-      'HR_ERR_STORE_UNAVAILABLE',
+    throw new BarometerError(
+      'BR_ERR_STORE_UNAVAILABLE',
       `The update of ${JSON.stringify(id)} conflicted with other instances ${this.#maxAttempts} times and was not applied; retry it`,
     );
   }

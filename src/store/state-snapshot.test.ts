@@ -29,7 +29,7 @@ function snapshotIn(directory: string, problems: string[] = [], key?: string): S
 }
 
 function folder(): string {
-  const directory = mkdtempSync(join(tmpdir(), 'headroom-snapshot-'));
+  const directory = mkdtempSync(join(tmpdir(), 'barometer-snapshot-'));
   folders.push(directory);
   return directory;
 }

@@ -147,7 +147,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('Redis', () => {
     expect((await first.get('r'))?.count).toBe(203);
   });
 
-  it('answers a value that does not read back with HR_ERR_INTEGRITY naming the id', async () => {
+  it('answers a value that does not read back with BR_ERR_INTEGRITY naming the id', async () => {
     const redis = client();
     const store = new RedisStateStore<Counter>(redis, {
       prefix: 'tbad:',
@@ -160,14 +160,14 @@ describe.skipIf(Boolean(missing) && !redisRequired)('Redis', () => {
     await store.create('x', { id: 'x', count: 0, log: { items: [] } });
     await redis.hset('tbad:counters:v:x', 'd', '{"id":"x","count":"zero","log":{"items":[]}}');
     await expect(store.get('x')).rejects.toMatchObject({
-      code: 'HR_ERR_INTEGRITY',
+      code: 'BR_ERR_INTEGRITY',
       message: expect.stringContaining('"x" does not read back: count: expected a number'),
     });
     await redis.hset('tbad:counters:v:x', 'd', '{not json');
-    await expect(store.update('x', (current) => current)).rejects.toMatchObject({ code: 'HR_ERR_INTEGRITY' });
+    await expect(store.update('x', (current) => current)).rejects.toMatchObject({ code: 'BR_ERR_INTEGRITY' });
   });
 
-  it('fails a command with HR_ERR_STORE_UNAVAILABLE when Redis is gone, and keeps the process up', async () => {
+  it('fails a command with BR_ERR_STORE_UNAVAILABLE when Redis is gone, and keeps the process up', async () => {
     const other = await startRedisServer();
     const redis = new Redis(other.url, { maxRetriesPerRequest: 1, retryStrategy: () => 50 });
     redis.on('error', () => {});
@@ -176,7 +176,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('Redis', () => {
     await store.create('g', { id: 'g', count: 0, log: { items: [] } });
     await other.stop();
     await expect(store.update('g', (current) => current)).rejects.toMatchObject({
-      code: 'HR_ERR_STORE_UNAVAILABLE',
+      code: 'BR_ERR_STORE_UNAVAILABLE',
     });
   });
 });

@@ -81,7 +81,7 @@ export async function callTool<T = ToolErrorContent>(
   };
 }
 
-/** The names of headroom's tools, in the order the server lists them. */
+/** The names of barometer's tools, in the order the server lists them. */
 export const TOOL_NAMES = [
   'evaluate_pressure',
   'create_session',

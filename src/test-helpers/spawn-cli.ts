@@ -11,7 +11,7 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): Chil
   });
 }
 
-/** Starts `headroom serve` on a free port and resolves with its URL once it prints it. */
+/** Starts `barometer serve` on a free port and resolves with its URL once it prints it. */
 export async function startServeProcess(
   args: string[] = [],
   env: Record<string, string> = {},

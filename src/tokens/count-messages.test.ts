@@ -1,6 +1,6 @@
 import { encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { charsEstimateCounter } from './chars-estimate-counter.js';
 import { type ChatMessage, countMessages } from './count-messages.js';
 import { createTokenCounter } from './create-token-counter.js';
@@ -85,6 +85,6 @@ describe('countMessages', () => {
   it('takes framing as options and rejects unknown ones', () => {
     const framing = { perMessageTokens: 0, replyPrimingTokens: 0 };
     expect(countMessages([{ role: 'user', content: 'hello world' }], o200k, framing).tokens).toBe(3);
-    expect(() => countMessages([], o200k, { perMessage: 1 } as never)).toThrow(HeadroomValidationError);
+    expect(() => countMessages([], o200k, { perMessage: 1 } as never)).toThrow(BarometerValidationError);
   });
 });

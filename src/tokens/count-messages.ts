@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { TokenCounter } from './token-counter.js';
 
 /**
@@ -127,7 +127,7 @@ export function countMessage(
  * Counts a chat request's messages with a token counter: content strings and content-part arrays, tool
  * calls' names and arguments, Anthropic tool_use/tool_result parts, plus ChatML framing. With the default
  * framing a plain-text chat counts exactly what gpt-tokenizer's `encodeChat` encodes.
- * @throws HeadroomValidationError when the framing options are invalid
+ * @throws BarometerValidationError when the framing options are invalid
  *
  * @example
  * countMessages([{ role: 'user', content: 'hello world' }], createTokenCounter());
@@ -139,7 +139,7 @@ export function countMessages(
   framing: MessageFraming = {},
 ): MessagesCount {
   const parsed = parseWith(MessageFramingSchema, framing);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'message framing');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'message framing');
   const perMessage = framing.perMessageTokens ?? DEFAULT_PER_MESSAGE_TOKENS;
   let tokens = framing.replyPrimingTokens ?? DEFAULT_REPLY_PRIMING_TOKENS;
   let uncounted = 0;

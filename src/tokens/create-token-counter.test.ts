@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { charsEstimateCounter } from './chars-estimate-counter.js';
 import { createTokenCounter, encodingForModel } from './create-token-counter.js';
 
@@ -51,7 +51,7 @@ describe('createTokenCounter', () => {
 
   it('rejects an unknown encoding and unknown keys', () => {
     expect(() => createTokenCounter({ encoding: 'p50k_base' as 'o200k_base' })).toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
     expect(() => createTokenCounter({ tokenizer: 'x' } as never)).toThrow(/tokenizer: unknown parameter/);
   });

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module';
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { TokenCounter } from './token-counter.js';
 
-/** The BPE encodings headroom counts with. */
+/** The BPE encodings barometer counts with. */
 export const TOKEN_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
 export type TokenEncoding = (typeof TOKEN_ENCODINGS)[number];
 
@@ -33,7 +33,7 @@ const CL100K_FAMILIES = /^(gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada-00
 /**
  * The encoding of a model family: gpt-4o, gpt-4.1, gpt-4.5, gpt-5, gpt-oss, codex and the o-series use
  * o200k_base; gpt-4 and gpt-3.5 use cl100k_base. Any other family (Claude, Gemini, Llama, …) has a tokenizer
- * headroom does not ship, so it is counted with o200k_base and reported with `known: false`.
+ * barometer does not ship, so it is counted with o200k_base and reported with `known: false`.
  * A provider prefix (`openai/gpt-4o`, `azure/gpt-4`) is ignored.
  */
 export function encodingForModel(model: string): ModelEncoding {
@@ -48,7 +48,7 @@ interface EncodingApi {
 }
 
 // gpt-tokenizer's ESM entries load their rank tables at import time (≈ 145 ms, +55 MB for o200k), so a static
-// import would make every importer of headroom pay for both encodings. require() of the CommonJS build is
+// import would make every importer of barometer pay for both encodings. require() of the CommonJS build is
 // synchronous, which keeps count() synchronous, and happens only when a counter first counts.
 const requireFromHere = createRequire(import.meta.url);
 const loadedEncodings = new Map<TokenEncoding, EncodingApi>();
@@ -72,14 +72,14 @@ const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
  *
  * @param options.encoding the encoding; wins over `model`. @default 'o200k_base'
  * @param options.model picks the encoding by family (see {@link encodingForModel})
- * @throws HeadroomValidationError when the options are invalid (unknown key, unknown encoding)
+ * @throws BarometerValidationError when the options are invalid (unknown key, unknown encoding)
  * @example
  * createTokenCounter().count('hello world'); // 2
  * createTokenCounter({ model: 'gpt-4' }).name; // 'cl100k_base'
  */
 export function createTokenCounter(options: TokenCounterOptions = {}): TokenCounter {
   const parsed = parseWith(TokenCounterOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'token counter options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'token counter options');
   const { encoding, model } = parsed.value;
   const chosen = encoding ?? (model === undefined ? DEFAULT_ENCODING : encodingForModel(model).encoding);
   return Object.freeze({

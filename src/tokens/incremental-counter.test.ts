@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { charsEstimateCounter } from './chars-estimate-counter.js';
 import { type ChatMessage, countMessages } from './count-messages.js';
 import { createTokenCounter } from './create-token-counter.js';
@@ -104,10 +104,10 @@ describe('IncrementalCounter', () => {
 
   it('rejects invalid options', () => {
     expect(() => new IncrementalCounter(charsEstimateCounter, { maxEntries: 0 })).toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
     expect(() => new IncrementalCounter(charsEstimateCounter, { size: 3 } as never)).toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import {
   type ChatMessage,
   countMessage,
@@ -75,10 +75,10 @@ export class IncrementalCounter {
     { role: unknown; name: unknown; content: unknown; toolCalls: unknown; key: string }
   >();
 
-  /** @throws HeadroomValidationError when the options are invalid */
+  /** @throws BarometerValidationError when the options are invalid */
   constructor(counter: TokenCounter, options: IncrementalCounterOptions = {}) {
     const parsed = parseWith(IncrementalCounterOptionsSchema, options);
-    if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'incremental counter options');
+    if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'incremental counter options');
     this.counter = counter;
     this.maxEntries = parsed.value.maxEntries ?? DEFAULT_INCREMENTAL_MAX_ENTRIES;
     this.perMessageTokens = parsed.value.perMessageTokens ?? DEFAULT_PER_MESSAGE_TOKENS;

@@ -3,7 +3,7 @@ import type { SessionLogBuilder } from './session-log-builder.js';
 
 /**
  * A session-log reader that takes one line at a time: the whole-file readers (`readClaudeCodeLog`, …) feed it
- * every line of a text, and `headroom watch` feeds it the lines of a log as the agent appends them. Both see the
+ * every line of a text, and `barometer watch` feeds it the lines of a log as the agent appends them. Both see the
  * same calls and compactions, in the same order.
  */
 export interface LineLogReader {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { normalizeOpenAIChat, normalizeOpenAIChatStream } from './normalize-openai-chat.js';
 import { loadCassette } from './test-helpers/traces.js';
 import { parseServerSentEvents } from './usage-fields.js';
@@ -147,7 +147,7 @@ describe('normalizeOpenAIChat on documented shapes', () => {
   });
 
   it('throws on invalid options', () => {
-    expect(() => normalizeOpenAIChat({}, { timestamp: 'yesterday' })).toThrow(HeadroomValidationError);
+    expect(() => normalizeOpenAIChat({}, { timestamp: 'yesterday' })).toThrow(BarometerValidationError);
     expect(() => normalizeOpenAIChat({}, { when: 1 } as never)).toThrow(/when: unknown parameter/);
   });
 });

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { normalizeUsage } from './normalize-usage.js';
 import { loadCassette, TRACES } from './test-helpers/traces.js';
 import { USAGE_FORMATS, type UsageFormat } from './usage-format.js';
@@ -48,22 +48,22 @@ describe('normalizeUsage over every recorded cassette', () => {
 });
 
 describe('normalizeUsage errors', () => {
-  it('throws a HeadroomValidationError naming the allowed formats for an unknown format', () => {
+  it('throws a BarometerValidationError naming the allowed formats for an unknown format', () => {
     let error: unknown;
     try {
       normalizeUsage('openai' as UsageFormat, {});
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(HeadroomValidationError);
-    const issue = (error as HeadroomValidationError).issues[0]!;
+    expect(error).toBeInstanceOf(BarometerValidationError);
+    const issue = (error as BarometerValidationError).issues[0]!;
     expect(issue.field).toBe('format');
     expect(issue.value).toBe('openai');
     expect(issue.allowed?.values).toEqual([...USAGE_FORMATS]);
   });
 
   it('throws for invalid options', () => {
-    expect(() => normalizeUsage('gemini', {}, { timestamp: '12:00' })).toThrow(HeadroomValidationError);
+    expect(() => normalizeUsage('gemini', {}, { timestamp: '12:00' })).toThrow(BarometerValidationError);
   });
 
   it('never throws on any input, and never reports a negative or fractional count', () => {

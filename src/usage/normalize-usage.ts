@@ -27,7 +27,7 @@ const NORMALIZERS: Readonly<
  * The response may be the parsed body, its raw text (JSON, SSE or newline-delimited JSON), or, for
  * streams, the array of chunks/events. A response without usage, or input that is no response at all,
  * gives `{ available: false, reason }` — never zeros and never a throw. Only a `format` that is not
- * one of `USAGE_FORMATS`, or invalid options, throw a `HeadroomValidationError`.
+ * one of `USAGE_FORMATS`, or invalid options, throw a `BarometerValidationError`.
  *
  * @example
  * normalizeUsage('openai-chat', await res.json())

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HeadroomValidationError } from '../errors/validation.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { detectLogFormat } from './detect-log-format.js';
 import { readSessionLog } from './read-session-log.js';
 import type { ReadSessionLogOptions } from './session-log.js';
@@ -14,14 +14,14 @@ const LOGS = {
   'openhands/basic_gui_mode.json': 'openhands',
 } as const;
 
-function thrown(action: () => unknown): HeadroomValidationError {
+function thrown(action: () => unknown): BarometerValidationError {
   try {
     action();
   } catch (error) {
-    if (error instanceof HeadroomValidationError) return error;
+    if (error instanceof BarometerValidationError) return error;
     throw error;
   }
-  throw new Error('expected a HeadroomValidationError');
+  throw new Error('expected a BarometerValidationError');
 }
 
 describe('detectLogFormat', () => {
@@ -104,11 +104,11 @@ describe('readSessionLog on input that is not a session log', () => {
 
   it('rejects unknown options and formats', () => {
     expect(() => readSessionLog('{}', { format: 'cursor' } as unknown as ReadSessionLogOptions)).toThrow(
-      HeadroomValidationError,
+      BarometerValidationError,
     );
     expect(() => readSessionLog('{}', { verbose: true } as unknown as ReadSessionLogOptions)).toThrow(
       /verbose/,
     );
-    expect(() => readSessionLog(42 as unknown as string)).toThrow(HeadroomValidationError);
+    expect(() => readSessionLog(42 as unknown as string)).toThrow(BarometerValidationError);
   });
 });

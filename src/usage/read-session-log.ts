@@ -1,4 +1,4 @@
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { sniffLog } from './detect-log-format.js';
 import { readClaudeCodeLog } from './read-claude-code-log.js';
 import { readCodexLog } from './read-codex-log.js';
@@ -14,8 +14,8 @@ import {
 } from './session-log.js';
 import { withoutByteOrderMark } from './session-log-builder.js';
 
-function invalid(message: string, value: unknown): HeadroomValidationError {
-  return new HeadroomValidationError([{ field: 'text', value, message }], 'session log');
+function invalid(message: string, value: unknown): BarometerValidationError {
+  return new BarometerValidationError([{ field: 'text', value, message }], 'session log');
 }
 
 /** The start of a text, to show in an error without copying a whole log into it. */
@@ -51,7 +51,7 @@ function safeParse(text: string): unknown {
  *
  * Lines that are not JSON are skipped and listed in `skippedLines`; lines that are JSON but carry no
  * usage are ignored. A text that is not a session log at all — nothing in its first lines is a record
- * of a known agent, or the chosen format finds nothing in it — throws a `HeadroomValidationError`
+ * of a known agent, or the chosen format finds nothing in it — throws a `BarometerValidationError`
  * saying why (e.g. "line 1 is not JSON"), as do invalid options.
  *
  * @example
@@ -61,7 +61,7 @@ function safeParse(text: string): unknown {
  */
 export function readSessionLog(input: string, options?: ReadSessionLogOptions): SessionLog {
   const parsed = parseWith(ReadSessionLogOptionsSchema, options ?? {});
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'readSessionLog options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'readSessionLog options');
   if (typeof input !== 'string') throw invalid('must be the text of a log file', typeof input);
   const text = withoutByteOrderMark(input);
   const { format: requested = 'auto', onProgress } = parsed.value;

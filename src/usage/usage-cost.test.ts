@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../models/barometer-config.js';
 import { findModel } from '../models/find-model.js';
-import { parseConfig } from '../models/headroom-config.js';
 import type { ModelPrice } from '../models/model-price.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import { normalizeAnthropic } from './normalize-anthropic.js';

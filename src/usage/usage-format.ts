@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /** The response shapes `normalizeUsage` reads. */
 export const USAGE_FORMATS = [
@@ -36,15 +36,15 @@ export type NormalizeUsageOptions = z.infer<typeof NormalizeUsageOptionsSchema>;
 export function resolveNormalizeOptions(options: unknown): NormalizeUsageOptions {
   if (options === undefined) return {};
   const parsed = parseWith(NormalizeUsageOptionsSchema, options);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'usage options');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'usage options');
   return parsed.value;
 }
 
-/** Throws a HeadroomValidationError naming the allowed formats when `format` is not one of them. */
+/** Throws a BarometerValidationError naming the allowed formats when `format` is not one of them. */
 export function assertUsageFormat(format: unknown): asserts format is UsageFormat {
   const parsed = parseWith(UsageFormatSchema, format);
   if (!parsed.ok) {
-    throw new HeadroomValidationError(
+    throw new BarometerValidationError(
       parsed.issues.map((issue) => ({ ...issue, field: 'format', value: format })),
       'usage format',
     );

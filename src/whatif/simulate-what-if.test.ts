@@ -15,7 +15,7 @@ const price = findModel('claude-opus-4-6')?.price ?? null;
 let root: string;
 let archive: ArchiveStore;
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-whatif-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-whatif-'));
   archive = new ArchiveStore({ root, durable: false });
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -100,11 +100,11 @@ describe('simulateWhatIf', () => {
       expect(call.whatIfCacheReadTokens).toBe(recorded.cacheReadTokens);
       expect(call.whatIfCostUsd).toBeCloseTo(callCost(recorded, price, 'claude-code')!, 12);
     }
-    expect(report.headroom.promptTokens).toBe(report.real.promptTokens);
+    expect(report.policy.promptTokens).toBe(report.real.promptTokens);
     expect(report.savedPercent).toBe(0);
     expect(report.costSavedPercent).toBe(0);
     expect(report.archiveVerified).toBe(true);
-    expect(report.headroom.archivedItems).toBe(0);
+    expect(report.policy.archivedItems).toBe(0);
   });
 
   it('evicts the read at the commit, rewrites the cache from there, and reads the file again for the edit', async () => {
@@ -125,20 +125,20 @@ describe('simulateWhatIf', () => {
       counter.count(`Read ${JSON.stringify({ file_path: '/r/a.ts' })}`);
     expect(third?.whatIfCacheReadTokens).toBe(prefix);
     // The edit needs the file: one extra call reads it back, and it is in every prompt after.
-    expect(report.headroom.rereads).toBe(1);
+    expect(report.policy.rereads).toBe(1);
     expect(report.calls[3]?.rereads).toBe(1);
-    expect(report.headroom.rereadTokens).toBe(counter.count(fileText));
+    expect(report.policy.rereadTokens).toBe(counter.count(fileText));
     expect(report.calls[4]?.whatIfPromptTokens).toBeGreaterThan(log.calls[4]!.usage!.promptTokens - freed);
     expect(report.archiveVerified).toBe(true);
-    expect(report.headroom.archivedItems).toBe(1);
-    expect(report.headroom.archivedBytes).toBe(Buffer.byteLength(fileText));
+    expect(report.policy.archivedItems).toBe(1);
+    expect(report.policy.archivedBytes).toBe(Buffer.byteLength(fileText));
   });
 
   it('falls back to a recap above the threshold, archives what it replaced, and checks it against the log', async () => {
     const policy = new EvictionPolicy({ recapAbovePercent: 5, keepTokens: 50, boundaries: [] });
     const report = await simulateWhatIf(log, { ...options(policy, 'recap'), compactionPoint: 200_000 });
-    expect(report.headroom.compactions).toBeGreaterThanOrEqual(1);
-    expect(report.headroom.archivedItems).toBeGreaterThan(0);
+    expect(report.policy.compactions).toBeGreaterThanOrEqual(1);
+    expect(report.policy.archivedItems).toBeGreaterThan(0);
     expect(report.archiveVerified).toBe(true);
     // The recap replaced the file's text: later prompts are smaller than the recorded ones.
     expect(report.calls.at(-1)!.whatIfPromptTokens).toBeLessThan(log.calls.at(-1)!.usage!.promptTokens);

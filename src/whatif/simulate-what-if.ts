@@ -56,9 +56,9 @@ export interface SimulateWhatIfOptions {
 }
 
 /**
- * Replays a recorded session as headroom's policy would have managed it: the same calls with the same outputs,
+ * Replays a recorded session as barometer's policy would have managed it: the same calls with the same outputs,
  * the history evicted at the policy's boundaries (archived for real through `archive`), the prompt of each call
- * re-sized with the session's calibration (its residual kept, so a call headroom would not have changed is the
+ * re-sized with the session's calibration (its residual kept, so a call barometer would not have changed is the
  * recorded call exactly), and its cost re-priced with the provider's cache: the what-if reads from the cache what
  * its previous call sent up to the first item it changed since, in the proportion the recorded call read its
  * previous call's prompt; everything after the change is written (Anthropic) or sent uncached (OpenAI) again.
@@ -127,7 +127,12 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
   let rereads = 0;
   let rereadTokens = 0;
   const real: WhatIfTotals = { promptTokens: 0, costUsd: null, peakPromptTokens: null, compactions: 0 };
-  const headroom: WhatIfTotals = { promptTokens: 0, costUsd: null, peakPromptTokens: null, compactions: 0 };
+  const policyTotals: WhatIfTotals = {
+    promptTokens: 0,
+    costUsd: null,
+    peakPromptTokens: null,
+    compactions: 0,
+  };
   let unpricedCalls = 0;
   let aboveCompactionPoint = 0;
   const addCost = (totals: WhatIfTotals, cost: number | null) => {
@@ -302,7 +307,7 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
     const predicted = predictedPrompt(calibration, features[callIndex]!, call.segment);
     const residual = usage.promptTokens - predicted;
 
-    // An edit of a file whose text headroom evicted, with no read of it since: the agent reads it again first.
+    // An edit of a file whose text barometer evicted, with no read of it since: the agent reads it again first.
     let callRereads = 0;
     const outputEnd = log.calls[callIndex + 1]?.itemsBefore ?? log.items.length;
     for (let position = call.itemsBefore; position < outputEnd; position++) {
@@ -321,9 +326,9 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
         reasoningTokens: 0,
       });
       const cost = price ? callCost(figures, price, options.source) : null;
-      headroom.promptTokens += figures.promptTokens;
-      headroom.peakPromptTokens = Math.max(headroom.peakPromptTokens ?? 0, figures.promptTokens);
-      addCost(headroom, cost);
+      policyTotals.promptTokens += figures.promptTokens;
+      policyTotals.peakPromptTokens = Math.max(policyTotals.peakPromptTokens ?? 0, figures.promptTokens);
+      addCost(policyTotals, cost);
       const readId = `reread-${call.index}-${callRereads}`;
       const readCall: HistoryItem = {
         kind: 'tool-call',
@@ -361,9 +366,9 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
     real.promptTokens += usage.promptTokens;
     real.peakPromptTokens = Math.max(real.peakPromptTokens ?? 0, usage.promptTokens);
     addCost(real, realCost);
-    headroom.promptTokens += figures.promptTokens;
-    headroom.peakPromptTokens = Math.max(headroom.peakPromptTokens ?? 0, figures.promptTokens);
-    addCost(headroom, whatIfCost);
+    policyTotals.promptTokens += figures.promptTokens;
+    policyTotals.peakPromptTokens = Math.max(policyTotals.peakPromptTokens ?? 0, figures.promptTokens);
+    addCost(policyTotals, whatIfCost);
     if (options.compactionPoint !== null && figures.promptTokens > options.compactionPoint)
       aboveCompactionPoint++;
     calls.push({
@@ -380,14 +385,14 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
     });
   }
   real.compactions = new Set(log.calls.map((call) => call.segment)).size - 1;
-  headroom.compactions = recaps;
+  policyTotals.compactions = recaps;
 
   const { verified, failures } = await verifyArchive(log, records, options.reader);
   const percent = (saved: number, of: number) => (of > 0 ? Math.round((saved / of) * 1000) / 10 : 0);
   return {
     real,
-    headroom: {
-      ...headroom,
+    policy: {
+      ...policyTotals,
       evictions: evictions.length,
       archivedItems: records.length,
       archivedBytes,
@@ -395,10 +400,10 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
       rereadTokens,
       callsAboveCompactionPoint: aboveCompactionPoint,
     },
-    savedPercent: percent(real.promptTokens - headroom.promptTokens, real.promptTokens),
+    savedPercent: percent(real.promptTokens - policyTotals.promptTokens, real.promptTokens),
     costSavedPercent:
-      real.costUsd !== null && headroom.costUsd !== null
-        ? percent(real.costUsd - headroom.costUsd, real.costUsd)
+      real.costUsd !== null && policyTotals.costUsd !== null
+        ? percent(real.costUsd - policyTotals.costUsd, real.costUsd)
         : null,
     archiveVerified: failures.length === 0 && verified === records.length,
     archiveFailures: failures.slice(0, 10),

@@ -1,6 +1,6 @@
 import type { Calibration } from './calibrate.js';
 
-/** One call as headroom would have sent it. */
+/** One call as barometer would have sent it. */
 export interface WhatIfCall {
   index: number;
   /** The reconstruction's estimate of the recorded prompt (calibrated local counts). */
@@ -10,14 +10,14 @@ export interface WhatIfCall {
   whatIfCacheWriteTokens: number | null;
   whatIfCostUsd: number | null;
   realCostUsd: number | null;
-  /** Drift of the recorded history (stale share of its prompt) and of headroom's, in percent. */
+  /** Drift of the recorded history (stale share of its prompt) and of barometer's, in percent. */
   driftPercent: number | null;
   whatIfDriftPercent: number | null;
-  /** Extra calls headroom's agent would have made before this one to read evicted files again. */
+  /** Extra calls barometer's agent would have made before this one to read evicted files again. */
   rereads: number;
 }
 
-/** One batch headroom evicts. */
+/** One batch barometer evicts. */
 export interface WhatIfEviction {
   beforeCallIndex: number;
   taskId: string;
@@ -40,7 +40,7 @@ export interface WhatIfTotals {
 /** What `replay --what-if` reports beside the timeline. */
 export interface WhatIfReport {
   real: WhatIfTotals;
-  headroom: WhatIfTotals & {
+  policy: WhatIfTotals & {
     evictions: number;
     archivedItems: number;
     archivedBytes: number;

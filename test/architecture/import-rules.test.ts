@@ -35,7 +35,7 @@ const FORBIDDEN: Record<string, readonly string[]> = {
 };
 /**
  * Value imports from src that web may make, each with its reason. The regulator page prints the API's report
- * exactly as `headroom pressure` does by running the CLI's own formatter: a pure function of 42 lines whose own
+ * exactly as `barometer pressure` does by running the CLI's own formatter: a pure function of 42 lines whose own
  * imports are types only, so the bundle gains no server code, and the two outputs cannot drift apart.
  */
 const WEB_VALUE_IMPORTS = new Set(['src/cli/format-pressure.ts']);
@@ -68,14 +68,14 @@ describe('import rules (DESIGN.md layering)', () => {
     expect(findCycle(edges.filter((edge) => edge.from.startsWith('src/')))).toBeNull();
   });
 
-  it('loads no server, CLI, MCP server, Fastify or pino from the library entry (import "headroom")', () => {
+  it('loads no server, CLI, MCP server, Fastify or pino from the library entry (import "barometer")', () => {
     const { files, packages } = reachable(edges, 'src/index.ts');
     expect([...files].filter((file) => /^src\/(server|cli|mcp)\//.test(file))).toEqual([]);
     expect([...packages].filter((name) => NETWORK_AND_SERVER_PACKAGES.test(name))).toEqual([]);
     expect([...packages].filter((name) => name.startsWith('@modelcontextprotocol/'))).toEqual([]);
   });
 
-  it('keeps the MCP server off the HTTP service: headroom/mcp loads no Fastify and no server code', () => {
+  it('keeps the MCP server off the HTTP service: barometer/mcp loads no Fastify and no server code', () => {
     const { files, packages } = reachable(edges, 'src/mcp/index.ts');
     expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);
     expect([...packages].filter((name) => /^(fastify|@fastify\/|pino$|commander$)/.test(name))).toEqual([]);
@@ -104,7 +104,7 @@ describe('import rules (DESIGN.md layering)', () => {
   });
 });
 
-describe('lean agent entries: headroom statusline and headroom hook run on every refresh and tool call', () => {
+describe('lean agent entries: barometer statusline and barometer hook run on every refresh and tool call', () => {
   const SERVER = /^(fastify|@fastify\/|pino$|@modelcontextprotocol\/)/;
   const OTHER_COMMANDS =
     /^src\/(server|mcp)\/|^src\/cli\/(program|serve|watch|replay|compact|archive|pressure|interactive)\.ts$|^src\/cli\/commands\/(?!statusline|hook)/;

@@ -23,7 +23,7 @@ import {
 /**
  * The shared contract suite (CONVENTIONS.md 7; issue 8): one fixture set (test/contract/fixtures) through the
  * library, the HTTP service and the CLI. Each surface must give the answer the fixtures write down (from
- * DESIGN.md and the logs' documentation, never from a run of headroom), and the same answer as the others.
+ * DESIGN.md and the logs' documentation, never from a run of barometer), and the same answer as the others.
  * A surface without an operation skips its fixtures; each driver says which operations it lacks.
  */
 

@@ -249,7 +249,7 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       try {
         const page = await browser.newPage();
         await page.goto(`${guarded.url}/`);
-        await page.getByRole('heading', { name: 'This headroom service requires an API key' }).waitFor();
+        await page.getByRole('heading', { name: 'This barometer service requires an API key' }).waitFor();
         await page.locator('input[name="api-key"]').fill(key);
         await page.getByRole('button', { name: 'Use this key' }).click();
         await page.getByRole('heading', { name: 'No sessions yet' }).waitFor();
@@ -295,7 +295,7 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       await page.close();
     });
 
-    it("shows what headroom's policy would have sent: both prompt curves, the savings, the evictions", async () => {
+    it("shows what barometer's policy would have sent: both prompt curves, the savings, the evictions", async () => {
       const file = new URL('claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl', TRACES);
       const expected = await service.call<{
         calls: Array<{ whatIfPromptTokens: number }>;
@@ -303,7 +303,7 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
           savedPercent: number;
           archiveVerified: boolean;
           evictions: unknown[];
-          headroom: { peakPromptTokens: number; callsAboveCompactionPoint: number };
+          policy: { peakPromptTokens: number; callsAboveCompactionPoint: number };
         };
       }>('POST', '/api/v1/replay?format=auto&whatIf=true', readFileSync(file, 'utf8'));
       expect(expected.status).toBe(200);
@@ -319,19 +319,19 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       const savings = await page.locator('[data-whatif-savings]').textContent();
       expect(savings).toMatch(
         new RegExp(
-          `^headroom would have sent ${whatIf.savedPercent}% fewer prompt tokens \\(\\$\\d+\\.\\d\\d → \\$\\d+\\.\\d\\d\\), no forced compaction$`,
+          `^barometer would have sent ${whatIf.savedPercent}% fewer prompt tokens \\(\\$\\d+\\.\\d\\d → \\$\\d+\\.\\d\\d\\), no forced compaction$`,
         ),
       );
       expect(await page.locator('[data-whatif-verified]').getAttribute('data-whatif-verified')).toBe('true');
       expect(await page.locator('[data-whatif-peak]').textContent()).toContain(
-        whatIf.headroom.peakPromptTokens.toLocaleString('en-US'),
+        whatIf.policy.peakPromptTokens.toLocaleString('en-US'),
       );
       expect(await page.locator('[data-whatif-evictions] li').count()).toBe(whatIf.evictions.length);
       // Both curves are on the chart (its legend names them), and the table has the what-if column.
       await page.locator('.chart canvas').first().waitFor();
       const legend = await page.locator('.chart .u-legend').textContent();
       expect(legend).toContain('Prompt tokens');
-      expect(legend).toContain("What-if prompt (headroom's policy)");
+      expect(legend).toContain("What-if prompt (barometer's policy)");
       expect(await page.locator('.chart-key').textContent()).toContain('What-if eviction');
       const headers = await page.locator('[data-replay-calls] thead th').allTextContents();
       expect(headers).toContain('What-if');

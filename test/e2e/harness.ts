@@ -7,8 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildApp } from '../../src/server/app.js';
 
-/** Debian's Chromium (`apt-get install -y chromium`); HEADROOM_CHROMIUM points elsewhere. */
-export const CHROMIUM_PATH = process.env.HEADROOM_CHROMIUM ?? '/usr/bin/chromium';
+/** Debian's Chromium (`apt-get install -y chromium`); BAROMETER_CHROMIUM points elsewhere. */
+export const CHROMIUM_PATH = process.env.BAROMETER_CHROMIUM ?? '/usr/bin/chromium';
 
 /** The flags of a quiet, headless run in a container: no sandbox, GPU, network chatter or first-run UI. */
 export const CHROMIUM_ARGS = [
@@ -31,7 +31,7 @@ export function chromiumMissingReason(): string | undefined {
     accessSync(CHROMIUM_PATH, constants.X_OK);
     return undefined;
   } catch {
-    return `no Chromium at ${CHROMIUM_PATH} (install it: apt-get install -y chromium, or set HEADROOM_CHROMIUM)`;
+    return `no Chromium at ${CHROMIUM_PATH} (install it: apt-get install -y chromium, or set BAROMETER_CHROMIUM)`;
   }
 }
 
@@ -56,7 +56,7 @@ export async function startService(
   options: Partial<Parameters<typeof buildApp>[0]> = {},
 ): Promise<RunningService> {
   // A data dir of its own: the first-start test needs a service with no sessions kept from earlier runs.
-  const dataDir = mkdtempSync(join(tmpdir(), 'headroom-e2e-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'barometer-e2e-'));
   const app = await buildApp({ logLevel: 'silent', rateLimitPerMinute: 0, dataDir, ...options });
   app.addHook('onClose', async () => rmSync(dataDir, { recursive: true, force: true }));
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -92,7 +92,7 @@ export interface Browser {
  * persistent context's own directory, new for each run and removed afterwards.
  */
 export async function launchBrowser(): Promise<Browser> {
-  const profile = mkdtempSync(join(tmpdir(), 'headroom-e2e-profile-'));
+  const profile = mkdtempSync(join(tmpdir(), 'barometer-e2e-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
     headless: true,

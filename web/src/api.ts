@@ -15,7 +15,7 @@ export class ApiError extends Error {
 const API = '/api/v1';
 
 /** Where the dashboard keeps the API key a protected service asked for (this tab only). */
-const KEY_STORAGE = 'headroom-api-key';
+const KEY_STORAGE = 'barometer-api-key';
 /** Listeners told when the service answers 401: the shell then asks for a key. */
 const unauthorizedListeners = new Set<() => void>();
 
@@ -85,7 +85,7 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
         },
       });
     } catch (error) {
-      throw new ApiError(0, null, `The headroom server did not answer (${(error as Error).message})`);
+      throw new ApiError(0, null, `The barometer server did not answer (${(error as Error).message})`);
     }
     if (response.status !== 429 || attempt >= MAX_RATE_LIMIT_RETRIES) break;
     const wait = retryDelayMs(response.headers.get('retry-after'), attempt);

@@ -25,8 +25,8 @@ const TITLES: Readonly<Record<Route['name'], string>> = {
 function KeyPrompt() {
   const [value, setValue] = useState('');
   return html`<section class="key-prompt" aria-labelledby="key-title">
-    <h2 id="key-title">This headroom service requires an API key</h2>
-    <p>Paste a key with the <code>read</code> scope (the service's <code>--api-key</code> or <code>HEADROOM_API_KEYS</code>).
+    <h2 id="key-title">This barometer service requires an API key</h2>
+    <p>Paste a key with the <code>read</code> scope (the service's <code>--api-key</code> or <code>BAROMETER_API_KEYS</code>).
       It is kept in this tab only.</p>
     <form
       onSubmit=${(event: Event) => {
@@ -62,7 +62,7 @@ export function App() {
   useEffect(() => interceptLinks(document.body), []);
   const first = useRef(true);
   useEffect(() => {
-    document.title = `${route.name === 'session' ? route.id : TITLES[route.name]} · headroom`;
+    document.title = `${route.name === 'session' ? route.id : TITLES[route.name]} · barometer`;
     // After a client-side move, start keyboard and screen-reader users at the new page, as a load would.
     if (first.current) first.current = false;
     else main.current?.focus();
@@ -70,14 +70,14 @@ export function App() {
 
   return html`<a class="skip-link" href="#main">Skip to content</a>
     <header class="top">
-      <a href="/" class="brand" aria-label="headroom, sessions">
+      <a href="/" class="brand" aria-label="barometer, sessions">
         <svg viewBox="0 0 32 32" width="22" height="22" aria-hidden="true">
           <rect width="32" height="32" rx="7" fill="#0b2a3c" />
           <rect x="7" y="18" width="4" height="8" rx="1" fill="#2da44e" />
           <rect x="14" y="12" width="4" height="14" rx="1" fill="#d4a72c" />
           <rect x="21" y="6" width="4" height="20" rx="1" fill="#cf222e" />
         </svg>
-        headroom
+        barometer
       </a>
       <nav aria-label="Main">
         <ul>
@@ -92,7 +92,7 @@ export function App() {
     </header>
     <main id="main" ref=${main} tabindex="-1">${needsKey ? html`<${KeyPrompt} />` : page(route)}</main>
     <footer class="foot muted">
-      Everything here comes from the headroom API at <code>/api/v1</code> (<a href="/openapi.json">OpenAPI</a>).
+      Everything here comes from the barometer API at <code>/api/v1</code> (<a href="/openapi.json">OpenAPI</a>).
     </footer>`;
 }
 

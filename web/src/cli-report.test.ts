@@ -21,7 +21,7 @@ describe('cliReportLines', () => {
     systemMode: 'production',
   });
 
-  it('holds the same text as `headroom pressure` prints without colour', () => {
+  it('holds the same text as `barometer pressure` prints without colour', () => {
     const text = cliReportLines(sample)
       .map((line) => line.map((segment) => segment.text).join(''))
       .join('\n');

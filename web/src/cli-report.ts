@@ -14,7 +14,7 @@ const MIDDLE = '\u0002';
 const END = '\u0003';
 
 /**
- * The regulator's answer exactly as `headroom pressure` prints it — the CLI's own formatter, not a copy —
+ * The regulator's answer exactly as `barometer pressure` prints it — the CLI's own formatter, not a copy —
  * split into lines of segments so that the page can colour what the terminal colours.
  */
 export function cliReportLines(report: PressureReport): ReportSegment[][] {

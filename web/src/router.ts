@@ -28,7 +28,7 @@ export function sessionPath(id: string): string {
   return `/sessions/${encodeURIComponent(id)}`;
 }
 
-const NAVIGATE_EVENT = 'headroom:navigate';
+const NAVIGATE_EVENT = 'barometer:navigate';
 
 /** Moves to `path` without reloading the page. */
 export function navigate(path: string): void {

@@ -153,7 +153,7 @@ describe('chartModelOfReplay', () => {
       })),
       whatIf: {
         real: { promptTokens: 206000, costUsd: 1, peakPromptTokens: 170000, compactions: 1 },
-        headroom: {
+        policy: {
           promptTokens: 156000,
           costUsd: 0.8,
           peakPromptTokens: 120000,
@@ -192,7 +192,7 @@ describe('chartModelOfReplay', () => {
       { x: 0.5, type: 'eviction', label: 'What-if eviction of subtask-1 (3 items, 50,000 tokens)' },
     ]);
     expect(describeChart(model)).toBe(
-      "2 generations; peak prompt 170,000 tokens; with headroom's policy 120,000; last generation healthy; 1 compaction, 1 what-if eviction.",
+      "2 generations; peak prompt 170,000 tokens; with barometer's policy 120,000; last generation healthy; 1 compaction, 1 what-if eviction.",
     );
   });
 });

@@ -13,7 +13,7 @@ export interface ChartPoint {
   countdown: number | null;
   reminder: boolean;
   action: string | null;
-  /** A replay with the what-if: the prompt headroom's policy would have sent at this call. */
+  /** A replay with the what-if: the prompt barometer's policy would have sent at this call. */
   whatIfPromptTokens?: number | null;
 }
 
@@ -166,7 +166,7 @@ export function describeChart(model: ChartModel): string {
     .join(', ');
   return (
     `${model.points.length} generations; peak prompt ${peak.toLocaleString('en-US')} tokens; ` +
-    (hasWhatIf(model) ? `with headroom's policy ${whatIfPeak.toLocaleString('en-US')}; ` : '') +
+    (hasWhatIf(model) ? `with barometer's policy ${whatIfPeak.toLocaleString('en-US')}; ` : '') +
     `last generation ${last.health}${markerText ? `; ${markerText}` : ''}.`
   );
 }

@@ -105,7 +105,7 @@ export interface ReplayCall {
   regulatorLevel: string | null;
   action: VerdictAction;
   reasons: Array<VerdictReason | string>;
-  /** With the what-if: the prompt headroom's policy would have sent, and the drift measured on the log. */
+  /** With the what-if: the prompt barometer's policy would have sent, and the drift measured on the log. */
   whatIfPromptTokens?: number | null;
   whatIfCostUsd?: number | null;
   driftPercent?: number | null;
@@ -119,7 +119,7 @@ export interface WhatIfTotals {
   compactions: number;
 }
 
-/** One batch headroom's policy would have evicted. */
+/** One batch barometer's policy would have evicted. */
 export interface WhatIfEviction {
   beforeCallIndex: number;
   taskId: string;
@@ -130,10 +130,10 @@ export interface WhatIfEviction {
   tokensFreed: number;
 }
 
-/** `whatIf` of a replay with `whatIf=true`: the recorded session against headroom's eviction policy. */
+/** `whatIf` of a replay with `whatIf=true`: the recorded session against barometer's eviction policy. */
 export interface ReplayWhatIf {
   real: WhatIfTotals;
-  headroom: WhatIfTotals & {
+  policy: WhatIfTotals & {
     evictions: number;
     archivedItems: number;
     archivedBytes: number;
@@ -157,7 +157,7 @@ export interface ReplayCompaction {
   beforeCallIndex: number | null;
 }
 
-/** Exactly what `headroom replay --json` prints and `POST /api/v1/replay` answers. */
+/** Exactly what `barometer replay --json` prints and `POST /api/v1/replay` answers. */
 export interface ReplayResult {
   format: string;
   model: string | null;

@@ -4,7 +4,7 @@ import { savingsSentence } from './what-if-text.js';
 
 const whatIf = (savedPercent: number, callsAboveCompactionPoint = 0): ReplayWhatIf => ({
   real: { promptTokens: 100, costUsd: 9.526, peakPromptTokens: 90, compactions: 1 },
-  headroom: {
+  policy: {
     promptTokens: 80,
     costUsd: 8.02,
     peakPromptTokens: 60,
@@ -28,10 +28,10 @@ const whatIf = (savedPercent: number, callsAboveCompactionPoint = 0): ReplayWhat
 describe('savingsSentence', () => {
   it('says what the CLI says last: the tokens saved, the two costs, whether a compaction was forced', () => {
     expect(savingsSentence(whatIf(20.2))).toBe(
-      'headroom would have sent 20.2% fewer prompt tokens ($9.53 → $8.02), no forced compaction',
+      'barometer would have sent 20.2% fewer prompt tokens ($9.53 → $8.02), no forced compaction',
     );
     expect(savingsSentence(whatIf(-3, 4))).toBe(
-      "headroom would have sent 3% more prompt tokens ($9.53 → $8.02), 4 calls above the agent's compaction point",
+      "barometer would have sent 3% more prompt tokens ($9.53 → $8.02), 4 calls above the agent's compaction point",
     );
   });
 });

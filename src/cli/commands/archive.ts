@@ -10,7 +10,7 @@ import {
 import type { CliIo } from '../io.js';
 import { DEFAULT_ARCHIVE_DIR } from './compact.js';
 
-/** `headroom archive <session> <task>`: what eviction or compaction archived, byte for byte. */
+/** `barometer archive <session> <task>`: what eviction or compaction archived, byte for byte. */
 export function registerArchiveCommand(program: Command, io: CliIo): void {
   program
     .command('archive')
@@ -34,7 +34,7 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
             );
           }
         } catch (error) {
-          if (error instanceof ArchiveError && error.code === 'HR_ERR_ARCHIVE_NOT_FOUND') {
+          if (error instanceof ArchiveError && error.code === 'BR_ERR_ARCHIVE_NOT_FOUND') {
             throw new ArchiveError(
               error.code,
               error.path,
@@ -50,7 +50,7 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
           try {
             record = findArchivedItem(decoded, flags.item, path);
           } catch (error) {
-            if (error instanceof ArchiveError && error.code === 'HR_ERR_ARCHIVE_NOT_FOUND') {
+            if (error instanceof ArchiveError && error.code === 'BR_ERR_ARCHIVE_NOT_FOUND') {
               throw new ArchiveError(
                 error.code,
                 path,

@@ -6,19 +6,19 @@ import type { Command } from 'commander';
 import { DEFAULT_MIN_GAIN_PERCENT } from '../../compaction/compact-history.js';
 import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
 import { DEFAULT_KEEP_TOKENS } from '../../compaction/flush.js';
-import { HeadroomError } from '../../errors/headroom-error.js';
+import { BarometerError } from '../../errors/barometer-error.js';
 import { ArchiveStore } from '../../store/archive.js';
 import { type CliIo, UsageError } from '../io.js';
 import { summarizerFrom } from '../summarizer-flags.js';
 
-/** Environment variables read by `headroom compact` (the same names as `headroom serve`'s). */
+/** Environment variables read by `barometer compact` (the same names as `barometer serve`'s). */
 export const SUMMARIZER_ENVIRONMENT = {
-  summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
-  summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
+  summarizerCommand: 'BAROMETER_SUMMARIZER_COMMAND',
+  summarizerTimeout: 'BAROMETER_SUMMARIZER_TIMEOUT',
 } as const;
 
 /** Default folder for archives written from the CLI, relative to the working directory. */
-export const DEFAULT_ARCHIVE_DIR = '.headroom/archives';
+export const DEFAULT_ARCHIVE_DIR = '.barometer/archives';
 
 /** A session id from a file name: `runs/agent 7.json` → `agent-7`. */
 function sessionFromFile(file: string): string {
@@ -29,7 +29,7 @@ function sessionFromFile(file: string): string {
   return stem.slice(0, 128) || 'default';
 }
 
-/** `headroom compact <history.json>`: recap and flush an OpenAI chat history, archiving what it replaces. */
+/** `barometer compact <history.json>`: recap and flush an OpenAI chat history, archiving what it replaces. */
 export function registerCompactCommand(program: Command, io: CliIo): void {
   program
     .command('compact')
@@ -69,7 +69,7 @@ export function registerCompactCommand(program: Command, io: CliIo): void {
 Every replaced message is appended, exactly as given (JSON), to <archive-dir>/<session>/compaction-<n>.log
 before the compacted history is written; <n> is reserved, so compactions of one session running at once never
 share an archive. Item ids: <tool call id>:result for a tool message, message-<index in the file> otherwise.
-Read it back with: headroom archive <session> compaction-<n> [--item <id>].
+Read it back with: barometer archive <session> compaction-<n> [--item <id>].
 With "tasks" (completed tasks, each with a result summary of 15 characters or more), the tool outputs tagged
 with those tasks ("task_id" on the tool message, or on the assistant message or its tool call) are archived to
 <archive-dir>/<session>/<task>.log and replaced by "[Task <id> completed: output evicted to archive] <where>".
@@ -79,7 +79,7 @@ item, the plan, decisions, files touched and the last conclusion. A compaction t
 percent of the tokens is refused (exit 1) and nothing is written.
 
 Example:
-  headroom compact run-42.json --keep-turns 3 --output run-42.compacted.json`,
+  barometer compact run-42.json --keep-turns 3 --output run-42.compacted.json`,
     )
     .action(
       async (
@@ -147,7 +147,7 @@ Example:
         });
         if (result.ok) for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
         if (!result.ok) {
-          throw new HeadroomError(
+          throw new BarometerError(
             result.code,
             `compaction refused: ${result.reason} (before ${result.before.tokens} tokens, after ${result.after.tokens}); nothing was written`,
           );

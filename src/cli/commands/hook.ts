@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 
-/** What `headroom hook` runs (`runHook` of `../hook.ts`). */
+/** What `barometer hook` runs (`runHook` of `../hook.ts`). */
 export type HookAction = (io: CliIo, flags: { server?: string; timeout: string }) => Promise<void>;
 
 /**
- * `headroom hook`: the hook command of Claude Code, Codex and Gemini CLI. The work is passed in: the program imports
- * it when the command runs (so `headroom --help` loads none of it), the lean entry (`hook-main.ts`) imports it
+ * `barometer hook`: the hook command of Claude Code, Codex and Gemini CLI. The work is passed in: the program imports
+ * it when the command runs (so `barometer --help` loads none of it), the lean entry (`hook-main.ts`) imports it
  * directly.
  */
 export function registerHookCommand(program: Command, io: CliIo, action: HookAction): void {
@@ -15,7 +15,7 @@ export function registerHookCommand(program: Command, io: CliIo, action: HookAct
     .description(
       'Agent hook (Claude Code, Codex, Gemini CLI): reads the event on stdin and tells the live session of the running service; on a submitted prompt, prints the context-health reminder as additional context',
     )
-    .option('--server <url>', 'the headroom service (default: $HEADROOM_URL, else http://127.0.0.1:8787)')
+    .option('--server <url>', 'the barometer service (default: $BAROMETER_URL, else http://127.0.0.1:8797)')
     .option('--timeout <ms>', 'give up on the service after this many milliseconds per request', '1500')
     .addHelpText(
       'after',
@@ -24,9 +24,9 @@ It never stops the agent: when the service is not running it prints nothing and 
 (a non-blocking error for all three agents), never 2 (which blocks a prompt or a tool call).
 
 Set it in ~/.claude/settings.json (and the same command for Codex's hooks.json, Gemini CLI's settings.json):
-  { "hooks": { "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "npx headroom hook" } ] } ] } }
+  { "hooks": { "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "npx barometer hook" } ] } ] } }
 Try it:
-  headroom hook < examples/hooks/claude-code-user-prompt-submit.json`,
+  barometer hook < examples/hooks/claude-code-user-prompt-submit.json`,
     )
     .action((flags: { server?: string; timeout: string }) => action(io, flags));
 }

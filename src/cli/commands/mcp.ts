@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { createHeadroomMcpServer } from '../../mcp/create-mcp-server.js';
+import { createBarometerMcpServer } from '../../mcp/create-mcp-server.js';
 import { loadConfig } from '../../models/load-config.js';
 import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../../session/open-session-monitor.js';
 import { DEFAULT_SESSION_TTL_MS } from '../../session/session-monitor.js';
@@ -12,7 +12,7 @@ import { type CliIo, UsageError } from '../io.js';
 import { summarizerFrom } from '../summarizer-flags.js';
 import { SERVE_ENVIRONMENT } from './serve.js';
 
-/** The log levels `headroom mcp` takes (pino's); logs go to stderr, stdout carries the protocol only. */
+/** The log levels `barometer mcp` takes (pino's); logs go to stderr, stdout carries the protocol only. */
 export const MCP_LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type McpLogLevel = (typeof MCP_LOG_LEVELS)[number];
 
@@ -26,22 +26,22 @@ interface McpFlags {
 }
 
 /**
- * `headroom mcp`: the MCP server on stdio, for clients that start it as a child process (Claude Code, Claude
- * Desktop, Codex). The same data dir and config as `headroom serve`: sessions kept in `<data-dir>/sessions`,
- * archives in `<data-dir>/archives`, model overrides from headroom.config.*. Nothing but the protocol is written
+ * `barometer mcp`: the MCP server on stdio, for clients that start it as a child process (Claude Code, Claude
+ * Desktop, Codex). The same data dir and config as `barometer serve`: sessions kept in `<data-dir>/sessions`,
+ * archives in `<data-dir>/archives`, model overrides from barometer.config.*. Nothing but the protocol is written
  * to stdout: logs go to stderr.
  */
 export function registerMcpCommand(program: Command, io: CliIo): void {
   program
     .command('mcp')
-    .description('Serve the headroom tools to an MCP client over stdio (logs on stderr)')
+    .description('Serve the barometer tools to an MCP client over stdio (logs on stderr)')
     .option(
       '--data-dir <dir>',
-      `where sessions and archives are kept, as for serve (env ${SERVE_ENVIRONMENT.dataDir}; default .headroom)`,
+      `where sessions and archives are kept, as for serve (env ${SERVE_ENVIRONMENT.dataDir}; default .barometer)`,
     )
     .option(
       '--config <path>',
-      `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
+      `barometer.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
     )
     .option(
       '--log-level <level>',
@@ -64,11 +64,11 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
       `
 Tools: evaluate_pressure, create_session, context_status, report_usage, compact_history, evict_task,
 read_archive. Answers name archives by path (<data-dir>/archives/<session>/<task>.log#<item>).
-This process keeps its own sessions; to share sessions with a running "headroom serve" (its dashboard, hooks),
+This process keeps its own sessions; to share sessions with a running "barometer serve" (its dashboard, hooks),
 point the MCP client at that service's /mcp endpoint (Streamable HTTP) instead.
 Stops when the client closes stdin, or on SIGTERM/SIGINT, writing its sessions out first.
 
-Claude Code:  claude mcp add headroom -- headroom mcp --data-dir ~/.headroom`,
+Claude Code:  claude mcp add barometer -- barometer mcp --data-dir ~/.barometer`,
     )
     .action(async (flags: McpFlags) => {
       const logLevel = (flags.logLevel ?? io.env[SERVE_ENVIRONMENT.logLevel] ?? 'info') as McpLogLevel;
@@ -87,7 +87,7 @@ Claude Code:  claude mcp add headroom -- headroom mcp --data-dir ~/.headroom`,
       }
       const dataDirText = flags.dataDir ?? io.env[SERVE_ENVIRONMENT.dataDir];
       const paths = dataDirPaths(
-        resolve(io.cwd, dataDirText === undefined || dataDirText === '' ? '.headroom' : dataDirText),
+        resolve(io.cwd, dataDirText === undefined || dataDirText === '' ? '.barometer' : dataDirText),
       );
       const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
       const config = await loadConfig(
@@ -95,7 +95,7 @@ Claude Code:  claude mcp add headroom -- headroom mcp --data-dir ~/.headroom`,
       );
       const summarizer = summarizerFrom(flags, io, SERVE_ENVIRONMENT);
       // stdout is the protocol: every log line goes to stderr, synchronously so that none is lost on exit.
-      const log = pino({ name: 'headroom-mcp', level: logLevel }, pino.destination({ fd: 2, sync: true }));
+      const log = pino({ name: 'barometer-mcp', level: logLevel }, pino.destination({ fd: 2, sync: true }));
 
       const archive = new ArchiveStore({ root: paths.archives });
       const monitor = await openSessionMonitor({
@@ -110,7 +110,7 @@ Claude Code:  claude mcp add headroom -- headroom mcp --data-dir ~/.headroom`,
         onExpired: (ids) => log.info({ sessionIds: ids }, 'sessions expired: idle longer than their TTL'),
         onError: (error) => log.error({ err: error }, 'session sweep failed'),
       });
-      const server = createHeadroomMcpServer({
+      const server = createBarometerMcpServer({
         monitor,
         archive,
         archiveAddresses: 'path',
@@ -146,7 +146,7 @@ Claude Code:  claude mcp add headroom -- headroom mcp --data-dir ~/.headroom`,
       const sessions = (await monitor.list()).length;
       log.info(
         { dataDir: paths.root, sessions },
-        `headroom MCP server on stdio; ${sessions} session${sessions === 1 ? '' : 's'} restored`,
+        `barometer MCP server on stdio; ${sessions} session${sessions === 1 ? '' : 's'} restored`,
       );
     });
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { PoolFlags } from '../pool.js';
 
-/** `headroom pool …`: shared budgets on a running service (default) or directly on Redis (`--redis`). */
+/** `barometer pool …`: shared budgets on a running service (default) or directly on Redis (`--redis`). */
 export function registerPoolCommand(program: Command, io: CliIo): void {
   const pool = program
     .command('pool')
@@ -17,22 +17,22 @@ that priority's share of each limit (low 0.5, normal 0.7, high 0.85, urgent 1.0)
 work. A refusal exits 6 and prints the reason and when to retry (never, when waiting cannot help).
 
 Examples:
-  headroom pool create team --token-budget 2000000 --tokens-per-minute 400000
-  headroom pool reserve team --agent-id agent-1 --tokens 12000 --priority normal
-  headroom pool settle team rsv_… --actual-tokens 9800
-  headroom pool show team --json
-  headroom pool list --redis redis://127.0.0.1:6379`,
+  barometer pool create team --token-budget 2000000 --tokens-per-minute 400000
+  barometer pool reserve team --agent-id agent-1 --tokens 12000 --priority normal
+  barometer pool settle team rsv_… --actual-tokens 9800
+  barometer pool show team --json
+  barometer pool list --redis redis://127.0.0.1:6379`,
     );
   const common = (command: Command) =>
     command
-      .option('--server <url>', 'the headroom service (default: $HEADROOM_URL, else http://127.0.0.1:8787)')
+      .option('--server <url>', 'the barometer service (default: $BAROMETER_URL, else http://127.0.0.1:8797)')
       .option('--redis <url>', 'work on this Redis directly (redis://host:port) instead of through a service')
       .option(
         '--redis-prefix <prefix>',
         'the Redis key prefix (with --redis), as given to serve --redis-prefix',
-        'headroom:',
+        'barometer:',
       )
-      .option('--api-key <key>', 'an API key for a service that requires one (default: $HEADROOM_API_KEY)')
+      .option('--api-key <key>', 'an API key for a service that requires one (default: $BAROMETER_API_KEY)')
       .option('--json', 'print the answer as JSON');
   const run = async (action: string, args: string[], flags: PoolFlags) => {
     const { runPool } = await import('../pool.js');

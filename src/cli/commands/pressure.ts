@@ -9,7 +9,7 @@ import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
 import { kebabCase } from '../kebab.js';
 
-/** `headroom pressure`: the regulator from flags, or interactively. */
+/** `barometer pressure`: the regulator from flags, or interactively. */
 export function registerPressureCommand(program: Command, io: CliIo, now: () => number): void {
   const command = program
     .command('pressure')
@@ -41,7 +41,7 @@ Levels: LOW (viability ≥ 75), MODERATE (≥ 50), HIGH (≥ 25), CRITICAL (< 25
 Suggested actions: continue | optimize | compress | terminate. Exit codes: 0 ok, 2 bad flags.
 
 Example:
-  headroom pressure --memory-used-percent 72 --token-burn-rate-per-min 55 --context-drift-percent 68 \\
+  barometer pressure --memory-used-percent 72 --token-burn-rate-per-min 55 --context-drift-percent 68 \\
     --token-budget-used 62000 --json`,
     )
     .action(async (flags: Record<string, string | boolean | undefined>) => {

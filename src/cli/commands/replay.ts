@@ -49,7 +49,7 @@ function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint)
       lines.push(
         paint(
           'cyan',
-          `  ── headroom evicts ${batch.taskId}: ${batch.items} items, ${batch.tokensFreed} tokens (${batch.boundary}${batch.detail ? `: ${batch.detail.replace(/\s+/g, ' ').slice(0, 60)}` : ''}) ──`,
+          `  ── barometer evicts ${batch.taskId}: ${batch.items} items, ${batch.tokensFreed} tokens (${batch.boundary}${batch.detail ? `: ${batch.detail.replace(/\s+/g, ' ').slice(0, 60)}` : ''}) ──`,
         ),
       );
     }
@@ -86,7 +86,7 @@ function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint)
       `peak ${summary.peakPromptTokens ?? '—'} prompt tokens, first compress verdict at call ${summary.firstCompressCallIndex ?? '—'}`,
     `Cost: ${
       summary.costUsd === null
-        ? `unknown (no price for ${result.model}: set one in headroom.config.json)`
+        ? `unknown (no price for ${result.model}: set one in barometer.config.json)`
         : `$${summary.costUsd.toFixed(2)}${summary.unpricedCalls > 0 ? ` (${summary.unpricedCalls} calls without a price not included)` : ''}`
     }, cache hits ${summary.cacheHitPercent === null ? '—' : `${summary.cacheHitPercent}%`} of prompt tokens` +
       (summary.tasksCompleted > 0 ? `, ${summary.tasksCompleted} tasks completed` : ''),
@@ -109,29 +109,29 @@ const dollars = (value: number | null) => (value === null ? 'unknown' : `$${valu
 
 /** The what-if's summary; its last line is the totals and the savings. */
 function whatIfLines(whatIf: WhatIfReplayResult['whatIf'], paint: Paint): string[] {
-  const { real, headroom, calibration } = whatIf;
+  const { real, policy, calibration } = whatIf;
   const change = (from: number, to: number) =>
     from > 0 ? `${to <= from ? '−' : '+'}${Math.abs(((from - to) / from) * 100).toFixed(1)}%` : '—';
   const forced =
-    headroom.callsAboveCompactionPoint === 0
+    policy.callsAboveCompactionPoint === 0
       ? 'no forced compaction'
-      : `${headroom.callsAboveCompactionPoint} calls above the agent's compaction point (${whatIf.compactionPoint})`;
+      : `${policy.callsAboveCompactionPoint} calls above the agent's compaction point (${whatIf.compactionPoint})`;
   const lines = [
-    `What-if: headroom's eviction policy on the same calls (prompts calibrated on the recorded usage: ${calibration.meanAbsErrorPercent.toFixed(1)}% mean error per call, ${calibration.maxAbsErrorPercent.toFixed(1)}% at worst)`,
-    `  prompt tokens  ${real.promptTokens} → ${headroom.promptTokens} (${change(real.promptTokens, headroom.promptTokens)})`,
-    `  cost           ${dollars(real.costUsd)} → ${dollars(headroom.costUsd)}${real.costUsd !== null && headroom.costUsd !== null ? ` (${change(real.costUsd, headroom.costUsd)})` : ''}, with prompt caching`,
-    `  peak prompt    ${real.peakPromptTokens ?? '—'} → ${headroom.peakPromptTokens ?? '—'} (the agent compacts at ${whatIf.compactionPoint ?? 'an unknown point'}); compactions ${real.compactions} → ${headroom.compactions}`,
-    `  evictions ${headroom.evictions}, ${headroom.archivedItems} items (${headroom.archivedBytes} bytes) archived, ` +
+    `What-if: barometer's eviction policy on the same calls (prompts calibrated on the recorded usage: ${calibration.meanAbsErrorPercent.toFixed(1)}% mean error per call, ${calibration.maxAbsErrorPercent.toFixed(1)}% at worst)`,
+    `  prompt tokens  ${real.promptTokens} → ${policy.promptTokens} (${change(real.promptTokens, policy.promptTokens)})`,
+    `  cost           ${dollars(real.costUsd)} → ${dollars(policy.costUsd)}${real.costUsd !== null && policy.costUsd !== null ? ` (${change(real.costUsd, policy.costUsd)})` : ''}, with prompt caching`,
+    `  peak prompt    ${real.peakPromptTokens ?? '—'} → ${policy.peakPromptTokens ?? '—'} (the agent compacts at ${whatIf.compactionPoint ?? 'an unknown point'}); compactions ${real.compactions} → ${policy.compactions}`,
+    `  evictions ${policy.evictions}, ${policy.archivedItems} items (${policy.archivedBytes} bytes) archived, ` +
       (whatIf.archiveVerified
         ? 'every one read back and identical to the log'
         : paint('red', `archive NOT verified: ${whatIf.archiveFailures[0] ?? 'a record is missing'}`)),
-    `  re-reads of evicted files the log shows: ${headroom.rereads}${headroom.rereads > 0 ? ` (${headroom.rereadTokens} tokens)` : ''}`,
+    `  re-reads of evicted files the log shows: ${policy.rereads}${policy.rereads > 0 ? ` (${policy.rereadTokens} tokens)` : ''}`,
   ];
   const saved = whatIf.savedPercent;
   lines.push(
     paint(
       'bold',
-      `headroom would have sent ${Math.abs(saved)}% ${saved >= 0 ? 'fewer' : 'more'} prompt tokens (${dollars(real.costUsd)} → ${dollars(headroom.costUsd)}), ${forced}`,
+      `barometer would have sent ${Math.abs(saved)}% ${saved >= 0 ? 'fewer' : 'more'} prompt tokens (${dollars(real.costUsd)} → ${dollars(policy.costUsd)}), ${forced}`,
     ),
   );
   return lines;
@@ -153,12 +153,12 @@ async function freshSessionId(root: string): Promise<string> {
   }
 }
 
-/** `headroom replay <file>`: a recorded session through a Session, in recorded time. */
+/** `barometer replay <file>`: a recorded session through a Session, in recorded time. */
 export function registerReplayCommand(program: Command, io: CliIo): void {
   program
     .command('replay')
     .description(
-      "Replay a recorded agent session log: a timeline of health, regulator level and verdicts; --what-if replays headroom's eviction policy on it",
+      "Replay a recorded agent session log: a timeline of health, regulator level and verdicts; --what-if replays barometer's eviction policy on it",
     )
     .argument('<file>', 'a Claude Code JSONL, Codex rollout, Gemini CLI log or OpenHands trajectory')
     .option('--format <format>', `auto|${LOG_FORMATS.join('|')}`, 'auto')
@@ -169,12 +169,12 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--config <path>',
-      'headroom.config.json/.yaml overriding model limits (default: the one in the working directory, if any)',
+      'barometer.config.json/.yaml overriding model limits (default: the one in the working directory, if any)',
     )
     .option('--json', 'print the replay as JSON (as POST /api/v1/replay answers)')
     .option(
       '--what-if',
-      "replay headroom's eviction policy on the same calls: prompt tokens and cost saved, evictions, the archive checked against the log (Claude Code and Codex logs)",
+      "replay barometer's eviction policy on the same calls: prompt tokens and cost saved, evictions, the archive checked against the log (Claude Code and Codex logs)",
     )
     .option('--policy <file>', 'the eviction policy options (JSON, or YAML for .yaml/.yml) for --what-if')
     .option(
@@ -185,10 +185,10 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
       'after',
       `
 Example:
-  headroom replay ~/.claude/projects/my-project/4d5611e5.jsonl
-  headroom replay rollout.jsonl --format codex --json | jq .summary
-  headroom replay 4d5611e5.jsonl --what-if
-  headroom replay rollout.jsonl --what-if --policy policy.json --json | jq .whatIf`,
+  barometer replay ~/.claude/projects/my-project/4d5611e5.jsonl
+  barometer replay rollout.jsonl --format codex --json | jq .summary
+  barometer replay 4d5611e5.jsonl --what-if
+  barometer replay rollout.jsonl --what-if --policy policy.json --json | jq .whatIf`,
     )
     .action(
       async (
@@ -257,7 +257,7 @@ Example:
         if (flags.whatIf) {
           const root =
             flags.archiveDir === undefined
-              ? await mkdtemp(join(tmpdir(), 'headroom-whatif-'))
+              ? await mkdtemp(join(tmpdir(), 'barometer-whatif-'))
               : resolve(io.cwd, flags.archiveDir);
           try {
             const archive = new ArchiveStore({ root, durable: flags.archiveDir !== undefined });

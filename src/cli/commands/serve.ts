@@ -22,35 +22,35 @@ import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
 import { summarizerFrom } from '../summarizer-flags.js';
 
-/** Environment variables read by `headroom serve`; a flag wins over its variable. */
+/** Environment variables read by `barometer serve`; a flag wins over its variable. */
 export const SERVE_ENVIRONMENT = {
-  host: 'HEADROOM_HOST',
-  port: 'HEADROOM_PORT',
-  rateLimitPerMinute: 'HEADROOM_RATE_LIMIT_PER_MINUTE',
-  ingestRateLimitPerMinute: 'HEADROOM_INGEST_RATE_LIMIT_PER_MINUTE',
-  readRateLimitPerMinute: 'HEADROOM_READ_RATE_LIMIT_PER_MINUTE',
-  maxConcurrentPerAgent: 'HEADROOM_MAX_CONCURRENT_PER_AGENT',
-  logLevel: 'HEADROOM_LOG_LEVEL',
-  dataDir: 'HEADROOM_DATA_DIR',
-  maxSessions: 'HEADROOM_MAX_SESSIONS',
-  sessionTtl: 'HEADROOM_SESSION_TTL',
-  maxEventStreams: 'HEADROOM_MAX_EVENT_STREAMS',
-  requestTimeout: 'HEADROOM_REQUEST_TIMEOUT',
-  mcpAllowedHosts: 'HEADROOM_MCP_ALLOWED_HOSTS',
-  config: 'HEADROOM_CONFIG',
-  webhookRetryDelays: 'HEADROOM_WEBHOOK_RETRY_DELAYS',
-  webhookTimeout: 'HEADROOM_WEBHOOK_TIMEOUT',
-  allowPrivateWebhooks: 'HEADROOM_ALLOW_PRIVATE_WEBHOOKS',
-  apiKeys: 'HEADROOM_API_KEYS',
-  corsOrigins: 'HEADROOM_CORS_ORIGINS',
-  summarizerCommand: 'HEADROOM_SUMMARIZER_COMMAND',
-  summarizerTimeout: 'HEADROOM_SUMMARIZER_TIMEOUT',
-  redis: 'HEADROOM_REDIS_URL',
-  redisPrefix: 'HEADROOM_REDIS_PREFIX',
+  host: 'BAROMETER_HOST',
+  port: 'BAROMETER_PORT',
+  rateLimitPerMinute: 'BAROMETER_RATE_LIMIT_PER_MINUTE',
+  ingestRateLimitPerMinute: 'BAROMETER_INGEST_RATE_LIMIT_PER_MINUTE',
+  readRateLimitPerMinute: 'BAROMETER_READ_RATE_LIMIT_PER_MINUTE',
+  maxConcurrentPerAgent: 'BAROMETER_MAX_CONCURRENT_PER_AGENT',
+  logLevel: 'BAROMETER_LOG_LEVEL',
+  dataDir: 'BAROMETER_DATA_DIR',
+  maxSessions: 'BAROMETER_MAX_SESSIONS',
+  sessionTtl: 'BAROMETER_SESSION_TTL',
+  maxEventStreams: 'BAROMETER_MAX_EVENT_STREAMS',
+  requestTimeout: 'BAROMETER_REQUEST_TIMEOUT',
+  mcpAllowedHosts: 'BAROMETER_MCP_ALLOWED_HOSTS',
+  config: 'BAROMETER_CONFIG',
+  webhookRetryDelays: 'BAROMETER_WEBHOOK_RETRY_DELAYS',
+  webhookTimeout: 'BAROMETER_WEBHOOK_TIMEOUT',
+  allowPrivateWebhooks: 'BAROMETER_ALLOW_PRIVATE_WEBHOOKS',
+  apiKeys: 'BAROMETER_API_KEYS',
+  corsOrigins: 'BAROMETER_CORS_ORIGINS',
+  summarizerCommand: 'BAROMETER_SUMMARIZER_COMMAND',
+  summarizerTimeout: 'BAROMETER_SUMMARIZER_TIMEOUT',
+  redis: 'BAROMETER_REDIS_URL',
+  redisPrefix: 'BAROMETER_REDIS_PREFIX',
 } as const;
 
 const INTEGER_TEXT = /^\d+$/;
-/** `headroom serve`: the HTTP service with its dashboard. */
+/** `barometer serve`: the HTTP service with its dashboard. */
 export function registerServeCommand(program: Command, io: CliIo): void {
   program
     .command('serve')
@@ -82,11 +82,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--data-dir <dir>',
-      `where archives and artifacts are written (env ${SERVE_ENVIRONMENT.dataDir}; default .headroom)`,
+      `where archives and artifacts are written (env ${SERVE_ENVIRONMENT.dataDir}; default .barometer)`,
     )
     .option(
       '--max-sessions <n>',
-      `sessions kept at most; one more is refused with 503 HR_ERR_SESSION_LIMIT (env ${SERVE_ENVIRONMENT.maxSessions}; default ${DEFAULT_MAX_SESSIONS})`,
+      `sessions kept at most; one more is refused with 503 BR_ERR_SESSION_LIMIT (env ${SERVE_ENVIRONMENT.maxSessions}; default ${DEFAULT_MAX_SESSIONS})`,
     )
     .option(
       '--session-ttl <duration>',
@@ -102,11 +102,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--mcp-allowed-hosts <names>',
-      `comma-separated hostnames /mcp accepts in Host and Origin besides the listen host and localhost, e.g. headroom.internal (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
+      `comma-separated hostnames /mcp accepts in Host and Origin besides the listen host and localhost, e.g. barometer.internal (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
     )
     .option(
       '--config <path>',
-      `headroom.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
+      `barometer.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
     )
     .option(
       '--webhook-retry-delays <ms,ms,…>',
@@ -136,7 +136,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option(
       '--redis-prefix <prefix>',
-      `prefix of headroom's Redis keys: instances with the same prefix are one service (env ${SERVE_ENVIRONMENT.redisPrefix}; default headroom:)`,
+      `prefix of barometer's Redis keys: instances with the same prefix are one service (env ${SERVE_ENVIRONMENT.redisPrefix}; default barometer:)`,
     )
     .option(
       '--summarizer-command <cmd>',
@@ -251,13 +251,13 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         config,
         ...(summarizer ? { summarizer } : {}),
       });
-      const sessions = await server.app.headroomMonitor.store.size();
+      const sessions = await server.app.barometerMonitor.store.size();
       const where =
         options.value.redisUrl === undefined
           ? `restored from ${resolve(io.cwd, options.value.dataDir)}`
           : `shared in Redis ${redactRedisUrl(options.value.redisUrl)} (prefix ${options.value.redisPrefix})`;
       io.stdout.write(
-        `headroom listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} ${where}\n`,
+        `barometer listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} ${where}\n`,
       );
     });
 }

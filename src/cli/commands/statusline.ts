@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 
-/** What `headroom statusline` runs (`runStatusline` of `../statusline.ts`). */
+/** What `barometer statusline` runs (`runStatusline` of `../statusline.ts`). */
 export type StatuslineAction = (io: CliIo, flags: { config?: string }) => Promise<void>;
 
 /**
- * `headroom statusline`: Claude Code's status line command. The work is passed in: the program imports it when the
- * command runs (so `headroom --help` loads none of it), the lean entry (`statusline-main.ts`) imports it directly.
+ * `barometer statusline`: Claude Code's status line command. The work is passed in: the program imports it when the
+ * command runs (so `barometer --help` loads none of it), the lean entry (`statusline-main.ts`) imports it directly.
  */
 export function registerStatuslineCommand(program: Command, io: CliIo, action: StatuslineAction): void {
   program
@@ -16,15 +16,15 @@ export function registerStatuslineCommand(program: Command, io: CliIo, action: S
     )
     .option(
       '--config <path>',
-      'headroom.config.json/.yaml overriding model limits (default: the one in the working directory, if any)',
+      'barometer.config.json/.yaml overriding model limits (default: the one in the working directory, if any)',
     )
     .addHelpText(
       'after',
       `
 Set it in ~/.claude/settings.json:
-  { "statusLine": { "type": "command", "command": "npx headroom statusline" } }
+  { "statusLine": { "type": "command", "command": "npx barometer statusline" } }
 Try it:
-  headroom statusline < examples/statusline-input.json`,
+  barometer statusline < examples/statusline-input.json`,
     )
     .action((flags: { config?: string }) => action(io, flags));
 }

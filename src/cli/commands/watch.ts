@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 import type { WatchFlags } from '../watch.js';
 
-/** `headroom watch [DIR…]`: agent logs as live sessions, in the embedded service's dashboard or a running one. */
+/** `barometer watch [DIR…]`: agent logs as live sessions, in the embedded service's dashboard or a running one. */
 export function registerWatchCommand(program: Command, io: CliIo): void {
   program
     .command('watch')
@@ -13,10 +13,10 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
       '[dirs...]',
       'folders (or log files) to follow (default: ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp)',
     )
-    .option('--server <url>', 'send the sessions to this running headroom service instead of starting one')
+    .option('--server <url>', 'send the sessions to this running barometer service instead of starting one')
     .option('--host <host>', 'address of the embedded service (default 127.0.0.1)')
-    .option('--port <port>', 'port of the embedded service, 0 for any free port (default 8787)')
-    .option('--data-dir <dir>', 'data folder of the embedded service (default .headroom)')
+    .option('--port <port>', 'port of the embedded service, 0 for any free port (default 8797)')
+    .option('--data-dir <dir>', 'data folder of the embedded service (default .barometer)')
     .option(
       '--since <duration>',
       'follow logs written to within this long; older ones once they change',
@@ -31,8 +31,8 @@ Claude Code's folder follows $CLAUDE_CONFIG_DIR, Codex's $CODEX_HOME. Subagents'
 (their context is not the agent's). Stop with Ctrl-C: the last calls are sent before it exits.
 
 Examples:
-  npx headroom watch                                  # your agents, live, at http://127.0.0.1:8787/
-  headroom watch ~/.codex/sessions --server http://127.0.0.1:8787`,
+  npx barometer watch                                  # your agents, live, at http://127.0.0.1:8797/
+  barometer watch ~/.codex/sessions --server http://127.0.0.1:8797`,
     )
     .action(async (dirs: string[], flags: WatchFlags) => {
       const { runWatch } = await import('../watch.js');

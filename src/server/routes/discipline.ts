@@ -8,7 +8,7 @@ import { HotStateSchema } from '../../discipline/hot-state.js';
 import { storeReferences } from '../../discipline/store-references.js';
 import { PromptPartsSchema, validateBudgets } from '../../discipline/validate-budgets.js';
 import { DiffOnlyOptionsSchema, validateDiffOnly } from '../../discipline/validate-diff-only.js';
-import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../../errors/validation.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
 import { ArchiveError, type ArchiveStore } from '../../store/archive.js';
 import { ArchiveParamsSchema, ArchiveQuerySchema, apiAddresses } from '../../store/archive-address.js';
@@ -107,7 +107,7 @@ export function disciplineRoutes(stores: {
         try {
           return await storeReferences(enforceBudget(state, options), stores.artifacts);
         } catch (error) {
-          if (error instanceof ArtifactRegistryError && error.code === 'HR_ERR_ARTIFACT_TOO_LARGE') {
+          if (error instanceof ArtifactRegistryError && error.code === 'BR_ERR_ARTIFACT_TOO_LARGE') {
             return sendProblem(
               reply,
               error.code,
@@ -171,7 +171,7 @@ export function disciplineRoutes(stores: {
           const { ok: _ok, ...answer } = result;
           return apiAddresses(answer, stores.archive.root);
         } catch (error) {
-          if (error instanceof HeadroomValidationError && error.code === 'HR_ERR_INVALID_PARAM') {
+          if (error instanceof BarometerValidationError && error.code === 'BR_ERR_INVALID_PARAM') {
             return sendInvalid(
               reply,
               error.issues.map((issue) => ({
@@ -198,7 +198,7 @@ export function disciplineRoutes(stores: {
             '{ sessionId, taskId, records, skipped: [{ offset, bytes }] (regions not readable as whole records) }, or with ?item= the item as text/plain, byte for byte',
         },
         '404': { description: 'No such archive or item' },
-        '500': { description: 'The item asked for may lie in damaged bytes (HR_ERR_INTEGRITY)' },
+        '500': { description: 'The item asked for may lie in damaged bytes (BR_ERR_INTEGRITY)' },
       },
       handler: async (request, reply) => {
         const params = parseWith(ArchiveParamsSchema, request.params);
@@ -240,7 +240,7 @@ export function disciplineRoutes(stores: {
       responses: {
         '200': { description: 'The artifact bytes', contentType: 'application/octet-stream' },
         '404': { description: 'No such artifact' },
-        '500': { description: 'The stored bytes do not match the id (HR_ERR_INTEGRITY)' },
+        '500': { description: 'The stored bytes do not match the id (BR_ERR_INTEGRITY)' },
       },
       handler: async (request, reply) => {
         const params = parseWith(ArtifactParamsSchema, request.params);

@@ -74,7 +74,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       body: PoolConfigSchema,
       responses: {
         '201': { description: 'The pool view', schema: PoolViewSchema },
-        '409': { description: 'A pool with that id exists (HR_ERR_POOL_EXISTS)' },
+        '409': { description: 'A pool with that id exists (BR_ERR_POOL_EXISTS)' },
       },
       handler: async (request, reply) => {
         const config = bodyOf(PoolConfigSchema, request, reply, POOL_CREATE_EXAMPLE);
@@ -100,7 +100,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       params: PoolParamsSchema,
       responses: {
         '200': { description: 'The pool view', schema: PoolViewSchema },
-        '404': { description: 'No such pool (HR_ERR_POOL_NOT_FOUND)' },
+        '404': { description: 'No such pool (BR_ERR_POOL_NOT_FOUND)' },
       },
       handler: async (request, reply) => {
         const params = paramsOf(PoolParamsSchema, request, reply);
@@ -115,13 +115,13 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       params: PoolParamsSchema,
       responses: {
         '204': { description: 'Deleted' },
-        '404': { description: 'No such pool (HR_ERR_POOL_NOT_FOUND)' },
+        '404': { description: 'No such pool (BR_ERR_POOL_NOT_FOUND)' },
       },
       handler: async (request, reply) => {
         const params = paramsOf(PoolParamsSchema, request, reply);
         if (params === undefined) return reply;
         if (!(await pools.delete(params.id)))
-          return sendProblem(reply, 'HR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(params.id)}`);
+          return sendProblem(reply, 'BR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(params.id)}`);
         return reply.code(204).send();
       },
     },
@@ -137,13 +137,13 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
           description: '{ reservationId, expiresAt, … }: settle it after the call',
           schema: ReservationGrantSchema,
         },
-        '404': { description: 'No such pool (HR_ERR_POOL_NOT_FOUND)' },
+        '404': { description: 'No such pool (BR_ERR_POOL_NOT_FOUND)' },
         '429': {
           description:
-            'Refused (HR_ERR_POOL_EXHAUSTED): { reason, retryAfterSeconds (null: waiting cannot help), limit, current, requested }; Retry-After when waiting helps',
+            'Refused (BR_ERR_POOL_EXHAUSTED): { reason, retryAfterSeconds (null: waiting cannot help), limit, current, requested }; Retry-After when waiting helps',
           schema: ReservationRefusalSchema.extend({
             error: z.string(),
-            code: z.literal('HR_ERR_POOL_EXHAUSTED'),
+            code: z.literal('BR_ERR_POOL_EXHAUSTED'),
           }),
         },
       },
@@ -164,7 +164,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
           reply.header('retry-after', String(refusal.retryAfterSeconds));
         return sendProblem(
           reply,
-          'HR_ERR_POOL_EXHAUSTED',
+          'BR_ERR_POOL_EXHAUSTED',
           `Pool ${JSON.stringify(params.id)} refused ${refusal.requested} ${refusal.reason === 'requests_per_minute' ? 'request' : 'tokens'} at priority ${body.priority}: ${refusal.reason} (${refusal.current} of ${refusal.limit}); ${refusal.retryAfterSeconds === null ? 'waiting cannot help' : `retry in ${refusal.retryAfterSeconds} s`}`,
           refusal,
         );

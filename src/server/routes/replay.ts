@@ -22,7 +22,7 @@ export const ReplayQuerySchema = z.strictObject({
     .transform(Number)
     .pipe(z.number().int().min(1))
     .optional(),
-  /** Replay headroom's eviction policy on the same calls too (Claude Code and Codex logs). */
+  /** Replay barometer's eviction policy on the same calls too (Claude Code and Codex logs). */
   whatIf: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
   /** The eviction policy's options as JSON (with whatIf=true), as a `--policy` file holds them. */
   policy: z.string().max(10_000).optional(),
@@ -56,7 +56,7 @@ function policyOf(
   };
 }
 
-/** `POST /api/v1/replay`: the same replay as `headroom replay --json`, on an uploaded log. */
+/** `POST /api/v1/replay`: the same replay as `barometer replay --json`, on an uploaded log. */
 export function replayRoutes(bodyLimit: number): ApiRoute[] {
   return [
     {
@@ -64,13 +64,13 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
       url: '/api/v1/replay',
       scope: 'text',
       summary:
-        "Replay a recorded agent session log (body: the log as text); whatIf=true also replays headroom's eviction policy on it",
+        "Replay a recorded agent session log (body: the log as text); whatIf=true also replays barometer's eviction policy on it",
       query: ReplayQuerySchema,
       textBody: 'The log file: JSON Lines, or one JSON document (OpenHands)',
       responses: {
         '200': {
           description:
-            '{ format, model, contextWindow, calls, compactions, summary }, and with whatIf=true `whatIf` ({ real, headroom, savedPercent, costSavedPercent, archiveVerified, … }) and calls[].whatIfPromptTokens',
+            '{ format, model, contextWindow, calls, compactions, summary }, and with whatIf=true `whatIf` ({ real, policy, savedPercent, costSavedPercent, archiveVerified, … }) and calls[].whatIfPromptTokens',
         },
       },
       options: { bodyLimit },
@@ -99,7 +99,7 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
         }
         // The evicted content goes to a directory of its own, read back and checked, then removed: the service
         // keeps nothing of an uploaded log.
-        const root = await mkdtemp(join(tmpdir(), 'headroom-replay-upload-'));
+        const root = await mkdtemp(join(tmpdir(), 'barometer-replay-upload-'));
         try {
           return await replayWhatIf(request.body, {
             ...options,
@@ -107,7 +107,7 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
             reader: { readFile: readArchiveFile },
             sessionId: 'whatif',
             // Sized as the default archive directory writes tombstones: the temporary name must not change figures.
-            tombstoneArchiveDir: '.headroom/archives',
+            tombstoneArchiveDir: '.barometer/archives',
             ...(policy.value ? { policy: policy.value } : {}),
           });
         } finally {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../../errors/validation.js';
 import { IdSchema, isId } from '../../ids/id-schema.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
 import { SessionOptionsSchema } from '../../session/session-options.js';
@@ -84,7 +84,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       responses: {
         '201': { description: 'The session view', schema: SessionViewSchema },
         '409': { description: 'A session with that id exists' },
-        '503': { description: 'The store holds its maximum of sessions (HR_ERR_SESSION_LIMIT)' },
+        '503': { description: 'The store holds its maximum of sessions (BR_ERR_SESSION_LIMIT)' },
       },
       handler: async (request, reply) => {
         const body = request.body ?? {};
@@ -202,7 +202,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
           contentType: 'text/event-stream',
         },
         '404': { description: 'No such session' },
-        '503': { description: 'Too many event-stream clients (HR_ERR_TOO_MANY_STREAMS)' },
+        '503': { description: 'Too many event-stream clients (BR_ERR_TOO_MANY_STREAMS)' },
       },
       handler: async (request, reply) => {
         const id = idOf(request, reply);
@@ -224,7 +224,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
           description: 'text/event-stream (see docs/sessions-api.md)',
           contentType: 'text/event-stream',
         },
-        '503': { description: 'Too many event-stream clients (HR_ERR_TOO_MANY_STREAMS)' },
+        '503': { description: 'Too many event-stream clients (BR_ERR_TOO_MANY_STREAMS)' },
       },
       handler: async (request, reply) => {
         if (!hub.hasRoom()) return tooManyStreams(reply, hub);
@@ -257,7 +257,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         const { name } = request.params as { name: string };
         const text = readSample(name);
         if (!text) {
-          return sendProblem(reply, 'HR_ERR_NOT_FOUND', `No sample ${JSON.stringify(name)}`, {
+          return sendProblem(reply, 'BR_ERR_NOT_FOUND', `No sample ${JSON.stringify(name)}`, {
             samples: SAMPLES.map((sample) => sample.name),
           });
         }
@@ -269,7 +269,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
           try {
             return reply.code(201).send(await monitor.loadLog({ log, id }));
           } catch (error) {
-            if (error instanceof HeadroomValidationError && error.code === 'HR_ERR_SESSION_EXISTS') continue;
+            if (error instanceof BarometerValidationError && error.code === 'BR_ERR_SESSION_EXISTS') continue;
             throw error;
           }
         }
@@ -287,7 +287,7 @@ function tooManyStreams(reply: FastifyReply, hub: EventHub): FastifyReply {
   reply.header('retry-after', '5');
   return sendProblem(
     reply,
-    'HR_ERR_TOO_MANY_STREAMS',
+    'BR_ERR_TOO_MANY_STREAMS',
     `Too many event-stream clients: at most ${hub.maxStreams} at once`,
     { limit: hub.maxStreams },
   );

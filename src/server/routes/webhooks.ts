@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HeadroomValidationError, parseWith } from '../../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../../errors/validation.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 import { WEBHOOK_EVENTS, WebhookRequestSchema, type WebhookService } from '../webhooks/webhook-service.js';
@@ -7,7 +7,7 @@ import { WEBHOOK_EVENTS, WebhookRequestSchema, type WebhookService } from '../we
 const WebhookParamsSchema = z.strictObject({
   id: z.string().regex(/^wh_[0-9a-f]{32}$/, 'must be a webhook id (wh_…)'),
 });
-const EXAMPLE = `POST /api/v1/webhooks {"url":"https://example.com/headroom","events":["pressure_critical","compaction"]} (events: ${WEBHOOK_EVENTS.join(', ')})`;
+const EXAMPLE = `POST /api/v1/webhooks {"url":"https://example.com/barometer","events":["pressure_critical","compaction"]} (events: ${WEBHOOK_EVENTS.join(', ')})`;
 
 const WebhookViewSchema = z.strictObject({
   id: z.string(),
@@ -19,7 +19,7 @@ const WebhookViewSchema = z.strictObject({
 /** `/api/v1/webhooks`: register (the secret is shown once), list, delete, and read a webhook's delivery log. */
 export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
   const notFound = (reply: Parameters<ApiRoute['handler']>[1], id: string) =>
-    sendProblem(reply, 'HR_ERR_NOT_FOUND', `No webhook ${JSON.stringify(id)}`);
+    sendProblem(reply, 'BR_ERR_NOT_FOUND', `No webhook ${JSON.stringify(id)}`);
   return [
     {
       method: 'POST',
@@ -41,7 +41,7 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
           const registration = await webhooks.register(body.value);
           return reply.code(201).send(registration);
         } catch (error) {
-          if (error instanceof HeadroomValidationError) return sendInvalid(reply, error.issues, EXAMPLE);
+          if (error instanceof BarometerValidationError) return sendInvalid(reply, error.issues, EXAMPLE);
           throw error;
         }
       },

@@ -53,7 +53,7 @@ export function attemptDelivery(
         headers: {
           'content-type': 'application/json',
           'content-length': String(Buffer.byteLength(options.body)),
-          'user-agent': 'headroom-webhooks',
+          'user-agent': 'barometer-webhooks',
           ...options.headers,
         },
         lookup: guardedLookup(options.allowPrivate),

@@ -16,7 +16,7 @@ export class NoticeGate {
 
   constructor(options: { redis?: Redis; prefix?: string; intervalMs?: number; now?: () => number } = {}) {
     this.#redis = options.redis;
-    this.#prefix = `${options.prefix ?? 'headroom:'}notice:`;
+    this.#prefix = `${options.prefix ?? 'barometer:'}notice:`;
     this.#intervalMs = options.intervalMs ?? DEFAULT_NOTICE_INTERVAL_MS;
     this.#now = options.now ?? Date.now;
   }

@@ -17,7 +17,7 @@ export class RedisWebhookState implements SharedWebhookState {
   readonly #deliveries: string;
   readonly #claims: string;
 
-  constructor(redis: Redis, bus: EventBus, prefix = 'headroom:') {
+  constructor(redis: Redis, bus: EventBus, prefix = 'barometer:') {
     this.#redis = redis;
     this.#bus = bus;
     this.#registrations = `${prefix}webhooks:registrations`;

@@ -16,7 +16,7 @@ const iso = (at: number) => new Date(at).toISOString();
  *   estimatedMinutesRemaining }, suggestedAction: the session's verdict);
  * - `verdict_changed` with the previous and the new action and the verdict's figures;
  * - `new_round_due` when the health countdown ends (forced new round), once;
- * - `compaction` for every compaction recorded (the agent's, headroom's, or a provider's server-side one).
+ * - `compaction` for every compaction recorded (the agent's, barometer's, or a provider's server-side one).
  */
 export function webhooksOf(event: MonitorEvent): WebhookMessage[] {
   if (event.type !== 'changed') return [];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { HeadroomValidationError } from '../../errors/validation.js';
+import { BarometerValidationError } from '../../errors/validation.js';
 import { checkWebhookUrl } from './address-guard.js';
 import { type AttemptOutcome, attemptDelivery } from './deliver.js';
 import { generateSecret, secretKey, signWebhook } from './signing.js';
@@ -108,8 +108,8 @@ export interface SharedWebhookState {
 /** How often a shared service reloads the registrations and takes over deliveries left by a dead instance. */
 const SHARED_REFRESH_MS = 5000;
 
-function invalid(field: string, value: unknown, message: string): HeadroomValidationError {
-  return new HeadroomValidationError([{ field, value, message }], 'webhook');
+function invalid(field: string, value: unknown, message: string): BarometerValidationError {
+  return new BarometerValidationError([{ field, value, message }], 'webhook');
 }
 
 /**
@@ -209,7 +209,7 @@ export class WebhookService {
 
   /**
    * Registers a webhook; the answer holds the secret, shown this once.
-   * @throws HeadroomValidationError naming the field: a URL that is not http(s) or resolves to a refused address
+   * @throws BarometerValidationError naming the field: a URL that is not http(s) or resolves to a refused address
    */
   async register(request: WebhookRequest): Promise<WebhookRegistration> {
     if (this.#webhooks.size >= MAX_WEBHOOKS) {

@@ -181,7 +181,7 @@ describe('WebhookService: at-least-once delivery', () => {
   });
 
   it('keeps pending deliveries across a restart and delivers them after it', async () => {
-    const directory = mkdtempSync(join(tmpdir(), 'headroom-webhooks-'));
+    const directory = mkdtempSync(join(tmpdir(), 'barometer-webhooks-'));
     dirs.push(directory);
     const target = await receiver([200]);
     const url = target.url;

@@ -22,7 +22,7 @@ function newestSource(): number {
 }
 
 /**
- * How to start `headroom`: the built CLI when it is newer than every source file (`npm test` builds first), since
+ * How to start `barometer`: the built CLI when it is newer than every source file (`npm test` builds first), since
  * plain Node starts it in a third of the time; otherwise the source through tsx, so that the suite never runs a
  * stale build and needs none.
  */
@@ -41,9 +41,9 @@ interface Run {
 const MAX_PROCESSES = Math.max(2, availableParallelism());
 
 /**
- * The `headroom` command, run as a user's shell runs it: a child process per command (see `command` for which
+ * The `barometer` command, run as a user's shell runs it: a child process per command (see `command` for which
  * build), stdout and stderr read whole, the exit code checked. It runs in an empty temporary
- * directory, so that no `headroom.config.*` of the developer's working directory changes what it answers (the
+ * directory, so that no `barometer.config.*` of the developer's working directory changes what it answers (the
  * other drivers read no config file).
  *
  * The CLI has `pressure` (`--json` prints exactly the HTTP 200 body) and `replay` (`--json` prints exactly what
@@ -58,7 +58,7 @@ export function cliDriver(): Driver {
   let running = 0;
   const waiting: Array<() => void> = [];
 
-  async function headroom(args: string[]): Promise<Run> {
+  async function barometer(args: string[]): Promise<Run> {
     if (running >= MAX_PROCESSES) await new Promise<void>((resolve) => waiting.push(resolve));
     running++;
     try {
@@ -89,7 +89,7 @@ export function cliDriver(): Driver {
     name: 'cli',
     async start() {
       start = command();
-      cwd = await mkdtemp(join(tmpdir(), 'headroom-contract-cli-'));
+      cwd = await mkdtemp(join(tmpdir(), 'barometer-contract-cli-'));
     },
     async stop() {
       if (cwd) await rm(cwd, { recursive: true, force: true });
@@ -99,14 +99,14 @@ export function cliDriver(): Driver {
       const args = ['pressure', '--json'];
       for (const [name, value] of Object.entries(input))
         args.push(`--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`, String(value));
-      const run = await headroom(args);
+      const run = await barometer(args);
       if (run.code === 0) return { ok: true, value: JSON.parse(run.stdout) as PressureReport };
       if (run.code !== 2) throw failure(args, run);
       return refusalOf(run.stderr, input);
     },
     async replay(file) {
       const args = ['replay', join(REPO_ROOT, file), '--json'];
-      const run = await headroom(args);
+      const run = await barometer(args);
       if (run.code !== 0) throw failure(args, run);
       return JSON.parse(run.stdout) as ReplayResult;
     },

@@ -25,7 +25,7 @@ export interface HotStateCheck {
 }
 
 /**
- * One surface of headroom, driven the way a user of that surface drives it. Every operation takes and gives the
+ * One surface of barometer, driven the way a user of that surface drives it. Every operation takes and gives the
  * same plain data on every surface: wire-shaped inputs (what the HTTP API and the CLI flags take) in, the
  * documented JSON answer out. An operation a surface does not have is absent (each driver says which and why),
  * and the suite runs each fixture through every driver that has its operation.

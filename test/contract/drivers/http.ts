@@ -23,7 +23,7 @@ function answerOf<T>(response: LightMyRequestResponse, expected: number): T {
 }
 
 /**
- * The HTTP service in-process (`buildApp` from the `headroom/server` entry, `app.inject`), on a temporary data
+ * The HTTP service in-process (`buildApp` from the `barometer/server` entry, `app.inject`), on a temporary data
  * dir, with the same fixed clock as the library driver. Rate limits are off: the suite sends a few hundred requests
  * in a second, which seed 000's 100 per minute per IP would refuse.
  *
@@ -44,7 +44,7 @@ export function httpDriver(now: number): Driver {
   return {
     name: 'http',
     async start() {
-      dataDir = await mkdtemp(join(tmpdir(), 'headroom-contract-'));
+      dataDir = await mkdtemp(join(tmpdir(), 'barometer-contract-'));
       app = await buildApp(
         { logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false },
         { now: () => now },

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  BarometerValidationError,
   type BudgetLimitsInput,
   capHotState,
   cautionCadence,
@@ -8,7 +9,6 @@ import {
   DEFAULT_MAX_HOT_STATE_TOKENS,
   evaluatePressure,
   evaluateTriggers,
-  HeadroomValidationError,
   type HotState,
   healthThresholds,
   type PressureInput,
@@ -27,13 +27,13 @@ import { REPO_ROOT } from '../fixtures.js';
 import type { Driver, Refusal } from './driver.js';
 
 function refusalOf(error: unknown): Refusal {
-  if (!(error instanceof HeadroomValidationError)) throw error;
+  if (!(error instanceof BarometerValidationError)) throw error;
   return { ok: false, issues: error.issues.map(({ field, message }) => ({ field, message })) };
 }
 
 function hotStateOf(value: unknown): HotState {
   const parsed = parseHotState(value);
-  if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'hot state');
+  if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'hot state');
   return parsed.value;
 }
 
@@ -74,7 +74,7 @@ export function libraryDriver(now: number): Driver {
     },
     async postUsage(id, body) {
       const parsed = parseUsageInput(body);
-      if (!parsed.ok) throw new HeadroomValidationError(parsed.issues, 'usage');
+      if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'usage');
       return monitor.postUsage(id, parsed.value);
     },
     view: (id) => monitor.view(id),

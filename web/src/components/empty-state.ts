@@ -5,7 +5,7 @@ import { navigate, sessionPath } from '../router.js';
 import type { SampleInfo } from '../types.js';
 
 /**
- * What headroom needs from an agent, and one click to load a bundled sample session: the whole first-start page
+ * What barometer needs from an agent, and one click to load a bundled sample session: the whole first-start page
  * without sessions, a folded panel under the list once there are some.
  */
 export function EmptyState({ compact = false }: { compact?: boolean } = {}) {
@@ -92,7 +92,7 @@ export function EmptyState({ compact = false }: { compact?: boolean } = {}) {
   return html`<section class="empty" aria-labelledby="empty-title">
     <h2 id="empty-title">No sessions yet</h2>
     <p>
-      headroom watches agent sessions that report their token usage after each model call, and shows here
+      barometer watches agent sessions that report their token usage after each model call, and shows here
       how close each one is to its context limits — live.
     </p>
     ${columns}

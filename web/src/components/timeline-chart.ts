@@ -95,7 +95,7 @@ function seriesOf(model: ChartModel): uPlot.Series[] {
   ];
   if (hasWhatIf(model)) {
     series.push({
-      label: "What-if prompt (headroom's policy)",
+      label: "What-if prompt (barometer's policy)",
       scale: 'tokens',
       stroke: COLORS.whatIf,
       fill: 'rgba(26, 127, 55, 0.06)',
@@ -326,7 +326,7 @@ export function TimelineChart({ model, title }: { model: ChartModel; title: stri
         <li><span class="key-line" style="border-color:#0969da"></span>Compaction</li>
         ${
           hasWhatIf(model)
-            ? html`<li><span class="key-line key-thick" style="border-color:#1a7f37"></span>What-if prompt (headroom)</li>
+            ? html`<li><span class="key-line key-thick" style="border-color:#1a7f37"></span>What-if prompt (barometer)</li>
                 <li><span class="key-line key-dashed" style="border-color:#1a7f37"></span>What-if eviction</li>`
             : null
         }

@@ -19,7 +19,7 @@ const defaultsOf = (fields: readonly RegulatorField[]) =>
 
 /**
  * The context pressure regulator (seed 000) as a form: its ten inputs with the defaults the API documents,
- * and the answer of POST /api/v1/pressure printed as `headroom pressure` prints it.
+ * and the answer of POST /api/v1/pressure printed as `barometer pressure` prints it.
  */
 export function RegulatorPage() {
   const [fields, setFields] = useState<RegulatorField[] | null>(null);

@@ -9,7 +9,7 @@ import { chartModelOfReplay } from '../timeline-model.js';
 import type { ReplayResult, ReplayWhatIf } from '../types.js';
 import { savingsSentence } from '../what-if-text.js';
 
-/** The log formats `headroom replay` reads; the API detects the format when left on auto. */
+/** The log formats `barometer replay` reads; the API detects the format when left on auto. */
 const FORMATS = [
   ['auto', 'Detect automatically'],
   ['claude-code', 'Claude Code (.jsonl)'],
@@ -86,7 +86,7 @@ export function ReplayPage() {
     <div class="page-head"><h1 id="replay-title">Replay</h1></div>
     <p class="muted lead">
       See where pressure built up in a recorded session. The log is read by the same code as
-      <code>headroom replay</code>, on the server; nothing is kept after the answer.
+      <code>barometer replay</code>, on the server; nothing is kept after the answer.
     </p>
     <div
       class=${`dropzone${dragging ? ' dropzone-active' : ''}`}
@@ -123,7 +123,7 @@ export function ReplayPage() {
         checked=${whatIf}
         onChange=${(event: Event) => setWhatIf((event.target as HTMLInputElement).checked)}
       />
-      What if headroom had managed it: replay its eviction policy on the same calls (Claude Code and Codex logs)
+      What if barometer had managed it: replay its eviction policy on the same calls (Claude Code and Codex logs)
     </label>
     <details class="replay-options">
       <summary>Options</summary>
@@ -301,36 +301,36 @@ function ReplayResultView({
 }
 
 function WhatIfView({ whatIf }: { whatIf: ReplayWhatIf }) {
-  const { real, headroom } = whatIf;
+  const { real, policy } = whatIf;
   return html`<section class="what-if" aria-labelledby="what-if-title">
-    <h3 id="what-if-title">What if headroom had managed it</h3>
+    <h3 id="what-if-title">What if barometer had managed it</h3>
     <p class="savings" data-whatif-savings>${savingsSentence(whatIf)}</p>
     <dl class="stats">
       <div>
         <dt>Prompt tokens</dt>
-        <dd data-whatif-tokens>${formatTokens(real.promptTokens)} → ${formatTokens(headroom.promptTokens)} (−${formatPercent(whatIf.savedPercent)})</dd>
+        <dd data-whatif-tokens>${formatTokens(real.promptTokens)} → ${formatTokens(policy.promptTokens)} (−${formatPercent(whatIf.savedPercent)})</dd>
       </div>
       <div>
         <dt>Cost, with prompt caching</dt>
         <dd data-whatif-cost>
-          ${formatUsd(real.costUsd)} → ${formatUsd(headroom.costUsd)}${whatIf.costSavedPercent === null ? '' : ` (−${formatPercent(whatIf.costSavedPercent)})`}
+          ${formatUsd(real.costUsd)} → ${formatUsd(policy.costUsd)}${whatIf.costSavedPercent === null ? '' : ` (−${formatPercent(whatIf.costSavedPercent)})`}
         </dd>
       </div>
       <div>
         <dt>Peak prompt</dt>
-        <dd data-whatif-peak>${formatTokens(real.peakPromptTokens)} → ${formatTokens(headroom.peakPromptTokens)}</dd>
+        <dd data-whatif-peak>${formatTokens(real.peakPromptTokens)} → ${formatTokens(policy.peakPromptTokens)}</dd>
       </div>
       <div><dt>Agent compacts at</dt><dd>${formatTokens(whatIf.compactionPoint)}</dd></div>
-      <div><dt>Compactions</dt><dd>${real.compactions} → ${headroom.compactions}</dd></div>
-      <div><dt>Evictions</dt><dd data-whatif-eviction-count>${headroom.evictions}</dd></div>
-      <div><dt>Archived</dt><dd>${formatTokens(headroom.archivedItems)} items, ${formatBytes(headroom.archivedBytes)}</dd></div>
+      <div><dt>Compactions</dt><dd>${real.compactions} → ${policy.compactions}</dd></div>
+      <div><dt>Evictions</dt><dd data-whatif-eviction-count>${policy.evictions}</dd></div>
+      <div><dt>Archived</dt><dd>${formatTokens(policy.archivedItems)} items, ${formatBytes(policy.archivedBytes)}</dd></div>
       <div>
         <dt>Archive checked</dt>
         <dd data-whatif-verified=${String(whatIf.archiveVerified)} class=${whatIf.archiveVerified ? '' : 'warning'}>
           ${whatIf.archiveVerified ? 'every item identical to the log' : `not verified: ${whatIf.archiveFailures[0] ?? ''}`}
         </dd>
       </div>
-      <div><dt>Re-reads of evicted files</dt><dd>${headroom.rereads}</dd></div>
+      <div><dt>Re-reads of evicted files</dt><dd>${policy.rereads}</dd></div>
     </dl>
     <p class="muted small">
       ${`Prompts reconstructed from the log and calibrated on its recorded usage: ${formatPercent(whatIf.calibration.meanAbsErrorPercent)} mean error per call, ${formatPercent(whatIf.calibration.maxAbsErrorPercent)} at worst. Same calls, same outputs; the cache is written again from each eviction on.`}

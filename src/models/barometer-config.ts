@@ -111,8 +111,8 @@ export interface ModelConfig {
   reasoning?: boolean;
 }
 
-/** A parsed, validated `headroom.config.{json,yaml,yml}`. */
-export interface HeadroomConfig {
+/** A parsed, validated `barometer.config.{json,yaml,yml}`. */
+export interface BarometerConfig {
   /** Per-model figures, keyed by model id (`gpt-5`, `openai/gpt-5`, `claude-sonnet-4-20250514`, …). */
   models: Record<string, ModelConfig>;
 }
@@ -146,12 +146,12 @@ function toModelConfig(entry: z.infer<typeof ModelConfigFileSchema>): ModelConfi
  * rejected at every level. An empty file means no settings.
  * @example { "models": { "gpt-5": { "context_length": 272000, "optimal_max_tokens": 200000, "price": { "input": 1.25, "output": 10, "cache_read": 0.125 }, "reasoning": true } } }
  */
-export const HeadroomConfigSchema = z
+export const BarometerConfigSchema = z
   .strictObject({
     models: z.record(z.string().min(1), ModelConfigFileSchema).optional(),
   })
   .transform(
-    (file): HeadroomConfig => ({
+    (file): BarometerConfig => ({
       models: Object.fromEntries(
         Object.entries(file.models ?? {}).map(([id, entry]) => [id, toModelConfig(entry)]),
       ),
@@ -159,21 +159,21 @@ export const HeadroomConfigSchema = z
   );
 
 /** A config with no settings: what a directory without a config file yields. */
-export function emptyConfig(): HeadroomConfig {
+export function emptyConfig(): BarometerConfig {
   return { models: {} };
 }
 
 /** Validates an already-parsed config object. Issues name the field, e.g. `models.gpt-5.context_length`. */
-export function parseConfig(input: unknown): Result<HeadroomConfig> {
+export function parseConfig(input: unknown): Result<BarometerConfig> {
   // An empty YAML document parses to null: a file with nothing in it sets nothing.
-  return parseWith(HeadroomConfigSchema, input ?? {});
+  return parseWith(BarometerConfigSchema, input ?? {});
 }
 
 /** The formats a config file may be written in. */
 export type ConfigFormat = 'json' | 'yaml';
 
 /** Parses and validates the text of a config file. Pure: the caller reads the file. */
-export function parseConfigText(text: string, format: ConfigFormat): Result<HeadroomConfig> {
+export function parseConfigText(text: string, format: ConfigFormat): Result<BarometerConfig> {
   let parsed: unknown;
   try {
     parsed = format === 'json' ? JSON.parse(text) : parseYaml(text);

@@ -14,8 +14,8 @@ import type { SessionSummary, TimelineMarker, UsageAnswer } from '../session/ses
 import { UsageInputSchema } from '../session/usage-input.js';
 import { ArchiveStore } from '../store/archive.js';
 import { agentHistory, callTool, SEED_SAMPLE, TOOL_NAMES, toolOutput } from '../test-helpers/mcp-fixtures.js';
-import { HEADROOM_VERSION } from '../version.js';
-import { createHeadroomMcpServer, toolInputJsonSchema } from './create-mcp-server.js';
+import { BAROMETER_VERSION } from '../version.js';
+import { createBarometerMcpServer, toolInputJsonSchema } from './create-mcp-server.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
@@ -35,15 +35,15 @@ let archive: ArchiveStore;
 let client: Client;
 
 async function connect(archiveAddresses: 'path' | 'api' = 'path'): Promise<Client> {
-  const server = createHeadroomMcpServer({ monitor, archive, now: () => NOW, archiveAddresses });
+  const server = createBarometerMcpServer({ monitor, archive, now: () => NOW, archiveAddresses });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const connected = new Client({ name: 'headroom-test', version: '1.0.0' });
+  const connected = new Client({ name: 'barometer-test', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), connected.connect(clientSide)]);
   return connected;
 }
 
 beforeEach(async () => {
-  root = await mkdtemp(join(tmpdir(), 'headroom-mcp-'));
+  root = await mkdtemp(join(tmpdir(), 'barometer-mcp-'));
   archive = new ArchiveStore({ root: join(root, 'archives'), durable: false });
   monitor = new SessionMonitor({ archive, now: () => NOW });
   client = await connect();
@@ -78,10 +78,10 @@ describe('tools/list', () => {
     });
   });
 
-  it('names itself headroom at the package version and tells the client how to use it', async () => {
+  it('names itself barometer at the package version and tells the client how to use it', async () => {
     const packageJson = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
-    expect(client.getServerVersion()).toMatchObject({ name: 'headroom', version: packageJson.version });
-    expect(HEADROOM_VERSION).toBe(packageJson.version);
+    expect(client.getServerVersion()).toMatchObject({ name: 'barometer', version: packageJson.version });
+    expect(BAROMETER_VERSION).toBe(packageJson.version);
     expect(client.getInstructions()).toContain('report_usage');
   });
 
@@ -119,7 +119,7 @@ describe('evaluate_pressure', () => {
       verbose: true,
     });
     expect(answer.isError).toBe(true);
-    expect(answer.structured.code).toBe('HR_ERR_INVALID_PARAM');
+    expect(answer.structured.code).toBe('BR_ERR_INVALID_PARAM');
     expect(answer.structured.issues).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ field: 'memoryUsedPercent', value: 720, allowed: { min: 0, max: 100 } }),
@@ -205,18 +205,18 @@ describe('create_session and context_status', () => {
 
   it('refuses an unknown model, a duplicate id, a bad id and a missing session, each with its code', async () => {
     const unknown = await callTool(client, 'create_session', { model: 'my-local-model' });
-    expect(unknown).toMatchObject({ isError: true, structured: { code: 'HR_ERR_UNKNOWN_MODEL' } });
+    expect(unknown).toMatchObject({ isError: true, structured: { code: 'BR_ERR_UNKNOWN_MODEL' } });
     await callTool(client, 'create_session', { id: 'dup', model: 'gpt-5' });
     const duplicate = await callTool(client, 'create_session', { id: 'dup', model: 'gpt-5' });
-    expect(duplicate).toMatchObject({ isError: true, structured: { code: 'HR_ERR_SESSION_EXISTS' } });
+    expect(duplicate).toMatchObject({ isError: true, structured: { code: 'BR_ERR_SESSION_EXISTS' } });
     const badOption = await callTool(client, 'create_session', { model: 'gpt-5', contextWindow: -1 });
     expect(badOption.structured.issues?.[0]?.field).toBe('contextWindow');
 
     const badId = await callTool(client, 'context_status', { sessionId: '../etc' });
-    expect(badId).toMatchObject({ isError: true, structured: { code: 'HR_ERR_INVALID_PARAM' } });
+    expect(badId).toMatchObject({ isError: true, structured: { code: 'BR_ERR_INVALID_PARAM' } });
     expect(badId.structured.issues?.[0]?.field).toBe('sessionId');
     const missing = await callTool(client, 'context_status', { sessionId: 'nobody' });
-    expect(missing).toMatchObject({ isError: true, structured: { code: 'HR_ERR_SESSION_NOT_FOUND' } });
+    expect(missing).toMatchObject({ isError: true, structured: { code: 'BR_ERR_SESSION_NOT_FOUND' } });
   });
 });
 
@@ -274,12 +274,12 @@ describe('report_usage', () => {
     expect((await monitor.view('s1')).generations).toBe(0);
   });
 
-  it('creates nothing implicitly: an unknown session is HR_ERR_SESSION_NOT_FOUND', async () => {
+  it('creates nothing implicitly: an unknown session is BR_ERR_SESSION_NOT_FOUND', async () => {
     const answer = await callTool(client, 'report_usage', {
       sessionId: 'ghost',
       usage: { promptTokens: 10 },
     });
-    expect(answer).toMatchObject({ isError: true, structured: { code: 'HR_ERR_SESSION_NOT_FOUND' } });
+    expect(answer).toMatchObject({ isError: true, structured: { code: 'BR_ERR_SESSION_NOT_FOUND' } });
     expect(await monitor.has('ghost')).toBe(false);
   });
 });
@@ -336,7 +336,7 @@ describe('compact_history', () => {
         { role: 'user', content: 'hi' },
       ],
     });
-    expect(answer).toMatchObject({ isError: true, structured: { code: 'HR_ERR_COMPACTION_REFUSED' } });
+    expect(answer).toMatchObject({ isError: true, structured: { code: 'BR_ERR_COMPACTION_REFUSED' } });
     expect(answer.structured.before).toBeDefined();
     expect(answer.text).toContain('Compaction refused');
   });
@@ -404,7 +404,7 @@ describe('evict_task and read_archive', () => {
       const back = await callTool(overHttp, 'read_archive', { location: String(tombstone.content) });
       expect(back.text).toBe(toolOutput(0));
       const missing = await callTool(overHttp, 'read_archive', { session: 'run-3', task: 'nothing' });
-      expect(missing.structured.code).toBe('HR_ERR_ARCHIVE_NOT_FOUND');
+      expect(missing.structured.code).toBe('BR_ERR_ARCHIVE_NOT_FOUND');
       expect(missing.text).not.toContain(root);
     } finally {
       await overHttp.close();
@@ -423,7 +423,7 @@ describe('evict_task and read_archive', () => {
       messages: agentHistory(),
       tasks: [{ id: 'deploy', summary: 'Deployed the fix to staging.' }],
     });
-    expect(untagged.structured.code).toBe('HR_ERR_COMPACTION_REFUSED');
+    expect(untagged.structured.code).toBe('BR_ERR_COMPACTION_REFUSED');
   });
 
   it('refuses a location that names no archive, mixed addressing, and unknown archives or items', async () => {
@@ -441,7 +441,7 @@ describe('evict_task and read_archive', () => {
     const neither = await callTool(client, 'read_archive', { item: 'x' });
     expect(neither.structured.issues?.map((issue) => issue.field)).toEqual(['session', 'task']);
     const noArchive = await callTool(client, 'read_archive', { session: 'run-9', task: 'tests' });
-    expect(noArchive.structured.code).toBe('HR_ERR_ARCHIVE_NOT_FOUND');
+    expect(noArchive.structured.code).toBe('BR_ERR_ARCHIVE_NOT_FOUND');
 
     await callTool(client, 'evict_task', {
       messages: agentHistory(),
@@ -454,7 +454,7 @@ describe('evict_task and read_archive', () => {
       item: 'call_9:result',
     });
     expect(noItem.structured).toMatchObject({
-      code: 'HR_ERR_ARCHIVE_NOT_FOUND',
+      code: 'BR_ERR_ARCHIVE_NOT_FOUND',
       items: ['call_0:result', 'call_1:result'],
     });
   });

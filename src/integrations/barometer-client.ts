@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { SessionView, UsageAnswer } from '../session/session-schemas.js';
 
-/** Where the service listens unless told otherwise (`--server`, `HEADROOM_URL`). */
-export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8787';
+/** Where the service listens unless told otherwise (`--server`, `BAROMETER_URL`). */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:8797';
 /** A request the service has not answered in this time is abandoned. @default 1500 ms */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 1500;
 
@@ -14,7 +14,7 @@ export class ServiceUnreachableError extends Error {
     override readonly cause: unknown,
   ) {
     super(
-      `headroom service not reachable at ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      `barometer service not reachable at ${url}: ${cause instanceof Error ? cause.message : String(cause)}`,
     );
     this.name = 'ServiceUnreachableError';
   }
@@ -30,11 +30,11 @@ export class ServiceError extends Error {
       typeof body === 'object' && body !== null && 'error' in body
         ? String((body as { error: unknown }).error)
         : '';
-    super(`headroom service answered ${status}${detail ? `: ${detail}` : ''}`);
+    super(`barometer service answered ${status}${detail ? `: ${detail}` : ''}`);
     this.name = 'ServiceError';
   }
 
-  /** The machine code of the problem (`HR_ERR_SESSION_NOT_FOUND`, …), when the body has one. */
+  /** The machine code of the problem (`BR_ERR_SESSION_NOT_FOUND`, …), when the body has one. */
   get code(): string | undefined {
     const body = this.body;
     return typeof body === 'object' && body !== null && 'code' in body
@@ -43,8 +43,8 @@ export class ServiceError extends Error {
   }
 }
 
-export interface HeadroomClientOptions {
-  /** The service's base URL. @default 'http://127.0.0.1:8787' */
+export interface BarometerClientOptions {
+  /** The service's base URL. @default 'http://127.0.0.1:8797' */
   url?: string;
   /** @default 1500 */
   timeoutMs?: number;
@@ -53,16 +53,16 @@ export interface HeadroomClientOptions {
 }
 
 /**
- * A small client of headroom's sessions API over `node:http` (no fetch: its first use costs tens of
+ * A small client of barometer's sessions API over `node:http` (no fetch: its first use costs tens of
  * milliseconds, which a hook run on every tool call cannot spare). Every method is one route of
  * docs/sessions-api.md; the service decides, this only carries.
  */
-export class HeadroomClient {
+export class BarometerClient {
   readonly url: string;
   readonly #timeoutMs: number;
   readonly #apiKey: string | undefined;
 
-  constructor(options: HeadroomClientOptions = {}) {
+  constructor(options: BarometerClientOptions = {}) {
     this.url = (options.url ?? DEFAULT_SERVER_URL).replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.#apiKey = options.apiKey;

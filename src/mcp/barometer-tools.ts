@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../errors/error-catalogue.js';
 import {
+  BarometerValidationError,
   echoValue,
-  HeadroomValidationError,
   parseWith,
   type Result,
   type ValidationIssue,
@@ -60,7 +60,7 @@ export type ToolOutcome =
   | { ok: false; error: ToolError };
 
 /** One MCP tool: its name and documentation, the schema it advertises, how it parses, what it runs. */
-export interface HeadroomTool {
+export interface BarometerTool {
   name: string;
   title: string;
   description: string;
@@ -86,10 +86,10 @@ function defineTool<T>(tool: {
   title: string;
   description: string;
   input: z.ZodType;
-  annotations: HeadroomTool['annotations'];
+  annotations: BarometerTool['annotations'];
   parse?: (raw: unknown) => Result<T>;
   run: (args: T, context: ToolContext) => Promise<ToolOutcome>;
-}): HeadroomTool {
+}): BarometerTool {
   const parse = tool.parse ?? ((raw: unknown) => parseWith(tool.input as z.ZodType<T>, raw));
   return { ...tool, parse, run: (args, context) => tool.run(args as T, context) };
 }
@@ -102,7 +102,7 @@ export function invalidArguments(issues: ValidationIssue[]): ToolError {
     value: echoValue(issue.value),
   }));
   const fields = [...new Set(named.map((issue) => issue.field))].join(', ');
-  return { error: `Invalid arguments: ${fields}`, code: 'HR_ERR_INVALID_PARAM', issues: named };
+  return { error: `Invalid arguments: ${fields}`, code: 'BR_ERR_INVALID_PARAM', issues: named };
 }
 
 function summaryOf(view: SessionView): SessionSummary {
@@ -137,7 +137,7 @@ async function compaction(request: CompactRequest, context: ToolContext): Promis
   try {
     result = await context.monitor.compact(request);
   } catch (error) {
-    if (error instanceof HeadroomValidationError && error.code === 'HR_ERR_INVALID_PARAM') {
+    if (error instanceof BarometerValidationError && error.code === 'BR_ERR_INVALID_PARAM') {
       // A history given as an array is checked as one: its issues start at the index (`[3].role`).
       const issues = error.issues.map((issue) =>
         issue.field.startsWith('[') ? { ...issue, field: `messages${issue.field}` } : issue,
@@ -166,10 +166,10 @@ async function compaction(request: CompactRequest, context: ToolContext): Promis
 type ArchiveTarget = { location: string } | { sessionId: string; taskId: string; itemId?: string };
 
 /**
- * headroom's capabilities as MCP tools, each a translation to one library call (the monitor, the regulator, the
+ * barometer's capabilities as MCP tools, each a translation to one library call (the monitor, the regulator, the
  * archive): they decide nothing themselves.
  */
-export function headroomTools(): HeadroomTool[] {
+export function barometerTools(): BarometerTool[] {
   return [
     defineTool({
       name: 'evaluate_pressure',
@@ -336,7 +336,7 @@ export function headroomTools(): HeadroomTool[] {
             ok: false,
             error: {
               error: `No item ${JSON.stringify(itemId)} in ${sessionId}/${taskId}`,
-              code: 'HR_ERR_ARCHIVE_NOT_FOUND',
+              code: 'BR_ERR_ARCHIVE_NOT_FOUND',
               items: records.map((entry) => entry.itemId),
             },
           };

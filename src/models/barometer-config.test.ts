@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { HeadroomConfigSchema, parseConfig, parseConfigText } from './headroom-config.js';
+import { BarometerConfigSchema, parseConfig, parseConfigText } from './barometer-config.js';
 
 describe('parseConfig', () => {
   it('reads snake_case fields into camelCase', () => {
@@ -180,9 +180,9 @@ describe('parseConfigText', () => {
   });
 });
 
-describe('HeadroomConfigSchema', () => {
+describe('BarometerConfigSchema', () => {
   it('exports the file shape as JSON Schema', () => {
-    const schema = z.toJSONSchema(HeadroomConfigSchema, { io: 'input' }) as {
+    const schema = z.toJSONSchema(BarometerConfigSchema, { io: 'input' }) as {
       additionalProperties?: boolean;
       properties?: Record<string, unknown>;
     };

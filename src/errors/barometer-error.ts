@@ -1,8 +1,8 @@
 import { ERROR_CATALOGUE, type ErrorCatalogueEntry, type ErrorCode } from './error-catalogue.js';
 import type { ValidationIssue } from './validation-issue.js';
 
-/** What a {@link HeadroomError} carries besides its code and message. */
-export interface HeadroomErrorOptions {
+/** What a {@link BarometerError} carries besides its code and message. */
+export interface BarometerErrorOptions {
   /** The fields at fault, each with its value and the allowed range. */
   issues?: ValidationIssue[];
   /**
@@ -15,15 +15,15 @@ export interface HeadroomErrorOptions {
 }
 
 /**
- * The base of every error headroom throws on purpose: a stable code from the error catalogue, and with it the
- * HTTP status and CLI exit code that the surfaces answer with. Anything thrown that is not a HeadroomError is a
- * fault (HR_ERR_INTERNAL).
+ * The base of every error barometer throws on purpose: a stable code from the error catalogue, and with it the
+ * HTTP status and CLI exit code that the surfaces answer with. Anything thrown that is not a BarometerError is a
+ * fault (BR_ERR_INTERNAL).
  *
  * @example
  * try { await archive.readArchive('s1', 't9'); }
- * catch (error) { if (error instanceof HeadroomError && error.code === 'HR_ERR_ARCHIVE_NOT_FOUND') … }
+ * catch (error) { if (error instanceof BarometerError && error.code === 'BR_ERR_ARCHIVE_NOT_FOUND') … }
  */
-export class HeadroomError extends Error {
+export class BarometerError extends Error {
   readonly code: ErrorCode;
   /** The HTTP status of the code, from the catalogue. */
   readonly status: number;
@@ -33,9 +33,9 @@ export class HeadroomError extends Error {
   readonly issues: ValidationIssue[];
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: ErrorCode, message: string, options: HeadroomErrorOptions = {}) {
+  constructor(code: ErrorCode, message: string, options: BarometerErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'HeadroomError';
+    this.name = 'BarometerError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.exitCode = ERROR_CATALOGUE[code].exit;
