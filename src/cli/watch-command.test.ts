@@ -1,10 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replayLogText } from '../session/replay.js';
 import type { SessionView } from '../session/session-schemas.js';
-import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
+import { exitOf, spawnCli, startServeProcess } from '../test-helpers/spawn-cli.js';
 import { defaultLogFolders } from './watch.js';
 
 const SMALL = readFileSync(
@@ -74,6 +76,41 @@ describe('barometer watch', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await exitOf(child)).toBe(2);
     expect(stderr).toContain('not reachable');
+  });
+
+  it('sends to the barometer service that already holds its port instead of failing on it', async () => {
+    const logs = folder('barometer-watch-logs-');
+    const service = await startServeProcess(['--data-dir', folder('barometer-watch-served-')]);
+    cleanups.push(() => service.child.exitCode === null && service.child.kill('SIGKILL'));
+    const port = new URL(service.url).port;
+    const child = spawnCli(['watch', logs, '--port', port, '--poll', '100ms', '--settle', '200ms']);
+    cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    await waitFor(async () => (stdout.includes('watching') ? true : undefined));
+    expect(stdout).toContain(`a barometer service already listens at ${service.url}: sending to it`);
+    writeFileSync(join(logs, 'e9f146fa-3b20-48d0-9be4-d99ca901cae4.jsonl'), SMALL);
+    const view = await waitFor(async () => {
+      const answer = await fetch(`${service.url}/api/v1/sessions/e9f146fa-3b20-48d0-9be4-d99ca901cae4`);
+      return answer.status === 200 ? ((await answer.json()) as SessionView) : undefined;
+    });
+    expect(view.agent).toBe('claude-code');
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('exits 2 naming the address when another program holds its port', async () => {
+    const other = createServer((_request, response) => response.end('not barometer'));
+    await new Promise<void>((done) => other.listen(0, '127.0.0.1', done));
+    cleanups.push(() => other.close());
+    const { port } = other.address() as AddressInfo;
+    const child = spawnCli(['watch', folder('barometer-watch-busy-'), '--port', String(port)]);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await exitOf(child)).toBe(2);
+    expect(stderr).toContain(
+      `http://127.0.0.1:${port} is in use by another program: pick another port with --port`,
+    );
   });
 
   it("follows each agent's own folder by default, as their settings move it", () => {

@@ -83,6 +83,20 @@ function reporter(io: CliIo, home: string, now: () => number) {
   };
 }
 
+/** Why `client` is not a barometer service that answers, or null when it is one. */
+async function barometerServiceProblem(client: BarometerClient): Promise<string | null> {
+  try {
+    const answer = await client.request('GET', '/openapi.json');
+    const title = (answer.body as { info?: { title?: unknown } } | null)?.info?.title;
+    if (answer.status !== 200 || title !== 'barometer') {
+      return `${client.url} answers, but is not a barometer service (GET /openapi.json: ${answer.status})`;
+    }
+    return null;
+  } catch (error) {
+    return error instanceof ServiceUnreachableError ? error.message : String(error);
+  }
+}
+
 /** `barometer watch`: starts the embedded service (or checks the given one), then follows the logs until stopped. */
 export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Promise<void> {
   const sinceMs = milliseconds('since', flags.since);
@@ -95,13 +109,10 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
   let close: () => Promise<void> = async () => undefined;
   if (flags.server) {
     const client = new BarometerClient({ url: flags.server });
-    try {
-      const answer = await client.request('GET', '/healthz');
-      if (answer.status !== 200) throw new Error(`GET /healthz answered ${answer.status}`);
-    } catch (error) {
-      const reason = error instanceof ServiceUnreachableError ? error.message : String(error);
+    const problem = await barometerServiceProblem(client);
+    if (problem !== null) {
       throw new UsageError(
-        `${reason} (start it with: barometer serve; or leave out --server to start one here)`,
+        `${problem} (start it with: barometer serve; or leave out --server to start one here)`,
       );
     }
     sessions = new ServiceSessions(client);
@@ -114,26 +125,35 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
       throw new UsageError(
         `--port must be a whole number from 0 to 65535; got ${JSON.stringify(flags.port)}`,
       );
-    let server: Awaited<ReturnType<typeof startServer>>;
     try {
-      server = await startServer({
+      const server = await startServer({
         logLevel: 'warn',
         ...(flags.host === undefined ? {} : { host: flags.host }),
         ...(port === undefined ? {} : { port }),
         ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
       });
+      sessions = new MonitorSessions(server.app.barometerMonitor);
+      serviceUrl = server.url;
+      close = server.close;
+      io.stdout.write(`barometer watch: dashboard ${server.url}/ (embedded service)\n`);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      // The port is taken: by a barometer service (`npm start`, `barometer serve`), the sessions go to it, as with
+      // --server; by anything else, the user has to choose.
+      const { address, port: busyPort } = error as { address?: string; port?: number };
+      const busy = `http://${address?.includes(':') ? `[${address}]` : address}:${busyPort}`;
+      const client = new BarometerClient({ url: busy });
+      if ((await barometerServiceProblem(client)) !== null) {
         throw new UsageError(
-          `${(error as Error).message}: a service already listens there; send to it with --server, or pick another --port`,
+          `${busy} is in use by another program: pick another port with --port, or send to a running barometer service with --server URL`,
         );
       }
-      throw error;
+      sessions = new ServiceSessions(client);
+      serviceUrl = client.url;
+      io.stdout.write(
+        `barometer watch: a barometer service already listens at ${client.url}: sending to it (dashboard ${client.url}/)\n`,
+      );
     }
-    sessions = new MonitorSessions(server.app.barometerMonitor);
-    serviceUrl = server.url;
-    close = server.close;
-    io.stdout.write(`barometer watch: dashboard ${server.url}/ (embedded service)\n`);
   }
   const found = roots.filter((root) => existsSync(root));
   const missing = roots.filter((root) => !existsSync(root));
