@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findCycle, type ImportEdge, importGraph, importsOf, reachable } from './import-graph.js';
@@ -177,5 +179,62 @@ describe('the checker itself', () => {
     ];
     expect(violations(fake)).toHaveLength(2);
     expect(findCycle(fake)).toEqual(['src/session/y.ts', 'src/session/z.ts', 'src/session/y.ts']);
+  });
+});
+
+/** The package and the subpath (`./x`) a bare specifier names, or null for a builtin or a package's main entry. */
+function packageSubpath(specifier: string): { name: string; subpath: string } | null {
+  if (specifier.startsWith('node:')) return null;
+  const parts = specifier.split('/');
+  const nameLength = specifier.startsWith('@') ? 2 : 1;
+  if (parts.length <= nameLength) return null;
+  return { name: parts.slice(0, nameLength).join('/'), subpath: `./${parts.slice(nameLength).join('/')}` };
+}
+
+/** Whether a package's `exports` map offers a subpath (exact keys and `*` patterns, as Node resolves them). */
+function exportsOffer(exportsField: unknown, subpath: string): boolean {
+  if (typeof exportsField !== 'object' || exportsField === null) return false;
+  return Object.entries(exportsField).some(([key, target]) => {
+    if (target === null || !key.startsWith('./')) return false;
+    if (!key.includes('*')) return key === subpath;
+    const [before, after] = key.split('*') as [string, string];
+    return (
+      subpath.startsWith(before) && subpath.endsWith(after) && subpath.length >= before.length + after.length
+    );
+  });
+}
+
+describe("no import reaches into another library's private files", () => {
+  const ALL = importGraph(ROOT, ['src', 'web/src', 'bench', 'examples', 'scripts', 'test']);
+
+  it('imports every package subpath through what the package exports', () => {
+    const found: string[] = [];
+    for (const edge of ALL) {
+      const target = edge.to === null ? packageSubpath(edge.specifier) : null;
+      if (target === null || target.name === 'barometer') continue;
+      const manifest = JSON.parse(
+        readFileSync(join(ROOT, 'node_modules', target.name, 'package.json'), 'utf8'),
+      ) as { exports?: unknown };
+      const offered =
+        manifest.exports === undefined
+          ? // Without an exports map every file is reachable: a stylesheet a package documents is fine; its lib/ and
+            // internal/ modules are its private code.
+            target.subpath.endsWith('.css') || !/(^|\/)(lib|internal)\//.test(target.subpath.slice(2))
+          : exportsOffer(manifest.exports, target.subpath);
+      if (!offered) found.push(`${edge.from} → ${edge.specifier} (not an entry ${target.name} exports)`);
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('the check refuses a private file and accepts an exported subpath', () => {
+    expect(exportsOffer({ '.': './index.js', './server/*': './dist/server/*' }, './server/stdio.js')).toBe(
+      true,
+    );
+    expect(exportsOffer({ '.': './index.js' }, './lib/symbols.js')).toBe(false);
+    expect(packageSubpath('fastify/lib/symbols.js')).toEqual({
+      name: 'fastify',
+      subpath: './lib/symbols.js',
+    });
+    expect(packageSubpath('@scope/pkg')).toBeNull();
   });
 });
