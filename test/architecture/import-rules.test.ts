@@ -26,7 +26,9 @@ const CORE = [
 ];
 const SURFACES = ['session', 'store', 'pools', 'server', 'cli', 'mcp', 'integrations'];
 const FORBIDDEN: Record<string, readonly string[]> = {
-  ...Object.fromEntries(CORE.map((name) => [name, SURFACES])),
+  // src/vendor holds the dependencies the package bundles (the MCP SDK, the static file server, prom-client): the
+  // surfaces' own, never the core's.
+  ...Object.fromEntries(CORE.map((name) => [name, [...SURFACES, 'vendor']])),
   store: ['session', 'server', 'cli', 'mcp', 'integrations'],
   session: ['server', 'cli', 'mcp', 'integrations'],
   server: ['cli'],
