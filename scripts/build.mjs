@@ -4,6 +4,8 @@
  * it builds only the parts whose output is missing or older than one of its inputs, so that a second
  * `npm start` starts the service at once.
  *
+ * `--check` builds nothing and exits 1 when a part is stale.
+ *
  * Plain JavaScript, run by plain Node: the check must cost nothing when there is nothing to build, and must run
  * before anything is installed to check it with.
  *
@@ -130,8 +132,17 @@ function staleness(part) {
 }
 
 const onlyStale = process.argv.includes('--if-stale');
+const checkOnly = process.argv.includes('--check');
 // An installed copy of the package has its build and no sources: should an npm run its `prepare`, it is done.
-if (onlyStale && !existsSync(join(ROOT, 'src'))) process.exit(0);
+if ((onlyStale || checkOnly) && !existsSync(join(ROOT, 'src'))) process.exit(0);
+
+if (checkOnly) {
+  // Builds nothing: says what is stale and exits 1 if anything is (the package test packs the build as it is).
+  const stale = PARTS.map((part) => [part, staleness(part)]).filter(([, reason]) => reason);
+  for (const [part, reason] of stale) console.log(`build: ${part.name} is stale (${reason})`);
+  process.exit(stale.length === 0 ? 0 : 1);
+}
+
 for (const part of PARTS) {
   const reason = onlyStale ? staleness(part) : 'npm run build builds everything';
   if (!reason) {
