@@ -4,7 +4,7 @@
  * it builds only the parts whose output is missing or older than one of its inputs, so that a second
  * `npm start` starts the service at once.
  *
- * `--check` builds nothing and exits 1 when a part is stale.
+ * `--check` builds nothing and exits 1 when a part is stale. `npm start` is scripts/start.mjs, which imports `build`.
  *
  * Plain JavaScript, run by plain Node: the check must cost nothing when there is nothing to build, and must run
  * before anything is installed to check it with.
@@ -17,7 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const STAMP = '.build-stamp';
@@ -131,29 +131,41 @@ function staleness(part) {
   return newest.time > statSync(stamp).mtimeMs ? `${newest.path} changed since` : undefined;
 }
 
-const onlyStale = process.argv.includes('--if-stale');
-const checkOnly = process.argv.includes('--check');
-// An installed copy of the package has its build and no sources: should an npm run its `prepare`, it is done.
-if ((onlyStale || checkOnly) && !existsSync(join(ROOT, 'src'))) process.exit(0);
-
-if (checkOnly) {
-  // Builds nothing: says what is stale and exits 1 if anything is (the package test packs the build as it is).
-  const stale = PARTS.map((part) => [part, staleness(part)]).filter(([, reason]) => reason);
-  for (const [part, reason] of stale) console.log(`build: ${part.name} is stale (${reason})`);
-  process.exit(stale.length === 0 ? 0 : 1);
+/**
+ * Builds every part, or with `onlyStale` the parts that are stale; exits the process if a build step fails.
+ * In an installed copy of the package (a build and no sources) there is nothing to build.
+ */
+export function build({ onlyStale }) {
+  if (onlyStale && !existsSync(join(ROOT, 'src'))) return;
+  for (const part of PARTS) {
+    const reason = onlyStale ? staleness(part) : 'npm run build builds everything';
+    if (!reason) {
+      console.log(`build: ${part.name} is up to date`);
+      continue;
+    }
+    console.log(`build: ${part.name} (${reason})`);
+    checkBuildTools();
+    const began = new Date();
+    part.build();
+    const stamp = join(ROOT, part.output, STAMP);
+    writeFileSync(stamp, `built ${began.toISOString()}\n`);
+    utimesSync(stamp, began, began);
+  }
 }
 
-for (const part of PARTS) {
-  const reason = onlyStale ? staleness(part) : 'npm run build builds everything';
-  if (!reason) {
-    console.log(`build: ${part.name} is up to date`);
-    continue;
+/** What is stale, each part with its reason (none in an installed copy of the package). */
+export function staleParts() {
+  if (!existsSync(join(ROOT, 'src'))) return [];
+  return PARTS.map((part) => ({ name: part.name, reason: staleness(part) })).filter((part) => part.reason);
+}
+
+// Run as a script (not imported by scripts/start.mjs).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  if (process.argv.includes('--check')) {
+    // Builds nothing: says what is stale and exits 1 if anything is (the package test packs the build as it is).
+    const stale = staleParts();
+    for (const part of stale) console.log(`build: ${part.name} is stale (${part.reason})`);
+    process.exit(stale.length === 0 ? 0 : 1);
   }
-  console.log(`build: ${part.name} (${reason})`);
-  checkBuildTools();
-  const began = new Date();
-  part.build();
-  const stamp = join(ROOT, part.output, STAMP);
-  writeFileSync(stamp, `built ${began.toISOString()}\n`);
-  utimesSync(stamp, began, began);
+  build({ onlyStale: process.argv.includes('--if-stale') });
 }

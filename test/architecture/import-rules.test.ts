@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findCycle, type ImportEdge, importGraph, importsOf, reachable } from './import-graph.js';
@@ -95,6 +96,39 @@ describe('import rules (DESIGN.md layering)', () => {
       );
     },
   );
+
+  it('loads at run time only what an install brings: dependencies, Node, and the bundled packages via src/vendor', () => {
+    // The package bundles some devDependencies into dist/vendor (docs/decisions/019-install-size.md): imported from
+    // anywhere else, one would be missing from every user's install. Types are erased; tests and helpers not shipped.
+    const manifest = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const installed = new Set(Object.keys(manifest.dependencies));
+    const packageOf = (specifier: string) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
+    const shipped = (path: string) =>
+      path.startsWith('src/') && !path.startsWith('src/vendor/') && !/\/(test-helpers|fixtures)\//.test(path);
+    const missing = edges.filter(
+      (edge) =>
+        shipped(edge.from) &&
+        edge.to === null &&
+        !edge.typeOnly &&
+        !edge.specifier.startsWith('node:') &&
+        !installed.has(packageOf(edge.specifier)),
+    );
+    expect(missing.map((edge) => `${edge.from} → ${edge.specifier}`)).toEqual([]);
+    // What src/vendor bundles is a devDependency: left in dependencies, it would be installed and shipped twice.
+    const bundled = new Set(
+      edges
+        .filter((edge) => edge.from.startsWith('src/vendor/') && edge.to === null)
+        .map((edge) => packageOf(edge.specifier)),
+    );
+    expect(bundled.size).toBeGreaterThan(0);
+    expect([...bundled].filter((name) => installed.has(name))).toEqual([]);
+  });
 
   it('keeps Session a thin wrapper over the pure step', () => {
     const session = edges.filter(
