@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: every benchmark, each printed with its baseline measured in the same run.
- * `npm run bench -- pressure` (or http, tokens, eviction, whatif, pools, …) runs one; several names run several.
+ * `npm run bench -- pressure` (or http, tokens, eviction, whatif, pools, install, …) runs one; several names run
+ * several.
  */
 
 import { startRedisServer } from '../src/test-helpers/redis-server.js';
 import { benchEviction } from './eviction.js';
 import { benchHttp, LOAD_GENERATOR } from './http.js';
+import { benchInstall } from './install.js';
 import { benchPools } from './pools.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
@@ -235,4 +237,30 @@ if (wants('pools')) {
     );
     console.log(`ratio: ${figures.ratio.toFixed(3)}× raw EVAL (goal ≥ 0.5)`);
   }
+}
+
+if (wants('install')) {
+  console.log(
+    '\n# npm install of the packed package into an empty project (npm init -y), against its dependencies alone',
+  );
+  const figures = await benchInstall();
+  const megabytes = (bytes: number) => (bytes / 1e6).toFixed(1);
+  console.log(
+    `tarball: ${megabytes(figures.tarballBytes)} MB packed, ${megabytes(figures.unpackedBytes)} MB unpacked, ${figures.files} files`,
+  );
+  console.log(
+    `installed: ${figures.packages} packages, ${megabytes(figures.diskBytes)} MB on disk in node_modules (goal ≤ 50 MB), in ${figures.installSeconds.toFixed(0)} s`,
+  );
+  console.log(
+    `heaviest: ${figures.heaviest.map((item) => `${item.name} ${megabytes(item.bytes)} MB`).join(', ')}`,
+  );
+  console.log(
+    `baseline (the runtime dependencies alone): ${figures.dependenciesPackages} packages, ${megabytes(figures.dependenciesDiskBytes)} MB on disk`,
+  );
+  console.log(
+    `ratio: ${(figures.diskBytes / figures.dependenciesDiskBytes).toFixed(2)}× the dependencies alone (barometer itself adds ${megabytes(figures.diskBytes - figures.dependenciesDiskBytes)} MB)`,
+  );
+  console.log(
+    figures.warnings.length ? `npm warnings:\n${figures.warnings.join('\n')}` : 'npm warnings: none',
+  );
 }

@@ -51,7 +51,6 @@ for (const name of ENTRIES) {
     format: 'esm',
     target: 'node20',
     minify: true,
-    sourcemap: true,
     legalComments: 'linked',
     // commander is CommonJS and requires Node's built-ins: give the ES module bundle a require of its own.
     banner: {

@@ -1,16 +1,16 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { z } from 'zod';
+import { BarometerValidationError } from '../errors/validation.js';
+import type { SessionMonitor } from '../session/session-monitor.js';
+import { ArchiveError, type ArchiveStore } from '../store/archive.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  Server,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import { BarometerValidationError } from '../errors/validation.js';
-import type { SessionMonitor } from '../session/session-monitor.js';
-import { ArchiveError, type ArchiveStore } from '../store/archive.js';
+} from '../vendor/mcp-sdk.js';
 import { BAROMETER_VERSION } from '../version.js';
 import {
   type BarometerTool,

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
+import fastifyStatic from '../vendor/fastify-static.js';
 
 /**
  * Where `npm run build` puts the dashboard. Resolved from this file, so it is the same from `src/server`

@@ -1,9 +1,9 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { createBarometerMcpServer } from '../mcp/create-mcp-server.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { ArchiveStore } from '../store/archive.js';
+import { StreamableHTTPServerTransport } from '../vendor/mcp-sdk-http.js';
 import type { ApiRoute } from './route-table.js';
 
 /** The hostnames every local client uses; the listen host is added to them. */

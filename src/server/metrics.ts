@@ -1,6 +1,6 @@
-import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import type { PoolStore } from '../pools/pool-store.js';
 import type { MonitorEvent, SessionMonitor } from '../session/session-monitor.js';
+import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from '../vendor/prom-client.js';
 
 /** Latency buckets (seconds): from a cached pressure answer (~0.1 ms) to a large replay upload. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { TokenCounter } from './token-counter.js';
@@ -53,10 +55,21 @@ interface EncodingApi {
 const requireFromHere = createRequire(import.meta.url);
 const loadedEncodings = new Map<TokenEncoding, EncodingApi>();
 
+/**
+ * Where an encoding is required from. The package carries the two encodings bundled from gpt-tokenizer into
+ * dist/vendor (scripts/bundle-vendored.ts) and does not depend on gpt-tokenizer, which installs 30 MB of every
+ * OpenAI encoding and model table (docs/decisions/019-install-size.md); run from the sources (tests, tsx), there
+ * is no bundle beside this file and the devDependency is the same code.
+ */
+function encodingModule(encoding: TokenEncoding): string {
+  const bundled = fileURLToPath(new URL(`../vendor/gpt-tokenizer-${encoding}.cjs`, import.meta.url));
+  return existsSync(bundled) ? bundled : `gpt-tokenizer/encoding/${encoding}`;
+}
+
 function loadEncoding(encoding: TokenEncoding): EncodingApi {
   let api = loadedEncodings.get(encoding);
   if (!api) {
-    api = requireFromHere(`gpt-tokenizer/encoding/${encoding}`) as EncodingApi;
+    api = requireFromHere(encodingModule(encoding)) as EncodingApi;
     loadedEncodings.set(encoding, api);
   }
   return api;

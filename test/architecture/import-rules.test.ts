@@ -28,7 +28,9 @@ const CORE = [
 ];
 const SURFACES = ['session', 'store', 'pools', 'server', 'cli', 'mcp', 'integrations'];
 const FORBIDDEN: Record<string, readonly string[]> = {
-  ...Object.fromEntries(CORE.map((name) => [name, SURFACES])),
+  // src/vendor holds the dependencies the package bundles (the MCP SDK, the static file server, prom-client): the
+  // surfaces' own, never the core's.
+  ...Object.fromEntries(CORE.map((name) => [name, [...SURFACES, 'vendor']])),
   store: ['session', 'server', 'cli', 'mcp', 'integrations'],
   session: ['server', 'cli', 'mcp', 'integrations'],
   server: ['cli'],
@@ -95,6 +97,39 @@ describe('import rules (DESIGN.md layering)', () => {
       );
     },
   );
+
+  it('loads at run time only what an install brings: dependencies, Node, and the bundled packages via src/vendor', () => {
+    // The package bundles some devDependencies into dist/vendor (docs/decisions/019-install-size.md): imported from
+    // anywhere else, one would be missing from every user's install. Types are erased; tests and helpers not shipped.
+    const manifest = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const installed = new Set(Object.keys(manifest.dependencies));
+    const packageOf = (specifier: string) =>
+      specifier
+        .split('/')
+        .slice(0, specifier.startsWith('@') ? 2 : 1)
+        .join('/');
+    const shipped = (path: string) =>
+      path.startsWith('src/') && !path.startsWith('src/vendor/') && !/\/(test-helpers|fixtures)\//.test(path);
+    const missing = edges.filter(
+      (edge) =>
+        shipped(edge.from) &&
+        edge.to === null &&
+        !edge.typeOnly &&
+        !edge.specifier.startsWith('node:') &&
+        !installed.has(packageOf(edge.specifier)),
+    );
+    expect(missing.map((edge) => `${edge.from} → ${edge.specifier}`)).toEqual([]);
+    // What src/vendor bundles is a devDependency: left in dependencies, it would be installed and shipped twice.
+    const bundled = new Set(
+      edges
+        .filter((edge) => edge.from.startsWith('src/vendor/') && edge.to === null)
+        .map((edge) => packageOf(edge.specifier)),
+    );
+    expect(bundled.size).toBeGreaterThan(0);
+    expect([...bundled].filter((name) => installed.has(name))).toEqual([]);
+  });
 
   it('keeps Session a thin wrapper over the pure step', () => {
     const session = edges.filter(

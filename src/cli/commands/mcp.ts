@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { createBarometerMcpServer } from '../../mcp/create-mcp-server.js';
@@ -7,6 +6,7 @@ import { loadConfig } from '../../models/load-config.js';
 import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../../session/open-session-monitor.js';
 import { DEFAULT_SESSION_TTL_MS } from '../../session/session-monitor.js';
 import { ArchiveStore } from '../../store/archive.js';
+import { StdioServerTransport } from '../../vendor/mcp-sdk-stdio.js';
 import { durationSeconds } from '../duration.js';
 import { type CliIo, UsageError } from '../io.js';
 import { summarizerFrom } from '../summarizer-flags.js';
