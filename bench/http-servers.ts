@@ -1,8 +1,9 @@
 /**
- * The two servers the HTTP benchmark compares, run in a child process of their own so that the load
- * generator does not share their event loop: `bare` (node:http doing the same work: read the body,
- * JSON.parse, evaluate, JSON.stringify) and `barometer` (the real app, every rate limit off, V8 set up as
- * `barometer serve` sets it up).
+ * The servers the HTTP benchmarks load, each run in a child process of its own so that the load generator does
+ * not share its event loop: `bare` (node:http doing the same work: read the body, JSON.parse, evaluate,
+ * JSON.stringify), `barometer` (the real app, every rate limit off, no dashboard, V8 set up as `barometer serve`
+ * sets it up) and `service` (the same in the default configuration but for its rate limits, dashboard included:
+ * what `npm run bench -- usage` measures).
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -50,7 +51,7 @@ if (kind === 'bare') {
     ingestRateLimitPerMinute: 0,
     readRateLimitPerMinute: 0,
     maxConcurrentPerAgent: 0,
-    dashboard: false,
+    ...(kind === 'service' ? {} : { dashboard: false }),
     // A data dir of its own, removed by the parent: sessions posted by a benchmark are not kept anywhere else.
     dataDir: process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'barometer-bench-')),
     ...(process.env.BENCH_REDIS_URL

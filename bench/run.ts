@@ -151,22 +151,54 @@ if (wants('statusline')) {
 }
 
 if (wants('usage')) {
+  const rounds = Number(process.env.BENCH_USAGE_ROUNDS ?? 3);
+  const seconds = Number(process.env.BENCH_USAGE_SECONDS ?? 3);
   console.log(
-    '\n# POST /api/v1/sessions/:id/usage against POST /api/v1/pressure, same server, 50 connections over 50 sessions, wrk',
+    `\n# what users feel: POST /api/v1/sessions/:id/usage (over 50 sessions) and POST /api/v1/pressure, one server in the default configuration with its rate limits off; median of ${rounds} rounds of ${seconds} s (range in brackets)`,
   );
-  if (!hasWrk()) console.log('skipped: wrk is not installed (apt-get install wrk)');
-  else {
+  if (!hasWrk())
+    console.log('(wrk is not installed: autocannon instead, which takes a share of the CPU itself)');
+  {
     const server = await startUsageServer();
     try {
-      const figures = await benchUsageHttp(server);
-      console.log(
-        `usage: ${format(figures.medianUsage)} req/s (median), answer ${figures.usageBytes} bytes; pressure: ${format(figures.medianPressure)} req/s, answer ${figures.pressureBytes} bytes`,
-      );
-      console.log(`ratio: ${figures.medianRatio.toFixed(3)}× the pressure route (goal ≥ 0.5×)`);
-      for (const [stream, what] of [
-        ['/api/v1/events', 'all sessions'],
-        ['/api/v1/sessions/bench-1/events', 'one session'],
-      ] as const) {
+      const result = await benchUsageHttp(server, { rounds, seconds });
+      const milliseconds = (value: number) => (value < 1 ? value.toFixed(2) : value.toFixed(1));
+      const goal = (met: boolean, text: string) => ` (goal ${text}: ${met ? 'met' : 'NOT MET'})`;
+      for (const route of ['usage', 'pressure'] as const) {
+        for (const figures of result.figures[route]) {
+          const { connections } = figures;
+          const throughputGoal =
+            route === 'usage' && connections >= 50 ? goal(figures.rps >= 5000, '≥ 5,000 posts/s') : '';
+          const p99Goal =
+            connections === 50
+              ? goal(figures.p99Ms <= 20, '≤ 20 ms')
+              : connections === 200
+                ? goal(figures.p99Ms <= 100, '≤ 100 ms')
+                : '';
+          console.log(
+            `${route}, ${connections} connection${connections === 1 ? '' : 's'}: ` +
+              `${format(figures.rps)} req/s [${format(figures.rpsRange[0])}–${format(figures.rpsRange[1])}]${throughputGoal}; ` +
+              `server CPU ${figures.cpuMicrosPerRequest.toFixed(1)} µs/request [${figures.cpuRange[0].toFixed(1)}–${figures.cpuRange[1].toFixed(1)}]; ` +
+              `p50 ${milliseconds(figures.p50Ms)} ms; p99 ${milliseconds(figures.p99Ms)} ms [${milliseconds(figures.p99Range[0])}–${milliseconds(figures.p99Range[1])}]${p99Goal}`,
+          );
+        }
+      }
+      console.log(`answers: usage ${result.usageBytes} bytes, pressure ${result.pressureBytes} bytes`);
+      const at50 = (route: 'usage' | 'pressure') =>
+        result.figures[route].find((figures) => figures.connections === 50);
+      const usage50 = at50('usage');
+      const pressure50 = at50('pressure');
+      if (usage50 && pressure50)
+        console.log(
+          `(for information, not a goal: usage ÷ pressure at 50 connections, throughput ${(usage50.rps / pressure50.rps).toFixed(3)}×, server CPU per request ${(usage50.cpuMicrosPerRequest / pressure50.cpuMicrosPerRequest).toFixed(2)}×)`,
+        );
+      // The fan-out rounds drive their load with wrk.
+      for (const [stream, what] of hasWrk()
+        ? ([
+            ['/api/v1/events', 'all sessions'],
+            ['/api/v1/sessions/bench-1/events', 'one session'],
+          ] as const)
+        : []) {
         console.log(
           `\n# the same usage load with 500 event-stream subscribers on GET ${stream} (${what}) against none, same server`,
         );

@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
 
 const SERVERS = fileURLToPath(new URL('./http-servers.ts', import.meta.url));
 const SESSIONS = 50;
 export const USAGE_BODY = '{"promptTokens":120000,"completionTokens":800,"cachedReadTokens":110000}';
-const PRESSURE_BODY =
+export const PRESSURE_BODY =
   '{"memoryUsedPercent":72,"tokenBurnRatePerMin":55,"contextDriftPercent":68,"tokenBudgetTotal":100000,"tokenBudgetUsed":62000}';
 
 /** One barometer server in a child process with `SESSIONS` sessions (`bench-0` … `bench-49`) created. */
@@ -16,14 +17,19 @@ export interface UsageServer {
   pid: number | undefined;
   /** `/api/v1/sessions/bench-N/usage` of every session. */
   usagePaths: string[];
+  /** The server process's CPU time so far (user + system, microseconds), as `process.cpuUsage()` reads it there. */
+  cpuMicros(): Promise<number>;
   /** Kills the server and removes its data dir. */
   close(): Promise<void>;
 }
 
-/** `redisUrl`: the sessions in that Redis (a fresh key prefix per server) instead of the memory store. */
+/**
+ * `redisUrl`: the sessions in that Redis (a fresh key prefix per server) instead of the memory store. The server
+ * runs the default configuration with its rate limits off (`service` in http-servers.ts).
+ */
 export async function startUsageServer(options: { redisUrl?: string } = {}): Promise<UsageServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'barometer-bench-usage-'));
-  const child: ChildProcess = fork(SERVERS, ['barometer'], {
+  const child: ChildProcess = fork(SERVERS, ['service'], {
     // BENCH_CHILD_ARGS: more node flags for the server, e.g. to profile it ("--cpu-prof --cpu-prof-dir=…").
     execArgv: [
       '--import',
@@ -63,22 +69,55 @@ export async function startUsageServer(options: { redisUrl?: string } = {}): Pro
         throw new Error(`creating ${id}: ${created.status} ${await created.text()}`);
       usagePaths.push(`/api/v1/sessions/${id}/usage`);
     }
-    return { port, pid: child.pid, usagePaths, close };
+    return { port, pid: child.pid, usagePaths, cpuMicros: () => cpuOf(child), close };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-export interface WrkFigures {
+/** Asks the server process for its own CPU time (an IPC message, not an HTTP route: nothing the load sees). */
+function cpuOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: { cpuMicros?: number }) => {
+      if (typeof message?.cpuMicros !== 'number') return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(message.cpuMicros);
+    };
+    const onExit = (code: number | null) => reject(new Error(`server exited with ${code}`));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send('cpu');
+  });
+}
+
+export interface LoadFigures {
+  /** Requests answered during the run (as the load generator counted them). */
+  requests: number;
   rps: number;
+  p50Ms: number;
+  p99Ms: number;
   non2xx: number;
-  /** Connect, read, write and timeout errors that wrk counted. */
+  /** Connect, read, write and timeout errors that the load generator counted. */
   socketErrors: number;
 }
 
-/** wrk with a Lua script: POST `body` to `paths`, one after the other (50 connections, one thread). */
-export function wrk(port: number, paths: string[], body: string, seconds: number): WrkFigures {
+function milliseconds(text: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
+}
+
+/** wrk with a Lua script: POST `body` to `paths`, one after the other, over `connections` (one thread). */
+export function wrk(
+  port: number,
+  paths: string[],
+  body: string,
+  seconds: number,
+  connections = 50,
+): LoadFigures {
   const folder = mkdtempSync(join(tmpdir(), 'barometer-wrk-'));
   const script = join(folder, 'post.lua');
   writeFileSync(
@@ -98,18 +137,52 @@ export function wrk(port: number, paths: string[], body: string, seconds: number
   try {
     const output = execFileSync(
       'wrk',
-      ['-t1', '-c50', `-d${seconds}s`, '-s', script, `http://127.0.0.1:${port}`],
+      ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`],
       { encoding: 'utf8', timeout: (seconds + 30) * 1000 },
     );
     const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
+    const percentile = (label: string) =>
+      milliseconds(new RegExp(`^\\s+${label}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '');
     return {
+      requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? Number.NaN),
       rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
+      p50Ms: percentile('50'),
+      p99Ms: percentile('99'),
       non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
       socketErrors: errors ? errors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+}
+
+/** The same load with autocannon (a devDependency), for a machine without wrk. */
+async function autocannonLoad(
+  port: number,
+  paths: string[],
+  body: string,
+  seconds: number,
+  connections: number,
+): Promise<LoadFigures> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration: seconds,
+    requests: paths.map((path) => ({
+      method: 'POST' as const,
+      path,
+      headers: { 'content-type': 'application/json' },
+      body,
+    })),
+  });
+  return {
+    requests: result.requests.total,
+    rps: result.requests.total / seconds,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    socketErrors: result.errors + result.timeouts,
+  };
 }
 
 export function hasWrk(): boolean {
@@ -123,55 +196,105 @@ export function hasWrk(): boolean {
 
 export const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
+/** What a route gave at one connection count: the median of its rounds, and the range. */
+export interface RouteFigures {
+  connections: number;
+  rps: number;
+  rpsRange: [number, number];
+  /** The server process's CPU time (user + system) over the run ÷ the requests answered. */
+  cpuMicrosPerRequest: number;
+  cpuRange: [number, number];
+  p50Ms: number;
+  p99Ms: number;
+  p99Range: [number, number];
+}
+
+const range = (values: number[]): [number, number] => [Math.min(...values), Math.max(...values)];
+
+export type RouteName = 'usage' | 'pressure';
+
 /**
- * `POST /api/v1/sessions/:id/usage` against `POST /api/v1/pressure` on the same server in the same run, in
- * alternating rounds (50 connections spread over 50 sessions); the median of the per-round ratios is the figure.
+ * What a user of the service feels, for `POST /api/v1/sessions/:id/usage` (over 50 sessions) and
+ * `POST /api/v1/pressure`: throughput, p50/p99 latency, and the server's CPU time per request, at each number of
+ * connections. Every (connections, route) run is repeated `rounds` times, the routes alternating, and each figure
+ * is the median of its rounds (this machine's speed varies from one minute to the next).
  */
-export async function benchUsageHttp(server: UsageServer, seconds = 3, rounds = 5) {
-  const { port, usagePaths: paths } = server;
-  const base = `http://127.0.0.1:${port}`;
+export async function benchUsageHttp(
+  server: UsageServer,
+  options: { seconds?: number; rounds?: number; connections?: number[] } = {},
+): Promise<{
+  usageBytes: number;
+  pressureBytes: number;
+  loadGenerator: 'wrk' | 'autocannon';
+  figures: Record<RouteName, RouteFigures[]>;
+}> {
+  const seconds = options.seconds ?? 3;
+  const rounds = options.rounds ?? 3;
+  const connectionCounts = options.connections ?? [1, 50, 200];
+  const { port, usagePaths } = server;
+  const useWrk = hasWrk();
+  const load = (paths: string[], body: string, duration: number, connections: number) =>
+    useWrk
+      ? Promise.resolve(wrk(port, paths, body, duration, connections))
+      : autocannonLoad(port, paths, body, duration, connections);
+  const routes: Record<RouteName, { paths: string[]; body: string }> = {
+    usage: { paths: usagePaths, body: USAGE_BODY },
+    pressure: { paths: ['/api/v1/pressure'], body: PRESSURE_BODY },
+  };
   const sizeOf = async (path: string, body: string) =>
     (
       await (
-        await fetch(`${base}${path}`, {
+        await fetch(`http://127.0.0.1:${port}${path}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body,
         })
       ).arrayBuffer()
     ).byteLength;
-  const usageBytes = await sizeOf(paths[0]!, USAGE_BODY);
+  const usageBytes = await sizeOf(usagePaths[0]!, USAGE_BODY);
   const pressureBytes = await sizeOf('/api/v1/pressure', PRESSURE_BODY);
   // Warm-up: JIT, and the timelines reach their 500-point cap as a long-lived session's would.
-  wrk(port, paths, USAGE_BODY, 2);
-  wrk(port, ['/api/v1/pressure'], PRESSURE_BODY, 2);
-  const ratios: number[] = [];
-  const usage: number[] = [];
-  const pressure: number[] = [];
-  for (let round = 1; round <= rounds; round++) {
-    const first = round % 2 === 1;
-    const a = first
-      ? wrk(port, paths, USAGE_BODY, seconds)
-      : wrk(port, ['/api/v1/pressure'], PRESSURE_BODY, seconds);
-    const b = first
-      ? wrk(port, ['/api/v1/pressure'], PRESSURE_BODY, seconds)
-      : wrk(port, paths, USAGE_BODY, seconds);
-    const [u, p] = first ? [a, b] : [b, a];
-    if (u.non2xx || p.non2xx) throw new Error(`non-2xx answers: usage ${u.non2xx}, pressure ${p.non2xx}`);
-    usage.push(u.rps);
-    pressure.push(p.rps);
-    ratios.push(u.rps / p.rps);
-    process.stderr.write(
-      `  round ${round}: usage ${Math.round(u.rps)} req/s, pressure ${Math.round(p.rps)} req/s, ratio ${(u.rps / p.rps).toFixed(3)}\n`,
-    );
+  await load(usagePaths, USAGE_BODY, 2, 50);
+  await load(['/api/v1/pressure'], PRESSURE_BODY, 2, 50);
+  const figures: Record<RouteName, RouteFigures[]> = { usage: [], pressure: [] };
+  for (const connections of connectionCounts) {
+    const runs: Record<RouteName, Array<LoadFigures & { cpuMicrosPerRequest: number }>> = {
+      usage: [],
+      pressure: [],
+    };
+    for (let round = 1; round <= rounds; round++) {
+      const order: RouteName[] = round % 2 === 1 ? ['usage', 'pressure'] : ['pressure', 'usage'];
+      for (const name of order) {
+        const before = await server.cpuMicros();
+        const run = await load(routes[name].paths, routes[name].body, seconds, connections);
+        const cpuMicrosPerRequest = ((await server.cpuMicros()) - before) / run.requests;
+        if (run.non2xx)
+          throw new Error(`${name}: ${run.non2xx} non-2xx answers at ${connections} connections`);
+        runs[name].push({ ...run, cpuMicrosPerRequest });
+        process.stderr.write(
+          `  ${connections} connection${connections === 1 ? '' : 's'}, round ${round}, ${name}: ${Math.round(run.rps)} req/s, ` +
+            `${cpuMicrosPerRequest.toFixed(1)} µs server CPU/req, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms` +
+            (run.socketErrors ? `, ${run.socketErrors} socket errors` : '') +
+            '\n',
+        );
+      }
+    }
+    for (const name of ['usage', 'pressure'] as const) {
+      const measured = runs[name];
+      const of = (pick: (run: (typeof measured)[number]) => number) => measured.map(pick);
+      figures[name].push({
+        connections,
+        rps: median(of((run) => run.rps)),
+        rpsRange: range(of((run) => run.rps)),
+        cpuMicrosPerRequest: median(of((run) => run.cpuMicrosPerRequest)),
+        cpuRange: range(of((run) => run.cpuMicrosPerRequest)),
+        p50Ms: median(of((run) => run.p50Ms)),
+        p99Ms: median(of((run) => run.p99Ms)),
+        p99Range: range(of((run) => run.p99Ms)),
+      });
+    }
   }
-  return {
-    usageBytes,
-    pressureBytes,
-    medianUsage: median(usage),
-    medianPressure: median(pressure),
-    medianRatio: median(ratios),
-  };
+  return { usageBytes, pressureBytes, loadGenerator: useWrk ? 'wrk' : 'autocannon', figures };
 }
 
 /**

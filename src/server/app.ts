@@ -30,7 +30,6 @@ import type { EventBus } from '../store/event-bus.js';
 import { connectRedis } from '../store/redis-connection.js';
 import { registerAccess, SCOPE_GRANTS } from './access.js';
 import { answerClosing, buildClientErrorHandler } from './client-error-handler.js';
-import { registerCoalescedAnswers } from './coalesced-answers.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
 import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
@@ -163,8 +162,6 @@ export async function buildApp(
     closing = true;
     done();
   });
-  // The answers of one event-loop turn are written together at its end (decision 018).
-  registerCoalescedAnswers(app, (error) => app.log.error({ err: error }, 'writing an answer failed'));
 
   // API keys and CORS first: their hooks run before any route's.
   registerAccess(app, {

@@ -1,6 +1,6 @@
 import type { PoolStore } from '../pools/pool-store.js';
 import type { MonitorEvent, SessionMonitor } from '../session/session-monitor.js';
-import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from '../vendor/prom-client.js';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from '../vendor/prom-client.js';
 
 /** Latency buckets (seconds): from a cached pressure answer (~0.1 ms) to a large replay upload. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -41,11 +41,13 @@ export class ServiceMetrics {
   }> = [];
   /** One recorder per method and route, made once (see {@link requestRecorder}). */
   readonly #recorders = new Map<string, RequestRecorder>();
-  readonly httpDuration = new RequestDurations(
-    'barometer_http_request_duration_seconds',
-    'Time from receiving a request to sending its answer, by method and route.',
-    LATENCY_BUCKETS,
-  );
+  readonly httpDuration = new Histogram({
+    name: 'barometer_http_request_duration_seconds',
+    help: 'Time from receiving a request to sending its answer, by method and route.',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
   readonly verdicts = new Counter({
     name: 'barometer_verdicts_total',
     help: 'Session verdicts given on usage updates, by action.',
@@ -98,7 +100,6 @@ export class ServiceMetrics {
   });
 
   constructor(monitor: SessionMonitor) {
-    this.registry.registerMetric(this.httpDuration as unknown as Metric);
     collectDefaultMetrics({ register: this.registry, prefix: 'barometer_' });
     new Gauge({
       name: 'barometer_sessions',
@@ -134,14 +135,16 @@ export class ServiceMetrics {
 
   /**
    * What counts the requests answered on one route: made once per method and route (the app makes one for each
-   * route it registers, and one per method for requests that match none), so that a request costs no label object,
-   * no key string and no hashing.
+   * route it registers, and one per method for requests that match none), so that a request builds no label
+   * object and no key string, and reads no `routeOptions` (decision 017). Durations go to prom-client's own
+   * histogram through the route's child (decision 020).
    */
   requestRecorder(method: string, route: string): RequestRecorder {
     const key = `${method} ${route}`;
     const known = this.#recorders.get(key);
     if (known) return known;
-    const duration = this.httpDuration.series({ method, route });
+    // The route's child of the histogram, made once: it keeps the labels, so a request passes none.
+    const duration = this.httpDuration.labels({ method, route });
     const byStatus = new Map<number, { count: number }>();
     const pendingRequests = this.#pendingRequests;
     const recorder: RequestRecorder = (statusCode, seconds) => {
@@ -153,7 +156,8 @@ export class ServiceMetrics {
         pending = entry;
       }
       pending.count++;
-      duration(seconds);
+      // prom-client throws on a duration that is not a finite number; such a request is counted without one.
+      if (Number.isFinite(seconds)) duration.observe(seconds);
     };
     this.#recorders.set(key, recorder);
     return recorder;
@@ -223,105 +227,3 @@ export class ServiceMetrics {
 
 /** Counts one answered request: its status code and how long it took, in seconds. */
 export type RequestRecorder = (statusCode: number, seconds: number) => void;
-
-/** One series of {@link RequestDurations}: its labels, and counts per bucket (not cumulative). */
-interface DurationSeries {
-  labels: { method: string; route: string };
-  buckets: Float64Array;
-  sum: number;
-  count: number;
-}
-
-/**
- * A histogram of request durations by method and route, written as prom-client writes its histograms (the test
- * compares the two texts for the same observations) and registered with the registry's `registerMetric`. It
- * exists for the cost of an observation: prom-client's `Histogram.observe` validates and hashes the labels and
- * finds the bucket through a property keyed by the bound, about 2 µs on every request here (perf, decision 017);
- * a series here is made once per route and an observation is a loop over the bounds and three additions.
- */
-export class RequestDurations {
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  readonly #bounds: readonly number[];
-  #series: DurationSeries[] = [];
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    bounds: readonly number[],
-  ) {
-    this.#bounds = bounds;
-  }
-
-  /** The function that observes one duration (seconds) in the series of these labels. */
-  series(labels: { method: string; route: string }): (seconds: number) => void {
-    const bounds = this.#bounds;
-    const entry: DurationSeries = { labels, buckets: new Float64Array(bounds.length), sum: 0, count: 0 };
-    this.#series.push(entry);
-    return (seconds) => {
-      if (!Number.isFinite(seconds)) return;
-      entry.sum += seconds;
-      entry.count++;
-      for (let index = 0; index < bounds.length; index++) {
-        if (seconds <= (bounds[index] as number)) {
-          (entry.buckets[index] as number)++;
-          return;
-        }
-      }
-    };
-  }
-
-  /** Series with no observation are left out, as prom-client leaves out label sets never observed. */
-  async get(): Promise<MetricObjectLike> {
-    const values: MetricValueLike[] = [];
-    for (const entry of this.#series) {
-      if (entry.count === 0) continue;
-      let cumulative = 0;
-      for (let index = 0; index < this.#bounds.length; index++) {
-        cumulative += entry.buckets[index] as number;
-        values.push({
-          labels: { le: this.#bounds[index] as number, ...entry.labels },
-          value: cumulative,
-          metricName: `${this.name}_bucket`,
-          exemplar: null,
-        });
-      }
-      values.push(
-        {
-          labels: { le: '+Inf', ...entry.labels },
-          value: entry.count,
-          metricName: `${this.name}_bucket`,
-          exemplar: null,
-        },
-        { labels: { ...entry.labels }, value: entry.sum, metricName: `${this.name}_sum` },
-        { labels: { ...entry.labels }, value: entry.count, metricName: `${this.name}_count` },
-      );
-    }
-    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
-  }
-
-  /** Back to no observations (the registry's `resetMetrics`); the routes' series stay, at zero. */
-  reset(): void {
-    for (const entry of this.#series) {
-      entry.buckets.fill(0);
-      entry.sum = 0;
-      entry.count = 0;
-    }
-  }
-}
-
-interface MetricValueLike {
-  labels: Record<string, string | number>;
-  value: number;
-  metricName: string;
-  /** As prom-client's buckets have it (null: no exemplar). */
-  exemplar?: null;
-}
-
-interface MetricObjectLike {
-  name: string;
-  help: string;
-  type: string;
-  values: MetricValueLike[];
-  aggregator: string;
-}

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { UsageAnswerSchema } from '../session/session-schemas.js';
 import { loadCassette, readTrace } from '../usage/test-helpers/traces.js';
 import { buildApp } from './app.js';
 
@@ -201,6 +202,21 @@ describe('POST /api/v1/sessions/:id/usage', () => {
     const body = response.json();
     expect(body.health.level).toBe('healthy');
     expect(body.signals.lastPromptTokens).toBeGreaterThan(0);
+  });
+
+  it('answers JSON with every key of the usage answer schema, and nothing the schema does not name', async () => {
+    const server = await makeApp();
+    await create(server, { id: 'keys', model: 'claude-opus-4-6', agent: 'claude-code', tpmLimit: 200_000 });
+    const response = await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/keys/usage',
+      payload: { promptTokens: 150_000, completionTokens: 800, cachedReadTokens: 110_000 },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    const body = response.json();
+    expect(Object.keys(body).sort()).toEqual(Object.keys(UsageAnswerSchema.shape).sort());
+    expect(UsageAnswerSchema.parse(body)).toEqual(body);
   });
 
   it('says unknown, not zeros, for a response without usage', async () => {

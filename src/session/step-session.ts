@@ -858,8 +858,7 @@ function thinkingOf(
 
 /**
  * The lowered thinking parameters of each provider (and each of Gemini's two controls), made once and frozen:
- * every verdict that lowers thinking on one provider carries the same object, and the usage answer writes its JSON
- * once (`usage-answer-json.ts`).
+ * every verdict that lowers thinking on one provider carries the same object, not a new one per update.
  */
 const LOWERED_THINKING = {
   anthropic: frozen(thinkingBudgetResolved({ tpmLeft: -1, provider: 'anthropic' }).params),

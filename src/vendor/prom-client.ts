@@ -3,4 +3,4 @@
  * (scripts/bundle-vendored.ts): prom-client installs 4.7 MB, 2.3 MB of them bintrees's tests and 2 MB the
  * OpenTelemetry API for exemplars barometer does not record. See docs/decisions/019-install-size.md.
  */
-export { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
+export { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';

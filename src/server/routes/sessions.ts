@@ -8,7 +8,6 @@ import {
   SessionEventSchema,
   SessionSummarySchema,
   SessionViewSchema,
-  type UsageAnswer,
   UsageAnswerSchema,
 } from '../../session/session-schemas.js';
 import { parseUsageInput, UsageInputSchema } from '../../session/usage-input.js';
@@ -16,7 +15,6 @@ import type { EventHub } from '../event-hub.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 import { readSample, SAMPLES } from '../samples.js';
-import { usageAnswerJson } from '../usage-answer-json.js';
 
 export const SESSION_CREATE_EXAMPLE =
   'POST /api/v1/sessions {"model":"claude-opus-4-6","agent":"claude-code","tokenBudget":2000000}';
@@ -161,8 +159,8 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         if (!parsed.ok) return sendInvalid(reply, parsed.issues, USAGE_EXAMPLE);
         const answer = monitor.postUsageNow(id, parsed.value);
         if (answer === undefined)
-          return monitor.postUsage(id, parsed.value).then((later) => sendUsageAnswer(reply, later));
-        return sendUsageAnswer(reply, answer);
+          return monitor.postUsage(id, parsed.value).then((later) => reply.send(later));
+        return reply.send(answer);
       },
     },
     {
@@ -276,11 +274,6 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       },
     },
   ];
-}
-
-/** The answer written by its own serializer (what JSON.stringify writes, faster), as Fastify would label it. */
-function sendUsageAnswer(reply: FastifyReply, answer: UsageAnswer): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(usageAnswerJson(answer));
 }
 
 function tooManyStreams(reply: FastifyReply, hub: EventHub): FastifyReply {
