@@ -8,7 +8,7 @@ import { memoryIo } from '../test-helpers/memory-io.js';
 import {
   type RedisServer,
   redisMissing,
-  redisRequired,
+  skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
 import { run } from './program.js';
@@ -165,15 +165,18 @@ describe('barometer pool, through a running service (--server)', () => {
 });
 
 const missing = redisMissing();
-describe.skipIf(Boolean(missing) && !redisRequired)('barometer pool, directly on Redis (--redis)', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
-    server = await startRedisServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+describe.skipIf(skipWithoutRedis('barometer pool, directly on Redis (--redis)'))(
+  'barometer pool, directly on Redis (--redis)',
+  () => {
+    let server: RedisServer;
+    beforeAll(async () => {
+      if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
+      server = await startRedisServer();
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
 
-  poolCommandContract(() => ['--redis', server.url]);
-});
+    poolCommandContract(() => ['--redis', server.url]);
+  },
+);
