@@ -106,7 +106,8 @@ function unionText(issue: RawIssue & { code: 'invalid_union' }): string {
  * barometer's wording for a zod issue, as a zod error map: what the field must be, never zod's own sentence
  * ("Invalid input: expected number, received NaN"). The caller names the field and the value given; this says
  * what is allowed. A message a schema sets itself (`.regex(pattern, 'must be …')`, a refinement's) wins over this
- * map, as zod gives schema-level messages precedence over a per-parse map.
+ * map, as zod gives schema-level messages precedence over a per-parse map. It is passed to each parse, never set
+ * with `z.config()`: barometer is a library, and zod's global configuration belongs to the application using it.
  *
  * @example schema.safeParse(input, { error: zodIssueMessage })
  */
