@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Fails the run when a test wrote into the repository root (.barometer/ and the like): tests write under os.tmpdir().
+    globalSetup: ['test/repository-guard.ts'],
   },
 });

@@ -51,7 +51,7 @@ export async function runProgram(program: Command, argv: string[], io: CliIo): P
       return EXIT_USAGE;
     }
     if (error instanceof BarometerValidationError) {
-      io.stderr.write(`barometer: invalid input:\n${issuesText(error.issues, false)}\n`);
+      io.stderr.write(`barometer: invalid ${error.context}:\n${issuesText(error.issues, false)}\n`);
       return error.exitCode;
     }
     // Every error barometer throws on purpose (UsageError included) exits with its code's exit code.

@@ -49,10 +49,20 @@ describe('barometer hook', () => {
     expect(output.hookSpecificOutput.additionalContext).toMatch(/^Context health: caution/);
   });
 
-  it('exits 0 with nothing on stdout when the service is not running, so the agent carries on', async () => {
+  it('exits 0 with nothing on stdout and one line on stderr when no service answers, so the agent carries on', async () => {
     const result = await hook(payload('claude-code-user-prompt-submit'), ['--server', 'http://127.0.0.1:9']);
-    expect(result).toMatchObject({ code: 0, stdout: '' });
-    expect(result.stderr).toContain('not reachable');
+    expect(result).toEqual({
+      code: 0,
+      stdout: '',
+      stderr:
+        'barometer hook: no barometer service answers at http://127.0.0.1:9 (given by --server; connect ECONNREFUSED 127.0.0.1:9): ' +
+        'start one with `barometer serve`, or point --server or BAROMETER_URL at yours; this event was not recorded\n',
+    });
+    const fromEnvironment = await hook(payload('claude-code-post-tool-use'), [], {
+      BAROMETER_URL: 'http://127.0.0.1:9',
+    });
+    expect(fromEnvironment).toMatchObject({ code: 0, stdout: '' });
+    expect(fromEnvironment.stderr).toContain('at http://127.0.0.1:9 (from BAROMETER_URL;');
   });
 
   it('exits 1, never 2 (which blocks the agent), for a malformed event or a bad flag', async () => {
@@ -63,5 +73,8 @@ describe('barometer hook', () => {
     expect(badFlag.code).toBe(1);
     const unknownFlag = await hook(payload('claude-code-post-tool-use'), ['--bogus']);
     expect(unknownFlag.code).toBe(1);
+    const badUrl = await hook(payload('claude-code-post-tool-use'), ['--server', 'localhost:8797']);
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toContain('--server must be the http:// or https:// URL of a barometer service');
   });
 });

@@ -1,14 +1,10 @@
 import { handleHookEvent, parseHookInput } from '../integrations/agent-hook.js';
-import {
-  BarometerClient,
-  DEFAULT_SERVER_URL,
-  ServiceError,
-  ServiceUnreachableError,
-} from '../integrations/barometer-client.js';
+import { BarometerClient, ServiceError, ServiceUnreachableError } from '../integrations/barometer-client.js';
 import { withSessionLock } from '../integrations/file-lock.js';
 import { ServiceSessions } from '../integrations/live-sessions.js';
 import { type CliIo, UsageError } from './io.js';
 import { readStdin } from './read-stdin.js';
+import { serviceTarget, unreachableText } from './service-target.js';
 
 /** Reads one hook event from stdin, tells the service, prints the agent's JSON output when there is one. */
 export async function runHook(io: CliIo, flags: { server?: string; timeout: string }): Promise<void> {
@@ -22,8 +18,8 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
     throw new UsageError("no input: the agent pipes the hook event (JSON) to this command's stdin");
   }
   const input = parseHookInput(text);
-  const url = flags.server ?? io.env.BAROMETER_URL ?? DEFAULT_SERVER_URL;
-  const client = new BarometerClient({ url, timeoutMs: Number(flags.timeout) });
+  const target = serviceTarget(flags.server, io.env);
+  const client = new BarometerClient({ url: target.url, timeoutMs: Number(flags.timeout) });
   try {
     const result = await handleHookEvent(input, {
       sessions: new ServiceSessions(client),
@@ -32,9 +28,14 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
     });
     if (result.output) io.stdout.write(`${JSON.stringify(result.output)}\n`);
   } catch (error) {
-    // The agent carries on whatever happens to the service: say why on stderr, print nothing, exit 0.
-    if (error instanceof ServiceUnreachableError || error instanceof ServiceError) {
-      io.stderr.write(`barometer hook: ${error.message}\n`);
+    // The agent carries on whatever happens to the service: say why on stderr (one line), print nothing on
+    // stdout (which the agent would read), exit 0.
+    if (error instanceof ServiceUnreachableError) {
+      io.stderr.write(`barometer hook: ${unreachableText(target, error)}; this event was not recorded\n`);
+      return;
+    }
+    if (error instanceof ServiceError) {
+      io.stderr.write(`barometer hook: ${error.message} (at ${target.url}); this event was not recorded\n`);
       return;
     }
     throw error;

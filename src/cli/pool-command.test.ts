@@ -8,7 +8,7 @@ import { memoryIo } from '../test-helpers/memory-io.js';
 import {
   type RedisServer,
   redisMissing,
-  redisRequired,
+  skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
 import { run } from './program.js';
@@ -124,20 +124,59 @@ describe('barometer pool, through a running service (--server)', () => {
     expect((await cli(['list'], { BAROMETER_URL: url })).stdout).toBe('no pools\n');
     const down = await cli(['list', '--server', 'http://127.0.0.1:9']);
     expect(down.code).toBe(6);
-    expect(down.stderr).toContain('not reachable at http://127.0.0.1:9');
+    expect(down.stderr).toBe(
+      'barometer: no barometer service answers at http://127.0.0.1:9 (given by --server; connect ECONNREFUSED 127.0.0.1:9): ' +
+        'start one with `barometer serve`, or point --server or BAROMETER_URL at yours; or work on Redis directly with --redis <url>\n',
+    );
+    const fromEnvironment = await cli(['show', 'team'], { BAROMETER_URL: 'http://127.0.0.1:9/' });
+    expect(fromEnvironment.code).toBe(6);
+    expect(fromEnvironment.stderr).toContain(
+      'at http://127.0.0.1:9 (from BAROMETER_URL; connect ECONNREFUSED',
+    );
+  });
+
+  it('checks the flags before it sends anything: bad input exits 2 even with no service running', async () => {
+    const bad = await cli(['create', 'p3', '--token-budget', 'lots', '--server', 'http://127.0.0.1:9']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'barometer: invalid input:\n' +
+        '  tokenBudget (--token-budget): must be a whole number from 1 to 1,000,000,000,000,000; got "lots"\n',
+    );
+    const tokens = await cli(['reserve', 'p3', '--agent-id', 'a', '--tokens', 'NaN', '--server', url]);
+    expect(tokens.code).toBe(2);
+    expect(tokens.stderr).toContain('tokens (--tokens): must be a whole number from 1 to');
+    // Nothing reached the service.
+    expect(await cli(['show', 'p3', '--server', url])).toMatchObject({ code: 3 });
+  });
+
+  it('says when what answers at the URL is not a barometer service', async () => {
+    // A Fastify app without barometer's routes stands for any other program on the port.
+    const { default: fastify } = await import('fastify');
+    const stranger = fastify();
+    const strangerUrl = await stranger.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const answer = await cli(['list', '--server', strangerUrl]);
+      expect(answer.code).toBe(6);
+      expect(answer.stderr).toContain(`what answers at ${strangerUrl} is not a barometer service (HTTP 404`);
+    } finally {
+      await stranger.close();
+    }
   });
 });
 
 const missing = redisMissing();
-describe.skipIf(Boolean(missing) && !redisRequired)('barometer pool, directly on Redis (--redis)', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
-    server = await startRedisServer();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+describe.skipIf(skipWithoutRedis('barometer pool, directly on Redis (--redis)'))(
+  'barometer pool, directly on Redis (--redis)',
+  () => {
+    let server: RedisServer;
+    beforeAll(async () => {
+      if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
+      server = await startRedisServer();
+    });
+    afterAll(async () => {
+      await server?.stop();
+    });
 
-  poolCommandContract(() => ['--redis', server.url]);
-});
+    poolCommandContract(() => ['--redis', server.url]);
+  },
+);

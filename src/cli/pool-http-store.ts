@@ -14,6 +14,7 @@ import type {
   SettleRequest,
 } from '../pools/pool-schemas.js';
 import type { PoolStore } from '../pools/pool-store.js';
+import { SERVICE_URL_VARIABLE, type ServiceTarget, serviceUnreachable } from './service-target.js';
 
 /**
  * The PoolStore contract over a running service's `/api/v1/pools`: what `barometer pool` uses without `--redis`. The
@@ -21,9 +22,11 @@ import type { PoolStore } from '../pools/pool-store.js';
  */
 export class HttpPoolStore implements PoolStore {
   readonly #client: BarometerClient;
+  readonly #target: ServiceTarget;
 
-  constructor(options: BarometerClientOptions) {
-    this.#client = new BarometerClient(options);
+  constructor(target: ServiceTarget, options: Omit<BarometerClientOptions, 'url'> = {}) {
+    this.#target = target;
+    this.#client = new BarometerClient({ ...options, url: target.url });
   }
 
   async #call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -31,19 +34,20 @@ export class HttpPoolStore implements PoolStore {
     try {
       answer = await this.#client.request(method, path, body);
     } catch (error) {
-      throw new BarometerError(
-        'BR_ERR_UNAVAILABLE',
-        `${error instanceof Error ? error.message : String(error)} (start it with: barometer serve; or use --redis)`,
-        { cause: error },
-      );
+      throw serviceUnreachable(this.#target, error, '; or work on Redis directly with --redis <url>');
     }
     const problem = (answer.body ?? {}) as { code?: unknown; error?: unknown; issues?: ValidationIssue[] };
     // A pool's refusal is an answer (a decision as data); any other 429 (the service's rate limit) is an error.
     if (answer.status < 400 || problem.code === 'BR_ERR_POOL_EXHAUSTED') return answer;
     if (problem.code === 'BR_ERR_INVALID_PARAM' && Array.isArray(problem.issues))
       throw new BarometerValidationError(problem.issues, 'input');
-    const code = isErrorCode(problem.code) ? problem.code : 'BR_ERR_INTERNAL';
-    throw new BarometerError(code, String(problem.error ?? `the service answered ${answer.status}`));
+    // Something answers, but not with barometer's problem document: another program on that port.
+    if (!isErrorCode(problem.code))
+      throw new BarometerError(
+        'BR_ERR_UNAVAILABLE',
+        `what answers at ${this.#target.url} is not a barometer service (HTTP ${answer.status} to ${method} ${path}): point --server or ${SERVICE_URL_VARIABLE} at a barometer service`,
+      );
+    throw new BarometerError(problem.code, String(problem.error ?? `the service answered ${answer.status}`));
   }
 
   async create(config: PoolConfig): Promise<PoolView> {

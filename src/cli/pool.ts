@@ -1,10 +1,24 @@
 import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError } from '../errors/validation.js';
-import { DEFAULT_SERVER_URL } from '../integrations/barometer-client.js';
-import type { PoolView, ReservationRefusal } from '../pools/pool-schemas.js';
-import type { PoolStore } from '../pools/pool-store.js';
-import type { CliIo } from './io.js';
+import type {
+  PoolConfig,
+  PoolView,
+  ReservationRefusal,
+  ReservationRequest,
+  SettleRequest,
+} from '../pools/pool-schemas.js';
+import {
+  type PoolStore,
+  parsePoolConfig,
+  parsePoolId,
+  parseReservationId,
+  parseReservationRequest,
+  parseSettleRequest,
+} from '../pools/pool-store.js';
+import { type CliIo, UsageError } from './io.js';
+import { issuesText } from './issues-text.js';
 import { HttpPoolStore } from './pool-http-store.js';
+import { serviceTarget } from './service-target.js';
 
 export interface PoolFlags {
   server?: string;
@@ -35,9 +49,8 @@ function ceilingsOf(entries: readonly string[] | undefined): Record<string, unkn
   for (const entry of entries) {
     const match = /^([a-z]+)=(.+)$/.exec(entry);
     if (!match) {
-      throw new BarometerValidationError(
-        [{ field: 'priorityCeilings', value: entry, message: 'must be PRIORITY=SHARE, e.g. low=0.4' }],
-        'flags',
+      throw new UsageError(
+        `--ceiling must be PRIORITY=SHARE, such as low=0.4 (priorities low, normal, high, urgent); got ${JSON.stringify(entry)}`,
       );
     }
     ceilings[match[1]!] = numberOf(match[2]);
@@ -77,22 +90,31 @@ async function openStore(
   flags: PoolFlags,
 ): Promise<{ store: PoolStore; close: () => Promise<void> }> {
   if (flags.redis !== undefined) {
-    const [{ Redis }, { RedisPoolStore }] = await Promise.all([
+    const [{ Redis }, { RedisPoolStore }, { redactRedisUrl }] = await Promise.all([
       import('ioredis'),
       import('../pools/redis-pool-store.js'),
+      import('../store/redis-connection.js'),
     ]);
     const client = new Redis(flags.redis, {
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       connectTimeout: 3000,
     });
+    // ioredis reports a failed connection as an 'error' event too, printed as "Unhandled error event" without a
+    // listener; its message (connect ECONNREFUSED …) says more than connect()'s rejection ("Connection is closed").
+    let lastError: unknown;
+    client.on('error', (error: unknown) => {
+      lastError = error;
+    });
     try {
       await client.connect();
     } catch (error) {
       client.disconnect();
+      const reason = lastError ?? error;
       throw new BarometerError(
         'BR_ERR_UNAVAILABLE',
-        `Redis not reachable at ${flags.redis}: ${error instanceof Error ? error.message : String(error)}`,
+        `no Redis answers at ${redactRedisUrl(flags.redis)} (given by --redis; ${reason instanceof Error ? reason.message : String(reason)}): start it, or leave out --redis to go through a barometer service`,
+        { cause: error },
       );
     }
     return {
@@ -104,8 +126,7 @@ async function openStore(
   }
   const apiKey = flags.apiKey ?? io.env.BAROMETER_API_KEY;
   return {
-    store: new HttpPoolStore({
-      url: flags.server ?? io.env.BAROMETER_URL ?? DEFAULT_SERVER_URL,
+    store: new HttpPoolStore(serviceTarget(flags.server, io.env), {
       timeoutMs: 5000,
       ...(apiKey ? { apiKey } : {}),
     }),
@@ -113,8 +134,78 @@ async function openStore(
   };
 }
 
+/** The flag or argument that sets each field of a pool request, so that an error names what the user typed. */
+const POOL_FLAGS: Readonly<Record<string, string>> = {
+  id: 'the <id> argument',
+  poolId: 'the <id> argument',
+  reservationId: 'the <reservationId> argument',
+  tokenBudget: '--token-budget',
+  tokensPerMinute: '--tokens-per-minute',
+  requestsPerMinute: '--requests-per-minute',
+  agentId: '--agent-id',
+  tokens: '--tokens',
+  priority: '--priority',
+  ttlSeconds: '--ttl-seconds',
+  actualTokens: '--actual-tokens',
+};
+
+function poolFlagOf(field: string): string | undefined {
+  const ceiling = /^priorityCeilings\.(\w+)$/.exec(field);
+  if (ceiling) return `--ceiling ${ceiling[1]}=…`;
+  return POOL_FLAGS[field];
+}
+
+/**
+ * Checks the request here, by the same parsers the stores use, before any service or Redis is asked: bad input
+ * exits 2 with the flags named, whether or not a service runs, and nothing is sent.
+ */
+function checked<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof BarometerValidationError && error.code === 'BR_ERR_INVALID_PARAM')
+      throw new UsageError(`invalid input:\n${issuesText(error.issues, poolFlagOf)}`);
+    throw error;
+  }
+}
+
+/** The request an action sends, checked; nothing is opened before it passes. */
+function requestOf(action: string, args: string[], flags: PoolFlags): unknown {
+  const [poolId = '', reservationId = ''] = args;
+  if (action === 'list') return undefined;
+  if (action === 'create') {
+    const ceilings = ceilingsOf(flags.ceiling);
+    return checked(() =>
+      parsePoolConfig({
+        id: poolId,
+        ...(flags.tokenBudget === undefined ? {} : { tokenBudget: numberOf(flags.tokenBudget) }),
+        ...(flags.tokensPerMinute === undefined ? {} : { tokensPerMinute: numberOf(flags.tokensPerMinute) }),
+        ...(flags.requestsPerMinute === undefined
+          ? {}
+          : { requestsPerMinute: numberOf(flags.requestsPerMinute) }),
+        ...(ceilings ? { priorityCeilings: ceilings } : {}),
+      }),
+    );
+  }
+  checked(() => parsePoolId(poolId));
+  if (action === 'reserve')
+    return checked(() =>
+      parseReservationRequest({
+        agentId: flags.agentId ?? '',
+        tokens: numberOf(flags.tokens),
+        ...(flags.priority === undefined ? {} : { priority: flags.priority }),
+        ...(flags.ttlSeconds === undefined ? {} : { ttlSeconds: numberOf(flags.ttlSeconds) }),
+      }),
+    );
+  if (action === 'settle' || action === 'release') checked(() => parseReservationId(reservationId));
+  if (action === 'settle')
+    return checked(() => parseSettleRequest({ actualTokens: numberOf(flags.actualTokens) }));
+  return undefined;
+}
+
 /** Runs one `barometer pool` action; a refusal prints its reason and throws BR_ERR_POOL_EXHAUSTED (exit 6). */
 export async function runPool(io: CliIo, action: string, args: string[], flags: PoolFlags): Promise<void> {
+  const request = requestOf(action, args, flags);
   const { store, close } = await openStore(io, flags);
   const print = (value: unknown, text: string) =>
     io.stdout.write(flags.json ? `${JSON.stringify(value, null, 2)}\n` : text);
@@ -122,18 +213,7 @@ export async function runPool(io: CliIo, action: string, args: string[], flags: 
     const [poolId = '', reservationId = ''] = args;
     switch (action) {
       case 'create': {
-        const ceilings = ceilingsOf(flags.ceiling);
-        const view = await store.create({
-          id: poolId,
-          ...(flags.tokenBudget === undefined ? {} : { tokenBudget: numberOf(flags.tokenBudget) }),
-          ...(flags.tokensPerMinute === undefined
-            ? {}
-            : { tokensPerMinute: numberOf(flags.tokensPerMinute) }),
-          ...(flags.requestsPerMinute === undefined
-            ? {}
-            : { requestsPerMinute: numberOf(flags.requestsPerMinute) }),
-          ...(ceilings ? { priorityCeilings: ceilings } : {}),
-        } as never);
+        const view = await store.create(request as PoolConfig);
         print(view, `created ${viewText(view)}`);
         return;
       }
@@ -154,12 +234,7 @@ export async function runPool(io: CliIo, action: string, args: string[], flags: 
         return;
       }
       case 'reserve': {
-        const decision = await store.reserve(poolId, {
-          agentId: flags.agentId ?? '',
-          tokens: numberOf(flags.tokens),
-          priority: flags.priority,
-          ...(flags.ttlSeconds === undefined ? {} : { ttlSeconds: numberOf(flags.ttlSeconds) }),
-        } as never);
+        const decision = await store.reserve(poolId, request as ReservationRequest);
         if (decision.ok) {
           const grant = decision.reservation;
           print(
@@ -174,9 +249,7 @@ export async function runPool(io: CliIo, action: string, args: string[], flags: 
         });
       }
       case 'settle': {
-        const settlement = await store.settle(poolId, reservationId, {
-          actualTokens: numberOf(flags.actualTokens),
-        } as never);
+        const settlement = await store.settle(poolId, reservationId, request as SettleRequest);
         print(
           settlement,
           settlement.alreadySettled

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EXIT_CODES } from '../errors/error-catalogue.js';
 import { baseProgram, configureSubcommands, runProgram } from './base-program.js';
 import { registerArchiveCommand } from './commands/archive.js';
 import { registerCompactCommand } from './commands/compact.js';
@@ -36,8 +37,27 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   registerWatchCommand(program, io);
   registerMcpCommand(program, io);
   registerPoolCommand(program, io);
+  program.addHelpText('after', EXIT_CODES_HELP);
   return configureSubcommands(program, io);
 }
+
+/** What each exit code means, in the root's help: the catalogue's codes (docs/errors.md), one word each. */
+const EXIT_CODE_WORDS: Readonly<Record<keyof typeof EXIT_CODES, string>> = {
+  ok: 'done',
+  internal: 'an unexpected fault',
+  invalidInput: 'bad input (a flag, an argument, a file)',
+  notFound: 'not found',
+  integrity: 'damaged data',
+  refused: 'refused by the current state',
+  unavailable: 'not now: a limit, a taken port, no service at the URL (retry later)',
+};
+
+const EXIT_CODES_HELP = `
+Exit codes (docs/errors.md):
+${Object.entries(EXIT_CODE_WORDS)
+  .map(([name, words]) => `  ${EXIT_CODES[name as keyof typeof EXIT_CODES]}  ${words}`)
+  .join('\n')}
+barometer hook exits only 0 or 1: an agent reads 2 from a hook as "block".`;
 
 /**
  * Runs the CLI and returns the exit code: 0 ok; a BarometerError exits with its code's exit code from the error

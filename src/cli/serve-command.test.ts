@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../errors/error-catalogue.js';
+import { occupiedPort } from '../test-helpers/occupied-port.js';
 import { exitOf, spawnCli, startServeProcess } from '../test-helpers/spawn-cli.js';
 
 const exec = promisify(execFile);
@@ -14,6 +16,23 @@ afterEach(() => {
 });
 
 describe('barometer serve', () => {
+  it('exits 6 naming the busy address and how to choose another port, not a bare EADDRINUSE', async () => {
+    const taken = await occupiedPort();
+    try {
+      const child = spawnCli(['serve', '--port', String(taken.port), '--log-level', 'warn']);
+      children.push(child);
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      expect(await exitOf(child)).toBe(ERROR_CATALOGUE.BR_ERR_PORT_IN_USE.exit);
+      expect(stderr).toBe(
+        `barometer: 127.0.0.1:${taken.port} is already in use: another process (perhaps another barometer) listens there. ` +
+          'Choose another port with --port <n> (or BAROMETER_PORT), or --port 0 for any free one\n',
+      );
+    } finally {
+      await taken.close();
+    }
+  });
+
   it('prints its URL, answers the seed sample through curl and jq, and stops cleanly on SIGTERM', async () => {
     const server = await startServeProcess();
     children.push(server.child);

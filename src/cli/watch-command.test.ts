@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ERROR_CATALOGUE } from '../errors/error-catalogue.js';
 import { replayLogText } from '../session/replay.js';
 import type { SessionView } from '../session/session-schemas.js';
+import { occupiedPort } from '../test-helpers/occupied-port.js';
 import { exitOf, spawnCli, startServeProcess } from '../test-helpers/spawn-cli.js';
 import { defaultLogFolders } from './watch.js';
 
@@ -70,13 +70,32 @@ describe('barometer watch', () => {
     expect(await exitOf(child)).toBe(0);
   });
 
-  it('exits 2 with the reason when --server names no running service', async () => {
+  it('exits 6 (unavailable) naming the URL when --server names no running service', async () => {
     const child = spawnCli(['watch', folder('barometer-watch-none-'), '--server', 'http://127.0.0.1:9']);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    expect(await exitOf(child)).toBe(2);
-    expect(stderr).toContain('not reachable');
+    expect(await exitOf(child)).toBe(ERROR_CATALOGUE.BR_ERR_UNAVAILABLE.exit);
+    expect(stderr).toBe(
+      'barometer: no barometer service answers at http://127.0.0.1:9 (given by --server; connect ECONNREFUSED 127.0.0.1:9): ' +
+        'start one with `barometer serve`, or point --server or BAROMETER_URL at yours; or leave out --server to start one here\n',
+    );
   });
+
+  it('exits 6 naming the busy address when the embedded service’s port is taken, and says how to choose another', async () => {
+    const taken = await occupiedPort();
+    try {
+      const child = spawnCli(['watch', folder('barometer-watch-busy-'), '--port', String(taken.port)]);
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      expect(await exitOf(child)).toBe(ERROR_CATALOGUE.BR_ERR_PORT_IN_USE.exit);
+      expect(stderr).toBe(
+        `barometer: 127.0.0.1:${taken.port} is already in use: another process (perhaps another barometer) listens there. ` +
+          'Choose another port with --port <n>, or --port 0 for any free one\n',
+      );
+    } finally {
+      await taken.close();
+    }
+  }, 60_000);
 
   it('sends to the barometer service that already holds its port instead of failing on it', async () => {
     const logs = folder('barometer-watch-logs-');
@@ -97,21 +116,7 @@ describe('barometer watch', () => {
     expect(view.agent).toBe('claude-code');
     child.kill('SIGINT');
     expect(await exitOf(child)).toBe(0);
-  });
-
-  it('exits 2 naming the address when another program holds its port', async () => {
-    const other = createServer((_request, response) => response.end('not barometer'));
-    await new Promise<void>((done) => other.listen(0, '127.0.0.1', done));
-    cleanups.push(() => other.close());
-    const { port } = other.address() as AddressInfo;
-    const child = spawnCli(['watch', folder('barometer-watch-busy-'), '--port', String(port)]);
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    expect(await exitOf(child)).toBe(2);
-    expect(stderr).toContain(
-      `http://127.0.0.1:${port} is in use by another program: pick another port with --port`,
-    );
-  });
+  }, 60_000);
 
   it("follows each agent's own folder by default, as their settings move it", () => {
     expect(defaultLogFolders({}, '/home/u')).toEqual([

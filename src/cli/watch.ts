@@ -1,12 +1,15 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerClient, ServiceUnreachableError } from '../integrations/barometer-client.js';
 import { withSessionLock } from '../integrations/file-lock.js';
 import { type LiveSessions, MonitorSessions, ServiceSessions } from '../integrations/live-sessions.js';
 import { LogWatcher, WATCH_DEFAULTS, type WatchEvent } from '../integrations/log-watcher.js';
 import { durationSeconds } from './duration.js';
 import { type CliIo, UsageError } from './io.js';
+import { serviceTarget, serviceUnreachable } from './service-target.js';
+import { startListening } from './start-listening.js';
 
 /** The flags of `barometer watch` as commander gives them. */
 export interface WatchFlags {
@@ -107,47 +110,58 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
   let sessions: LiveSessions;
   let serviceUrl: string;
   let close: () => Promise<void> = async () => undefined;
-  if (flags.server) {
-    const client = new BarometerClient({ url: flags.server });
-    const problem = await barometerServiceProblem(client);
-    if (problem !== null) {
-      throw new UsageError(
-        `${problem} (start it with: barometer serve; or leave out --server to start one here)`,
-      );
+  if (flags.server !== undefined) {
+    const target = serviceTarget(flags.server, io.env);
+    const client = new BarometerClient({ url: target.url });
+    let status: number;
+    try {
+      status = (await client.request('GET', '/healthz')).status;
+    } catch (error) {
+      if (!(error instanceof ServiceUnreachableError)) throw error;
+      throw serviceUnreachable(target, error, '; or leave out --server to start one here');
     }
+    if (status !== 200)
+      throw new BarometerError(
+        'BR_ERR_UNAVAILABLE',
+        `what answers at ${target.url} is not a ready barometer service (GET /healthz answered ${status}): point --server at a barometer service, or leave it out to start one here`,
+      );
     sessions = new ServiceSessions(client);
     serviceUrl = client.url;
     io.stdout.write(`barometer watch: sending to ${client.url} (dashboard ${client.url}/)\n`);
   } else {
-    const { startServer } = await import('../server/serve.js');
+    const [{ startServer }, { addressText }, { DEFAULT_HOST, DEFAULT_PORT }] = await Promise.all([
+      import('../server/serve.js'),
+      import('../server/listen-failure.js'),
+      import('../server/options.js'),
+    ]);
     const port = flags.port === undefined ? undefined : Number(flags.port);
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
       throw new UsageError(
         `--port must be a whole number from 0 to 65535; got ${JSON.stringify(flags.port)}`,
       );
+    const host = flags.host ?? DEFAULT_HOST;
     try {
-      const server = await startServer({
-        logLevel: 'warn',
-        ...(flags.host === undefined ? {} : { host: flags.host }),
-        ...(port === undefined ? {} : { port }),
-        ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
-      });
+      const server = await startListening(() =>
+        startServer({
+          logLevel: 'warn',
+          host,
+          ...(port === undefined ? {} : { port }),
+          ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+        }),
+      );
       sessions = new MonitorSessions(server.app.barometerMonitor);
       serviceUrl = server.url;
       close = server.close;
       io.stdout.write(`barometer watch: dashboard ${server.url}/ (embedded service)\n`);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      if (!(error instanceof BarometerError) || error.code !== 'BR_ERR_PORT_IN_USE') throw error;
       // The port is taken: by a barometer service (`npm start`, `barometer serve`), the sessions go to it, as with
-      // --server; by anything else, the user has to choose.
-      const { address, port: busyPort } = error as { address?: string; port?: number };
-      const busy = `http://${address?.includes(':') ? `[${address}]` : address}:${busyPort}`;
-      const client = new BarometerClient({ url: busy });
-      if ((await barometerServiceProblem(client)) !== null) {
-        throw new UsageError(
-          `${busy} is in use by another program: pick another port with --port, or send to a running barometer service with --server URL`,
-        );
-      }
+      // --server; by anything else, the user chooses another port.
+      const client = new BarometerClient({
+        url: `http://${addressText(host, port ?? DEFAULT_PORT)}`,
+        timeoutMs: 2000,
+      });
+      if ((await barometerServiceProblem(client)) !== null) throw error;
       sessions = new ServiceSessions(client);
       serviceUrl = client.url;
       io.stdout.write(

@@ -45,7 +45,10 @@ export const BudgetLimitsSchema = z
     maxRagChunks: limit(DEFAULT_MAX_RAG_CHUNKS),
     maxInlineArtifactChars: limit(DEFAULT_MAX_INLINE_ARTIFACT_CHARS),
   })
-  .meta({ id: 'BudgetLimits', description: 'Context budget limits (seed 002)' });
+  .meta({
+    id: 'BudgetLimits',
+    description: 'Context budget limits of the hot state, artifacts and prompt (context discipline)',
+  });
 export type BudgetLimitsInput = z.infer<typeof BudgetLimitsSchema>;
 
 /**

@@ -44,7 +44,7 @@ export const HotStateSchema = z
     risk_level: z.enum(RISK_LEVELS).optional(),
     artifact_index: z.array(ArtifactIndexEntrySchema).optional(),
   })
-  .meta({ id: 'HotState', description: 'Strict JSON hot state carried on every turn (seed 002)' });
+  .meta({ id: 'HotState', description: 'Strict JSON hot state carried on every turn (context discipline)' });
 export type HotState = z.infer<typeof HotStateSchema>;
 
 /** The array fields that hold the agent's running lists; the budgeter may move them to artifacts. */

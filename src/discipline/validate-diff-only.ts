@@ -1,6 +1,6 @@
 import { parsePatch } from 'diff';
 import { z } from 'zod';
-import { BarometerValidationError, issuesFromZod, parseWith } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /** Whether a task modifies code (and so must answer with a diff). */
 export const TASK_TYPES = ['code-modification', 'other'] as const;
@@ -198,9 +198,9 @@ function checkJsonPatch(text: string): DiffOnlyReason[] {
   } catch (error) {
     return [{ code: 'malformed_json_patch', field: '', detail: (error as Error).message }];
   }
-  const parsed = JsonPatchSchema.safeParse(value);
-  if (parsed.success) return [];
-  return issuesFromZod(parsed.error, value).map((issue) => ({
+  const parsed = parseWith(JsonPatchSchema, value);
+  if (parsed.ok) return [];
+  return parsed.issues.map((issue) => ({
     code: 'malformed_json_patch',
     field: issue.field,
     detail: issue.message,

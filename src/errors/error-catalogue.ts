@@ -190,7 +190,14 @@ export const ERROR_CATALOGUE = {
   BR_ERR_UNAVAILABLE: {
     status: 503,
     exit: EXIT_CODES.unavailable,
-    meaning: 'The server cannot serve the request now (it is shutting down); retry, here later or elsewhere.',
+    meaning:
+      'The server cannot serve the request now (it is shutting down), or, for a CLI command that talks to a service, no barometer service answers at its URL; retry, here later or elsewhere.',
+  },
+  BR_ERR_PORT_IN_USE: {
+    status: 503,
+    exit: EXIT_CODES.unavailable,
+    meaning:
+      'The address and port a service was told to listen on are taken by another process; nothing was started.',
   },
   BR_ERR_STORE_UNAVAILABLE: {
     status: 503,

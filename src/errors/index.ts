@@ -17,3 +17,4 @@ export {
   type Result,
   type ValidationIssue,
 } from './validation.js';
+export { zodIssueMessage } from './zod-issue-message.js';

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { BarometerError } from './barometer-error.js';
 import type { ErrorCode } from './error-catalogue.js';
 import type { AllowedRange, ValidationIssue } from './validation-issue.js';
+import { zodIssueMessage } from './zod-issue-message.js';
 
 export type { AllowedRange, ValidationIssue } from './validation-issue.js';
 
@@ -14,9 +15,13 @@ export type Result<T> = { ok: true; value: T } | { ok: false; issues: Validation
  * (BR_ERR_UNKNOWN_MODEL, BR_ERR_SESSION_NOT_FOUND, BR_ERR_SESSION_EXISTS, BR_ERR_SESSION_LIMIT).
  */
 export class BarometerValidationError extends BarometerError {
+  /** What was invalid, in a few words ("input", "statusline input", "pool"). */
+  readonly context: string;
+
   constructor(issues: ValidationIssue[], context = 'input', code: ErrorCode = 'BR_ERR_INVALID_PARAM') {
     super(code, `Invalid ${context}: ${issues.map(formatIssue).join('; ')}`, { issues });
     this.name = 'BarometerValidationError';
+    this.context = context;
   }
 }
 
@@ -67,7 +72,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 
 /**
  * Turns a zod error into issues that name the field, the value given and the allowed range.
- * Unknown keys become one issue per key, so that the key itself is the field.
+ * Unknown keys become one issue per key, so that the key itself is the field. The messages are the ones the parse
+ * produced: parse with `{ error: zodIssueMessage }` (as {@link parseWith} does) for barometer's wording.
  */
 export function issuesFromZod(
   error: z.ZodError,
@@ -107,13 +113,16 @@ export function issuesFromZod(
   return issues;
 }
 
-/** Parses with a zod schema and returns a Result whose issues name fields, values and ranges. */
+/**
+ * Parses with a zod schema and returns a Result whose issues name fields, values and ranges, in barometer's words
+ * (never zod's default sentences, which name neither the value nor what is allowed in terms a user knows).
+ */
 export function parseWith<T>(
   schema: z.ZodType<T>,
   input: unknown,
   allowedFor?: (field: string) => AllowedRange | undefined,
 ): Result<T> {
-  const parsed = schema.safeParse(input);
+  const parsed = schema.safeParse(input, { error: zodIssueMessage });
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, issues: issuesFromZod(parsed.error, input, allowedFor) };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BarometerValidationError } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { ID_PATTERN } from '../ids/id-schema.js';
 import type { AgentName } from '../models/model-profile.js';
 import type { LineLogFormat } from '../usage/create-line-log-reader.js';
@@ -110,16 +110,9 @@ export function parseHookInput(text: string): HookInput {
       'hook input',
     );
   }
-  const parsed = HookInputSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new BarometerValidationError(
-    parsed.error.issues.map((issue) => ({
-      field: issue.path.join('.'),
-      value: undefined,
-      message: issue.message,
-    })),
-    'hook input',
-  );
+  const parsed = parseWith(HookInputSchema, value);
+  if (parsed.ok) return parsed.value;
+  throw new BarometerValidationError(parsed.issues, 'hook input');
 }
 
 /** What the hook prints: the agent's JSON output, or nothing. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BarometerValidationError } from '../errors/validation.js';
+import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { agentEffectiveWindow } from '../models/agent-windows.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
@@ -81,16 +81,9 @@ export function parseStatuslineInput(text: string): StatuslineInput {
       'statusline input',
     );
   }
-  const parsed = StatuslineInputSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new BarometerValidationError(
-    parsed.error.issues.map((issue) => ({
-      field: issue.path.join('.'),
-      value: undefined,
-      message: issue.message,
-    })),
-    'statusline input',
-  );
+  const parsed = parseWith(StatuslineInputSchema, value);
+  if (parsed.ok) return parsed.value;
+  throw new BarometerValidationError(parsed.issues, 'statusline input');
 }
 
 function expandHome(path: string, home: string | undefined): string {

@@ -173,7 +173,7 @@ export function barometerTools(): BarometerTool[] {
   return [
     defineTool({
       name: 'evaluate_pressure',
-      title: 'Evaluate context pressure (seed 000 regulator)',
+      title: 'Evaluate context pressure (the context-pressure regulator)',
       description:
         'Stateless context-pressure regulator, exactly POST /api/v1/pressure: viability from memory used, token burn rate (0-200 scale) and drift, its level (LOW, MODERATE, HIGH, CRITICAL), the thresholds exceeded and the suggested action (continue, optimize, compress, terminate). Every input is optional and takes the documented default.',
       input: EvaluatePressureInputSchema,
@@ -300,7 +300,7 @@ export function barometerTools(): BarometerTool[] {
       name: 'evict_task',
       title: 'Evict completed tasks’ tool outputs',
       description:
-        'Surgical eviction (seed 004), as POST /api/v1/compact with tasks: the tool outputs tagged with a completed task (task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by the tombstone "[Task <id> completed: output evicted to archive] <where>"; the task’s result summary (15 characters or more) stays in context. Tool call/result pairs stay intact. Follow a tombstone back with read_archive.',
+        'Surgical eviction of completed tasks’ tool outputs, as POST /api/v1/compact with tasks: the tool outputs tagged with a completed task (task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by the tombstone "[Task <id> completed: output evicted to archive] <where>"; the task’s result summary (15 characters or more) stays in context. Tool call/result pairs stay intact. Follow a tombstone back with read_archive.',
       input: EvictTaskInputSchema,
       annotations: WRITES,
       run: async ({ messages, tasks, sessionId }: z.output<typeof EvictTaskInputSchema>, context) =>

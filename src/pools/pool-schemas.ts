@@ -28,8 +28,18 @@ export const POOL_WINDOW_MS = 60_000;
 /** The largest budget or per-minute limit: every sum stays an exact integer in a double (and in Lua). */
 export const MAX_POOL_LIMIT = 1e15;
 
-const limit = z.number().int().min(1).max(MAX_POOL_LIMIT);
-const ceiling = z.number().gt(0, 'must be greater than 0').max(1);
+/**
+ * A whole number in a range, with one message that says the range whatever is wrong (text, a fraction, too
+ * large), as the regulator's parameters do.
+ */
+function wholeNumber(min: number, max: number) {
+  const message = `must be a whole number from ${min} to ${max.toLocaleString('en-US')}`;
+  return z.number({ error: message }).int(message).min(min, message).max(max, message);
+}
+
+const limit = wholeNumber(1, MAX_POOL_LIMIT);
+const CEILING_MESSAGE = 'must be a share greater than 0 and at most 1, such as 0.4';
+const ceiling = z.number({ error: CEILING_MESSAGE }).gt(0, CEILING_MESSAGE).max(1, CEILING_MESSAGE);
 
 /** A partial override of {@link DEFAULT_PRIORITY_CEILINGS}; the merged ceilings must not decrease with priority. */
 export const PriorityCeilingsSchema = z.strictObject({
@@ -84,17 +94,17 @@ export type PoolConfig = z.infer<typeof PoolConfigSchema>;
 /** `POST /api/v1/pools/:id/reservations`, `PoolStore.reserve`. */
 export const ReservationRequestSchema = z.strictObject({
   agentId: IdSchema,
-  tokens: z.number().int().min(1).max(MAX_POOL_LIMIT),
+  tokens: wholeNumber(1, MAX_POOL_LIMIT),
   priority: z.enum(POOL_PRIORITIES).default('normal'),
   /** Seconds before an unsettled reservation is released. @default 120 */
-  ttlSeconds: z.number().int().min(1).max(MAX_RESERVATION_TTL_SECONDS).optional(),
+  ttlSeconds: wholeNumber(1, MAX_RESERVATION_TTL_SECONDS).optional(),
 });
 export type ReservationRequest = z.input<typeof ReservationRequestSchema>;
 export type ParsedReservationRequest = z.output<typeof ReservationRequestSchema>;
 
 /** `POST /api/v1/pools/:id/reservations/:rid/settle`, `PoolStore.settle`: what the call really used. */
 export const SettleRequestSchema = z.strictObject({
-  actualTokens: z.number().int().min(0).max(MAX_POOL_LIMIT),
+  actualTokens: wholeNumber(0, MAX_POOL_LIMIT),
 });
 export type SettleRequest = z.infer<typeof SettleRequestSchema>;
 

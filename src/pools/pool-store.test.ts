@@ -5,7 +5,7 @@ import { BarometerValidationError } from '../errors/validation.js';
 import {
   type RedisServer,
   redisMissing,
-  redisRequired,
+  skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
 import { MemoryPoolStore } from './memory-pool-store.js';
@@ -368,7 +368,7 @@ describe('MemoryPoolStore', () => {
 });
 
 const missing = redisMissing();
-describe.skipIf(Boolean(missing) && !redisRequired)('RedisPoolStore', () => {
+describe.skipIf(skipWithoutRedis('RedisPoolStore'))('RedisPoolStore', () => {
   let server: RedisServer;
   let client: Redis;
   let prefixes = 0;

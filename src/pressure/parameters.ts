@@ -28,7 +28,7 @@ export const NUMERIC_PARAMETERS = {
     min: 0,
     max: 200,
     default: 35,
-    description: 'Token burn rate on the seed scale (0-200; 100 = the maximum sustainable rate)',
+    description: "Token burn rate on the regulator's scale (0-200; 100 = the maximum sustainable rate)",
   },
   contextDriftPercent: { min: 0, max: 100, default: 20, description: 'Session coherence loss, in percent' },
   sessionAgeSeconds: { min: 0, max: undefined, default: 600, description: 'Age of the session, in seconds' },

@@ -45,7 +45,7 @@ export const PressureInputSchema = z
     systemMode: SystemModeSchema.optional(),
     agentProfile: AgentProfileSchema.optional(),
   })
-  .meta({ description: 'Inputs of the context pressure regulator (seed 000)' });
+  .meta({ description: 'Inputs of the context-pressure regulator' });
 
 /** The same input as a query string: numeric text becomes a number, a repeated parameter is an error. */
 export const PressureQuerySchema = z.strictObject({

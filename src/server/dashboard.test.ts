@@ -186,7 +186,8 @@ describe('registerDashboard options', () => {
 
 describe('buildApp and the dashboard', () => {
   it('serves the dashboard at / by default, built or not', async () => {
-    app = await buildApp({ logLevel: 'silent' });
+    // No sessions kept: the default data dir would be .barometer in the working directory (the repository).
+    app = await buildApp({ logLevel: 'silent', persistSessions: false });
     const response = await app.inject({ url: '/regulator' });
     const built = existsSync(join(DEFAULT_DASHBOARD_ROOT, 'index.html'));
     expect(response.statusCode).toBe(built ? 200 : 503);
@@ -196,7 +197,7 @@ describe('buildApp and the dashboard', () => {
   });
 
   it('leaves / to the usual 404 when the dashboard option is off', async () => {
-    app = await buildApp({ logLevel: 'silent', dashboard: false });
+    app = await buildApp({ logLevel: 'silent', dashboard: false, persistSessions: false });
     const response = await app.inject({ url: '/' });
     expect(response.statusCode).toBe(404);
     expect(response.json().code).toBe('BR_ERR_NOT_FOUND');

@@ -10,7 +10,7 @@ import { RedisPoolStore } from '../pools/redis-pool-store.js';
 import {
   type RedisServer,
   redisMissing,
-  redisRequired,
+  skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
 import { buildApp } from './app.js';
@@ -253,84 +253,87 @@ describe('/api/v1/pools (app.inject)', () => {
 });
 
 const missing = redisMissing();
-describe.skipIf(Boolean(missing) && !redisRequired)('pools on one Redis behind two service instances', () => {
-  let server: RedisServer;
-  const clients: Redis[] = [];
+describe.skipIf(skipWithoutRedis('pools on one Redis behind two service instances'))(
+  'pools on one Redis behind two service instances',
+  () => {
+    let server: RedisServer;
+    const clients: Redis[] = [];
 
-  beforeAll(async () => {
-    if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
-    server = await startRedisServer();
-    clients.push(new Redis(server.url), new Redis(server.url));
-  });
-
-  afterAll(async () => {
-    for (const client of clients) await client.quit();
-    await server?.stop();
-  });
-
-  /** Two apps, each with its own client and RedisPoolStore on the same Redis, listening on 127.0.0.1. */
-  async function twoInstances(prefix: string) {
-    const urls: string[] = [];
-    for (const client of clients) {
-      const { app } = await makeApp(new RedisPoolStore(client, { keyPrefix: prefix }));
-      urls.push(await app.listen({ host: '127.0.0.1', port: 0 }));
-    }
-    return urls;
-  }
-
-  async function reserveEverywhere(
-    urls: string[],
-    poolId: string,
-    count: number,
-    tokens: number,
-    priority: string,
-  ) {
-    return Promise.all(
-      Array.from({ length: count }, async (_, index) => {
-        const response = await fetch(`${urls[index % urls.length]}/api/v1/pools/${poolId}/reservations`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ agentId: `agent-${index}`, tokens, priority }),
-        });
-        return response.status;
-      }),
-    );
-  }
-
-  it('admits exactly budget × ceiling out of 200 concurrent reservations split over both instances', async () => {
-    const urls = await twoInstances('two-apps:');
-    const created = await fetch(`${urls[0]}/api/v1/pools`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: 'shared', tokenBudget: 100_000 }),
+    beforeAll(async () => {
+      if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
+      server = await startRedisServer();
+      clients.push(new Redis(server.url), new Redis(server.url));
     });
-    expect(created.status).toBe(201);
-    // Demand 200 × 1,000 = 200,000 against normal's 70,000.
-    const statuses = await reserveEverywhere(urls, 'shared', 200, 1000, 'normal');
-    expect(statuses.filter((status) => status === 201)).toHaveLength(70);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(130);
-    const views = await Promise.all(
-      urls.map(async (url) => (await fetch(`${url}/api/v1/pools/shared`)).json()),
-    );
-    for (const view of views)
-      expect(view).toMatchObject({ reserved: 70_000, reservations: 70, level: 'HIGH' });
-  });
 
-  it('never over-commits with uneven sizes and mixed priorities through two ioredis clients', async () => {
-    const pools = new RedisPoolStore(clients[0]!, { keyPrefix: 'mixed:' });
-    await pools.create({ id: 'mixed', tokenBudget: 50_000 });
-    const decisions = await Promise.all(
-      Array.from({ length: 200 }, (_, index) =>
-        new RedisPoolStore(clients[index % 2]!, { keyPrefix: 'mixed:' }).reserve('mixed', {
-          agentId: `agent-${index}`,
-          tokens: 137 + ((index * 7919) % 1500),
-          priority: (['low', 'normal', 'high', 'urgent'] as const)[index % 4],
+    afterAll(async () => {
+      for (const client of clients) await client.quit();
+      await server?.stop();
+    });
+
+    /** Two apps, each with its own client and RedisPoolStore on the same Redis, listening on 127.0.0.1. */
+    async function twoInstances(prefix: string) {
+      const urls: string[] = [];
+      for (const client of clients) {
+        const { app } = await makeApp(new RedisPoolStore(client, { keyPrefix: prefix }));
+        urls.push(await app.listen({ host: '127.0.0.1', port: 0 }));
+      }
+      return urls;
+    }
+
+    async function reserveEverywhere(
+      urls: string[],
+      poolId: string,
+      count: number,
+      tokens: number,
+      priority: string,
+    ) {
+      return Promise.all(
+        Array.from({ length: count }, async (_, index) => {
+          const response = await fetch(`${urls[index % urls.length]}/api/v1/pools/${poolId}/reservations`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ agentId: `agent-${index}`, tokens, priority }),
+          });
+          return response.status;
         }),
-      ),
-    );
-    const admitted = decisions.flatMap((decision) => (decision.ok ? [decision.reservation.tokens] : []));
-    const total = admitted.reduce((sum, tokens) => sum + tokens, 0);
-    expect(total).toBeLessThanOrEqual(50_000);
-    expect((await pools.view('mixed')).reserved).toBe(total);
-  });
-});
+      );
+    }
+
+    it('admits exactly budget × ceiling out of 200 concurrent reservations split over both instances', async () => {
+      const urls = await twoInstances('two-apps:');
+      const created = await fetch(`${urls[0]}/api/v1/pools`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'shared', tokenBudget: 100_000 }),
+      });
+      expect(created.status).toBe(201);
+      // Demand 200 × 1,000 = 200,000 against normal's 70,000.
+      const statuses = await reserveEverywhere(urls, 'shared', 200, 1000, 'normal');
+      expect(statuses.filter((status) => status === 201)).toHaveLength(70);
+      expect(statuses.filter((status) => status === 429)).toHaveLength(130);
+      const views = await Promise.all(
+        urls.map(async (url) => (await fetch(`${url}/api/v1/pools/shared`)).json()),
+      );
+      for (const view of views)
+        expect(view).toMatchObject({ reserved: 70_000, reservations: 70, level: 'HIGH' });
+    });
+
+    it('never over-commits with uneven sizes and mixed priorities through two ioredis clients', async () => {
+      const pools = new RedisPoolStore(clients[0]!, { keyPrefix: 'mixed:' });
+      await pools.create({ id: 'mixed', tokenBudget: 50_000 });
+      const decisions = await Promise.all(
+        Array.from({ length: 200 }, (_, index) =>
+          new RedisPoolStore(clients[index % 2]!, { keyPrefix: 'mixed:' }).reserve('mixed', {
+            agentId: `agent-${index}`,
+            tokens: 137 + ((index * 7919) % 1500),
+            priority: (['low', 'normal', 'high', 'urgent'] as const)[index % 4],
+          }),
+        ),
+      );
+      const admitted = decisions.flatMap((decision) => (decision.ok ? [decision.reservation.tokens] : []));
+      const total = admitted.reduce((sum, tokens) => sum + tokens, 0);
+      expect(total).toBeLessThanOrEqual(50_000);
+      expect((await pools.view('mixed')).reserved).toBe(total);
+    });
+  },
+);

@@ -23,8 +23,9 @@ afterEach(async () => {
 });
 
 async function makeApp(options: Parameters<typeof buildApp>[0] = {}, limiter?: ConcurrencyLimiter) {
+  // No sessions kept: the default data dir would be .barometer in the working directory (the repository).
   app = await buildApp(
-    { logLevel: 'silent', ...options },
+    { logLevel: 'silent', persistSessions: false, ...options },
     { now: () => NOW, ...(limiter ? { concurrencyLimiter: limiter } : {}) },
   );
   return app;
@@ -208,7 +209,7 @@ describe('bad input gets a 400 naming the field, never a 500', () => {
 
   it('answers a real fault with a 500 shaped as the seed says, without echoing the fault', async () => {
     app = await buildApp(
-      { logLevel: 'silent' },
+      { logLevel: 'silent', persistSessions: false },
       {
         now: () => {
           throw new Error('clock unavailable');

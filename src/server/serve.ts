@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { BarometerError } from '../errors/index.js';
 import { isLoopbackHost } from './access.js';
 import { type AppDependencies, buildApp } from './app.js';
-import type { ServerOptions } from './options.js';
+import { addressText, listenFailure } from './listen-failure.js';
+import { DEFAULT_PORT, type ServerOptions } from './options.js';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -13,6 +14,9 @@ export interface RunningServer {
 /**
  * Builds the app, listens, and closes gracefully on SIGTERM/SIGINT (in-flight requests finish, new ones
  * get 503) when `handleSignals` is set, as `barometer serve` does.
+ *
+ * @throws BarometerError BR_ERR_PORT_IN_USE when another process listens on the address (`details.host`,
+ * `details.port`); the app is closed again.
  */
 export async function startServer(
   options: ServerOptions = {},
@@ -32,10 +36,17 @@ export async function startServer(
     );
   }
   const app = await buildApp(options, dependencies);
-  await app.listen({ host, port: options.port ?? 8797 });
+  const requestedPort = options.port ?? DEFAULT_PORT;
+  try {
+    await app.listen({ host, port: requestedPort });
+  } catch (error) {
+    // Nothing is left open (stores, timers) by a service that never listened.
+    await app.close();
+    throw listenFailure(error, host, requestedPort);
+  }
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const port = typeof address === 'object' && address ? address.port : requestedPort;
+  const url = `http://${addressText(host, port)}`;
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= app.close();

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisServer,
   redisMissing,
-  redisRequired,
+  skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
 import { exitOf, startServeProcess } from '../test-helpers/spawn-cli.js';
@@ -41,7 +41,7 @@ async function post(base: string, path: string, body: unknown): Promise<Response
   });
 }
 
-describe.skipIf(Boolean(missing) && !redisRequired)('several instances on one Redis', () => {
+describe.skipIf(skipWithoutRedis('several instances on one Redis'))('several instances on one Redis', () => {
   let server: RedisServer;
   let dataDir: string;
   let prefix = 0;
@@ -341,7 +341,7 @@ describe.skipIf(Boolean(missing) && !redisRequired)('several instances on one Re
   });
 });
 
-describe.skipIf(Boolean(missing) && !redisRequired)('the Redis connection', () => {
+describe.skipIf(skipWithoutRedis('the Redis connection'))('the Redis connection', () => {
   it('closes the connection it opened when the app closes', async () => {
     if (missing) throw new Error(`${missing}; CI is set, so the Redis suite fails instead of skipping`);
     const server = await startRedisServer();

@@ -3,14 +3,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisServer,
   redisMissing,
-  redisRequired,
+  skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
 import { RedisEventBus } from './event-bus.js';
 
 const missing = redisMissing();
 
-describe.skipIf(Boolean(missing) && !redisRequired)('RedisEventBus', () => {
+describe.skipIf(skipWithoutRedis('RedisEventBus'))('RedisEventBus', () => {
   let server: RedisServer;
   let prefix = 0;
   const clients: Redis[] = [];

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisServer,
   redisMissing,
-  redisRequired,
+  skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
 import { MemoryStateStore } from './memory-state-store.js';
@@ -67,7 +67,7 @@ function contract(name: string, open: (maxEntries: number) => Promise<StateStore
 
 contract('memory', async (maxEntries) => new MemoryStateStore<Counter>({ maxEntries }));
 
-describe.skipIf(Boolean(missing) && !redisRequired)('Redis', () => {
+describe.skipIf(skipWithoutRedis('Redis'))('Redis', () => {
   let server: RedisServer;
   const clients: Redis[] = [];
   let prefix = 0;

@@ -28,6 +28,18 @@ export function redisMissing(): string | undefined {
 /** True when a Redis suite must fail instead of skipping. */
 export const redisRequired = Boolean(process.env.CI);
 
+/**
+ * Whether a Redis suite skips: only outside CI, when redis-server is missing. The reason is printed (stderr, in the
+ * test file's output), since vitest's reporter lists no skipped test of a run over many files. In CI the suite runs
+ * and its beforeAll fails with the reason.
+ */
+export function skipWithoutRedis(suite: string): boolean {
+  const missing = redisMissing();
+  if (missing === undefined || redisRequired) return false;
+  console.warn(`Skipping the Redis suite "${suite}": ${missing}. With CI set it fails instead.`);
+  return true;
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');

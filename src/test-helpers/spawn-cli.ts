@@ -1,12 +1,40 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
+/** tsx resolved from the repository: `--import tsx` would resolve it from the working directory, a temporary one. */
+const TSX = createRequire(import.meta.url).resolve('tsx');
+const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
 
-/** Runs the CLI from source in a child process (node --import tsx), as a user's shell would. */
+let workingDirectory: string | undefined;
+
+/**
+ * An empty folder under os.tmpdir() for the commands of this test process to run in, removed when it exits: a
+ * command's relative defaults (`serve`'s and `watch`'s data dir `.barometer`, `compact`'s archive dir) land there,
+ * never in the repository.
+ */
+function cliWorkingDirectory(): string {
+  if (workingDirectory === undefined) {
+    const created = mkdtempSync(join(tmpdir(), 'barometer-cli-cwd-'));
+    process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+    workingDirectory = created;
+  }
+  return workingDirectory;
+}
+
+/**
+ * Runs the CLI from source in a child process (node --import tsx), as a user's shell would, in a temporary
+ * working directory: give files by absolute path.
+ */
 export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...process.env, NO_COLOR: '1', ...env },
+  return spawn(process.execPath, ['--import', TSX, CLI, ...args], {
+    cwd: cliWorkingDirectory(),
+    // tsx reads the tsconfig of the working directory unless told where it is.
+    env: { ...process.env, NO_COLOR: '1', TSX_TSCONFIG_PATH: TSCONFIG, ...env },
     stdio: 'pipe',
   });
 }

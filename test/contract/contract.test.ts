@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplayResult, SessionView, UsageAnswer, VerdictReason } from '../../src/index.js';
 import { cliDriver } from './drivers/cli.js';
-import type { Driver, Outcome } from './drivers/driver.js';
+import { absentOperations, type Driver, OPERATIONS, type Operation, type Outcome } from './drivers/driver.js';
 import { httpDriver } from './drivers/http.js';
 import { libraryDriver } from './drivers/library.js';
 import {
@@ -24,7 +24,8 @@ import {
  * The shared contract suite (CONVENTIONS.md 7; issue 8): one fixture set (test/contract/fixtures) through the
  * library, the HTTP service and the CLI. Each surface must give the answer the fixtures write down (from
  * DESIGN.md and the logs' documentation, never from a run of barometer), and the same answer as the others.
- * A surface without an operation skips its fixtures; each driver says which operations it lacks.
+ * A surface without an operation runs none of its fixtures (no test is generated, none is skipped); each driver
+ * says which operations it lacks and why, and a test per driver checks that list.
  */
 
 const drivers: Driver[] = [libraryDriver(STEPS_START), httpDriver(STEPS_START), cliDriver()];
@@ -238,8 +239,22 @@ function checkLog(result: ReplayResult, log: RecordedLog, check: typeof expect):
   checkReplayRules(result, check);
 }
 
+/**
+ * `describe` for the fixtures of an operation the driver has; for one it lacks, nothing: no skipped tests, whose
+ * reasons the reporter does not print. What each driver lacks, and why, is checked by the test below.
+ */
+function describeIf(operation: unknown): (name: string, body: () => void) => void {
+  return operation === undefined ? () => undefined : describe;
+}
+
 describe.each(drivers)('the $name driver', (driver) => {
-  describe.skipIf(!driver.pressure)('seed 000 regulator (pressure)', () => {
+  const lacks = Object.keys(driver.lacks);
+  it(`lacks exactly the operations it documents, and runs every other fixture: ${lacks.length === 0 ? 'it lacks none' : lacks.map((operation) => `${operation} (${driver.lacks[operation as Operation]})`).join('; ')}`, () => {
+    expect(absentOperations(driver)).toEqual(OPERATIONS.filter((operation) => operation in driver.lacks));
+    for (const reason of Object.values(driver.lacks)) expect(reason.length).toBeGreaterThan(20);
+  });
+
+  describeIf(driver.pressure)('seed 000 regulator (pressure)', () => {
     for (const vector of pressureFixtures.vectors) {
       const { test, name } = testFor(`${driver.name}/pressure/${vector.id}`);
       test(name(vector.id), async ({ expect }) => {
@@ -261,13 +276,13 @@ describe.each(drivers)('the $name driver', (driver) => {
     }
   });
 
-  describe.skipIf(!driver.replay)('recorded logs (replay)', () => {
+  describeIf(driver.replay)('recorded logs (replay)', () => {
     it.concurrent.for(logFixtures.logs)('replays $id', async (log, { expect }) => {
       checkLog(await replayOf(driver, log), log, expect);
     });
   });
 
-  describe.skipIf(!driver.loadSample)('the seed sample loaded into a live session', () => {
+  describeIf(driver.loadSample)('the seed sample loaded into a live session', () => {
     it.concurrent.for(logFixtures.logs.filter((log) => log.sample))(
       'loads $sample',
       async (log, { expect }) => {
@@ -297,7 +312,7 @@ describe.each(drivers)('the $name driver', (driver) => {
     );
   });
 
-  describe.skipIf(!driver.loadLog)('recorded logs loaded into a live session', () => {
+  describeIf(driver.loadLog)('recorded logs loaded into a live session', () => {
     it.concurrent.for(logFixtures.logs)('loads $id', async (log, { expect }) => {
       const view = await once(driver, `load/${log.id}`, () => driver.loadLog!(log.file, `log-${log.id}`));
       const replay = await replayOf(driver, log);
@@ -311,7 +326,7 @@ describe.each(drivers)('the $name driver', (driver) => {
     });
   });
 
-  describe.skipIf(!driver.createSession)('sessions (seeds 001, 003, 004 and the verdict table)', () => {
+  describeIf(driver.createSession)('sessions (seeds 001, 003, 004 and the verdict table)', () => {
     it.concurrent.for(sessionScenarios)('$id', async (scenario, { expect }) => {
       const run = await scenarioOf(driver, scenario);
       if (scenario.expectCreated && run.created.ok)
@@ -348,7 +363,7 @@ describe.each(drivers)('the $name driver', (driver) => {
     );
   });
 
-  describe.skipIf(!driver.checkHotState)('seed 002 hot-state check', () => {
+  describeIf(driver.checkHotState)('seed 002 hot-state check', () => {
     it.concurrent.for(disciplineFixtures.check)('$id', async (vector, { expect }) => {
       const { capped, budgets } = await hotStateCheckOf(driver, vector.id, vector.body);
       if (vector.expect.capped) {
@@ -367,14 +382,14 @@ describe.each(drivers)('the $name driver', (driver) => {
     });
   });
 
-  describe.skipIf(!driver.promptRegressions)('seed 002 prompt regressions', () => {
+  describeIf(driver.promptRegressions)('seed 002 prompt regressions', () => {
     it.for(disciplineFixtures.regressions)('$id', async (vector, { expect }) => {
       const warnings = await driver.promptRegressions!(vector.hotState, vector.prompt);
       expect(warnings.map((warning) => warning.code)).toEqual(vector.expectCodes);
     });
   });
 
-  describe.skipIf(!driver.kvSnapshot)('seed 001 KV snapshot', () => {
+  describeIf(driver.kvSnapshot)('seed 001 KV snapshot', () => {
     it.for(kvFixtures.snapshots)('$id', async (vector, { expect }) => {
       const sizes = (vector.canFit ?? []).map(([size]) => size);
       const outcome = await driver.kvSnapshot!(vector.input, sizes);
@@ -390,7 +405,7 @@ describe.each(drivers)('the $name driver', (driver) => {
     });
   });
 
-  describe.skipIf(!driver.healthThresholds)('seed 003 thresholds and caution cadence', () => {
+  describeIf(driver.healthThresholds)('seed 003 thresholds and caution cadence', () => {
     it.for(healthFixtures.thresholds)('$id', async (vector, { expect }) => {
       expect(await driver.healthThresholds!(vector.profile)).toEqual(vector.expect);
     });
@@ -399,7 +414,7 @@ describe.each(drivers)('the $name driver', (driver) => {
     });
   });
 
-  describe.skipIf(!driver.evaluateTriggers)('seed 004 trigger decisions and thinking budget', () => {
+  describeIf(driver.evaluateTriggers)('seed 004 trigger decisions and thinking budget', () => {
     it.for(triggerFixtures.decisions)('$id', async (vector, { expect }) => {
       let previous: Awaited<ReturnType<NonNullable<Driver['evaluateTriggers']>>> | undefined;
       for (const call of vector.calls) {

@@ -7,6 +7,7 @@ import { DEFAULT_MIN_GAIN_PERCENT } from '../../compaction/compact-history.js';
 import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
 import { DEFAULT_KEEP_TOKENS } from '../../compaction/flush.js';
 import { BarometerError } from '../../errors/barometer-error.js';
+import { ERROR_CATALOGUE } from '../../errors/error-catalogue.js';
 import { ArchiveStore } from '../../store/archive.js';
 import { type CliIo, UsageError } from '../io.js';
 import { summarizerFrom } from '../summarizer-flags.js';
@@ -76,7 +77,7 @@ with those tasks ("task_id" on the tool message, or on the assistant message or 
 The kept turns are cut to --keep-tokens at a step boundary (a call and its result stay together), so a turn of
 one request and hundreds of tool calls still compacts; the recap lists every replaced request with its archive
 item, the plan, decisions, files touched and the last conclusion. A compaction that saves less than --min-gain
-percent of the tokens is refused (exit 1) and nothing is written.
+percent of the tokens is refused (exit ${ERROR_CATALOGUE.BR_ERR_COMPACTION_REFUSED.exit}) and nothing is written.
 
 Example:
   barometer compact run-42.json --keep-turns 3 --output run-42.compacted.json`,
@@ -115,7 +116,7 @@ Example:
         const summarizer = summarizerFrom(flags, io, SUMMARIZER_ENVIRONMENT);
         let text: string;
         try {
-          text = await readFile(file, 'utf8');
+          text = await readFile(resolve(io.cwd, file), 'utf8');
         } catch (error) {
           throw new UsageError(
             `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

@@ -20,8 +20,11 @@ export function registerHookCommand(program: Command, io: CliIo, action: HookAct
     .addHelpText(
       'after',
       `
-It never stops the agent: when the service is not running it prints nothing and exits 0; a malformed event exits 1
-(a non-blocking error for all three agents), never 2 (which blocks a prompt or a tool call).
+The service: --server, else $BAROMETER_URL, else http://127.0.0.1:8797 (start it with barometer serve, or watch).
+It never stops the agent. When no service answers there (or it answers with an error), the hook prints nothing on
+stdout, writes one line on stderr (the URL, why, and how to start one; the event is not recorded) and exits 0.
+A malformed event or a bad flag exits 1 (a non-blocking error for all three agents), never 2 (which blocks a prompt
+or a tool call).
 
 Set it in ~/.claude/settings.json (and the same command for Codex's hooks.json, Gemini CLI's settings.json):
   { "hooks": { "UserPromptSubmit": [ { "hooks": [ { "type": "command", "command": "npx barometer hook" } ] } ] } }

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
+import { ERROR_CATALOGUE } from '../../errors/error-catalogue.js';
+import { DEFAULT_SERVER_URL } from '../../integrations/barometer-client.js';
 import type { CliIo } from '../io.js';
 import type { PoolFlags } from '../pool.js';
+import { SERVICE_URL_VARIABLE } from '../service-target.js';
 
 /** `barometer pool …`: shared budgets on a running service (default) or directly on Redis (`--redis`). */
 export function registerPoolCommand(program: Command, io: CliIo): void {
@@ -14,7 +17,11 @@ export function registerPoolCommand(program: Command, io: CliIo): void {
       `
 Ceilings: a reservation of a priority is admitted only while the pool's used plus reserved tokens stay at or under
 that priority's share of each limit (low 0.5, normal 0.7, high 0.85, urgent 1.0): the last share is kept for urgent
-work. A refusal exits 6 and prints the reason and when to retry (never, when waiting cannot help).
+work. A refusal exits ${ERROR_CATALOGUE.BR_ERR_POOL_EXHAUSTED.exit} and prints the reason and when to retry (never, when waiting cannot help).
+
+Where: without --redis, every pool command talks to the barometer service at --server, else $${SERVICE_URL_VARIABLE},
+else ${DEFAULT_SERVER_URL} (start one with barometer serve). When none answers there, the command says which URL
+it tried and exits ${ERROR_CATALOGUE.BR_ERR_UNAVAILABLE.exit}. Bad flags exit ${ERROR_CATALOGUE.BR_ERR_INVALID_PARAM.exit} before anything is sent.
 
 Examples:
   barometer pool create team --token-budget 2000000 --tokens-per-minute 400000
@@ -25,7 +32,10 @@ Examples:
     );
   const common = (command: Command) =>
     command
-      .option('--server <url>', 'the barometer service (default: $BAROMETER_URL, else http://127.0.0.1:8797)')
+      .option(
+        '--server <url>',
+        `the barometer service (default: $${SERVICE_URL_VARIABLE}, else ${DEFAULT_SERVER_URL})`,
+      )
       .option('--redis <url>', 'work on this Redis directly (redis://host:port) instead of through a service')
       .option(
         '--redis-prefix <prefix>',

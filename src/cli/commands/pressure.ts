@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EXIT_CODES } from '../../errors/error-catalogue.js';
 import { evaluateResolved } from '../../pressure/evaluate.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../../pressure/parameters.js';
 import { parsePressureInput } from '../../pressure/parse.js';
@@ -14,7 +15,7 @@ export function registerPressureCommand(program: Command, io: CliIo, now: () => 
   const command = program
     .command('pressure')
     .description(
-      'Evaluate context pressure (seed 000): viability, level, thresholds and the suggested action',
+      'Evaluate context pressure with the context-pressure regulator: viability, level, thresholds and the suggested action',
     );
   for (const name of NUMERIC_PARAMETER_NAMES) {
     const spec = NUMERIC_PARAMETERS[name];
@@ -38,7 +39,8 @@ export function registerPressureCommand(program: Command, io: CliIo, now: () => 
       'after',
       `
 Levels: LOW (viability ≥ 75), MODERATE (≥ 50), HIGH (≥ 25), CRITICAL (< 25).
-Suggested actions: continue | optimize | compress | terminate. Exit codes: 0 ok, 2 bad flags.
+Suggested actions: continue | optimize | compress | terminate (the action does not change the exit code).
+Exit codes: ${EXIT_CODES.ok} evaluated, ${EXIT_CODES.invalidInput} bad flags.
 
 Example:
   barometer pressure --memory-used-percent 72 --token-burn-rate-per-min 55 --context-drift-percent 68 \\

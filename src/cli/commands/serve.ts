@@ -20,6 +20,7 @@ import { redactRedisUrl } from '../../store/redis-connection.js';
 import { durationSeconds } from '../duration.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
+import { startListening } from '../start-listening.js';
 import { summarizerFrom } from '../summarizer-flags.js';
 
 /** Environment variables read by `barometer serve`; a flag wins over its variable. */
@@ -246,11 +247,15 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const summarizer = summarizerFrom(flags, io, SERVE_ENVIRONMENT);
       // This process runs the service: V8 tuned for it before the app allocates anything (decision 012).
       tuneServiceProcess(io.env);
-      const server = await startServer(options.value, {
-        handleSignals: true,
-        config,
-        ...(summarizer ? { summarizer } : {}),
-      });
+      const server = await startListening(
+        () =>
+          startServer(options.value, {
+            handleSignals: true,
+            config,
+            ...(summarizer ? { summarizer } : {}),
+          }),
+        { variable: SERVE_ENVIRONMENT.port },
+      );
       const sessions = await server.app.barometerMonitor.store.size();
       const where =
         options.value.redisUrl === undefined

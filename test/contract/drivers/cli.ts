@@ -52,6 +52,26 @@ const MAX_PROCESSES = Math.max(2, availableParallelism());
  * health thresholds, trigger decision and thinking budget on their own: `compact`, `archive` and `serve` are
  * its other commands, and none of them answers these.
  */
+const NO_SESSION_COMMAND =
+  'the CLI has no command for live sessions (serve runs the service that has them; compact and archive work on files)';
+const NOT_ALONE =
+  'no command answers this model on its own; the CLI shows it only inside a replay’s verdicts, which the replay fixtures check';
+/** What the CLI has no command for, and why. */
+const CLI_LACKS: Driver['lacks'] = {
+  createSession: NO_SESSION_COMMAND,
+  postUsage: NO_SESSION_COMMAND,
+  view: NO_SESSION_COMMAND,
+  loadSample: NO_SESSION_COMMAND,
+  loadLog: NO_SESSION_COMMAND,
+  checkHotState: 'no command checks a hot state (the library does, and POST /api/v1/hot-state/check)',
+  promptRegressions: 'no command reports prompt regressions (the library’s prompt metrics)',
+  kvSnapshot: NOT_ALONE,
+  healthThresholds: NOT_ALONE,
+  cautionCadence: NOT_ALONE,
+  evaluateTriggers: NOT_ALONE,
+  thinkingBudget: NOT_ALONE,
+};
+
 export function cliDriver(): Driver {
   let cwd: string | undefined;
   let start: string[] = [];
@@ -87,6 +107,7 @@ export function cliDriver(): Driver {
 
   return {
     name: 'cli',
+    lacks: CLI_LACKS,
     async start() {
       start = command();
       cwd = await mkdtemp(join(tmpdir(), 'barometer-contract-cli-'));

@@ -32,6 +32,11 @@ export interface HotStateCheck {
  */
 export interface Driver {
   readonly name: 'library' | 'http' | 'cli';
+  /**
+   * The operations this surface does not have, each with why: the suite runs no fixture of them on this driver
+   * (no skipped tests) and checks that this list is exactly the operations the driver leaves out.
+   */
+  readonly lacks: Readonly<Partial<Record<Operation, string>>>;
   start(): Promise<void>;
   stop(): Promise<void>;
 
@@ -73,4 +78,31 @@ export interface Driver {
     config: Record<string, number>,
   ): Promise<TriggerDecision>;
   thinkingBudget?(tpmLeft: number): Promise<ThinkingBudget>;
+}
+
+/** An operation of the contract: a method a surface may have or lack. */
+export type Operation = Exclude<keyof Driver, 'name' | 'lacks' | 'start' | 'stop'>;
+
+/** Every operation of the contract (a Record, so that the compiler checks the list is whole). */
+const OPERATION_SET: Readonly<Record<Operation, true>> = {
+  pressure: true,
+  replay: true,
+  createSession: true,
+  postUsage: true,
+  view: true,
+  loadSample: true,
+  loadLog: true,
+  checkHotState: true,
+  promptRegressions: true,
+  kvSnapshot: true,
+  healthThresholds: true,
+  cautionCadence: true,
+  evaluateTriggers: true,
+  thinkingBudget: true,
+};
+export const OPERATIONS = Object.keys(OPERATION_SET) as Operation[];
+
+/** The operations a driver leaves out, in the contract's order. */
+export function absentOperations(driver: Driver): Operation[] {
+  return OPERATIONS.filter((operation) => driver[operation] === undefined);
 }

@@ -32,6 +32,20 @@ function answerOf<T>(response: LightMyRequestResponse, expected: number): T {
  * fixtures check), prompt regressions (seed 002's metrics), and loading an arbitrary log into a live session
  * (only the bundled samples: POST /api/v1/samples/:name/load; any log can be replayed).
  */
+const ONLY_IN_A_VERDICT =
+  'no route answers this model on its own: over HTTP it speaks inside a session’s verdict, which the session fixtures check';
+/** What the service has no route for, and why. */
+const HTTP_LACKS: Driver['lacks'] = {
+  loadLog:
+    'no route loads an arbitrary log into a live session: only the bundled samples (POST /api/v1/samples/:name/load); any log can be replayed',
+  promptRegressions: 'no route reports prompt regressions (the library’s prompt metrics)',
+  kvSnapshot: ONLY_IN_A_VERDICT,
+  healthThresholds: ONLY_IN_A_VERDICT,
+  cautionCadence: ONLY_IN_A_VERDICT,
+  evaluateTriggers: ONLY_IN_A_VERDICT,
+  thinkingBudget: ONLY_IN_A_VERDICT,
+};
+
 export function httpDriver(now: number): Driver {
   let app: FastifyInstance | undefined;
   let dataDir: string | undefined;
@@ -43,6 +57,7 @@ export function httpDriver(now: number): Driver {
     server().inject({ method: 'POST', url, payload });
   return {
     name: 'http',
+    lacks: HTTP_LACKS,
     async start() {
       dataDir = await mkdtemp(join(tmpdir(), 'barometer-contract-'));
       app = await buildApp(
