@@ -13,11 +13,20 @@ import type {
   Settlement,
   SettleRequest,
 } from '../pools/pool-schemas.js';
-import type { PoolStore } from '../pools/pool-store.js';
+import {
+  type PoolStore,
+  parsePoolConfig,
+  parsePoolId,
+  parseReservationId,
+  parseReservationRequest,
+  parseSettleRequest,
+} from '../pools/pool-store.js';
 
 /**
  * The PoolStore contract over a running service's `/api/v1/pools`: what `barometer pool` uses without `--redis`. The
  * service's problem codes come back as the same BarometerErrors the stores throw, so the CLI exits alike either way.
+ * Each request is checked here first by the schema the service checks it with (the stores' own parsers): a bad flag
+ * is refused with the same issues, before any connection, whether or not a service is running.
  */
 export class HttpPoolStore implements PoolStore {
   readonly #client: BarometerClient;
@@ -47,11 +56,12 @@ export class HttpPoolStore implements PoolStore {
   }
 
   async create(config: PoolConfig): Promise<PoolView> {
-    return (await this.#call('POST', '/api/v1/pools', config)).body as PoolView;
+    return (await this.#call('POST', '/api/v1/pools', parsePoolConfig(config))).body as PoolView;
   }
 
   async view(poolId: string): Promise<PoolView> {
-    return (await this.#call('GET', `/api/v1/pools/${encodeURIComponent(poolId)}`)).body as PoolView;
+    const id = parsePoolId(poolId);
+    return (await this.#call('GET', `/api/v1/pools/${encodeURIComponent(id)}`)).body as PoolView;
   }
 
   async list(): Promise<PoolView[]> {
@@ -59,8 +69,9 @@ export class HttpPoolStore implements PoolStore {
   }
 
   async delete(poolId: string): Promise<boolean> {
+    const id = parsePoolId(poolId);
     try {
-      await this.#call('DELETE', `/api/v1/pools/${encodeURIComponent(poolId)}`);
+      await this.#call('DELETE', `/api/v1/pools/${encodeURIComponent(id)}`);
       return true;
     } catch (error) {
       if (error instanceof BarometerError && error.code === 'BR_ERR_POOL_NOT_FOUND') return false;
@@ -69,10 +80,11 @@ export class HttpPoolStore implements PoolStore {
   }
 
   async reserve(poolId: string, request: ReservationRequest): Promise<ReservationDecision> {
+    const id = parsePoolId(poolId);
     const answer = await this.#call(
       'POST',
-      `/api/v1/pools/${encodeURIComponent(poolId)}/reservations`,
-      request,
+      `/api/v1/pools/${encodeURIComponent(id)}/reservations`,
+      parseReservationRequest(request),
     );
     if (answer.status < 400) return { ok: true, reservation: answer.body as ReservationGrant };
     const { reason, retryAfterSeconds, limit, current, requested } = answer.body as ReservationRefusal;
@@ -80,12 +92,12 @@ export class HttpPoolStore implements PoolStore {
   }
 
   async settle(poolId: string, reservationId: string, request: SettleRequest): Promise<Settlement> {
-    const path = `/api/v1/pools/${encodeURIComponent(poolId)}/reservations/${encodeURIComponent(reservationId)}/settle`;
-    return (await this.#call('POST', path, request)).body as Settlement;
+    const path = `/api/v1/pools/${encodeURIComponent(parsePoolId(poolId))}/reservations/${encodeURIComponent(parseReservationId(reservationId))}/settle`;
+    return (await this.#call('POST', path, parseSettleRequest(request))).body as Settlement;
   }
 
   async release(poolId: string, reservationId: string): Promise<Release> {
-    const path = `/api/v1/pools/${encodeURIComponent(poolId)}/reservations/${encodeURIComponent(reservationId)}`;
+    const path = `/api/v1/pools/${encodeURIComponent(parsePoolId(poolId))}/reservations/${encodeURIComponent(parseReservationId(reservationId))}`;
     return (await this.#call('DELETE', path)).body as Release;
   }
 }

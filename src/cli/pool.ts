@@ -3,6 +3,7 @@ import { BarometerValidationError } from '../errors/validation.js';
 import { DEFAULT_SERVER_URL } from '../integrations/barometer-client.js';
 import type { PoolView, ReservationRefusal } from '../pools/pool-schemas.js';
 import type { PoolStore } from '../pools/pool-store.js';
+import { numberOf } from './flag-schema.js';
 import type { CliIo } from './io.js';
 import { HttpPoolStore } from './pool-http-store.js';
 
@@ -21,12 +22,6 @@ export interface PoolFlags {
   priority?: string;
   ttlSeconds?: string;
   actualTokens?: string;
-}
-
-/** A flag's number, or the flag's text itself so that the schema names the field and the value given. */
-function numberOf(text: string | undefined): number | string | undefined {
-  if (text === undefined) return undefined;
-  return /^-?\d+(\.\d+)?(e\d+)?$/i.test(text.trim()) ? Number(text) : text;
 }
 
 function ceilingsOf(entries: readonly string[] | undefined): Record<string, unknown> | undefined {
