@@ -199,8 +199,19 @@ describe('barometer compact', () => {
   it.each([
     [['compact', '/no/such.json'], 'cannot read /no/such.json'],
     [['compact', FIXTURE, '--keep-turns', 'two'], '--keep-turns must be a whole number'],
-    [['compact', FIXTURE, '--session', '../up'], 'sessionId'],
+    [['compact', FIXTURE, '--session', '../up'], '--session must start with a letter or digit'],
+    [['compact', FIXTURE, '--keep-tokens', '-5'], '--keep-tokens must be a whole number of tokens'],
   ])('exits 2 with a clear message for %j', async (args, message) => {
+    const { code, stderr } = await cli(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(message);
+  });
+
+  it.each([
+    [['archive', '../up', 'task'], '<session> must start with a letter or digit'],
+    [['archive', 'run', 'a..b'], '<task> must not contain ".."'],
+    [['archive', 'run', 'task', '--item', ''], '--item'],
+  ])('checks the archive arguments by the archive route’s schemas: exit 2 for %j', async (args, message) => {
     const { code, stderr } = await cli(args);
     expect(code).toBe(2);
     expect(stderr).toContain(message);

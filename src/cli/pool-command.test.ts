@@ -120,6 +120,22 @@ describe('barometer pool, through a running service (--server)', () => {
 
   poolCommandContract(() => ['--server', url]);
 
+  it('checks the flags by the schema the service checks the request with, before any connection', async () => {
+    // Nothing listens on port 9: a bad flag is still named (exit 2), not reported as an unreachable service.
+    const down = ['--server', 'http://127.0.0.1:9'];
+    const budget = await cli(['create', 'p3', '--token-budget', 'lots', ...down]);
+    expect(budget.code).toBe(2);
+    expect(budget.stderr).toContain('tokenBudget');
+    const tokens = await cli(['reserve', 'p3', '--agent-id', 'a', '--tokens', '0', ...down]);
+    expect(tokens.code).toBe(2);
+    expect(tokens.stderr).toContain('tokens');
+    const id = await cli(['settle', 'p3', 'not-a-reservation', '--actual-tokens', '1', ...down]);
+    expect(id.code).toBe(2);
+    expect(id.stderr).toContain('reservationId');
+    // A good request goes on to the service, which is not there: exit 6.
+    expect((await cli(['create', 'p3', '--token-budget', '100', ...down])).code).toBe(6);
+  });
+
   it('finds the service by $BAROMETER_URL, and exits 6 with the reason when none answers', async () => {
     expect((await cli(['list'], { BAROMETER_URL: url })).stdout).toBe('no pools\n');
     const down = await cli(['list', '--server', 'http://127.0.0.1:9']);

@@ -129,6 +129,11 @@ describe('barometer replay', () => {
     [['replay', CLAUDE, '--format', 'cursor'], '--format must be one of'],
     [['replay', '/tmp'], '/tmp is not a file'],
     [['replay', CLAUDE, '--context-window', 'big'], '--context-window must be a whole number'],
+    [
+      ['replay', CLAUDE, '--context-window', '0'],
+      '--context-window must be a whole number of tokens ≥ 1; got "0"',
+    ],
+    [['replay', CLAUDE, '--model', ''], '--model'],
     [['replay', trace('codex/small-codex-session.jsonl')], 'aide-gpt-5'],
     [['replay', fileURLToPath(new URL('../../package.json', import.meta.url))], 'not a session log'],
   ])('exits 2 with a clear message for %j', async (args, message) => {

@@ -3,8 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CompactRequestSchema } from '../compaction/compact-request.js';
+import {
+  CompactHistoryOutputSchema,
+  ContextStatusOutputSchema,
+  CreateSessionOutputSchema,
+  EvaluatePressureOutputSchema,
+  EvictTaskOutputSchema,
+  ReadArchiveOutputSchema,
+  ReportUsageOutputSchema,
+} from '../contract/mcp-tools.js';
 import { evaluatePressure } from '../pressure/evaluate.js';
 import { PressureInputSchema } from '../pressure/schemas.js';
 import type { PressureReport } from '../pressure/types.js';
@@ -15,7 +25,7 @@ import { UsageInputSchema } from '../session/usage-input.js';
 import { ArchiveStore } from '../store/archive.js';
 import { agentHistory, callTool, SEED_SAMPLE, TOOL_NAMES, toolOutput } from '../test-helpers/mcp-fixtures.js';
 import { BAROMETER_VERSION } from '../version.js';
-import { createBarometerMcpServer, toolInputJsonSchema } from './create-mcp-server.js';
+import { createBarometerMcpServer, toolInputJsonSchema, toolOutputJsonSchema } from './create-mcp-server.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
@@ -39,6 +49,9 @@ async function connect(archiveAddresses: 'path' | 'api' = 'path'): Promise<Clien
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const connected = new Client({ name: 'barometer-test', version: '1.0.0' });
   await Promise.all([server.connect(serverSide), connected.connect(clientSide)]);
+  // The SDK's client checks every structuredContent against the tool's outputSchema once it has listed the tools
+  // (as real clients do first): every call of these tests is checked against the contract.
+  await connected.listTools();
   return connected;
 }
 
@@ -51,6 +64,60 @@ beforeEach(async () => {
 afterEach(async () => {
   await client.close();
   await rm(root, { recursive: true, force: true });
+});
+
+describe('outputSchema: every tool declares what its structured content holds (the contract’s schemas)', () => {
+  const OUTPUTS = {
+    evaluate_pressure: EvaluatePressureOutputSchema,
+    create_session: CreateSessionOutputSchema,
+    context_status: ContextStatusOutputSchema,
+    report_usage: ReportUsageOutputSchema,
+    compact_history: CompactHistoryOutputSchema,
+    evict_task: EvictTaskOutputSchema,
+    read_archive: ReadArchiveOutputSchema,
+  } as const;
+
+  it('lists an object outputSchema per tool, generated from the schema of the matching HTTP answer', async () => {
+    const { tools } = await client.listTools();
+    expect(Object.keys(OUTPUTS).sort()).toEqual([...TOOL_NAMES].sort());
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toEqual(
+        toolOutputJsonSchema(OUTPUTS[tool.name as keyof typeof OUTPUTS]),
+      );
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+    }
+  });
+
+  it('is what the SDK’s client checks structured content with: a real answer passes, a drifted one does not', async () => {
+    const { tools } = await client.listTools();
+    const validator = new AjvJsonSchemaValidator();
+    const check = (name: string, value: unknown) =>
+      validator.getValidator(tools.find((tool) => tool.name === name)!.outputSchema!)(value).valid;
+    const report = await callTool<PressureReport>(client, 'evaluate_pressure', SEED_SAMPLE);
+    expect(check('evaluate_pressure', report.structured)).toBe(true);
+    expect(check('evaluate_pressure', { ...report.structured, pressure: { level: 'HIGH' } })).toBe(false);
+    await callTool(client, 'create_session', { id: 'out', model: 'custom', contextWindow: 200_000 });
+    const answer = await callTool<UsageAnswer>(client, 'report_usage', {
+      sessionId: 'out',
+      usage: { promptTokens: 150_000 },
+    });
+    expect(answer.isError).toBe(false);
+    expect(answer.structured.events.length).toBeGreaterThan(0);
+    expect(check('report_usage', answer.structured)).toBe(true);
+    // A time in epoch milliseconds is not the contract's encoding: the client refuses it.
+    const drifted = {
+      ...answer.structured,
+      events: answer.structured.events.map((event) => ({ ...event, at: Date.parse(event.at) })),
+    };
+    expect(check('report_usage', drifted)).toBe(false);
+    // A tool's refusal is in the schema too: the SDK's client checks an error's structured content as well.
+    const refused = await callTool(client, 'report_usage', {
+      sessionId: 'nobody',
+      usage: { promptTokens: 1 },
+    });
+    expect(refused.isError).toBe(true);
+    expect(check('report_usage', refused.structured)).toBe(true);
+  });
 });
 
 describe('tools/list', () => {

@@ -1,4 +1,20 @@
 import { z } from 'zod';
+import {
+  CompactHistoryInputSchema,
+  CompactHistoryOutputSchema,
+  ContextStatusInputSchema,
+  ContextStatusOutputSchema,
+  CreateSessionInputSchema,
+  CreateSessionOutputSchema,
+  EvaluatePressureInputSchema,
+  EvaluatePressureOutputSchema,
+  EvictTaskInputSchema,
+  EvictTaskOutputSchema,
+  ReadArchiveInputSchema,
+  ReadArchiveOutputSchema,
+  ReportUsageInputSchema,
+  ReportUsageOutputSchema,
+} from '../contract/mcp-tools.js';
 import type { ErrorCode } from '../errors/error-catalogue.js';
 import {
   BarometerValidationError,
@@ -22,15 +38,6 @@ import {
   renderSessionStatus,
   renderUsageAnswer,
 } from './render-text.js';
-import {
-  CompactHistoryInputSchema,
-  ContextStatusInputSchema,
-  CreateSessionInputSchema,
-  EvaluatePressureInputSchema,
-  EvictTaskInputSchema,
-  ReadArchiveInputSchema,
-  ReportUsageInputSchema,
-} from './tool-inputs.js';
 
 /** What every tool runs against: the one monitor of the process, its archive, the clock. */
 export interface ToolContext {
@@ -54,9 +61,9 @@ export interface ToolError {
   [extra: string]: unknown;
 }
 
-/** What a tool answers: structured content and its text, or an error. */
-export type ToolOutcome =
-  | { ok: true; value: Record<string, unknown>; text: string }
+/** What a tool answers: structured content (its output schema's shape) and its text, or an error. */
+export type ToolOutcome<Value = Record<string, unknown>> =
+  | { ok: true; value: Value; text: string }
   | { ok: false; error: ToolError };
 
 /** One MCP tool: its name and documentation, the schema it advertises, how it parses, what it runs. */
@@ -66,6 +73,11 @@ export interface BarometerTool {
   description: string;
   /** Advertised as the tool's JSON Schema; the same zod schema as the matching HTTP route. */
   input: z.ZodType;
+  /**
+   * Advertised as the tool's outputSchema: what its structured content holds, the contract schema of the matching
+   * HTTP answer (src/contract/mcp-tools.ts).
+   */
+  output: z.ZodType;
   annotations: {
     readOnlyHint: boolean;
     destructiveHint: boolean;
@@ -81,17 +93,23 @@ export const MAX_LISTED_SESSIONS = 20;
 /** Markers shown with a session's status: the latest. */
 export const MAX_STATUS_MARKERS = 10;
 
-function defineTool<T>(tool: {
+/** A tool whose `run` answers what its output schema says (checked by the compiler). */
+function defineTool<T, Output extends z.ZodType>(tool: {
   name: string;
   title: string;
   description: string;
   input: z.ZodType;
+  output: Output;
   annotations: BarometerTool['annotations'];
   parse?: (raw: unknown) => Result<T>;
-  run: (args: T, context: ToolContext) => Promise<ToolOutcome>;
+  run: (args: T, context: ToolContext) => Promise<ToolOutcome<z.output<Output>>>;
 }): BarometerTool {
   const parse = tool.parse ?? ((raw: unknown) => parseWith(tool.input as z.ZodType<T>, raw));
-  return { ...tool, parse, run: (args, context) => tool.run(args as T, context) };
+  return {
+    ...tool,
+    parse,
+    run: async (args, context) => (await tool.run(args as T, context)) as ToolOutcome,
+  };
 }
 
 /** The tool error of bad arguments: the HTTP 400 body, each issue naming its field and echoing a bounded value. */
@@ -132,7 +150,10 @@ function nested(prefix: string, issues: ValidationIssue[]): ValidationIssue[] {
 }
 
 /** Runs a compaction through the monitor, turning a refusal and a malformed history into tool errors. */
-async function compaction(request: CompactRequest, context: ToolContext): Promise<ToolOutcome> {
+async function compaction(
+  request: CompactRequest,
+  context: ToolContext,
+): Promise<ToolOutcome<z.output<typeof CompactHistoryOutputSchema>>> {
   let result: Awaited<ReturnType<SessionMonitor['compact']>>;
   try {
     result = await context.monitor.compact(request);
@@ -177,6 +198,7 @@ export function barometerTools(): BarometerTool[] {
       description:
         'Stateless context-pressure regulator, exactly POST /api/v1/pressure: viability from memory used, token burn rate (0-200 scale) and drift, its level (LOW, MODERATE, HIGH, CRITICAL), the thresholds exceeded and the suggested action (continue, optimize, compress, terminate). Every input is optional and takes the documented default.',
       input: EvaluatePressureInputSchema,
+      output: EvaluatePressureOutputSchema,
       annotations: READ_ONLY,
       parse: (raw) => parsePressureInput(raw ?? {}, 'body'),
       run: async (input: Parameters<typeof evaluateResolved>[0], context) => {
@@ -190,6 +212,7 @@ export function barometerTools(): BarometerTool[] {
       description:
         'Starts monitoring a session for a model (and agent, limits, budget), exactly POST /api/v1/sessions. Only model is required; give an id to find it again. report_usage never creates a session implicitly.',
       input: CreateSessionInputSchema,
+      output: CreateSessionOutputSchema,
       annotations: WRITES,
       run: async (options: z.output<typeof CreateSessionInputSchema>, context) => {
         const view = await context.monitor.create(options);
@@ -203,6 +226,7 @@ export function barometerTools(): BarometerTool[] {
       description:
         'A session’s current verdict (continue, optimize, compress, terminate) with every model’s reason (context health, regulator, KV budget, compaction triggers, budget), its health and reminder, signals and latest markers, as GET /api/v1/sessions/:id shows them. Without sessionId: the most recently updated sessions.',
       input: ContextStatusInputSchema,
+      output: ContextStatusOutputSchema,
       annotations: READ_ONLY,
       run: async ({ sessionId }: z.output<typeof ContextStatusInputSchema>, context) => {
         if (sessionId === undefined) {
@@ -238,6 +262,7 @@ export function barometerTools(): BarometerTool[] {
       description:
         'Records one model call of a session and answers the verdict, exactly POST /api/v1/sessions/:id/usage: usage is either { promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens?, timestamp?, driftPercent?, taskCompleted?, headers? } or { format, response, ... } with the provider’s raw response (openai-chat, openai-responses, anthropic, gemini, ai-sdk, ollama, llama-cpp). The session must exist (create_session).',
       input: ReportUsageInputSchema,
+      output: ReportUsageOutputSchema,
       annotations: WRITES,
       parse: (raw) => {
         // The session id first, then the usage by its own parser, which picks the shape (measured or raw) from
@@ -274,6 +299,7 @@ export function barometerTools(): BarometerTool[] {
       description:
         'Compacts an OpenAI chat history as POST /api/v1/compact does: keeps the system messages and the last keepTurns turns (cut to keepTokens), replaces the rest by a deterministic recap, and archives every replaced message first (read it back with read_archive). With sessionId, a live session records the compaction. Refused (an error) when it would save less than minGainPercent.',
       input: CompactHistoryInputSchema,
+      output: CompactHistoryOutputSchema,
       annotations: WRITES,
       run: async (
         {
@@ -302,6 +328,7 @@ export function barometerTools(): BarometerTool[] {
       description:
         'Surgical eviction of completed tasks’ tool outputs, as POST /api/v1/compact with tasks: the tool outputs tagged with a completed task (task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by the tombstone "[Task <id> completed: output evicted to archive] <where>"; the task’s result summary (15 characters or more) stays in context. Tool call/result pairs stay intact. Follow a tombstone back with read_archive.',
       input: EvictTaskInputSchema,
+      output: EvictTaskOutputSchema,
       annotations: WRITES,
       run: async ({ messages, tasks, sessionId }: z.output<typeof EvictTaskInputSchema>, context) =>
         compaction(
@@ -315,6 +342,7 @@ export function barometerTools(): BarometerTool[] {
       description:
         'Follows a tombstone back to the archived bytes: location is the tombstone or the address it names (<archive path>#<item id>, or /api/v1/archives/<session>/<task>?item=<id>); or give session, task and item. With an item, the text is that item exactly as archived; without, every record of the archive.',
       input: ReadArchiveInputSchema,
+      output: ReadArchiveOutputSchema,
       annotations: READ_ONLY,
       parse: (raw) => readArchiveTarget(raw),
       run: async (given: ArchiveTarget, context) => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProblemSchema } from '../contract/problem.js';
 import { BarometerValidationError } from '../errors/validation.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveError, type ArchiveStore } from '../store/archive.js';
@@ -60,12 +61,28 @@ export function toolInputJsonSchema(schema: z.ZodType): Tool['inputSchema'] {
   }) as Tool['inputSchema'];
 }
 
+/**
+ * A tool's outputSchema: its answer, or the error every tool may answer (`isError: true`, the HTTP problem body).
+ * The error is in the schema because the SDK's client (1.32) checks the structured content of error results too
+ * (modelcontextprotocol/typescript-sdk#1943): without it, a client could not read a tool's refusal. MCP wants an
+ * object schema at the top: `type: object` over the two branches.
+ */
+export function toolOutputJsonSchema(schema: z.ZodType): NonNullable<Tool['outputSchema']> {
+  const json = z.toJSONSchema(z.union([schema, ProblemSchema]), {
+    target: 'draft-2020-12',
+    io: 'output',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  return { type: 'object', ...json } as NonNullable<Tool['outputSchema']>;
+}
+
 function listTools(): Tool[] {
   listedTools ??= TOOLS.map((tool: BarometerTool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: toolInputJsonSchema(tool.input),
+    outputSchema: toolOutputJsonSchema(tool.output),
     annotations: { title: tool.title, ...tool.annotations },
   }));
   return listedTools;

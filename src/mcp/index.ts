@@ -1,4 +1,20 @@
 export {
+  CompactHistoryInputSchema,
+  CompactHistoryOutputSchema,
+  ContextStatusInputSchema,
+  ContextStatusOutputSchema,
+  CreateSessionInputSchema,
+  CreateSessionOutputSchema,
+  EvaluatePressureInputSchema,
+  EvaluatePressureOutputSchema,
+  EvictTaskInputSchema,
+  EvictTaskOutputSchema,
+  ReadArchiveInputSchema,
+  ReadArchiveOutputSchema,
+  ReportUsageInputSchema,
+  ReportUsageOutputSchema,
+} from '../contract/mcp-tools.js';
+export {
   type BarometerTool,
   barometerTools,
   MAX_LISTED_SESSIONS,
@@ -12,13 +28,5 @@ export {
   type BarometerMcpServerOptions,
   createBarometerMcpServer,
   toolInputJsonSchema,
+  toolOutputJsonSchema,
 } from './create-mcp-server.js';
-export {
-  CompactHistoryInputSchema,
-  ContextStatusInputSchema,
-  CreateSessionInputSchema,
-  EvaluatePressureInputSchema,
-  EvictTaskInputSchema,
-  ReadArchiveInputSchema,
-  ReportUsageInputSchema,
-} from './tool-inputs.js';

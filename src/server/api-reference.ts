@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import { ArchiveAnswerSchema, ArchiveRecordSchema } from '../contract/archives.js';
+import { CompactAnswerSchema } from '../contract/compact.js';
+import { DiffOnlyResultSchema, HotStateCheckAnswerSchema } from '../contract/discipline.js';
+import { ProblemSchema } from '../contract/problem.js';
+import { ReplayCallSchema, ReplayResultSchema, WhatIfSummarySchema } from '../contract/replay.js';
 import {
   SESSION_EVENT_TYPES,
   SessionDeltaSchema,
@@ -10,8 +15,15 @@ import {
   TimelinePointSchema,
   UsageAnswerSchema,
   VerdictSchema,
-} from '../session/session-schemas.js';
-import { type ApiRoute, openApiPath } from './route-table.js';
+} from '../contract/sessions.js';
+import { DeliverySchema, WebhookViewSchema } from '../contract/webhooks.js';
+import {
+  type ApiRoute,
+  type ErrorResponse,
+  openApiPath,
+  responseSchema,
+  type SuccessResponse,
+} from './route-table.js';
 
 type JsonSchema = {
   type?: string | string[];
@@ -60,7 +72,30 @@ const SHAPES: ReadonlyArray<[string, z.ZodType]> = [
   ['TimelinePoint', TimelinePointSchema],
   ['TimelineMarker', TimelineMarkerSchema],
   ['SessionDelta', SessionDeltaSchema],
+  ['ReplayResult', ReplayResultSchema],
+  ['ReplayCall', ReplayCallSchema],
+  ['WhatIfSummary', WhatIfSummarySchema],
+  ['CompactAnswer', CompactAnswerSchema],
+  ['ArchiveAnswer', ArchiveAnswerSchema],
+  ['ArchiveRecord', ArchiveRecordSchema],
+  ['HotStateCheckAnswer', HotStateCheckAnswerSchema],
+  ['DiffOnlyResult', DiffOnlyResultSchema],
+  ['WebhookView', WebhookViewSchema],
+  ['Delivery', DeliverySchema],
+  ['Problem', ProblemSchema],
 ];
+
+/** How a route's answer is named in the reference: its schema's id, its content type, or its description. */
+function answerText(response: SuccessResponse | ErrorResponse): string {
+  const schema = responseSchema(response);
+  if (schema) {
+    const id = (schema.meta() as { id?: string } | undefined)?.id;
+    const alternative = 'alternativeContentType' in response ? response.alternativeContentType : undefined;
+    return `${id ?? 'JSON'}${alternative ? ` (or ${alternative})` : ''}`;
+  }
+  if ('contentType' in response) return response.contentType;
+  return response.description;
+}
 
 /**
  * The reference part of docs/sessions-api.md, generated from the route table and the zod schemas so that the
@@ -73,14 +108,18 @@ export function apiReference(routes: readonly ApiRoute[]): string {
     lines.push(`- \`${route.method} ${openApiPath(route.url)}\`: ${route.summary}.`);
     if (route.body) lines.push(`  Body: ${fieldsOf(route.body) || 'see the OpenAPI document'}.`);
     if (route.textBody) lines.push(`  Body: ${route.textBody}.`);
-    const answers = Object.entries(route.responses).map(
-      ([status, response]) =>
-        `${status} ${response.schema ? ((response.schema.meta() as { id?: string } | undefined)?.id ?? 'JSON') : response.description}`,
+    const answers = (Object.entries(route.responses) as Array<[string, SuccessResponse | ErrorResponse]>).map(
+      ([status, response]) => `${status} ${answerText(response)}`,
     );
     lines.push(`  Answers: ${answers.join('; ')}.`);
   }
   lines.push('', '### Shapes', '');
   for (const [name, schema] of SHAPES) lines.push(`- **${name}**: ${fieldsOf(schema)}`);
+  lines.push(
+    '',
+    'Every time in an answer is an ISO 8601 string (`at`, `timestamp`, `…At`), on every route, stream and tool;',
+    'a request may give a time as ISO 8601 or epoch milliseconds.',
+  );
   lines.push('', '### Event-stream messages', '');
   lines.push(
     "- `session` (a session stream's first message): a SessionView. `sessions` (the all-sessions stream's first message): `{ sessions: SessionSummary[] }`.",

@@ -10,6 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Summarizer } from '../compaction/compact-history.js';
+import { HealthzAnswerSchema, OpenApiDocumentSchema } from '../contract/service.js';
 import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
@@ -347,7 +348,7 @@ export async function buildApp(
       url: '/healthz',
       scope: 'root',
       summary: 'Liveness',
-      responses: { '200': { description: '{ "status": "ok" }' } },
+      responses: { '200': { description: '{ "status": "ok" }', schema: HealthzAnswerSchema } },
       handler: async () => ({ status: 'ok' }),
     },
     {
@@ -368,7 +369,9 @@ export async function buildApp(
       url: '/openapi.json',
       scope: 'root',
       summary: 'This document',
-      responses: { '200': { description: 'The OpenAPI 3.0 document of every route' } },
+      responses: {
+        '200': { description: 'The OpenAPI 3.0 document of every route', schema: OpenApiDocumentSchema },
+      },
       handler: async () => {
         openApi.value ??= buildOpenApiDocument(routes);
         return openApi.value;

@@ -29,6 +29,8 @@ afterAll(async () => {
 async function connect(): Promise<Client> {
   const client = new Client({ name: 'barometer-http-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+  // Listing the tools arms the SDK client's check of each call's structuredContent against its outputSchema.
+  await client.listTools();
   return client;
 }
 

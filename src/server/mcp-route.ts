@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { McpErrorAnswerSchema, McpMessageSchema, McpResponseSchema } from '../contract/service.js';
 import { createBarometerMcpServer } from '../mcp/create-mcp-server.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { ArchiveStore } from '../store/archive.js';
@@ -64,19 +64,6 @@ function jsonRpcError(message: string, data?: Record<string, unknown>) {
   return { jsonrpc: '2.0', error: { code: -32000, message, ...(data ? { data } : {}) }, id: null };
 }
 
-/** Documents the body; the SDK's transport validates every message itself. */
-const McpMessageSchema = z
-  .looseObject({
-    jsonrpc: z.literal('2.0'),
-    id: z.union([z.string(), z.number()]).optional(),
-    method: z.string().optional(),
-    params: z.record(z.string(), z.unknown()).optional(),
-  })
-  .meta({
-    description:
-      'A JSON-RPC 2.0 message of the Model Context Protocol (initialize, tools/list, tools/call, ...); see docs/mcp.md',
-  });
-
 export interface McpRouteOptions {
   monitor: SessionMonitor;
   archive: ArchiveStore;
@@ -111,8 +98,14 @@ function hostGuard(allowed: ReadonlySet<string>) {
  */
 export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
   const notAllowed = {
-    '403': { description: 'Host or Origin header names another site (DNS-rebinding protection)' },
-    '405': { description: 'Stateless server: no stream to open or session to end (use POST)' },
+    '403': {
+      description: 'Host or Origin header names another site (DNS-rebinding protection)',
+      schema: McpErrorAnswerSchema,
+    },
+    '405': {
+      description: 'Stateless server: no stream to open or session to end (use POST)',
+      schema: McpErrorAnswerSchema,
+    },
   };
   const guarded = { onRequest: hostGuard(options.allowedHostnames) };
   const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
@@ -129,10 +122,13 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
         'Model Context Protocol over Streamable HTTP (stateless): the barometer tools, as barometer mcp serves them',
       body: McpMessageSchema,
       responses: {
-        '200': { description: 'The JSON-RPC response (application/json)' },
-        '202': { description: 'A notification or response accepted' },
+        '200': { description: 'The JSON-RPC response (application/json)', schema: McpResponseSchema },
+        '202': { description: 'A notification or response accepted', empty: true },
         '403': notAllowed['403'],
-        '406': { description: 'The Accept header must list application/json and text/event-stream' },
+        '406': {
+          description: 'The Accept header must list application/json and text/event-stream',
+          schema: McpErrorAnswerSchema,
+        },
       },
       options: guarded,
       handler: async (request, reply) => {
@@ -172,6 +168,8 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       scope: 'json',
       summary: 'Not served: the MCP endpoint is stateless (405)',
       responses: notAllowed,
+      unserved:
+        'A stateless MCP server has no stream to open nor session to end: 405 (MCP specification, transports)',
       options: guarded,
       handler: methodNotAllowed,
     },
@@ -181,6 +179,8 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       scope: 'json',
       summary: 'Not served: the MCP endpoint is stateless (405)',
       responses: notAllowed,
+      unserved:
+        'A stateless MCP server has no stream to open nor session to end: 405 (MCP specification, transports)',
       options: guarded,
       handler: methodNotAllowed,
     },

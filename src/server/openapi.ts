@@ -1,31 +1,17 @@
 import { z } from 'zod';
-import { ERROR_CODES } from '../errors/error-catalogue.js';
+import { ProblemSchema } from '../contract/problem.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
 import { BAROMETER_VERSION } from '../version.js';
-import { type ApiRoute, openApiPath, type RouteResponse } from './route-table.js';
+import {
+  type ApiRoute,
+  type ErrorResponse,
+  isSuccessStatus,
+  openApiPath,
+  responseSchema,
+  type SuccessResponse,
+} from './route-table.js';
 
-const ValidationIssueSchema = z.object({
-  field: z.string(),
-  value: z.unknown(),
-  message: z.string(),
-  allowed: z
-    .object({
-      min: z.number().optional(),
-      max: z.number().optional(),
-      values: z.array(z.string()).optional(),
-    })
-    .optional(),
-});
-
-/** The body of every 4xx answer. */
-export const ProblemSchema = z
-  .object({
-    error: z.string(),
-    code: z.enum(ERROR_CODES),
-    example: z.string().optional(),
-    issues: z.array(ValidationIssueSchema).optional(),
-  })
-  .meta({ description: 'An error: a sentence, a stable code and the issues' });
+export { ProblemSchema } from '../contract/problem.js';
 
 /** Named schemas (zod `.meta({ id })`) collected while converting, published under components.schemas. */
 type Components = Record<string, unknown>;
@@ -55,10 +41,7 @@ function toSchema(schema: z.ZodType, components: Components): unknown {
   return rewriteRefs(rest);
 }
 
-const problemResponse = {
-  description: 'Invalid input: every issue names the field, the value and the allowed range',
-  schema: ProblemSchema,
-};
+const INVALID_DESCRIPTION = 'Invalid input: every issue names the field, the value and the allowed range';
 
 /** The query parameters of `/api/v1/pressure`, from the seed's parameter table (ranges and defaults). */
 export function pressureQueryParameters(): Array<Record<string, unknown>> {
@@ -109,12 +92,39 @@ function parametersOf(schema: z.ZodType, where: 'path' | 'query', components: Co
  */
 export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string, unknown> {
   const components: Components = {};
-  const content = (response: RouteResponse) =>
-    response.schema
-      ? { content: { 'application/json': { schema: toSchema(response.schema, components) } } }
-      : response.contentType
-        ? { content: { [response.contentType]: { schema: { type: 'string' } } } }
-        : {};
+  const json = (schema: z.ZodType) => ({ schema: toSchema(schema, components) });
+  const text = { schema: { type: 'string' } };
+  // Every answer says what it holds: its schema, its content type (event streams with their messages' schemas),
+  // no body at all, or, for an error, the Problem body unless the route names another.
+  const content = (status: string, response: SuccessResponse | ErrorResponse) => {
+    const schema = responseSchema(response);
+    if (schema) {
+      const alternative = 'alternativeContentType' in response ? response.alternativeContentType : undefined;
+      return {
+        content: {
+          'application/json': json(schema),
+          ...(alternative === undefined ? {} : { [alternative]: text }),
+        },
+      };
+    }
+    if ('contentType' in response) {
+      return {
+        content: { [response.contentType]: text },
+        ...(response.messages
+          ? {
+              'x-barometer-messages': Object.fromEntries(
+                Object.entries(response.messages).map(([event, message]) => [
+                  event,
+                  toSchema(message, components),
+                ]),
+              ),
+            }
+          : {}),
+      };
+    }
+    if ('empty' in response || isSuccessStatus(status)) return {};
+    return { content: { 'application/json': json(ProblemSchema) } };
+  };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = openApiPath(route.url);
@@ -124,15 +134,18 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
       ...(route.queryParameters ?? []),
     ];
     const responses: Record<string, unknown> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
-      responses[status] = { description: response.description, ...content(response) };
+    for (const [status, response] of Object.entries(route.responses) as Array<
+      [string, SuccessResponse | ErrorResponse]
+    >) {
+      responses[status] = { description: response.description, ...content(status, response) };
     }
     if (route.url.startsWith('/api/v1/')) {
-      responses['400'] ??= { description: problemResponse.description, ...content(problemResponse) };
+      responses['400'] ??= { description: INVALID_DESCRIPTION, ...content('400', { description: '' }) };
     }
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {
       summary: route.summary,
+      ...(route.unserved === undefined ? {} : { 'x-barometer-unserved': route.unserved }),
       ...(parameters.length ? { parameters } : {}),
       ...(route.body
         ? {

@@ -41,6 +41,72 @@ describe('the route table', () => {
     });
   });
 
+  it('types every operation of /openapi.json: 0 operations without a 2xx answer schema', async () => {
+    await withApp(async (app) => {
+      const document = (await app.inject({ url: '/openapi.json' })).json() as {
+        paths: Record<string, Record<string, OpenApiOperation>>;
+        components: { schemas: Record<string, unknown> };
+      };
+      const untyped: string[] = [];
+      const unserved: string[] = [];
+      let operations = 0;
+      for (const [path, methods] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(methods)) {
+          operations++;
+          const name = `${method.toUpperCase()} ${path}`;
+          const statuses = Object.keys(operation.responses);
+          const successes = statuses.filter((status) => status.startsWith('2'));
+          if (successes.length === 0) {
+            // Only an operation that says why it never succeeds may have no success answer.
+            if (operation['x-barometer-unserved']) unserved.push(name);
+            else untyped.push(`${name}: no 2xx answer`);
+          }
+          for (const status of statuses) {
+            const response = operation.responses[status]!;
+            const bodiless = status === '204' || status === '202';
+            const schemas = Object.values(response.content ?? {}).filter((media) => media.schema);
+            if (bodiless ? response.content !== undefined : schemas.length === 0)
+              untyped.push(`${name} ${status}`);
+          }
+        }
+      }
+      expect(untyped).toEqual([]);
+      expect(unserved.sort()).toEqual(['DELETE /mcp', 'GET /mcp']);
+      expect(operations).toBe(app.barometerRoutes.length);
+      // The three the issue named: liveness, this document and the MCP endpoint are typed like the rest.
+      for (const [path, method] of [
+        ['/healthz', 'get'],
+        ['/openapi.json', 'get'],
+        ['/mcp', 'post'],
+      ] as const) {
+        const schema = document.paths[path]?.[method]?.responses['200']?.content?.['application/json']
+          ?.schema as { $ref?: string } | undefined;
+        const resolved = schema?.$ref
+          ? document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]
+          : schema;
+        expect(resolved, `${method} ${path}`).toSatisfy(
+          (value: Record<string, unknown>) => typeof value.type === 'string' || Array.isArray(value.anyOf),
+        );
+      }
+    });
+  });
+
+  it('refuses to register a route whose success answer has no schema', async () => {
+    const { assertTypedResponses } = await import('./route-table.js');
+    const route = {
+      method: 'GET' as const,
+      url: '/api/v1/x',
+      responses: { '200': { description: 'something' } } as never,
+    };
+    expect(() => assertTypedResponses(route)).toThrow(/GET \/api\/v1\/x answers 200 without a schema/);
+    expect(() =>
+      assertTypedResponses({ ...route, responses: { '404': { description: 'no such x' } } }),
+    ).toThrow(/documents no success answer/);
+    expect(() =>
+      assertTypedResponses({ ...route, responses: { '204': { description: 'gone', empty: true } } }),
+    ).not.toThrow();
+  });
+
   it('documents a request schema for every JSON body and a response for every route', async () => {
     await withApp(async (app) => {
       for (const route of app.barometerRoutes) {
@@ -52,6 +118,11 @@ describe('the route table', () => {
     });
   });
 });
+
+interface OpenApiOperation {
+  responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  'x-barometer-unserved'?: string;
+}
 
 function isDashboard(url: string): boolean {
   return (

@@ -1,5 +1,7 @@
 import { BarometerValidationError } from '../errors/validation.js';
+import type { HealthLevel } from '../health/health-level.js';
 import type { AgentName } from '../models/model-profile.js';
+import type { PressureLevel } from '../pressure/types.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
 import { Session, type SessionDependencies } from './session.js';
@@ -38,8 +40,8 @@ export interface ReplayCall {
   timestamp: string;
   promptTokens: number | null;
   completionTokens: number | null;
-  health: string;
-  regulatorLevel: string;
+  health: HealthLevel;
+  regulatorLevel: PressureLevel;
   action: VerdictAction;
   reasons: VerdictReason[];
   /** The model of this call, and the window its verdict was judged against (a log may switch models). */

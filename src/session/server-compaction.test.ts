@@ -16,7 +16,8 @@ describe('an Anthropic server-side compaction in a response is a compaction of t
     const answer = await monitor.postUsage('server-compaction', { usage, timestamp: T0 });
     expect(answer.events).toContainEqual({
       type: 'compaction',
-      at: T0,
+      // Answers show every time in ISO 8601 (decision 022).
+      at: '2026-11-22T12:00:00.000Z',
       trigger: 'anthropic-server',
       before: 55_196,
       after: 229,

@@ -15,7 +15,8 @@ import {
  */
 
 const count = z.number().int().min(0);
-const iso = z.string().meta({ description: 'ISO 8601 time' });
+/** Every time an answer shows is ISO 8601 (decision 022); stored state keeps epoch milliseconds. */
+const iso = z.string().meta({ description: 'ISO 8601 time', format: 'date-time' });
 
 export const VerdictActionSchema = SuggestedActionSchema;
 export type VerdictAction = z.infer<typeof VerdictActionSchema>;
@@ -119,7 +120,8 @@ export const SessionSignalsSchema = z
   .meta({ id: 'SessionSignals' });
 export type SessionSignals = z.infer<typeof SessionSignalsSchema>;
 
-const at = z.number().meta({ description: 'epoch milliseconds' });
+/** When the event happened (the update's time). */
+const at = iso;
 
 /** Something that happened in a session: the health model's events and the session's own. */
 export const SessionEventSchema = z

@@ -84,7 +84,7 @@ export function markersOf(events: readonly SessionEvent[], index: number): Timel
     if (!MARKER_TYPES.has(event.type)) continue;
     markers.push({
       type: event.type as MarkerType,
-      timestamp: isoTime(event.at),
+      timestamp: event.at,
       index,
       detail: describe(event),
     });

@@ -26,6 +26,7 @@ import { quotaCounts, quotaRulesOf } from '../usage/quota-count.js';
 import { readRateLimitHeaders } from '../usage/rate-limit-headers.js';
 import { costOfUsage } from '../usage/usage-cost.js';
 import type { UsageRecord } from '../usage/usage-record.js';
+import { isoTime } from './iso-time.js';
 import { type PoolStanding, poolReason } from './pool-reason.js';
 import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type UsageUpdate } from './session-options.js';
@@ -301,7 +302,7 @@ export function stepSession(
     );
     events.push({
       type: 'compaction',
-      at,
+      at: isoTime(at),
       trigger: 'anthropic-server',
       before: server.contextBeforeTokens,
       after: server.contextAfterTokens,
@@ -348,7 +349,7 @@ export function stepSession(
     // The burn rate is read against the per-minute quota, so it counts what the quota counts.
     next.burn = add(state.burn, settings.burn, at, counts.tokens);
   } else {
-    events.push({ type: 'usage_unavailable', at, reason: usage.reason });
+    events.push({ type: 'usage_unavailable', at: isoTime(at), reason: usage.reason });
   }
 
   const healthStep = stepHealth(
@@ -366,7 +367,7 @@ export function stepSession(
   } else if (reminderAction === 'drop') {
     next.reminder = null;
   }
-  for (const event of healthStep.events) events.push({ ...event, at } as SessionEvent);
+  for (const event of healthStep.events) events.push({ ...event, at: isoTime(at) } as SessionEvent);
 
   const signals = signalsOf(next, at);
   const regulator = regulatorView(signals, REGULATOR_SETTINGS, at);
@@ -425,10 +426,20 @@ export function stepSession(
   const pressure = regulator.report.pressure;
   const previousLevel = state.lastPressure?.level ?? null;
   if (previousLevel !== pressure.level) {
-    events.push({ type: 'regulator_level_changed', at, from: previousLevel, to: pressure.level });
+    events.push({
+      type: 'regulator_level_changed',
+      at: isoTime(at),
+      from: previousLevel,
+      to: pressure.level,
+    });
   }
   if (state.lastVerdict?.action !== verdict.action) {
-    events.push({ type: 'verdict_changed', at, from: state.lastVerdict?.action ?? null, to: verdict.action });
+    events.push({
+      type: 'verdict_changed',
+      at: isoTime(at),
+      from: state.lastVerdict?.action ?? null,
+      to: verdict.action,
+    });
   }
   next.lastVerdict = verdict;
   next.lastPressure = pressure;
@@ -513,7 +524,13 @@ export function recordCompactionStep(
   }
   return {
     state: next,
-    event: { type: 'compaction', at, trigger: compaction.trigger ?? 'manual', before, after: after ?? null },
+    event: {
+      type: 'compaction',
+      at: isoTime(at),
+      trigger: compaction.trigger ?? 'manual',
+      before,
+      after: after ?? null,
+    },
   };
 }
 

@@ -26,23 +26,20 @@ const CORE = [
   // The what-if replay's core: log histories, calibration, the cached cost; archives only through interfaces.
   'whatif',
 ];
-const SURFACES = ['session', 'store', 'pools', 'server', 'cli', 'mcp', 'integrations'];
+const SURFACES = ['session', 'store', 'pools', 'contract', 'server', 'cli', 'mcp', 'integrations'];
 const FORBIDDEN: Record<string, readonly string[]> = {
   // src/vendor holds the dependencies the package bundles (the MCP SDK, the static file server, prom-client): the
   // surfaces' own, never the core's.
   ...Object.fromEntries(CORE.map((name) => [name, [...SURFACES, 'vendor']])),
-  store: ['session', 'server', 'cli', 'mcp', 'integrations'],
-  session: ['server', 'cli', 'mcp', 'integrations'],
+  store: ['session', 'contract', 'server', 'cli', 'mcp', 'integrations'],
+  session: ['contract', 'server', 'cli', 'mcp', 'integrations'],
+  pools: ['contract', 'server', 'cli', 'mcp', 'integrations'],
+  // The contract (every wire shape) sits above the library and below the surfaces that speak it.
+  contract: ['server', 'cli', 'mcp', 'integrations'],
   server: ['cli'],
   // The MCP server is a surface over the session, store and core, beside the HTTP service: never over it.
   mcp: ['server', 'cli', 'integrations'],
 };
-/**
- * Value imports from src that web may make, each with its reason. The regulator page prints the API's report
- * exactly as `barometer pressure` does by running the CLI's own formatter: a pure function of 42 lines whose own
- * imports are types only, so the bundle gains no server code, and the two outputs cannot drift apart.
- */
-const WEB_VALUE_IMPORTS = new Set(['src/cli/format-pressure.ts']);
 const NETWORK_AND_SERVER_PACKAGES = /^(node:(net|http|https|http2)|fastify|@fastify\/|pino$|commander$)/;
 
 function violations(list: readonly ImportEdge[]): string[] {
@@ -55,8 +52,13 @@ function violations(list: readonly ImportEdge[]): string[] {
       continue;
     }
     const to = layer(edge.to);
-    if (from === 'web' && edge.to.startsWith('src/') && !edge.typeOnly && !WEB_VALUE_IMPORTS.has(edge.to))
-      found.push(`${edge.from} → ${edge.specifier} (web imports types only from src)`);
+    // The dashboard reads the contract's types and runs none of src's code: `import type` only, no exception.
+    if (from === 'web' && edge.to.startsWith('src/') && !edge.typeOnly)
+      found.push(`${edge.from} → ${edge.specifier} (web may only \`import type\` from src)`);
+    else if (from === 'web' && edge.to.startsWith('src/') && !edge.to.startsWith('src/contract/'))
+      found.push(
+        `${edge.from} → ${edge.specifier} (web reads the server's shapes from the contract, src/contract)`,
+      );
     if (from && to && FORBIDDEN[from]?.includes(to!))
       found.push(`${edge.from} → ${edge.specifier} (${from} must not import ${to})`);
   }
@@ -209,10 +211,33 @@ describe('the checker itself', () => {
         typeOnly: false,
         to: 'src/server/app.ts',
       },
+      {
+        from: 'web/src/format.ts',
+        specifier: '../../src/contract/index.js',
+        typeOnly: false,
+        to: 'src/contract/index.ts',
+      },
+      {
+        from: 'web/src/view.ts',
+        specifier: '../../src/session/session-schemas.js',
+        typeOnly: true,
+        to: 'src/session/session-schemas.ts',
+      },
+      {
+        from: 'web/src/fine.ts',
+        specifier: '../../src/contract/index.js',
+        typeOnly: true,
+        to: 'src/contract/index.ts',
+      },
       { from: 'src/session/y.ts', specifier: './z.js', typeOnly: false, to: 'src/session/z.ts' },
       { from: 'src/session/z.ts', specifier: './y.js', typeOnly: true, to: 'src/session/y.ts' },
     ];
-    expect(violations(fake)).toHaveLength(2);
+    expect(violations(fake)).toEqual([
+      'src/pressure/x.ts → ../session/y.js (pressure must not import session)',
+      'web/src/page.ts → ../../src/server/app.js (web may only `import type` from src)',
+      'web/src/format.ts → ../../src/contract/index.js (web may only `import type` from src)',
+      "web/src/view.ts → ../../src/session/session-schemas.js (web reads the server's shapes from the contract, src/contract)",
+    ]);
     expect(findCycle(fake)).toEqual(['src/session/y.ts', 'src/session/z.ts', 'src/session/y.ts']);
   });
 });

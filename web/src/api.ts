@@ -1,4 +1,10 @@
-import type { ApiProblem, PressureReport, ReplayResult, SampleInfo, SessionView } from './types.js';
+import type {
+  ApiProblem,
+  PressureReport,
+  ReplayResult,
+  SampleInfo,
+  SessionView,
+} from '../../src/contract/index.js';
 
 /** A non-2xx answer of the API, with its problem body when it had one. */
 export class ApiError extends Error {

@@ -1,37 +1,59 @@
-import type { Color } from '../../src/cli/colors.js';
-import { formatPressureReport } from '../../src/cli/format-pressure.js';
-import type { PressureReport } from './types.js';
+import type { PressureLevel, PressureReport } from '../../src/contract/index.js';
+
+/** The colours `barometer pressure` paints with (src/cli/colors.ts). */
+export type ReportColor = 'red' | 'green' | 'yellow' | 'cyan' | 'gray' | 'bold' | 'dim';
 
 /** A run of text of the CLI report, with the colour the terminal would paint it in. */
 export interface ReportSegment {
   text: string;
-  color?: Color;
+  color?: ReportColor;
 }
 
-// Control characters cannot appear in the report's figures or words, so they delimit painted runs safely.
-const START = '\u0001';
-const MIDDLE = '\u0002';
-const END = '\u0003';
+/** The regulator's levels in the CLI's colours. */
+const LEVEL_COLORS: Readonly<Record<PressureLevel, ReportColor>> = {
+  LOW: 'green',
+  MODERATE: 'cyan',
+  HIGH: 'yellow',
+  CRITICAL: 'red',
+};
+
+const yesNo = (value: boolean) => (value ? 'yes' : 'no');
 
 /**
- * The regulator's answer exactly as `barometer pressure` prints it — the CLI's own formatter, not a copy —
- * split into lines of segments so that the page can colour what the terminal colours.
+ * The regulator's answer laid out as `barometer pressure` prints it, in lines of segments so that the page can
+ * colour what the terminal colours. The dashboard's own: it imports no code from src (web imports types only),
+ * and web/src/cli-report.test.ts checks it against the CLI's formatter on reports across the input space, so the
+ * two cannot drift apart unseen.
  */
 export function cliReportLines(report: PressureReport): ReportSegment[][] {
-  const text = formatPressureReport(report, (color, value) => `${START}${color}${MIDDLE}${value}${END}`);
-  return text
-    .replace(/\n$/, '')
-    .split('\n')
-    .map((line) => {
-      const segments: ReportSegment[] = [];
-      const pattern = new RegExp(`${START}([a-z]+)${MIDDLE}([^${END}]*)${END}`, 'g');
-      let last = 0;
-      for (const match of line.matchAll(pattern)) {
-        if (match.index > last) segments.push({ text: line.slice(last, match.index) });
-        segments.push({ text: match[2]!, color: match[1] as Color });
-        last = match.index + match[0].length;
-      }
-      if (last < line.length || segments.length === 0) segments.push({ text: line.slice(last) });
-      return segments;
-    });
+  const p = report.pressure;
+  const row = (label: string, value: string): ReportSegment[] => [{ text: `  ${label.padEnd(22)}${value}` }];
+  const minutes =
+    p.estimatedMinutesRemaining === null ? 'not depleting (burn 0)' : `${p.estimatedMinutesRemaining}`;
+  return [
+    [
+      { text: 'Pressure Level: ' },
+      { text: p.level, color: LEVEL_COLORS[p.level] },
+      { text: `  (viability ${p.sessionViability}/100)` },
+    ],
+    row('Memory pressure', `${p.memoryPressure}%`),
+    row(
+      'Token burn rate',
+      `${p.tokenBurnRate} (${p.burnRateAcceleration}× the ${report.metadata.systemMode} baseline)`,
+    ),
+    row('Context drift', `${p.contextDrift}%`),
+    row(
+      'Tokens remaining',
+      p.estimatedTokensRemaining === null ? 'no budget' : `${p.estimatedTokensRemaining}`,
+    ),
+    row('Minutes remaining', minutes),
+    row('Thresholds exceeded', p.thresholdsExceeded.length ? p.thresholdsExceeded.join(', ') : 'none'),
+    row(
+      'Recommendations',
+      `compress ${yesNo(p.recommendations.shouldCompress)}, optimize ${yesNo(p.recommendations.shouldOptimize)}, ` +
+        `terminate ${yesNo(p.recommendations.shouldTerminate)}; priority ${p.recommendations.priority}`,
+    ),
+    row('Profile', `${report.metadata.agentProfile} (${report.metadata.systemMode} mode)`),
+    [{ text: 'Suggested Action: ' }, { text: p.suggestedAction, color: 'bold' }],
+  ];
 }

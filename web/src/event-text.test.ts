@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeEvent } from './event-text.js';
+import { describeEvent, eventTime } from './event-text.js';
 
 describe('describeEvent', () => {
   it('shows a level change as from → to', () => {
@@ -24,7 +24,7 @@ describe('describeEvent', () => {
     expect(
       describeEvent('verdict_changed', {
         sessionId: 's1',
-        at: 1767225600000,
+        at: '2026-01-01T00:00:00.000Z',
         from: 'continue',
         to: 'compress',
       }),
@@ -34,5 +34,17 @@ describe('describeEvent', () => {
   it('falls back to the event name', () => {
     expect(describeEvent('forced_new_round', { sessionId: 's1' })).toBe('Forced new round');
     expect(describeEvent('something_new', null)).toBe('something_new');
+  });
+});
+
+describe('eventTime', () => {
+  it("takes the event's own ISO 8601 time, else the time it was received", () => {
+    const received = '2026-01-01T00:00:09.000Z';
+    expect(eventTime({ type: 'countdown', at: '2026-01-01T00:00:01.500Z' }, received)).toBe(
+      '2026-01-01T00:00:01.500Z',
+    );
+    expect(eventTime({ type: 'countdown' }, received)).toBe(received);
+    expect(eventTime({ at: 'yesterday' }, received)).toBe(received);
+    expect(eventTime(null, received)).toBe(received);
   });
 });

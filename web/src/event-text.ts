@@ -1,8 +1,17 @@
+import type { SessionEvent } from '../../src/contract/index.js';
+
 /** One model event received live on a session's stream (level changes, reminders, the countdown). */
 export interface LiveEvent {
   name: string;
-  receivedAt: number;
+  /** When it happened: the event's own time (ISO 8601, as every time the API answers). */
+  at: string;
   text: string;
+}
+
+/** The time of a streamed event (its `at`), or `received` for a message without one. */
+export function eventTime(data: unknown, received: string): string {
+  const at = typeof data === 'object' && data !== null ? (data as { at?: unknown }).at : undefined;
+  return typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? at : received;
 }
 
 /**
@@ -20,7 +29,10 @@ export const MODEL_EVENT_NAMES = [
   'regulator_level_changed',
   'compaction',
   'usage_unavailable',
-] as const;
+] as const satisfies readonly SessionEvent['type'][];
+// Every event type of the contract is listed: a new one fails the build here, not silently on the page.
+const everyEventListed: SessionEvent['type'] extends (typeof MODEL_EVENT_NAMES)[number] ? true : never = true;
+void everyEventListed;
 
 const TITLES: Readonly<Record<string, string>> = {
   level_changed: 'Health level changed',

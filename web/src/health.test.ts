@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HEALTH_STYLES, healthLevelOf } from './health.js';
-import { HEALTH_LEVELS } from './types.js';
+import { HEALTH_LEVELS, HEALTH_STYLES, healthLevelOf } from './health.js';
 
 /** The dominant channel of a #rrggbb colour, to check "green", "yellow", "red", "gray" without exact values. */
 function hue(hex: string): 'green' | 'yellow' | 'red' | 'gray' {

@@ -1,4 +1,17 @@
-import { HEALTH_LEVELS, type HealthLevel } from './types.js';
+import type { HealthLevel } from '../../src/contract/index.js';
+
+/**
+ * The health levels, in order of severity, for the page's own lists (the web imports only types from src: this is
+ * the contract's HealthLevelSchema's list, and the compiler checks that the two agree both ways).
+ */
+export const HEALTH_LEVELS = [
+  'healthy',
+  'caution',
+  'critical',
+  'unknown',
+] as const satisfies readonly HealthLevel[];
+const everyLevelListed: HealthLevel extends (typeof HEALTH_LEVELS)[number] ? true : never = true;
+void everyLevelListed;
 
 /** How a health level looks: a text label always goes with the colour, so colour is never the only cue. */
 export interface HealthStyle {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { SessionHealth, SessionView } from '../../src/contract/index.js';
 import {
   applyDelta,
   countByHealth,
@@ -7,13 +8,13 @@ import {
   sortSessions,
   upsertSession,
 } from './session-list.js';
-import type { HealthView, SessionView } from './types.js';
+import { healthFixture, signalsFixture } from './test-fixtures.js';
 
 function view(
   id: string,
   generations: number,
   updatedAt: string | null,
-  level?: HealthView['level'],
+  level?: SessionHealth['level'],
 ): SessionView {
   return {
     id,
@@ -29,10 +30,8 @@ function view(
       tpmLimit: null,
       tokenBudget: null,
     },
-    signals: null,
-    health: level
-      ? { level, promptTokens: 1, optimal: 1, critical: 1, reminder: null, countdown: null }
-      : null,
+    signals: signalsFixture(),
+    health: healthFixture(level ?? 'unknown'),
     regulator: null,
     verdict: null,
     timeline: [],
@@ -132,8 +131,8 @@ describe('applyDelta', () => {
       tpmLimit: null,
       tokenBudget: null,
     },
-    signals: null,
-    health: null,
+    signals: signalsFixture(),
+    health: healthFixture('unknown'),
     regulator: null,
     verdict: null,
     timeline: [point(0), point(1)],

@@ -1,5 +1,5 @@
+import type { HealthLevel, SessionDelta, SessionView } from '../../src/contract/index.js';
 import { healthLevelOf } from './health.js';
-import type { HealthLevel, SessionDelta, SessionView } from './types.js';
 
 /**
  * Whether `candidate` is at least as recent as `current`. A list fetched over HTTP and the event stream can
@@ -59,7 +59,7 @@ export function sortSessions(sessions: Iterable<SessionView>): SessionView[] {
 
 /** The session's health level, `unknown` when it has none yet. */
 export function sessionHealth(view: SessionView): HealthLevel {
-  return healthLevelOf(view.health?.level);
+  return healthLevelOf(view.health.level);
 }
 
 /** How many sessions are at each level, for the summary line above the list. */

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { ReplayCall, ReplayResult, SessionView, TimelinePoint } from '../../src/contract/index.js';
+import { calibrationFixture, healthFixture, signalsFixture } from './test-fixtures.js';
 import {
   type ChartPoint,
   chartModelOfReplay,
@@ -9,7 +11,6 @@ import {
   healthBands,
   layoutMarkerLabels,
 } from './timeline-model.js';
-import type { ReplayResult, SessionView, TimelinePoint } from './types.js';
 
 const point = (
   index: number,
@@ -44,8 +45,9 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
       tpmLimit: null,
       tokenBudget: null,
     },
-    signals: null,
-    health: null,
+    signals: signalsFixture(),
+    // A session before its first usage: no measured prompt, the profile's thresholds.
+    health: healthFixture('unknown', { optimal: 100000, critical: 180000, limit: 200000 }),
     regulator: null,
     verdict: null,
     timeline: [point(0, 'healthy', 50000), point(1, 'caution', 120000), point(2, 'critical', 190000)],
@@ -57,21 +59,14 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
 }
 
 describe('chartModelOfSession', () => {
-  it('takes the thresholds from the health view first, then the profile', () => {
+  it('takes the thresholds from the health view', () => {
     expect(chartModelOfSession(view())).toMatchObject({
       optimal: 100000,
       critical: 180000,
       contextWindow: 200000,
     });
     const withHealth = view({
-      health: {
-        level: 'caution',
-        promptTokens: 1,
-        optimal: 90000,
-        critical: 150000,
-        reminder: null,
-        countdown: null,
-      },
+      health: healthFixture('caution', { optimal: 90000, critical: 150000, limit: 200000 }),
     });
     expect(chartModelOfSession(withHealth)).toMatchObject({ optimal: 90000, critical: 150000 });
   });
@@ -92,37 +87,44 @@ describe('chartModelOfSession', () => {
   });
 });
 
+function call(
+  index: number,
+  fields: Pick<ReplayCall, 'promptTokens' | 'health' | 'regulatorLevel' | 'action'>,
+): ReplayCall {
+  return {
+    index,
+    timestamp: new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString(),
+    completionTokens: 1,
+    reasons: [],
+    model: 'claude-opus-4-6',
+    contextWindow: 200000,
+    taskCompleted: false,
+    costUsd: null,
+    ...fields,
+  };
+}
+
 const replay: ReplayResult = {
   format: 'claude-code',
   model: 'claude-opus-4-6',
   contextWindow: 200000,
   calls: [
-    {
-      index: 0,
-      timestamp: null,
-      promptTokens: 170000,
-      completionTokens: 1,
-      health: 'caution',
-      regulatorLevel: 'HIGH',
-      action: 'compress',
-      reasons: [],
-    },
-    {
-      index: 1,
-      timestamp: null,
-      promptTokens: 36000,
-      completionTokens: 1,
-      health: 'healthy',
-      regulatorLevel: 'LOW',
-      action: 'continue',
-      reasons: [],
-    },
+    call(0, { promptTokens: 170000, health: 'caution', regulatorLevel: 'HIGH', action: 'compress' }),
+    call(1, { promptTokens: 36000, health: 'healthy', regulatorLevel: 'LOW', action: 'continue' }),
   ],
   compactions: [
-    { timestamp: null, trigger: 'auto', preTokens: 170251, beforeCallIndex: 1 },
-    { timestamp: null, trigger: 'manual', preTokens: null, beforeCallIndex: null },
+    { timestamp: '2026-01-01T00:00:30.000Z', trigger: 'auto', preTokens: 170251, beforeCallIndex: 1 },
   ],
-  summary: { calls: 2, compactions: 2, firstCompressCallIndex: 0, peakPromptTokens: 170000 },
+  summary: {
+    calls: 2,
+    compactions: 1,
+    tasksCompleted: 0,
+    costUsd: null,
+    unpricedCalls: 2,
+    cacheHitPercent: null,
+    firstCompressCallIndex: 0,
+    peakPromptTokens: 170000,
+  },
 };
 
 describe('chartModelOfReplay', () => {
@@ -133,14 +135,10 @@ describe('chartModelOfReplay', () => {
     ]);
   });
 
-  it('has no scores and no thresholds unless the replay gives them', () => {
+  it('has no scores and no thresholds: a replay answers none, the window is its line', () => {
     const model = chartModelOfReplay(replay);
     expect(hasScores(model)).toBe(false);
     expect(model).toMatchObject({ optimal: null, critical: null, contextWindow: 200000 });
-    expect(chartModelOfReplay({ ...replay, optimal: 100000, critical: 180000 })).toMatchObject({
-      optimal: 100000,
-      critical: 180000,
-    });
   });
 
   it('draws the what-if prompt beside the recorded one, and each eviction before the call it preceded', () => {
@@ -170,7 +168,7 @@ describe('chartModelOfReplay', () => {
         archiveVerified: true,
         archiveFailures: [],
         compactionPoint: 167000,
-        calibration: { meanAbsErrorPercent: 0.6, maxAbsErrorPercent: 2.6 },
+        calibration: calibrationFixture(0.6, 2.6),
         evictions: [
           {
             beforeCallIndex: 1,
@@ -180,8 +178,10 @@ describe('chartModelOfReplay', () => {
             items: 3,
             bytes: 9000,
             tokensFreed: 50000,
+            archive: '/api/v1/archives/whatif/subtask-1',
           },
         ],
+        unpricedCalls: 0,
       },
     } satisfies ReplayResult;
     const model = chartModelOfReplay(whatIf);

@@ -1,5 +1,5 @@
+import type { HealthLevel, MarkerType, ReplayResult, SessionView } from '../../src/contract/index.js';
 import { healthLevelOf } from './health.js';
-import type { HealthLevel, MarkerType, ReplayResult, SessionView } from './types.js';
 
 /** One generation on the chart; x is the generation (call) index. */
 export interface ChartPoint {
@@ -69,8 +69,8 @@ export function chartModelOfSession(view: SessionView): ChartModel {
       reminder: point.reminder,
       action: point.action,
     })),
-    optimal: view.health?.optimal ?? view.profile.optimalMaxTokens,
-    critical: view.health?.critical ?? view.profile.criticalMaxTokens,
+    optimal: view.health.optimal,
+    critical: view.health.critical ?? view.profile.criticalMaxTokens,
     contextWindow: view.profile.contextWindow,
     markers: view.markers.map((marker) => ({
       x: marker.index,
@@ -104,19 +104,19 @@ export function chartModelOfReplay(result: ReplayResult): ChartModel {
       action: call.action,
       ...(result.whatIf ? { whatIfPromptTokens: call.whatIfPromptTokens ?? null } : {}),
     })),
-    optimal: result.optimal ?? null,
-    critical: result.critical ?? null,
+    // A replay answers no thresholds (the contract's ReplayResult): its chart draws the window alone.
+    optimal: null,
+    critical: null,
     contextWindow: result.contextWindow,
     markers: result.compactions
-      .filter((compaction) => compaction.beforeCallIndex !== null)
       .map(
         (compaction): ChartMarker => ({
-          x: (compaction.beforeCallIndex as number) - 0.5,
+          x: compaction.beforeCallIndex - 0.5,
           type: 'compaction',
           label:
             compaction.preTokens === null
               ? 'Compaction'
-              : `Compaction (${compaction.trigger ?? 'recorded'}, ${compaction.preTokens.toLocaleString('en-US')} tokens before)`,
+              : `Compaction (${compaction.trigger}, ${compaction.preTokens.toLocaleString('en-US')} tokens before)`,
         }),
       )
       .concat(evictions)

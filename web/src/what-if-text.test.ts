@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ReplayWhatIf } from './types.js';
+import type { WhatIfSummary } from '../../src/contract/index.js';
+import { calibrationFixture } from './test-fixtures.js';
 import { savingsSentence } from './what-if-text.js';
 
-const whatIf = (savedPercent: number, callsAboveCompactionPoint = 0): ReplayWhatIf => ({
+const whatIf = (savedPercent: number, callsAboveCompactionPoint = 0): WhatIfSummary => ({
   real: { promptTokens: 100, costUsd: 9.526, peakPromptTokens: 90, compactions: 1 },
   policy: {
     promptTokens: 80,
@@ -21,8 +22,9 @@ const whatIf = (savedPercent: number, callsAboveCompactionPoint = 0): ReplayWhat
   archiveVerified: true,
   archiveFailures: [],
   compactionPoint: 167000,
-  calibration: { meanAbsErrorPercent: 0.6, maxAbsErrorPercent: 2.6 },
+  calibration: calibrationFixture(0.6, 2.6),
   evictions: [],
+  unpricedCalls: 0,
 });
 
 describe('savingsSentence', () => {

@@ -1,8 +1,8 @@
+import type { WhatIfSummary } from '../../src/contract/index.js';
 import { formatUsd } from './format.js';
-import type { ReplayWhatIf } from './types.js';
 
 /** The savings sentence of a what-if replay, as the last line of `barometer replay --what-if` says it. */
-export function savingsSentence(whatIf: ReplayWhatIf): string {
+export function savingsSentence(whatIf: WhatIfSummary): string {
   const saved = whatIf.savedPercent;
   const forced =
     whatIf.policy.callsAboveCompactionPoint === 0

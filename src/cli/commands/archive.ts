@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { ArchiveParamsSchema, ArchiveQuerySchema } from '../../contract/archives.js';
 import {
   ArchiveError,
   type ArchiveRecord,
@@ -7,6 +8,7 @@ import {
   type DecodedArchive,
   findArchivedItem,
 } from '../../store/archive.js';
+import { parseFlags } from '../flag-schema.js';
 import type { CliIo } from '../io.js';
 import { DEFAULT_ARCHIVE_DIR } from './compact.js';
 
@@ -22,6 +24,12 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
     .option('--json', 'print the records as JSON')
     .action(
       async (session: string, task: string, flags: { archiveDir: string; item?: string; json?: boolean }) => {
+        // The arguments of GET /api/v1/archives/:session/:task?item=, checked by its schemas.
+        parseFlags(
+          ArchiveParamsSchema.extend(ArchiveQuerySchema.shape),
+          { session, task, item: flags.item },
+          { names: { session: '<session>', task: '<task>' } },
+        );
         const store = new ArchiveStore({ root: resolve(io.cwd, flags.archiveDir) });
         let decoded: DecodedArchive;
         try {

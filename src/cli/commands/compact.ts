@@ -6,9 +6,11 @@ import type { Command } from 'commander';
 import { DEFAULT_MIN_GAIN_PERCENT } from '../../compaction/compact-history.js';
 import { compactOpenAIMessages } from '../../compaction/compact-messages.js';
 import { DEFAULT_KEEP_TOKENS } from '../../compaction/flush.js';
+import { CompactRequestSchema } from '../../contract/compact.js';
 import { BarometerError } from '../../errors/barometer-error.js';
 import { ERROR_CATALOGUE } from '../../errors/error-catalogue.js';
 import { ArchiveStore } from '../../store/archive.js';
+import { parseFlags } from '../flag-schema.js';
 import { type CliIo, UsageError } from '../io.js';
 import { summarizerFrom } from '../summarizer-flags.js';
 
@@ -97,22 +99,25 @@ Example:
           json?: boolean;
         },
       ) => {
-        if (!/^\d+$/.test(flags.keepTurns)) {
-          throw new UsageError(
-            `--keep-turns must be a whole number ≥ 0; got ${JSON.stringify(flags.keepTurns)}`,
-          );
-        }
-        if (!/^\d+$/.test(flags.keepTokens)) {
-          throw new UsageError(
-            `--keep-tokens must be a whole number ≥ 0; got ${JSON.stringify(flags.keepTokens)}`,
-          );
-        }
-        const minGain = Number(flags.minGain);
-        if (!/^\d+(\.\d+)?$/.test(flags.minGain) || minGain > 100) {
-          throw new UsageError(
-            `--min-gain must be a percentage from 0 to 100; got ${JSON.stringify(flags.minGain)}`,
-          );
-        }
+        // The flags of POST /api/v1/compact's fields, checked by its schema.
+        const checked = parseFlags(
+          CompactRequestSchema.pick({
+            sessionId: true,
+            keepTurns: true,
+            keepTokens: true,
+            minGainPercent: true,
+          }),
+          {
+            sessionId: flags.session,
+            keepTurns: flags.keepTurns,
+            keepTokens: flags.keepTokens,
+            minGainPercent: flags.minGain,
+          },
+          {
+            numbers: ['keepTurns', 'keepTokens', 'minGainPercent'],
+            names: { sessionId: '--session', minGainPercent: '--min-gain' },
+          },
+        );
         const summarizer = summarizerFrom(flags, io, SUMMARIZER_ENVIRONMENT);
         let text: string;
         try {
@@ -139,10 +144,10 @@ Example:
         }
         const archiveRoot = resolve(io.cwd, flags.archiveDir);
         const result = await compactOpenAIMessages(input, {
-          sessionId: flags.session ?? sessionFromFile(file),
-          keepTurns: Number(flags.keepTurns),
-          keepTokens: Number(flags.keepTokens),
-          minGainPercent: minGain,
+          sessionId: checked.sessionId ?? sessionFromFile(file),
+          keepTurns: checked.keepTurns ?? 2,
+          keepTokens: checked.keepTokens ?? DEFAULT_KEEP_TOKENS,
+          minGainPercent: checked.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT,
           archive: new ArchiveStore({ root: archiveRoot }),
           ...(summarizer ? { summarizer, summarizerFallback: true } : {}),
         });

@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { EvictionPolicyOptions } from '../../compaction/eviction-policy.js';
+import { ReplayQuerySchema } from '../../contract/replay.js';
 import { loadConfig } from '../../models/load-config.js';
 import { type ReplayResult, replayLogText } from '../../session/replay.js';
 import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-replay.js';
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
+import { parseFlags } from '../flag-schema.js';
 import { type CliIo, UsageError } from '../io.js';
 import { readPolicyFile } from '../policy-file.js';
 import { DEFAULT_ARCHIVE_DIR } from './compact.js';
@@ -209,20 +211,11 @@ Example:
         }
         const policy: EvictionPolicyOptions | undefined =
           flags.policy === undefined ? undefined : await readPolicyFile(io.cwd, flags.policy);
-        if (flags.format !== 'auto' && !(LOG_FORMATS as readonly string[]).includes(flags.format)) {
-          throw new UsageError(
-            `--format must be one of auto, ${LOG_FORMATS.join(', ')}; got ${JSON.stringify(flags.format)}`,
-          );
-        }
-        let contextWindow: number | undefined;
-        if (flags.contextWindow !== undefined) {
-          if (!/^\d+$/.test(flags.contextWindow) || Number(flags.contextWindow) < 1) {
-            throw new UsageError(
-              `--context-window must be a whole number of tokens ≥ 1; got ${JSON.stringify(flags.contextWindow)}`,
-            );
-          }
-          contextWindow = Number(flags.contextWindow);
-        }
+        // The flags of POST /api/v1/replay's query, checked by its schema.
+        const { format, model, contextWindow } = parseFlags(
+          ReplayQuerySchema.pick({ format: true, model: true, contextWindow: true }),
+          { format: flags.format, model: flags.model, contextWindow: flags.contextWindow },
+        );
         let size: number;
         try {
           const info = await stat(resolve(io.cwd, file));
@@ -248,8 +241,8 @@ Example:
         const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
         const options = {
           config,
-          format: flags.format as 'auto',
-          ...(flags.model ? { model: flags.model } : {}),
+          format: format ?? 'auto',
+          ...(model ? { model } : {}),
           ...(contextWindow === undefined ? {} : { contextWindow }),
           ...(progress ? { onProgress: progress } : {}),
         };

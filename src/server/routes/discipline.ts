@@ -1,42 +1,28 @@
 import type { FastifyReply } from 'fastify';
-import { z } from 'zod';
-import { CompactRequestSchema } from '../../compaction/compact-request.js';
-import { BudgetLimitsSchema } from '../../discipline/budget-limits.js';
+import { ArchiveAnswerSchema, ArchiveParamsSchema, ArchiveQuerySchema } from '../../contract/archives.js';
+import { CompactAnswerSchema, CompactRequestSchema } from '../../contract/compact.js';
+import {
+  ArtifactParamsSchema,
+  BudgetDecisionSchema,
+  DiffCheckSchema,
+  DiffOnlyResultSchema,
+  EnforceRequestSchema,
+  HotStateCheckAnswerSchema,
+  HotStateCheckSchema,
+  HotStateSchema,
+} from '../../contract/discipline.js';
 import { capHotState } from '../../discipline/cap-hot-state.js';
 import { enforceBudget } from '../../discipline/enforce-budget.js';
-import { HotStateSchema } from '../../discipline/hot-state.js';
 import { storeReferences } from '../../discipline/store-references.js';
-import { PromptPartsSchema, validateBudgets } from '../../discipline/validate-budgets.js';
-import { DiffOnlyOptionsSchema, validateDiffOnly } from '../../discipline/validate-diff-only.js';
+import { validateBudgets } from '../../discipline/validate-budgets.js';
+import { validateDiffOnly } from '../../discipline/validate-diff-only.js';
 import { BarometerValidationError, parseWith } from '../../errors/validation.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
 import { ArchiveError, type ArchiveStore } from '../../store/archive.js';
-import { ArchiveParamsSchema, ArchiveQuerySchema, apiAddresses } from '../../store/archive-address.js';
+import { apiAddresses } from '../../store/archive-address.js';
 import { type ArtifactRegistry, ArtifactRegistryError } from '../../store/artifact-registry.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
-
-export const HotStateCheckSchema = z.strictObject({
-  hotState: z.unknown(),
-  /** Cap in tokens; the state falls back to its minimal form above it. @default 1000 */
-  maxTokens: z.number().int().min(1).optional(),
-  /** A prompt to check against the budgets together with the hot state. */
-  prompt: PromptPartsSchema.optional(),
-  limits: BudgetLimitsSchema.optional(),
-});
-
-export const EnforceRequestSchema = z.strictObject({
-  hotState: z.unknown(),
-  limits: BudgetLimitsSchema.optional(),
-  compress: z.boolean().optional(),
-  reference: z.boolean().optional(),
-});
-
-export const DiffCheckSchema = DiffOnlyOptionsSchema.extend({ output: z.string() });
-
-const ArtifactParamsSchema = z.strictObject({
-  id: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 in hex'),
-});
 
 const HOT_STATE_EXAMPLE =
   'POST /api/v1/hot-state/check {"hotState":{"session_id":"s1","objective":"fix the build"},"maxTokens":1000}';
@@ -68,7 +54,7 @@ export function disciplineRoutes(stores: {
       scope: 'json',
       summary: 'Validate a hot state, cap it to a token budget, and check the prompt budgets',
       body: HotStateCheckSchema,
-      responses: { '200': { description: '{ capped, budgets }' } },
+      responses: { '200': { description: '{ capped, budgets }', schema: HotStateCheckAnswerSchema } },
       handler: async (request, reply) => {
         const body = parseWith(HotStateCheckSchema, request.body ?? {});
         if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
@@ -94,7 +80,7 @@ export function disciplineRoutes(stores: {
         'Run the budgeter on a hot state: pass, compress, reference (lists stored as artifacts) or reject',
       body: EnforceRequestSchema,
       responses: {
-        '200': { description: 'The decision' },
+        '200': { description: 'The decision', schema: BudgetDecisionSchema },
         '413': { description: 'A list to move to an artifact is too large' },
       },
       handler: async (request, reply) => {
@@ -124,7 +110,7 @@ export function disciplineRoutes(stores: {
       scope: 'json',
       summary: 'Check that an output is diff-only (unified diff or JSON Patch)',
       body: DiffCheckSchema,
-      responses: { '200': { description: '{ ok, kind, reasons, ... }' } },
+      responses: { '200': { description: '{ ok, kind, reasons, ... }', schema: DiffOnlyResultSchema } },
       handler: async (request, reply) => {
         const body = parseWith(DiffCheckSchema, request.body ?? {});
         if (!body.ok)
@@ -147,6 +133,7 @@ export function disciplineRoutes(stores: {
       responses: {
         '200': {
           description: '{ mode, evicted, before, after, archives, messages, counter, sessionRecorded }',
+          schema: CompactAnswerSchema,
         },
         '422': { description: 'Refused: the result would not be smaller' },
       },
@@ -196,6 +183,8 @@ export function disciplineRoutes(stores: {
         '200': {
           description:
             '{ sessionId, taskId, records, skipped: [{ offset, bytes }] (regions not readable as whole records) }, or with ?item= the item as text/plain, byte for byte',
+          schema: ArchiveAnswerSchema,
+          alternativeContentType: 'text/plain',
         },
         '404': { description: 'No such archive or item' },
         '500': { description: 'The item asked for may lie in damaged bytes (BR_ERR_INTEGRITY)' },

@@ -1,19 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { parseWith } from '../../errors/validation.js';
-import { IdSchema } from '../../ids/id-schema.js';
+import type { z } from 'zod';
 import {
   PoolConfigSchema,
+  PoolExhaustedProblemSchema,
+  PoolListSchema,
+  PoolParamsSchema,
   PoolViewSchema,
   ReleaseSchema,
   ReservationGrantSchema,
-  ReservationIdSchema,
-  type ReservationRefusal,
-  ReservationRefusalSchema,
+  ReservationParamsSchema,
   ReservationRequestSchema,
   SettlementSchema,
   SettleRequestSchema,
-} from '../../pools/pool-schemas.js';
+} from '../../contract/pools.js';
+import { parseWith } from '../../errors/validation.js';
+import type { ReservationRefusal } from '../../pools/pool-schemas.js';
 import type { PoolStore } from '../../pools/pool-store.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
@@ -23,9 +24,6 @@ export const POOL_CREATE_EXAMPLE =
 export const RESERVE_EXAMPLE =
   'POST /api/v1/pools/:id/reservations {"agentId":"agent-1","tokens":12000,"priority":"normal","ttlSeconds":120}';
 export const SETTLE_EXAMPLE = 'POST /api/v1/pools/:id/reservations/:rid/settle {"actualTokens":9800}';
-
-const PoolParamsSchema = z.strictObject({ id: IdSchema });
-const ReservationParamsSchema = z.strictObject({ id: IdSchema, rid: ReservationIdSchema });
 
 /** What the routes tell the metrics. */
 export interface PoolRouteObservers {
@@ -88,7 +86,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       scope: 'json',
       summary: 'List pools with their figures and pressure level',
       responses: {
-        '200': { description: '{ pools }', schema: z.strictObject({ pools: z.array(PoolViewSchema) }) },
+        '200': { description: '{ pools }', schema: PoolListSchema },
       },
       handler: async () => ({ pools: await pools.list() }),
     },
@@ -114,7 +112,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       summary: 'Delete a pool and its outstanding reservations',
       params: PoolParamsSchema,
       responses: {
-        '204': { description: 'Deleted' },
+        '204': { description: 'Deleted', empty: true },
         '404': { description: 'No such pool (BR_ERR_POOL_NOT_FOUND)' },
       },
       handler: async (request, reply) => {
@@ -141,10 +139,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
         '429': {
           description:
             'Refused (BR_ERR_POOL_EXHAUSTED): { reason, retryAfterSeconds (null: waiting cannot help), limit, current, requested }; Retry-After when waiting helps',
-          schema: ReservationRefusalSchema.extend({
-            error: z.string(),
-            code: z.literal('BR_ERR_POOL_EXHAUSTED'),
-          }),
+          schema: PoolExhaustedProblemSchema,
         },
       },
       handler: async (request, reply) => {

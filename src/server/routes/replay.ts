@@ -1,32 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { type EvictionPolicyOptions, EvictionPolicyOptionsSchema } from '../../compaction/eviction-policy.js';
+import { ReplayQuerySchema, ReplayResultSchema } from '../../contract/replay.js';
 import { parseWith, type ValidationIssue } from '../../errors/validation.js';
 import { replayLogText } from '../../session/replay.js';
 import { replayWhatIf } from '../../session/what-if-replay.js';
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
-import { LOG_FORMATS } from '../../usage/session-log.js';
 import { sendInvalid } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
-
-export const ReplayQuerySchema = z.strictObject({
-  format: z
-    .enum(['auto', ...LOG_FORMATS], { error: `must be one of auto, ${LOG_FORMATS.join(', ')}` })
-    .optional(),
-  model: z.string().min(1).max(200).optional(),
-  contextWindow: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number of tokens')
-    .transform(Number)
-    .pipe(z.number().int().min(1))
-    .optional(),
-  /** Replay barometer's eviction policy on the same calls too (Claude Code and Codex logs). */
-  whatIf: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
-  /** The eviction policy's options as JSON (with whatIf=true), as a `--policy` file holds them. */
-  policy: z.string().max(10_000).optional(),
-});
 
 const EXAMPLE =
   'POST /api/v1/replay?format=auto&whatIf=true (body: the log file, as text/plain or application/x-ndjson)';
@@ -71,6 +53,7 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
         '200': {
           description:
             '{ format, model, contextWindow, calls, compactions, summary }, and with whatIf=true `whatIf` ({ real, policy, savedPercent, costSavedPercent, archiveVerified, … }) and calls[].whatIfPromptTokens',
+          schema: ReplayResultSchema,
         },
       },
       options: { bodyLimit },

@@ -1,16 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
-import { BarometerValidationError, parseWith } from '../../errors/validation.js';
-import { IdSchema, isId } from '../../ids/id-schema.js';
-import type { SessionMonitor } from '../../session/session-monitor.js';
-import { SessionOptionsSchema } from '../../session/session-options.js';
 import {
-  SessionEventSchema,
-  SessionSummarySchema,
+  ALL_SESSIONS_STREAM_MESSAGES,
+  CompactionAnswerSchema,
+  CompactionInputSchema,
+  SampleParamsSchema,
+  SamplesAnswerSchema,
+  SESSION_STREAM_MESSAGES,
+  SessionIdParamsSchema,
+  SessionListSchema,
+  SessionOptionsSchema,
   SessionViewSchema,
   UsageAnswerSchema,
-} from '../../session/session-schemas.js';
-import { parseUsageInput, UsageInputSchema } from '../../session/usage-input.js';
+  UsageInputSchema,
+} from '../../contract/sessions.js';
+import { BarometerValidationError, parseWith } from '../../errors/validation.js';
+import { isId } from '../../ids/id-schema.js';
+import type { SessionMonitor } from '../../session/session-monitor.js';
+import { parseUsageInput } from '../../session/usage-input.js';
 import type { EventHub } from '../event-hub.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
@@ -22,42 +28,6 @@ export const COMPACTION_EXAMPLE =
   'POST /api/v1/sessions/:id/compactions {"before":182000,"after":41000,"trigger":"auto"}';
 export const USAGE_EXAMPLE =
   'POST /api/v1/sessions/:id/usage {"promptTokens":123000,"completionTokens":800} or {"format":"anthropic","response":{...}}';
-
-const timestamp = z.union([z.iso.datetime({ offset: true }), z.number().int().min(0).max(8.64e15)], {
-  error: 'must be an ISO 8601 time or epoch milliseconds (at most 8640000000000000)',
-});
-
-/**
- * A compaction the caller made (or the agent did): the context size before (default: the last prompt) and after.
- * `after` may be unknown (an agent's pre-compaction hook fires before the summary exists): the session then marks
- * the compaction without arming the triggers' loop guards, which need both sizes.
- */
-export const CompactionInputSchema = z
-  .strictObject({
-    before: z.number().int().min(0).optional(),
-    after: z.number().int().min(0).optional(),
-    trigger: z.string().min(1).max(64).optional(),
-    timestamp: timestamp.optional(),
-  })
-  .superRefine((value, context) => {
-    if (value.before !== undefined && value.after !== undefined && value.after > value.before) {
-      context.addIssue({
-        code: 'too_big',
-        maximum: value.before,
-        origin: 'number',
-        inclusive: true,
-        path: ['after'],
-        message: `must not exceed before (${value.before}): a compaction does not grow the context`,
-      });
-    }
-  });
-
-export const SessionIdParamsSchema = z.strictObject({ id: IdSchema });
-const SampleParamsSchema = z.strictObject({ name: z.string() });
-const CompactionAnswerSchema = z.strictObject({ event: SessionEventSchema, session: SessionSummarySchema });
-const SamplesAnswerSchema = z.strictObject({
-  samples: z.array(z.strictObject({ name: z.string(), format: z.string(), description: z.string() })),
-});
 
 /** The path's id, checked by the one id rule: an id the API cannot have is a 400 naming it, not a 404. */
 function idOf(request: FastifyRequest, reply: FastifyReply): string | undefined {
@@ -104,10 +74,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       scope: 'json',
       summary: 'List sessions (summaries), most recently updated first',
       responses: {
-        '200': {
-          description: '{ sessions }',
-          schema: z.strictObject({ sessions: z.array(SessionSummarySchema) }),
-        },
+        '200': { description: '{ sessions }', schema: SessionListSchema },
       },
       handler: async () => ({ sessions: await monitor.list() }),
     },
@@ -132,7 +99,10 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       scope: 'json',
       summary: 'Delete a session',
       params: SessionIdParamsSchema,
-      responses: { '204': { description: 'Deleted' }, '404': { description: 'No such session' } },
+      responses: {
+        '204': { description: 'Deleted', empty: true },
+        '404': { description: 'No such session' },
+      },
       handler: async (request, reply) => {
         const id = idOf(request, reply);
         if (id === undefined) return reply;
@@ -198,6 +168,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         '200': {
           description: 'text/event-stream (see docs/sessions-api.md)',
           contentType: 'text/event-stream',
+          messages: SESSION_STREAM_MESSAGES,
         },
         '404': { description: 'No such session' },
         '503': { description: 'Too many event-stream clients (BR_ERR_TOO_MANY_STREAMS)' },
@@ -221,6 +192,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         '200': {
           description: 'text/event-stream (see docs/sessions-api.md)',
           contentType: 'text/event-stream',
+          messages: ALL_SESSIONS_STREAM_MESSAGES,
         },
         '503': { description: 'Too many event-stream clients (BR_ERR_TOO_MANY_STREAMS)' },
       },

@@ -1,20 +1,17 @@
-import { z } from 'zod';
+import {
+  WEBHOOK_EVENTS,
+  WebhookDeliveriesAnswerSchema,
+  WebhookListSchema,
+  WebhookParamsSchema,
+  WebhookRegistrationSchema,
+  WebhookRequestSchema,
+} from '../../contract/webhooks.js';
 import { BarometerValidationError, parseWith } from '../../errors/validation.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
-import { WEBHOOK_EVENTS, WebhookRequestSchema, type WebhookService } from '../webhooks/webhook-service.js';
+import { deliveryAnswer, type WebhookService } from '../webhooks/webhook-service.js';
 
-const WebhookParamsSchema = z.strictObject({
-  id: z.string().regex(/^wh_[0-9a-f]{32}$/, 'must be a webhook id (wh_…)'),
-});
 const EXAMPLE = `POST /api/v1/webhooks {"url":"https://example.com/barometer","events":["pressure_critical","compaction"]} (events: ${WEBHOOK_EVENTS.join(', ')})`;
-
-const WebhookViewSchema = z.strictObject({
-  id: z.string(),
-  url: z.string(),
-  events: z.array(z.enum(WEBHOOK_EVENTS)),
-  createdAt: z.string(),
-});
 
 /** `/api/v1/webhooks`: register (the secret is shown once), list, delete, and read a webhook's delivery log. */
 export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
@@ -30,7 +27,7 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
       responses: {
         '201': {
           description: '{ id, url, events, secret, createdAt }: keep the secret, it is not shown again',
-          schema: WebhookViewSchema.extend({ secret: z.string() }),
+          schema: WebhookRegistrationSchema,
         },
         '400': { description: 'A bad field, or a target that resolves to a refused address' },
       },
@@ -52,10 +49,7 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
       scope: 'json',
       summary: 'The registered webhooks (without their secrets)',
       responses: {
-        '200': {
-          description: '{ webhooks }',
-          schema: z.strictObject({ webhooks: z.array(WebhookViewSchema) }),
-        },
+        '200': { description: '{ webhooks }', schema: WebhookListSchema },
       },
       handler: async () => {
         await webhooks.refresh();
@@ -68,7 +62,10 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
       scope: 'json',
       summary: 'Remove a webhook and drop its pending deliveries',
       params: WebhookParamsSchema,
-      responses: { '204': { description: 'Removed' }, '404': { description: 'No such webhook' } },
+      responses: {
+        '204': { description: 'Removed', empty: true },
+        '404': { description: 'No such webhook' },
+      },
       handler: async (request, reply) => {
         const params = parseWith(WebhookParamsSchema, request.params);
         if (!params.ok) return sendInvalid(reply, params.issues);
@@ -83,7 +80,7 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
       summary: "A webhook's deliveries, newest first, with every attempt (status, error, duration)",
       params: WebhookParamsSchema,
       responses: {
-        '200': { description: '{ webhook, deliveries }' },
+        '200': { description: '{ webhook, deliveries }', schema: WebhookDeliveriesAnswerSchema },
         '404': { description: 'No such webhook' },
       },
       handler: async (request, reply) => {
@@ -92,7 +89,8 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
         await webhooks.refresh();
         const deliveries = webhooks.deliveries(params.value.id);
         if (!deliveries) return notFound(reply, params.value.id);
-        return { webhook: webhooks.get(params.value.id), deliveries };
+        // Stored times stay epoch milliseconds; the answer shows ISO 8601, as every answer does.
+        return { webhook: webhooks.get(params.value.id), deliveries: deliveries.map(deliveryAnswer) };
       },
     },
   ];

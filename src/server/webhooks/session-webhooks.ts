@@ -25,7 +25,7 @@ export function webhooksOf(event: MonitorEvent): WebhookMessage[] {
   const verdict = state.lastVerdict;
   let critical = false;
   for (const change of event.events) {
-    const base = { timestamp: iso(change.at), sessionId: event.id };
+    const base = { timestamp: change.at, sessionId: event.id };
     switch (change.type) {
       case 'regulator_level_changed':
         if (change.to === 'CRITICAL') critical = true;

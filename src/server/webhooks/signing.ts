@@ -1,7 +1,8 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../../contract/webhooks.js';
 
 /** The prefix of a Standard Webhooks secret: `whsec_` + the key's bytes in base64. */
-export const SECRET_PREFIX = 'whsec_';
+export const SECRET_PREFIX = WEBHOOK_SECRET_PREFIX;
 
 /** A new secret: 32 random bytes, in the Standard Webhooks form. */
 export function generateSecret(): string {
@@ -13,11 +14,7 @@ export function generateSecret(): string {
  * by base64 of 24 to 64 bytes.
  */
 export function secretKey(secret: string): Buffer | undefined {
-  if (!secret.startsWith(SECRET_PREFIX)) return undefined;
-  const encoded = secret.slice(SECRET_PREFIX.length);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return undefined;
-  const key = Buffer.from(encoded, 'base64');
-  return key.length >= 24 && key.length <= 64 ? key : undefined;
+  return isWebhookSecret(secret) ? Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64') : undefined;
 }
 
 /**

@@ -1,21 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type {
+  Delivery as DeliveryAnswer,
+  WebhookEvent,
+  WebhookRegistration,
+  WebhookRequest,
+  WebhookView,
+} from '../../contract/webhooks.js';
 import { BarometerValidationError } from '../../errors/validation.js';
+import { isoTime } from '../../session/iso-time.js';
 import { checkWebhookUrl } from './address-guard.js';
 import { type AttemptOutcome, attemptDelivery } from './deliver.js';
-import { generateSecret, secretKey, signWebhook } from './signing.js';
+import { generateSecret, signWebhook } from './signing.js';
 
-/** The events a webhook can subscribe to. */
-export const WEBHOOK_EVENTS = [
-  'pressure_critical',
-  'verdict_changed',
-  'new_round_due',
-  'compaction',
-  'pool_exhausted',
-] as const;
-export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+export {
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+  type WebhookRegistration,
+  type WebhookRequest,
+  WebhookRequestSchema,
+  type WebhookView,
+} from '../../contract/webhooks.js';
 
 /** Retry delays (ms) after the first attempt fails: 1 s, 5 s, 30 s, 2 min, 10 min — six attempts over ~13 min. */
 export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [1000, 5000, 30_000, 120_000, 600_000];
@@ -24,28 +30,6 @@ export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5000;
 const LOG_LIMIT = 200;
 /** Webhooks registered at most: each event is sent to every one. */
 const MAX_WEBHOOKS = 100;
-
-export const WebhookRequestSchema = z.strictObject({
-  url: z.string().min(1).max(2048),
-  events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length),
-  /** A Standard Webhooks secret (`whsec_` + base64 of 24–64 bytes); generated when absent and shown once. */
-  secret: z
-    .string()
-    .refine((value) => secretKey(value) !== undefined, 'must be whsec_ followed by base64 of 24 to 64 bytes')
-    .optional(),
-});
-export type WebhookRequest = z.infer<typeof WebhookRequestSchema>;
-
-export interface WebhookRegistration {
-  id: string;
-  url: string;
-  events: WebhookEvent[];
-  secret: string;
-  createdAt: string;
-}
-
-/** A webhook as listed: never its secret. */
-export type WebhookView = Omit<WebhookRegistration, 'secret'>;
 
 export interface DeliveryAttempt extends AttemptOutcome {
   attempt: number;
@@ -60,9 +44,17 @@ export interface Delivery {
   body: string;
   status: 'pending' | 'delivered' | 'failed';
   attempts: DeliveryAttempt[];
-  /** When the next attempt is due (epoch ms), while pending. */
+  /** When the next attempt is due (epoch ms, as stored; answers show it in ISO 8601), while pending. */
   nextAttemptAt: number | null;
   createdAt: string;
+}
+
+/** A delivery as an answer shows it: its next attempt's time in ISO 8601 (the stored state keeps epoch ms). */
+export function deliveryAnswer(delivery: Delivery): DeliveryAnswer {
+  return {
+    ...delivery,
+    nextAttemptAt: delivery.nextAttemptAt === null ? null : isoTime(delivery.nextAttemptAt),
+  };
 }
 
 interface PersistedState {

@@ -1,8 +1,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
+import type { SampleInfo } from '../../../src/contract/index.js';
 import { api } from '../api.js';
 import { navigate, sessionPath } from '../router.js';
-import type { SampleInfo } from '../types.js';
 
 /**
  * What barometer needs from an agent, and one click to load a bundled sample session: the whole first-start page

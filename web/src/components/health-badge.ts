@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
+import type { HealthLevel } from '../../../src/contract/index.js';
 import { HEALTH_STYLES } from '../health.js';
-import type { HealthLevel } from '../types.js';
 
 /**
  * The context-health indicator: a coloured pill that always carries its text label. Tools read it through

@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import type { HealthLevel } from '../../../src/contract/index.js';
 import { formatCompactTokens, formatTokens } from '../format.js';
 import { HEALTH_STYLES } from '../health.js';
 import {
@@ -13,7 +14,6 @@ import {
   healthBands,
   layoutMarkerLabels,
 } from '../timeline-model.js';
-import type { HealthLevel } from '../types.js';
 
 /** Background tint of each health level's band: light enough that the lines stay readable. */
 const BAND_FILL: Readonly<Record<HealthLevel, string>> = {

@@ -1,5 +1,5 @@
 import { html } from 'htm/preact';
-import type { Verdict, VerdictReason } from '../types.js';
+import type { Verdict, VerdictReason } from '../../../src/contract/index.js';
 
 /** The action of a verdict as a tag whose colour follows its severity, always with the word. */
 export function ActionTag({ action, priority }: { action: string | null; priority?: string | null }) {

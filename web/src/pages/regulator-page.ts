@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { PressureReport } from '../../../src/contract/index.js';
 import { type ApiError, api } from '../api.js';
 import { cliReportLines } from '../cli-report.js';
 import { REGULATOR_LEVEL_CLASS } from '../health.js';
@@ -9,7 +10,6 @@ import {
   type RegulatorField,
   regulatorFieldsFromOpenApi,
 } from '../regulator-fields.js';
-import type { PressureReport } from '../types.js';
 
 /** Wait after the last keystroke before asking the API again. */
 const DEBOUNCE_MS = 300;

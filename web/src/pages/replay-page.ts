@@ -1,12 +1,12 @@
 import { html } from 'htm/preact';
 import { useMemo, useState } from 'preact/hooks';
+import type { ReplayResult, WhatIfSummary } from '../../../src/contract/index.js';
 import { ApiError, api } from '../api.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { ActionTag, ReasonList } from '../components/verdict-view.js';
 import { formatBytes, formatClock, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES } from '../health.js';
 import { chartModelOfReplay } from '../timeline-model.js';
-import type { ReplayResult, ReplayWhatIf } from '../types.js';
 import { savingsSentence } from '../what-if-text.js';
 
 /** The log formats `barometer replay` reads; the API detects the format when left on auto. */
@@ -300,7 +300,7 @@ function ReplayResultView({
   </div>`;
 }
 
-function WhatIfView({ whatIf }: { whatIf: ReplayWhatIf }) {
+function WhatIfView({ whatIf }: { whatIf: WhatIfSummary }) {
   const { real, policy } = whatIf;
   return html`<section class="what-if" aria-labelledby="what-if-title">
     <h3 id="what-if-title">What if barometer had managed it</h3>

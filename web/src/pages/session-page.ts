@@ -1,17 +1,17 @@
 import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { SessionDelta, SessionView, TimelinePoint, Verdict } from '../../../src/contract/index.js';
 import { type ApiError, api, eventsUrl } from '../api.js';
 import { HealthBadge } from '../components/health-badge.js';
 import { LiveStatus } from '../components/live-status.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { ActionTag, ReasonList, VerdictCard } from '../components/verdict-view.js';
-import { describeEvent, type LiveEvent, MODEL_EVENT_NAMES } from '../event-text.js';
+import { describeEvent, eventTime, type LiveEvent, MODEL_EVENT_NAMES } from '../event-text.js';
 import { formatAgo, formatClock, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
 import { applyDelta, isNewer, sessionHealth } from '../session-list.js';
 import { chartModelOfSession, MARKER_LABELS } from '../timeline-model.js';
-import type { SessionDelta, SessionView, TimelinePoint, Verdict } from '../types.js';
 
 /** How many generations the table lists, newest first; the chart shows the whole timeline. */
 const TABLE_ROWS = 50;
@@ -56,10 +56,14 @@ export function SessionPage({ id }: { id: string }) {
         name,
         (data: unknown) =>
           setEvents((current) =>
-            [{ name, receivedAt: Date.now(), text: describeEvent(name, data) }, ...current].slice(
-              0,
-              EVENT_ROWS,
-            ),
+            [
+              {
+                name,
+                at: eventTime(data, new Date().toISOString()),
+                text: describeEvent(name, data),
+              },
+              ...current,
+            ].slice(0, EVENT_ROWS),
           ),
       ]),
     );
@@ -119,7 +123,7 @@ export function SessionPage({ id }: { id: string }) {
     </div>
     ${deleted ? html`<p class="error" role="alert">This session was deleted on the server.</p>` : null}
     ${
-      health?.reminder
+      health.reminder
         ? html`<aside class=${`reminder reminder-${level}`} aria-label="Context health reminder">
           <strong>Reminder${health.countdown !== null ? ` · new round in ${health.countdown}` : ''}</strong>
           <p>${health.reminder.text}</p>
@@ -130,13 +134,13 @@ export function SessionPage({ id }: { id: string }) {
     <dl class="stats">
       <div>
         <dt>Prompt tokens</dt>
-        <dd>${formatTokens(signals?.lastPromptTokens ?? health?.promptTokens)}</dd>
-        <dd class="muted">${formatPercent(signals?.percentOfWindow)} of ${formatTokens(view.profile.contextWindow)}</dd>
+        <dd>${formatTokens(signals.lastPromptTokens ?? health.promptTokens)}</dd>
+        <dd class="muted">${formatPercent(signals.percentOfWindow)} of ${formatTokens(view.profile.contextWindow)}</dd>
       </div>
       <div>
         <dt>Optimal · critical</dt>
-        <dd>${formatTokens(health?.optimal ?? view.profile.optimalMaxTokens)}</dd>
-        <dd class="muted">critical above ${formatTokens(health?.critical ?? view.profile.criticalMaxTokens)}</dd>
+        <dd>${formatTokens(health.optimal)}</dd>
+        <dd class="muted">critical above ${formatTokens(health.critical ?? view.profile.criticalMaxTokens)}</dd>
       </div>
       <div>
         <dt>Regulator</dt>
@@ -151,18 +155,18 @@ export function SessionPage({ id }: { id: string }) {
       </div>
       <div>
         <dt>Burn rate</dt>
-        <dd>${formatTokens(signals?.burnRateTokensPerMin)} <span class="unit">tokens/min</span></dd>
+        <dd>${formatTokens(signals.burnRateTokensPerMin)} <span class="unit">tokens/min</span></dd>
         <dd class="muted">
           ${regulator ? `${regulator.tokenBurnRate} on the regulator's scale` : ''}
-          ${signals?.tpmLimit ? ` · limit ${formatTokens(signals.tpmLimit)}/min` : ''}
+          ${signals.tpmLimit ? ` · limit ${formatTokens(signals.tpmLimit)}/min` : ''}
         </dd>
       </div>
       <div>
         <dt>Countdown</dt>
-        <dd>${health?.countdown ?? '—'}</dd>
+        <dd>${health.countdown ?? '—'}</dd>
         <dd class="muted">
           ${
-            health?.countdown != null
+            health.countdown != null
               ? 'generations to a forced new round'
               : level === 'critical'
                 ? 'no countdown running'
@@ -172,16 +176,16 @@ export function SessionPage({ id }: { id: string }) {
       </div>
       <div>
         <dt>Cost</dt>
-        <dd class="cost">${formatUsd(signals?.costUsd)}</dd>
+        <dd class="cost">${formatUsd(signals.costUsd)}</dd>
         <dd class="muted">
-          ${signals?.costUsd === null ? 'no price known for this model' : `cache hits ${formatPercent(signals?.cacheHitPercent)} of prompt tokens`}
+          ${signals.costUsd === null ? 'no price known for this model' : `cache hits ${formatPercent(signals.cacheHitPercent)} of prompt tokens`}
         </dd>
       </div>
       ${
         view.profile.tokenBudget !== null
           ? html`<div>
             <dt>Token budget</dt>
-            <dd>${formatTokens(signals?.budgetRemaining)}</dd>
+            <dd>${formatTokens(signals.budgetRemaining)}</dd>
             <dd class="muted">left of ${formatTokens(view.profile.tokenBudget)}</dd>
           </div>`
           : null
@@ -221,7 +225,7 @@ export function SessionPage({ id }: { id: string }) {
               <ul class="events" aria-live="polite">
                 ${events.map(
                   (event) =>
-                    html`<li><span class="muted">${formatAgo(new Date(event.receivedAt).toISOString(), now)}</span> ${event.text}</li>`,
+                    html`<li><span class="muted">${formatAgo(event.at, now)}</span> ${event.text}</li>`,
                 )}
               </ul>`
             : null

@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { SessionView } from '../../../src/contract/index.js';
 import { api, eventsUrl } from '../api.js';
 import { EmptyState } from '../components/empty-state.js';
 import { HealthBadge } from '../components/health-badge.js';
@@ -10,7 +11,6 @@ import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
 import { sessionPath } from '../router.js';
 import { countByHealth, removeSession, sessionHealth, sortSessions, upsertSession } from '../session-list.js';
-import type { SessionView } from '../types.js';
 
 /** Every session at a glance, kept current by the `/api/v1/events` stream. */
 export function SessionsPage() {
@@ -113,8 +113,8 @@ function SessionRow({ view, now }: { view: SessionView; now: number }) {
       <span class="muted model">${view.model}${view.agent ? ` · ${view.agent}` : ''}</span>
     </th>
     <td><${HealthBadge} level=${level} sessionId=${view.id} /></td>
-    <td class="num">${formatTokens(view.signals?.lastPromptTokens ?? view.health?.promptTokens)}</td>
-    <td class="num">${formatPercent(view.signals?.percentOfWindow)}</td>
+    <td class="num">${formatTokens(view.signals.lastPromptTokens ?? view.health.promptTokens)}</td>
+    <td class="num">${formatPercent(view.signals.percentOfWindow)}</td>
     <td>
       ${
         regulatorLevel
@@ -124,8 +124,8 @@ function SessionRow({ view, now }: { view: SessionView; now: number }) {
       }
     </td>
     <td><${ActionTag} action=${view.verdict?.action ?? null} priority=${view.verdict?.priority ?? null} /></td>
-    <td class="num cost" title=${view.signals?.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals?.costUsd)}</td>
-    <td class="num">${formatPercent(view.signals?.cacheHitPercent)}</td>
+    <td class="num cost" title=${view.signals.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals.costUsd)}</td>
+    <td class="num">${formatPercent(view.signals.cacheHitPercent)}</td>
     <td class="updated" title=${view.updatedAt ?? 'no usage yet'}>${formatAgo(view.updatedAt, now)}</td>
   </tr>`;
 }

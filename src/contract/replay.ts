@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { HealthLevelSchema } from '../health/health-level.js';
+import { PressureLevelSchema } from '../pressure/schemas.js';
+import { VerdictActionSchema, VerdictReasonSchema } from '../session/session-schemas.js';
+import { LOG_FORMATS } from '../usage/session-log.js';
+
+/**
+ * `POST /api/v1/replay` and `barometer replay`: the query (the command's flags) and the answer (what `--json`
+ * prints). The library's types (src/session/replay.ts, src/session/what-if-replay.ts) agree with these schemas: a
+ * test checks it at type level.
+ */
+
+const count = z.number().int().min(0);
+const usd = z.number().min(0);
+
+/** `--format`, `?format=`: a log format, or `auto` to detect it. */
+export const ReplayFormatSchema = z.enum(['auto', ...LOG_FORMATS], {
+  error: `must be one of auto, ${LOG_FORMATS.join(', ')}`,
+});
+/** `--context-window`, `?contextWindow=`: a whole number of tokens, given as text (a flag or a query parameter). */
+export const ContextWindowTextSchema = z
+  .string()
+  .regex(/^\d+$/, 'must be a whole number of tokens ≥ 1')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'must be a whole number of tokens ≥ 1'));
+
+export const ReplayQuerySchema = z.strictObject({
+  format: ReplayFormatSchema.optional(),
+  model: z.string().min(1).max(200).optional(),
+  contextWindow: ContextWindowTextSchema.optional(),
+  /** Replay barometer's eviction policy on the same calls too (Claude Code and Codex logs). */
+  whatIf: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  /** The eviction policy's options as JSON (with whatIf=true), as a `--policy` file holds them. */
+  policy: z.string().max(10_000).optional(),
+});
+
+/** One call of a replayed log, with the verdict the session gave it. */
+export const ReplayCallSchema = z
+  .strictObject({
+    index: count,
+    /** The call's time as the log recorded it (ISO 8601). */
+    timestamp: z.string().meta({ description: 'ISO 8601 time', format: 'date-time' }),
+    promptTokens: count.nullable(),
+    completionTokens: count.nullable(),
+    health: HealthLevelSchema,
+    regulatorLevel: PressureLevelSchema,
+    action: VerdictActionSchema,
+    reasons: z.array(VerdictReasonSchema),
+    /** The model of this call, and the window its verdict was judged against (a log may switch models). */
+    model: z.string(),
+    contextWindow: count.nullable(),
+    /** The log records a task completed by this call. */
+    taskCompleted: z.boolean(),
+    /** The call's cost in USD at its model's price; null when the price is unknown. */
+    costUsd: usd.nullable(),
+    /** With the what-if: the share of the prompt held by stale content, measured on the log's history. */
+    driftPercent: z.number().min(0).max(100).nullable().optional(),
+    /** With the what-if: the recorded prompt as the calibrated reconstruction of the history estimates it. */
+    reconstructedPromptTokens: count.nullable().optional(),
+    /** With the what-if: the prompt barometer's policy would have sent. */
+    whatIfPromptTokens: count.nullable().optional(),
+    /** With the what-if: that call's cost with the prompt cache, at the same price. */
+    whatIfCostUsd: usd.nullable().optional(),
+  })
+  .meta({ id: 'ReplayCall' });
+
+/** A compaction the log recorded (the agent's own). */
+export const ReplayCompactionSchema = z.strictObject({
+  timestamp: z.string().meta({ description: 'ISO 8601 time', format: 'date-time' }),
+  trigger: z.string(),
+  preTokens: count.nullable(),
+  beforeCallIndex: count,
+});
+
+/** Totals of one side of the what-if: the recorded session, or barometer's policy on it. */
+export const WhatIfTotalsSchema = z.strictObject({
+  promptTokens: count,
+  costUsd: usd.nullable(),
+  peakPromptTokens: count.nullable(),
+  compactions: count,
+});
+
+/** One batch barometer's policy would have evicted. */
+export const WhatIfEvictionSchema = z.strictObject({
+  beforeCallIndex: count,
+  taskId: z.string(),
+  boundary: z.string(),
+  detail: z.string(),
+  items: count,
+  bytes: count,
+  /** Provider tokens the batch took out of the prompt (calibrated). */
+  tokensFreed: z.number(),
+  archive: z.string().nullable(),
+});
+
+/** How local token counts map onto the provider's prompt tokens, fitted on the session's recorded usage. */
+export const CalibrationSchema = z.strictObject({
+  baseTokens: z.number(),
+  toolScale: z.number(),
+  textScale: z.number(),
+  reasoningScale: z.number(),
+  itemTokens: z.number(),
+  segmentOffsets: z.array(z.number()),
+  model: z.string(),
+  calls: count,
+  meanAbsErrorPercent: z.number(),
+  maxAbsErrorPercent: z.number(),
+  maxErrorCallIndex: count.nullable(),
+});
+
+/** `whatIf` of a replay with the what-if: the recorded session against barometer's eviction policy. */
+export const WhatIfSummarySchema = z
+  .strictObject({
+    real: WhatIfTotalsSchema,
+    policy: WhatIfTotalsSchema.extend({
+      evictions: count,
+      archivedItems: count,
+      archivedBytes: count,
+      rereads: count,
+      rereadTokens: z.number(),
+      callsAboveCompactionPoint: count,
+    }),
+    savedPercent: z.number(),
+    costSavedPercent: z.number().nullable(),
+    /** True only once every archived item was read back and matched the log byte for byte. */
+    archiveVerified: z.boolean(),
+    archiveFailures: z.array(z.string()),
+    compactionPoint: count.nullable(),
+    calibration: CalibrationSchema,
+    evictions: z.array(WhatIfEvictionSchema),
+    /** Calls whose model has no price (left out of both costs). */
+    unpricedCalls: count,
+  })
+  .meta({ id: 'WhatIfSummary' });
+
+/** What `barometer replay --json` prints and `POST /api/v1/replay` answers; `whatIf` with the what-if only. */
+export const ReplayResultSchema = z
+  .strictObject({
+    format: z.enum(LOG_FORMATS),
+    model: z.string(),
+    contextWindow: count.nullable(),
+    calls: z.array(ReplayCallSchema),
+    compactions: z.array(ReplayCompactionSchema),
+    summary: z.strictObject({
+      calls: count,
+      compactions: count,
+      /** Calls the log marks as completing a task. */
+      tasksCompleted: count,
+      /** The session's cost in USD (the calls that could be priced), or null when none could. */
+      costUsd: usd.nullable(),
+      /** Calls without a known price (their cost is not in `costUsd`). */
+      unpricedCalls: count,
+      /** Share of the prompt tokens read from the cache, in percent. */
+      cacheHitPercent: z.number().min(0).max(100).nullable(),
+      firstCompressCallIndex: count.nullable(),
+      peakPromptTokens: count.nullable(),
+    }),
+    whatIf: WhatIfSummarySchema.optional(),
+  })
+  .meta({ id: 'ReplayResult' });

@@ -1,0 +1,63 @@
+import type { HealthLevel, SessionHealth, SessionSignals, WhatIfSummary } from '../../src/contract/index.js';
+
+/**
+ * Whole contract shapes for the dashboard's tests: a test states the fields it is about, these fill the rest with
+ * what a fresh session answers, so that a fixture is always a shape the API can send.
+ */
+
+/** A session's signals before any usage. */
+export function signalsFixture(overrides: Partial<SessionSignals> = {}): SessionSignals {
+  return {
+    lastPromptTokens: null,
+    lastCompletionTokens: null,
+    window: null,
+    percentOfWindow: null,
+    burnRateTokensPerMin: 0,
+    tokensLastMinute: 0,
+    tpmLimit: null,
+    tpmLeft: null,
+    quotas: [],
+    costUsd: null,
+    cacheHitPercent: null,
+    tokenBudget: null,
+    budgetUsed: null,
+    budgetRemaining: null,
+    ageSeconds: 0,
+    driftPercent: null,
+    ...overrides,
+  };
+}
+
+/** A session's health at a level. */
+export function healthFixture(level: HealthLevel, overrides: Partial<SessionHealth> = {}): SessionHealth {
+  return {
+    level,
+    promptTokens: level === 'unknown' ? null : 1,
+    optimal: 1,
+    critical: 1,
+    limit: 1,
+    reminder: null,
+    countdown: null,
+    ...overrides,
+  };
+}
+
+/** A what-if's calibration with the given errors. */
+export function calibrationFixture(
+  meanAbsErrorPercent: number,
+  maxAbsErrorPercent: number,
+): WhatIfSummary['calibration'] {
+  return {
+    baseTokens: 0,
+    toolScale: 1,
+    textScale: 1,
+    reasoningScale: 1,
+    itemTokens: 0,
+    segmentOffsets: [],
+    model: 'base+tool+text',
+    calls: 2,
+    meanAbsErrorPercent,
+    maxAbsErrorPercent,
+    maxErrorCallIndex: null,
+  };
+}
