@@ -60,7 +60,8 @@ const PRIORITY: Readonly<Record<PressureLevel, Priority>> = {
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-// Formatting a date is the costliest step of an evaluation; reports within one second share the string.
+// Formatting a date is the costliest step of an evaluation; reports within one second share the string. One entry
+// (two variables): `toISOString` took 1.4–2.7 µs a call here, the cached text tens of ns (decision 021).
 let cachedSecond = Number.NaN;
 let cachedTimestamp = '';
 function timestampOf(now: Date | number): string {

@@ -1,6 +1,11 @@
 import { BarometerValidationError } from '../errors/validation.js';
 
-/** The last whole second formatted, and its text up to the milliseconds: `2026-11-22T12:00:00.`. */
+/**
+ * The last whole second formatted, and its text up to the milliseconds: `2026-11-22T12:00:00.`. A module-level
+ * cache of one entry (two variables, nothing that grows): every timeline point and answer writes its time, and the
+ * updates of one second share the text. Measured here (decision 021): 30–80 ns a time with it, 1.4–2.7 µs for
+ * `toISOString` on every call.
+ */
 let cachedSecond = Number.NaN;
 let cachedPrefix = '';
 

@@ -76,9 +76,10 @@ function timeOf(update: UsageUpdate, now: number): number {
 
 /**
  * One generation's usage applied to a session's state: every model judges it (context health, the regulator,
- * the KV budget, the compaction triggers, the budget) into one verdict. Pure: the given state is untouched, the
- * new one is returned with the answer; time comes from the update, or `context.now`. Nothing here validates
- * with a schema: the boundary did.
+ * the KV budget, the compaction triggers, the budget) into one verdict. Pure: the given state is untouched, and the
+ * new one, returned with the answer, shares nothing a later step changes (its token windows are new arrays), so a
+ * state handed to a listener or kept elsewhere stays as it was. Time comes from the update, or `context.now`.
+ * Nothing here validates with a schema: the boundary did.
  * @throws BarometerValidationError for a time a date cannot hold; nothing is applied then
  */
 export function stepSession(
