@@ -87,14 +87,28 @@ class Columns {
   }
 }
 
+/** The ring's first size: a timeline read back from Redis for one update holds a point, a young session a few. */
+const FIRST_SLOTS = 8;
+
+/**
+ * The slots of a ring holding `count` points and one spare: doubled from 8 as a timeline grows (each doubling copies
+ * its points once), at most the limit and its spare.
+ */
+function slotsFor(count: number, limits: Readonly<TimelineLimits>): number {
+  const most = limits.points + 1;
+  let slots = FIRST_SLOTS;
+  while (slots < count + 1 && slots < most) slots *= 2;
+  return Math.min(slots, most);
+}
+
 /**
  * A timeline whose points are kept as numbers in columns and made as objects only when read (`points`, once per
  * version). An object kept per update for the session's next 500 updates was the costliest thing a usage post left
  * behind (each survived young-generation collections and died in the old one; decision 014): columns keep none.
  *
  * A value like any {@link Timeline}: recording on the newest version writes into the shared columns, recording on
- * an older one copies its points into columns of its own. The ring has one slot more than it keeps, so the
- * version a record was made from still reads whole (a store that calls its change twice on one record records twice
+ * an older one copies its points into columns of its own. The ring grows by doubling up to its limit and keeps
+ * one slot more than its points, so the version a record was made from still reads whole (a store that calls its change twice on one record records twice
  * on the same version). A version two records behind the newest may have lost its oldest point to the ring; reading
  * it throws rather than answer a point it no longer holds. Nothing of it is enumerable but `markers`, so that a
  * spread copy (the stores empty their lists that way) carries no column.
@@ -129,7 +143,7 @@ export class ColumnTimeline implements Timeline, KeepsOwnList {
     const points = data.points;
     const first = Math.max(0, points.length - limits.points);
     if (first === points.length) return timeline;
-    const columns = new Columns(limits.points + 1);
+    const columns = new Columns(slotsFor(points.length - first + 1, limits));
     for (let index = first; index < points.length; index++) {
       const point = points[index] as TimelinePoint;
       const at = Date.parse(point.timestamp);
@@ -149,9 +163,13 @@ export class ColumnTimeline implements Timeline, KeepsOwnList {
   }
 
   record(point: TimelinePoint, at: number, markers: readonly TimelineMarker[]): ColumnTimeline {
+    const limits = this.#limits;
     let columns = this.#columns;
-    if (columns === undefined) columns = new Columns(this.#limits.points + 1);
-    else if (columns.head !== this.#head) columns = this.#copied();
+    if (columns === undefined) columns = new Columns(slotsFor(1, limits));
+    else if (columns.head !== this.#head || columns.slots < Math.min(this.#length + 2, limits.points + 1)) {
+      // An older version (copied), or a ring without room for the new point and its spare slot (grown).
+      columns = this.#copied(Math.max(columns.slots, slotsFor(this.#length + 1, limits)));
+    }
     columns.write(this.#head, point, at);
     return this.#version(
       columns,
@@ -237,10 +255,10 @@ export class ColumnTimeline implements Timeline, KeepsOwnList {
     return columns;
   }
 
-  /** Columns of its own holding this version's points, at the same positions. */
-  #copied(): Columns {
+  /** Columns of its own, of `slots`, holding this version's points at the same positions. */
+  #copied(slots: number): Columns {
     const source = this.#readable() as Columns;
-    const columns = new Columns(source.slots);
+    const columns = new Columns(slots);
     for (let position = this.#head - this.#length; position < this.#head; position++) {
       columns.write(position, source.pointAt(position), source.at[position % source.slots] as number);
       const foreign = source.foreign.get(position);

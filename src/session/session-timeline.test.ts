@@ -179,10 +179,29 @@ describe('ColumnTimeline', () => {
     expect(ring.points).toEqual([next, ...later].slice(-500));
   });
 
-  it('keeps data without points plain (an update over Redis sees its lists empty)', () => {
-    expect(timelineOf({ points: [], markers: [] })).toBeInstanceOf(PlainTimeline);
-    const own = new ColumnTimeline();
+  it('takes a timeline as it is, and data without points into columns too', () => {
+    const own = new PlainTimeline();
     expect(timelineOf(own)).toBe(own);
+    const empty = timelineOf({ points: [], markers: [marker(0, T0)] });
+    expect(empty).toBeInstanceOf(ColumnTimeline);
+    expect(empty.record(point(0, T0), T0, []).toJSON()).toEqual({
+      points: [point(0, T0)],
+      markers: [marker(0, T0)],
+    });
+  });
+
+  it('grows its ring as it fills, past the first size and up to its limit, and keeps every point', () => {
+    let timeline: Timeline = new ColumnTimeline();
+    const kept: TimelinePoint[] = [];
+    for (let index = 0; index < 700; index++) {
+      const previous = timeline;
+      timeline = timeline.record(point(index, T0 + index), T0 + index, []);
+      kept.push(point(index, T0 + index));
+      // The version before still reads whole, across every growth of the ring.
+      if ([6, 7, 8, 15, 16, 499, 500, 501].includes(index))
+        expect(previous.points).toEqual(kept.slice(-501, -1).slice(-500));
+    }
+    expect(timeline.points).toEqual(kept.slice(-500));
   });
 
   it('refuses to read a version two records behind its newest, whose oldest point the ring has reused', () => {

@@ -41,16 +41,14 @@ export {
 } from './timeline.js';
 
 /**
- * A record's timeline as a {@link Timeline}: one already is; data read back from JSON (a snapshot file, Redis) is
- * taken into columns when it holds points (a session kept in memory after a restart), and kept plain when it
- * holds none (Redis hands an update its lists empty, and the update appends one point to them).
+ * A record's timeline as a {@link Timeline}: one already is; data read back from JSON (a snapshot file after a
+ * restart, Redis, which hands an update its lists empty) is taken into columns, whose ring starts small.
  */
 export function timelineOf(
   value: Timeline | TimelineData,
   limits: Readonly<TimelineLimits> = DEFAULT_TIMELINE_LIMITS,
 ): Timeline {
-  if (isTimeline(value)) return value;
-  return value.points.length > 0 ? ColumnTimeline.from(value, limits) : new PlainTimeline(value, limits);
+  return isTimeline(value) ? value : ColumnTimeline.from(value, limits);
 }
 
 const MARKER_TYPES = new Set<string>([
