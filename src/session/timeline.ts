@@ -35,10 +35,10 @@ export type TimelineData = z.infer<typeof TimelineSchema>;
  * (a store that calls a change twice on the same record gets the same result twice). `toJSON` gives the
  * {@link TimelineData} a store writes.
  *
- * Two implementations: {@link PlainTimeline}, arrays copied at each addition (what a store that reads records
- * back from JSON holds for the length of one update), and {@link ColumnTimeline}, the points' figures in
- * columns, added to in place while it is the newest version (what a session kept in memory holds: nothing is
- * left behind per update). One test suite runs against both (session-timeline.test.ts).
+ * Two implementations: {@link PlainTimeline}, arrays copied at each addition (a timeline filled by hand), and
+ * {@link ColumnTimeline}, the points' figures in columns, added to in place while it is the newest version (what
+ * the monitor's records hold: nothing is left behind per update). One test suite runs against both
+ * (session-timeline.test.ts).
  */
 export interface Timeline {
   readonly points: readonly TimelinePoint[];
@@ -60,10 +60,7 @@ export function capped<T>(current: readonly T[], added: readonly T[], limit: num
   return result;
 }
 
-/**
- * Arrays copied at each addition: a timeline to fill by hand (a replay), or one a store read back from JSON
- * (Redis hands an update its lists empty, and keeps only what the update appends).
- */
+/** Arrays copied at each addition: a timeline to fill by hand (`SessionTimeline`, a library user's chart). */
 export class PlainTimeline implements Timeline {
   readonly points: readonly TimelinePoint[];
   readonly markers: readonly TimelineMarker[];
