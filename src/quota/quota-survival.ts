@@ -43,12 +43,14 @@ export function quotaSurvival(quotas: readonly QuotaStanding[], margin: number):
 
 /** The survival rule's line, as the triggers' trail shows it. Plain ASCII, as every trigger line. */
 export function survivalText(survival: QuotaSurvival): string {
-  let parts = '';
+  const parts: string[] = [];
   for (const { standing, margin, needed, over } of survival.checks) {
-    const part = `${QUOTA_LABELS[standing.dimension]}: next request ${standing.need} x ${margin} = ${needed} ${over ? '>' : '<='} ${standing.left} left (${standing.limit} - ${standing.used} ${standing.source === 'headers' ? "as the provider's headers report" : 'used in the last 60 s'})`;
-    parts += parts === '' ? part : `; ${part}`;
+    parts.push(
+      `${QUOTA_LABELS[standing.dimension]}: next request ${standing.need} x ${margin} = ${needed} ${over ? '>' : '<='} ${standing.left} left (${standing.limit} - ${standing.used} ${standing.source === 'headers' ? "as the provider's headers report" : 'used in the last 60 s'})`,
+    );
   }
-  return `survival: ${parts}${survival.fires ? ': fires, overriding every other gate' : ''}`;
+  // Joined: one flat string, which the answer's writer reads whole (a chain of `+=` would be flattened there).
+  return `survival: ${parts.join('; ')}${survival.fires ? ': fires, overriding every other gate' : ''}`;
 }
 
 /** Seconds until the next request fits every quota: null when it fits now, when no quota is known, or never. */

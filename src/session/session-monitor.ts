@@ -321,14 +321,13 @@ export class SessionMonitor {
     pool: PoolStanding | null | undefined,
   ): UsageAnswer | Promise<UsageAnswer> {
     const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
-    // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
-    const change = (current: SessionRecord): SessionRecord => {
-      if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-      return applyUsage(current, update, this.#now, applied, pool);
-    };
     let record: SessionRecord | undefined | Promise<SessionRecord | undefined>;
     try {
-      record = this.store.update(id, change);
+      // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
+      record = this.store.update(id, (current) => {
+        if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
+        return applyUsage(current, update, this.#now, applied, pool);
+      });
     } catch (error) {
       if (error !== NEEDS_POOL) throw error;
       return this.#applyWithPool(id, update);
