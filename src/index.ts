@@ -17,6 +17,7 @@ export * from './kv/index.js';
 export * from './models/index.js';
 export * from './pools/index.js';
 export * from './pressure/index.js';
+export * from './quota/index.js';
 export * from './session/index.js';
 export * from './store/index.js';
 export * from './tokens/index.js';

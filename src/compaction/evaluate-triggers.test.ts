@@ -6,6 +6,7 @@ import {
   recordCompaction,
   type TriggerConfig,
   type TriggerState,
+  triggerCheckText,
 } from './evaluate-triggers.js';
 
 describe('appendix vectors (threshold 200,000, minTurns 5)', () => {
@@ -178,5 +179,45 @@ describe('purity and validation', () => {
   });
   it('rejects negative tokens', () => {
     expect(() => evaluateTriggers({}, { tokens: -1, turns: 1 })).toThrow(/tokens/);
+  });
+});
+
+describe('the decision as data', () => {
+  it('returns every rule and guard as a check with its code, outcome and figures, and writes each as its line', () => {
+    const first = evaluateTriggers({}, { tokens: 210_000, turns: 3, taskCompleted: true }, { minTurns: 1 });
+    const decision = evaluateTriggers(first.state, { tokens: 220_000, turns: 4 }, { minTurns: 5 });
+    expect(decision.fire).toBe(false);
+    expect(decision.blocked).toBe('standard');
+    expect(decision.checks).toEqual([
+      { code: 'semantic', outcome: 'no_task' },
+      { code: 'standard', outcome: 'fired', tokens: 220_000, threshold: 200_000 },
+      { code: 'minTurns', outcome: 'blocked', turns: 4, minTurns: 5 },
+      // Locked at 210,000 by the first trigger: 10% more, 231,000, re-arms it.
+      {
+        code: 'locked',
+        outcome: 'blocked',
+        lockedAtTokens: 210_000,
+        tokens: 220_000,
+        unlockAt: 231_000.00000000003,
+      },
+      { code: 'growth', outcome: 'none' },
+      { code: 'survival', outcome: 'not_evaluated', missing: 'events' },
+    ]);
+    expect(decision.reasons).toEqual([
+      ...decision.checks.map(triggerCheckText),
+      'no compaction: standard blocked by a guard',
+    ]);
+    expect(decision.reasons[3]).toBe(
+      'locked: a trigger fired at 210000 tokens and no compaction was recorded; blocked until 231000 tokens',
+    );
+  });
+
+  it('names the mode that fired and no blocked mode; nothing blocked when no trigger was reached', () => {
+    const fired = evaluateTriggers({}, { tokens: 200_001, turns: 5 });
+    expect(fired).toMatchObject({ fire: true, trigger: 'standard' });
+    expect(fired.blocked).toBeUndefined();
+    const quiet = evaluateTriggers({}, { tokens: 1_000, turns: 5 });
+    expect(quiet.blocked).toBeUndefined();
+    expect(quiet.reasons.at(-1)).toBe('no compaction: no trigger reached');
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { TokenEventSchema, TPM_WINDOW_MS, tokensInWindow } from '../quota/token-window.js';
 import { parseOrThrow } from './parse-or-throw.js';
-import { TokenEventSchema, TPM_WINDOW_MS, tokensInWindow } from './token-window.js';
 
 /** Semantic mode: compact after a task completes, once the context holds more than this. */
 export const DEFAULT_SEMANTIC_THRESHOLD = 50_000;
@@ -83,10 +83,61 @@ export type CompactionResult = z.infer<typeof CompactionResultSchema>;
 
 export type TriggerMode = 'semantic' | 'standard' | 'survival';
 
-/** The decision: whether to compact now, which mode fired, and every rule and guard that was looked at. */
+/**
+ * One rule or guard the triggers looked at, as data: its code (the rule's or the config field's name), what it
+ * concluded, and the figures it compared. {@link triggerCheckText} writes it as the trail's line; a caller that
+ * needs the lines that fired or blocked picks them by `code` and `outcome`, never by reading the text back.
+ */
+export type TriggerCheck =
+  | { code: 'semantic'; outcome: 'no_task' }
+  | { code: 'semantic' | 'standard'; outcome: 'fired' | 'below'; tokens: number; threshold: number }
+  | { code: 'minTurns'; outcome: 'passed' | 'blocked'; turns: number; minTurns: number }
+  | { code: 'locked'; outcome: 'none' }
+  | {
+      code: 'locked';
+      outcome: 'blocked' | 'rearmed';
+      lockedAtTokens: number;
+      tokens: number;
+      unlockAt: number;
+    }
+  | { code: 'growth'; outcome: 'none' }
+  | {
+      code: 'growth' | 'stalled';
+      outcome: 'passed' | 'blocked';
+      after: number;
+      tokens: number;
+      rearmAt: number;
+      /** The growth needed over `after`, as a share (0.1 is 10%). */
+      growth: number;
+    }
+  /** Survival judged by the caller against each of its quotas (`TriggerInput.survival`), in its words. */
+  | { code: 'survival'; outcome: 'fired' | 'fits'; judged: string }
+  /** Not evaluated: no TPM limit configured, or neither the window's tokens nor timestamped events given. */
+  | { code: 'survival'; outcome: 'not_evaluated'; missing: 'limit' | 'events' }
+  | {
+      code: 'survival';
+      outcome: 'fired' | 'fits';
+      next: number;
+      margin: number;
+      needed: number;
+      left: number;
+      tpmLimit: number;
+      used: number;
+      windowMs: number;
+    };
+export type TriggerCheckCode = TriggerCheck['code'];
+
+/**
+ * The decision: whether to compact now, which mode fired (or which a guard held back), every rule and guard that
+ * was looked at as data (`checks`), and the same trail in words (`reasons`: one line per check, then the
+ * decision's line).
+ */
 export interface TriggerDecision {
   fire: boolean;
   trigger?: TriggerMode;
+  /** The mode that was reached but held back by a guard (`checks` holds the guards that blocked). */
+  blocked?: TriggerMode;
+  checks: TriggerCheck[];
   reasons: string[];
   state: TriggerState;
 }
@@ -101,11 +152,18 @@ export function createTriggerState(): TriggerState {
  * @throws BarometerValidationError when the config is invalid
  */
 export function resolveTriggerConfig(config: TriggerConfig = {}) {
-  const valid = parseOrThrow(TriggerConfigSchema, config, 'trigger config');
+  return withTriggerDefaults(parseOrThrow(TriggerConfigSchema, config, 'trigger config'));
+}
+
+/**
+ * A config already valid (a session's options were checked when it was created) with its defaults filled in;
+ * `tpmLimit`, when given, replaces the config's (a session's comes from its model).
+ */
+export function withTriggerDefaults(valid: TriggerConfig, tpmLimit = valid.tpmLimit) {
   return {
     semanticThreshold: valid.semanticThreshold ?? DEFAULT_SEMANTIC_THRESHOLD,
     tokenThreshold: valid.tokenThreshold ?? DEFAULT_TOKEN_THRESHOLD,
-    tpmLimit: valid.tpmLimit === undefined ? DEFAULT_TPM_LIMIT : valid.tpmLimit,
+    tpmLimit: tpmLimit === undefined ? DEFAULT_TPM_LIMIT : tpmLimit,
     minTurns: valid.minTurns ?? DEFAULT_MIN_TURNS,
     survivalMargin: valid.survivalMargin ?? DEFAULT_SURVIVAL_MARGIN,
     rearmGrowth: valid.rearmGrowth ?? DEFAULT_REARM_GROWTH,
@@ -114,54 +172,112 @@ export function resolveTriggerConfig(config: TriggerConfig = {}) {
     windowMs: valid.windowMs ?? TPM_WINDOW_MS,
   };
 }
-export type ResolvedTriggerConfig = ReturnType<typeof resolveTriggerConfig>;
+export type ResolvedTriggerConfig = ReturnType<typeof withTriggerDefaults>;
 type ResolvedConfig = ResolvedTriggerConfig;
 
-function survivalCheck(input: TriggerInput, config: ResolvedConfig, reasons: string[]): boolean {
+function survivalCheck(input: TriggerInput, config: ResolvedConfig): TriggerCheck {
   if (input.survival) {
-    reasons.push(input.survival.reason);
-    return input.survival.fires;
+    return {
+      code: 'survival',
+      outcome: input.survival.fires ? 'fired' : 'fits',
+      judged: input.survival.reason,
+    };
   }
-  if (config.tpmLimit === null) {
-    reasons.push('survival: no TPM limit configured, not evaluated');
-    return false;
-  }
+  if (config.tpmLimit === null) return { code: 'survival', outcome: 'not_evaluated', missing: 'limit' };
   let used: number;
   if (input.windowTokens !== undefined) used = input.windowTokens;
   else if (input.usageEvents !== undefined && input.now !== undefined)
     used = tokensInWindow(input.usageEvents, input.now, config.windowMs);
-  else {
-    reasons.push('survival: no timestamped usage events (and now) given, not evaluated');
-    return false;
-  }
+  else return { code: 'survival', outcome: 'not_evaluated', missing: 'events' };
   const left = config.tpmLimit - used;
   const next = input.estimatedNextRequestTokens ?? input.tokens;
   const needed = next * config.survivalMargin;
-  const fires = needed > left;
-  reasons.push(
-    `survival: next request ${next} x ${config.survivalMargin} = ${round(needed)} ${fires ? '>' : '<='} ${left} TPM left ` +
-      `(${config.tpmLimit} - ${used} used in the last ${config.windowMs / 1000} s)` +
-      (fires ? ': fires, overriding every other gate' : ''),
-  );
-  return fires;
+  return {
+    code: 'survival',
+    outcome: needed > left ? 'fired' : 'fits',
+    next,
+    margin: config.survivalMargin,
+    needed,
+    left,
+    tpmLimit: config.tpmLimit,
+    used,
+    windowMs: config.windowMs,
+  };
 }
 
 function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-// Reasons are plain ASCII: a session keeps its last verdict, and one non-ASCII character doubles a string's size.
-function candidate(input: TriggerInput, config: ResolvedConfig, reasons: string[]): TriggerMode | undefined {
+/**
+ * A check as the trail's line. Lines are plain ASCII: a session keeps its last verdict, and one non-ASCII
+ * character doubles a string's size.
+ */
+export function triggerCheckText(check: TriggerCheck): string {
+  switch (check.code) {
+    case 'semantic':
+      if (check.outcome === 'no_task') return 'semantic: no task completed this turn';
+      return check.outcome === 'fired'
+        ? `semantic: task completed and ${check.tokens} tokens > ${check.threshold}`
+        : `semantic: task completed but ${check.tokens} tokens <= ${check.threshold}`;
+    case 'standard':
+      return `standard: ${check.tokens} tokens ${check.outcome === 'fired' ? '>' : '<='} ${check.threshold}`;
+    case 'minTurns':
+      return check.outcome === 'blocked'
+        ? `minTurns: ${check.turns} turns < ${check.minTurns}: too few turns, blocked`
+        : `minTurns: ${check.turns} turns >= ${check.minTurns}: passed`;
+    case 'locked':
+      if (check.outcome === 'none') return 'locked: no trigger awaiting compaction';
+      return check.outcome === 'blocked'
+        ? `locked: a trigger fired at ${check.lockedAtTokens} tokens and no compaction was recorded; blocked until ${round(check.unlockAt)} tokens`
+        : `locked: the context grew to ${check.tokens} >= ${round(check.unlockAt)} tokens since the last trigger: re-armed`;
+    case 'growth':
+    case 'stalled': {
+      if (check.outcome === 'none') return 'growth: no compaction recorded yet';
+      const what = check.code === 'stalled' ? 'stalled compaction' : 'compaction';
+      return check.outcome === 'blocked'
+        ? `${check.code}: the last ${what} left ${check.after} tokens; ${check.tokens} < ${round(check.rearmAt)} (${check.growth * 100}% growth needed): blocked`
+        : `${check.code}: ${check.tokens} >= ${round(check.rearmAt)} after the last ${what}: passed`;
+    }
+    case 'survival':
+      if (check.outcome === 'not_evaluated')
+        return check.missing === 'limit'
+          ? 'survival: no TPM limit configured, not evaluated'
+          : 'survival: no timestamped usage events (and now) given, not evaluated';
+      if ('judged' in check) return check.judged;
+      return (
+        `survival: next request ${check.next} x ${check.margin} = ${round(check.needed)} ${check.outcome === 'fired' ? '>' : '<='} ${check.left} TPM left ` +
+        `(${check.tpmLimit} - ${check.used} used in the last ${check.windowMs / 1000} s)` +
+        (check.outcome === 'fired' ? ': fires, overriding every other gate' : '')
+      );
+  }
+}
+
+function candidate(
+  input: TriggerInput,
+  config: ResolvedConfig,
+  checks: TriggerCheck[],
+): TriggerMode | undefined {
   let mode: TriggerMode | undefined;
-  if (!input.taskCompleted) reasons.push('semantic: no task completed this turn');
-  else if (input.tokens > config.semanticThreshold) {
-    reasons.push(`semantic: task completed and ${input.tokens} tokens > ${config.semanticThreshold}`);
-    mode = 'semantic';
-  } else reasons.push(`semantic: task completed but ${input.tokens} tokens <= ${config.semanticThreshold}`);
-  if (input.tokens > config.tokenThreshold) {
-    reasons.push(`standard: ${input.tokens} tokens > ${config.tokenThreshold}`);
-    mode ??= 'standard';
-  } else reasons.push(`standard: ${input.tokens} tokens <= ${config.tokenThreshold}`);
+  if (!input.taskCompleted) checks.push({ code: 'semantic', outcome: 'no_task' });
+  else {
+    const fired = input.tokens > config.semanticThreshold;
+    checks.push({
+      code: 'semantic',
+      outcome: fired ? 'fired' : 'below',
+      tokens: input.tokens,
+      threshold: config.semanticThreshold,
+    });
+    if (fired) mode = 'semantic';
+  }
+  const standard = input.tokens > config.tokenThreshold;
+  checks.push({
+    code: 'standard',
+    outcome: standard ? 'fired' : 'below',
+    tokens: input.tokens,
+    threshold: config.tokenThreshold,
+  });
+  if (standard) mode ??= 'standard';
   return mode;
 }
 
@@ -173,48 +289,47 @@ function grewBy(base: number, tokens: number, growth: number): boolean {
   return base <= 0 ? tokens > 0 || growth === 0 : (tokens - base) / base >= growth;
 }
 
-/** Runs every guard (so each decision is in the reasons) and says whether all of them let a trigger through. */
+/** Runs every guard (so each decision is in the checks) and says whether all of them let a trigger through. */
 function guardsPass(
   state: TriggerState,
   input: TriggerInput,
   config: ResolvedConfig,
-  reasons: string[],
+  checks: TriggerCheck[],
 ): boolean {
   let pass = true;
-  if (input.turns < config.minTurns) {
-    reasons.push(`minTurns: ${input.turns} turns < ${config.minTurns}: too few turns, blocked`);
-    pass = false;
-  } else reasons.push(`minTurns: ${input.turns} turns >= ${config.minTurns}: passed`);
+  const enough = input.turns >= config.minTurns;
+  checks.push({
+    code: 'minTurns',
+    outcome: enough ? 'passed' : 'blocked',
+    turns: input.turns,
+    minTurns: config.minTurns,
+  });
+  if (!enough) pass = false;
   if (state.lockedAtTokens !== undefined) {
-    const unlockAt = state.lockedAtTokens * (1 + config.rearmGrowth);
-    if (!grewBy(state.lockedAtTokens, input.tokens, config.rearmGrowth)) {
-      reasons.push(
-        `locked: a trigger fired at ${state.lockedAtTokens} tokens and no compaction was recorded; ` +
-          `blocked until ${round(unlockAt)} tokens`,
-      );
-      pass = false;
-    } else
-      reasons.push(
-        `locked: the context grew to ${input.tokens} >= ${round(unlockAt)} tokens since the last trigger: re-armed`,
-      );
-  } else reasons.push('locked: no trigger awaiting compaction');
+    const rearmed = grewBy(state.lockedAtTokens, input.tokens, config.rearmGrowth);
+    checks.push({
+      code: 'locked',
+      outcome: rearmed ? 'rearmed' : 'blocked',
+      lockedAtTokens: state.lockedAtTokens,
+      tokens: input.tokens,
+      unlockAt: state.lockedAtTokens * (1 + config.rearmGrowth),
+    });
+    if (!rearmed) pass = false;
+  } else checks.push({ code: 'locked', outcome: 'none' });
   const last = state.lastCompaction;
   if (last) {
     const growth = last.stalled ? config.stallRearmGrowth : config.rearmGrowth;
-    const rearmAt = last.after * (1 + growth);
-    const what = last.stalled ? 'stalled compaction' : 'compaction';
-    if (!grewBy(last.after, input.tokens, growth)) {
-      reasons.push(
-        `${last.stalled ? 'stalled' : 'growth'}: the last ${what} left ${last.after} tokens; ${input.tokens} < ` +
-          `${round(rearmAt)} (${growth * 100}% growth needed): blocked`,
-      );
-      pass = false;
-    } else {
-      reasons.push(
-        `${last.stalled ? 'stalled' : 'growth'}: ${input.tokens} >= ${round(rearmAt)} after the last ${what}: passed`,
-      );
-    }
-  } else reasons.push('growth: no compaction recorded yet');
+    const grown = grewBy(last.after, input.tokens, growth);
+    checks.push({
+      code: last.stalled ? 'stalled' : 'growth',
+      outcome: grown ? 'passed' : 'blocked',
+      after: last.after,
+      tokens: input.tokens,
+      rearmAt: last.after * (1 + growth),
+      growth,
+    });
+    if (!grown) pass = false;
+  } else checks.push({ code: 'growth', outcome: 'none' });
   return pass;
 }
 
@@ -251,22 +366,28 @@ export function evaluateTriggersResolved(
   validInput: TriggerInput,
   resolved: ResolvedTriggerConfig,
 ): TriggerDecision {
-  const reasons: string[] = [];
-  const mode = candidate(validInput, resolved, reasons);
-  const gated = guardsPass(validState, validInput, resolved, reasons);
+  const checks: TriggerCheck[] = [];
+  const mode = candidate(validInput, resolved, checks);
+  const gated = guardsPass(validState, validInput, resolved, checks);
   // The seed says survival "overrides all other rules"; its source did not (DESIGN.md, 004), so a session at
   // its quota could still be held back by a guard and have its next request rejected. Here survival is
   // evaluated on its own and passes over minTurns, the lock and the growth guards.
-  const survival = survivalCheck(validInput, resolved, reasons);
-  const trigger: TriggerMode | undefined = survival ? 'survival' : mode && gated ? mode : undefined;
+  const survival = survivalCheck(validInput, resolved);
+  checks.push(survival);
+  const trigger: TriggerMode | undefined =
+    survival.outcome === 'fired' ? 'survival' : mode && gated ? mode : undefined;
+  const reasons = checks.map(triggerCheckText);
   if (!trigger) {
     reasons.push(mode ? `no compaction: ${mode} blocked by a guard` : 'no compaction: no trigger reached');
-    return { fire: false, reasons, state: validState };
+    return mode
+      ? { fire: false, blocked: mode, checks, reasons, state: validState }
+      : { fire: false, checks, reasons, state: validState };
   }
   reasons.push(`compaction: ${trigger}`);
   return {
     fire: true,
     trigger,
+    checks,
     reasons,
     state: { lockedAtTokens: validInput.tokens, lastCompaction: validState.lastCompaction },
   };

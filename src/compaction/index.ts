@@ -84,6 +84,8 @@ export {
   recordCompaction,
   recordCompactionResolved,
   resolveTriggerConfig,
+  type TriggerCheck,
+  type TriggerCheckCode,
   type TriggerConfig,
   TriggerConfigSchema,
   type TriggerDecision,
@@ -92,6 +94,8 @@ export {
   type TriggerMode,
   type TriggerState,
   TriggerStateSchema,
+  triggerCheckText,
+  withTriggerDefaults,
 } from './evaluate-triggers.js';
 export {
   type EvictModelMessagesOptions,
@@ -219,17 +223,3 @@ export {
   type ThinkingProvider,
   thinkingBudget,
 } from './thinking-budget.js';
-export {
-  addTokens,
-  emptyTokenWindow,
-  type TokenEvent,
-  TokenEventSchema,
-  type TokenWindow,
-  TokenWindowSchema,
-  type TokenWindowSpec,
-  TPM_WINDOW_MS,
-  tokensInWindow,
-  windowEntries,
-  windowExpiryAtMost,
-  windowTokens,
-} from './token-window.js';

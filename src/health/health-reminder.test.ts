@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cautionReminderText, criticalReminderText } from './health-reminder.js';
+import { cautionReminderText, criticalReminderText, groupedCount } from './health-reminder.js';
 import { healthThresholds } from './health-thresholds.js';
 
 describe('cautionReminderText', () => {
@@ -30,5 +31,27 @@ describe('criticalReminderText', () => {
       '160,000 tokens (96% of the 167,000-token window), over the critical size of 150,300',
     );
     expect(text).toContain('3 more generations from now, a new round will be forced');
+  });
+});
+
+describe('groupedCount', () => {
+  it('groups thousands with commas, as en-US writes an integer', () => {
+    const enUS = new Intl.NumberFormat('en-US', { useGrouping: true, maximumFractionDigits: 0 });
+    fc.assert(
+      fc.property(fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), (value) => {
+        expect(groupedCount(value)).toBe(enUS.format(value));
+      }),
+    );
+  });
+  it('rounds to a whole count first', () => {
+    expect([0, 999, 1000, -1000, -999, 244_800.4, 999_999.5].map(groupedCount)).toEqual([
+      '0',
+      '999',
+      '1,000',
+      '-1,000',
+      '-999',
+      '244,800',
+      '1,000,000',
+    ]);
   });
 });

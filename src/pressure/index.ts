@@ -4,6 +4,8 @@ export {
   evaluateResolved,
   pressureLevel,
   safeEvaluatePressure,
+  shouldTerminate,
+  terminateCauses,
   viability,
 } from './evaluate.js';
 export {
@@ -34,6 +36,12 @@ export {
   SystemModeSchema,
   ThresholdCodeSchema,
 } from './schemas.js';
+export {
+  burnOnRegulatorScale,
+  evaluateSessionPressure,
+  type SessionPressure,
+  type SessionPressureInput,
+} from './session-pressure.js';
 export type {
   PressureAssessment,
   PressureInput,
@@ -42,5 +50,6 @@ export type {
   PressureReport,
   Priority,
   SuggestedAction,
+  TerminateCause,
   ThresholdCode,
 } from './types.js';

@@ -27,6 +27,9 @@ export type ThresholdCode =
   | 'session_too_long'
   | 'eol_approaching';
 
+/** Which part of seed 000's terminate rule held: the CRITICAL level, memory over 95%, the runway under 5 minutes. */
+export type TerminateCause = 'critical_level' | 'memory_over_95' | 'runway_under_5_minutes';
+
 export interface PressureRecommendations {
   shouldCompress: boolean;
   shouldOptimize: boolean;
@@ -40,7 +43,7 @@ export interface PressureAssessment {
   memoryPressure: number;
   tokenBurnRate: number;
   contextDrift: number;
-  /** Tokens left of the budget; `null` only in a session view without a budget (see EvaluateOptions.measured). */
+  /** Tokens left of the budget; `null` only in a session without a budget (see evaluateSessionPressure). */
   estimatedTokensRemaining: number | null;
   /** `null` when nothing burns (the budget is not depleting). */
   estimatedMinutesRemaining: number | null;

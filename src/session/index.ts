@@ -1,3 +1,4 @@
+export { MAX_TIME_MS, toMillis } from './iso-time.js';
 export {
   dataDirPaths,
   type OpenSessionMonitorOptions,
@@ -5,7 +6,6 @@ export {
   sweepIdleSessions,
 } from './open-session-monitor.js';
 export {
-  regulatorInputOf,
   regulatorView,
   type SessionRegulatorView,
   type SessionSignals,
@@ -22,6 +22,7 @@ export {
   sessionOptionsForLog,
 } from './replay.js';
 export { Session, type SessionDependencies, type SessionEvent, type SessionHealth } from './session.js';
+export { healthOf } from './session-health.js';
 export {
   type CompactAnswer,
   type CompactRequest,
@@ -42,6 +43,7 @@ export {
   type UsageUpdate,
 } from './session-options.js';
 export * from './session-schemas.js';
+export { signalsOf } from './session-signals.js';
 export {
   type CreateSessionDependencies,
   createSessionState,
@@ -49,28 +51,28 @@ export {
   SessionStateSchema,
 } from './session-state.js';
 export {
-  appendToTimeline,
+  ColumnTimeline,
+  DEFAULT_TIMELINE_LIMITS,
   DEFAULT_TIMELINE_MARKERS,
   DEFAULT_TIMELINE_POINTS,
-  emptyTimeline,
   markersOf,
+  PlainTimeline,
   pointOf,
   SessionTimeline,
   sessionSummary,
   sessionView,
   type Timeline,
+  type TimelineData,
+  type TimelineLimits,
   TimelineSchema,
+  timelineOf,
 } from './session-timeline.js';
 export {
   type CompactionReport,
-  healthOf,
-  MAX_TIME_MS,
   recordCompactionStep,
   type SessionUpdate,
   type StepContext,
-  signalsOf,
   stepSession,
-  toMillis,
 } from './step-session.js';
 export {
   ManualUsageInputSchema,

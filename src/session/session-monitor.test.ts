@@ -68,7 +68,6 @@ describe('SessionMonitor.postUsage', () => {
     const memory = monitorOver();
     const other = monitorOver(new RetryingStore());
     for (const monitor of [memory, other]) await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
-    expect(other.postUsageNow('a', usage(1000))).toBeUndefined();
     for (const prompt of [1000, 120_000, 160_000, 90_000, 30_000]) {
       const update = usage(prompt);
       expect(await other.postUsage('a', update)).toEqual(await memory.postUsage('a', update));
@@ -83,7 +82,7 @@ describe('SessionMonitor.postUsage', () => {
     for (const monitor of [memory, other]) await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
     for (let call = 0; call < 540; call++) {
       const update = usage(20_000 + ((call * 7_919) % 170_000));
-      expect(await other.postUsage('a', update)).toEqual(memory.postUsageNow('a', update));
+      expect(await other.postUsage('a', update)).toEqual(await memory.postUsage('a', update));
       if (call === 300) {
         const compaction = { before: 150_000, after: 40_000, trigger: 'manual', timestamp: at };
         expect(await other.recordCompaction('a', compaction)).toEqual(
@@ -97,7 +96,35 @@ describe('SessionMonitor.postUsage', () => {
     expect(view.markers.map((marker) => marker.type)).toContain('compaction');
   });
 
-  it('keeps a view as it was answered while later updates append to the timeline in place', async () => {
+  it('answers within the call over the memory store, and with a promise over an asynchronous one', async () => {
+    const memory = monitorOver();
+    const other = monitorOver(new RetryingStore());
+    for (const monitor of [memory, other]) await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
+    const update = usage(1000);
+    const now = memory.postUsage('a', update);
+    expect(now).not.toBeInstanceOf(Promise);
+    const later = other.postUsage('a', update);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toEqual(now);
+    // A failure is a rejected promise either way, never a throw out of the call.
+    const refused = memory.postUsage('missing', usage(1000));
+    expect(refused).toBeInstanceOf(Promise);
+    await expect(refused).rejects.toThrow(/no session/);
+  });
+
+  it('hands listeners a state that later posts leave as it was', async () => {
+    const monitor = monitorOver();
+    await monitor.create({ id: 'a', model: 'claude-opus-4-6', tpmLimit: 400_000 });
+    const told: Array<{ state: unknown; json: string }> = [];
+    monitor.subscribe((event) => {
+      if (event.type === 'changed') told.push({ state: event.state, json: JSON.stringify(event.state) });
+    });
+    for (let call = 0; call < 30; call++) await monitor.postUsage('a', usage(10_000 + call * 1_000));
+    expect(told).toHaveLength(30);
+    for (const { state, json } of told) expect(JSON.stringify(state)).toBe(json);
+  });
+
+  it('keeps a view as it was answered while later updates record on the timeline', async () => {
     const monitor = monitorOver();
     await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
     await monitor.postUsage('a', usage(1000));

@@ -31,15 +31,15 @@ import type {
 } from './session-schemas.js';
 import { createSessionState, type SessionState, SessionStateSchema } from './session-state.js';
 import {
-  appendPointInPlace,
-  appendToTimeline,
-  emptyTimeline,
+  ColumnTimeline,
   markersOf,
   pointOf,
   sessionSummary,
   sessionView,
   type Timeline,
+  type TimelineData,
   TimelineSchema,
+  timelineOf,
 } from './session-timeline.js';
 import { type CompactionReport, recordCompactionStep, stepSession } from './step-session.js';
 
@@ -50,7 +50,13 @@ export const SessionRecordSchema = z.strictObject({
   /** Epoch ms of the last change, by the monitor's clock: what the idle expiry reads. */
   touchedAt: z.number(),
 });
-export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+/**
+ * A session's record: its timeline is a {@link Timeline} where the monitor made it (a memory store keeps it so),
+ * or its JSON where a store read the record back (a snapshot file, Redis).
+ */
+export type SessionRecord = Omit<z.infer<typeof SessionRecordSchema>, 'timeline'> & {
+  timeline: Timeline | TimelineData;
+};
 
 /** Checks a record read back from a store (a snapshot file, Redis). */
 export function parseSessionRecord(
@@ -68,8 +74,8 @@ export function parseSessionRecord(
 }
 
 /**
- * What a monitor tells its subscribers (the event streams, later the webhooks). A listener reads the state when it
- * is told: over a memory store, a session's token windows are updated in place by its next usage post.
+ * What a monitor tells its subscribers (the event streams, the webhooks, the metrics). The state a listener gets is
+ * the session's state after the change, and never changes afterwards: a listener may keep it.
  */
 export type MonitorEvent =
   | { type: 'created'; id: string; state: SessionState }
@@ -189,19 +195,18 @@ interface AppliedUsage {
 }
 
 /**
- * A record with one usage update applied. Everything that can throw (the step refuses a time a date cannot hold)
- * runs before the timeline is touched, so that an update is applied whole or not at all; `inPlace` appends to the
- * record's own timeline, for a store that replaces `current` with the result and calls this once.
+ * A record with one usage update applied: the pure step, then the point and markers recorded on the record's
+ * timeline (which answers a new timeline; the record given is left as it was, so a store may call this twice).
+ * Everything that can throw (the step refuses a time a date cannot hold) runs before the timeline is touched.
  */
 function applyUsage(
   current: SessionRecord,
   update: UsageUpdate,
   now: () => number,
   applied: AppliedUsage,
-  inPlace: boolean,
-  pool?: PoolStanding | null,
+  pool: PoolStanding | null | undefined,
 ): SessionRecord {
-  const step = stepSession(current.state, update, { now: now(), pool, inPlace });
+  const step = stepSession(current.state, update, { now: now(), pool });
   const index = step.state.generations - 1;
   const point = pointOf(step.update, index);
   const markers = markersOf(step.update.events, index);
@@ -210,11 +215,14 @@ function applyUsage(
   applied.markers = markers;
   return {
     state: step.state,
-    timeline: inPlace
-      ? appendPointInPlace(current.timeline, point, step.update.at, markers)
-      : appendToTimeline(current.timeline, [point], markers),
+    timeline: timelineOf(current.timeline).record(point, step.update.at, markers),
     touchedAt: now(),
   };
+}
+
+/** Whether a store's answer is a promise (an asynchronous store) rather than the value itself. */
+function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as Partial<PromiseLike<T>> | undefined)?.then === 'function';
 }
 
 function notFound(id: string): BarometerValidationError {
@@ -280,70 +288,69 @@ export class SessionMonitor {
       ...(this.#config ? { config: this.#config } : {}),
       ...(this.#generateId ? { generateId: this.#generateId } : {}),
     });
-    const record: SessionRecord = { state, timeline: emptyTimeline(), touchedAt: this.#now() };
+    const record: SessionRecord = { state, timeline: new ColumnTimeline(), touchedAt: this.#now() };
     await this.#insert(record);
     return sessionView(state, record.timeline);
   }
 
   /**
    * Applies one generation's usage to a session, whole or not at all, and answers with what the agent needs.
+   * `await` it: the answer comes within the call when the store answers at once (the memory store) and the session
+   * is in no pool (the HTTP route then pays no promise per post), as a promise otherwise. A failure is always a
+   * rejected promise.
    * @throws BarometerValidationError: no such session (BR_ERR_SESSION_NOT_FOUND), a time a date cannot hold
    */
-  async postUsage(id: string, update: UsageUpdate): Promise<UsageAnswer> {
-    const answer = this.postUsageNow(id, update);
-    if (answer !== undefined) return answer;
-    const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
-    // A pooled session's pool is read before the update; the first update of a session this monitor has not
-    // seen yet learns whether it has one (nothing is written when it must go back and read it).
-    const known = this.#poolOf.get(id);
-    let pool: PoolStanding | null | undefined = known
-      ? await this.#standing(known.id, known.priority)
-      : undefined;
-    // Other stores may call the change more than once (optimistic concurrency): a new timeline each time.
-    const change = (current: SessionRecord): SessionRecord => {
-      if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-      return applyUsage(current, update, this.#now, applied, false, pool);
-    };
-    let record: SessionRecord | undefined;
+  postUsage(id: string, update: UsageUpdate): UsageAnswer | Promise<UsageAnswer> {
     try {
-      record = await this.store.update(id, change);
+      // A pooled session's pool is read before the update; the first update of a session this monitor has not
+      // seen yet learns whether it has one (nothing is written when it must go back and read it).
+      const known = this.#poolOf.get(id);
+      if (known) {
+        return this.#standing(known.id, known.priority).then((pool) => this.#applyUsage(id, update, pool));
+      }
+      return this.#applyUsage(id, update, undefined);
     } catch (error) {
-      if (error !== NEEDS_POOL) throw error;
-      const options = (await this.store.get(id))?.state.options;
-      if (options?.poolId === undefined) throw notFound(id);
-      pool = await this.#standing(options.poolId, options.poolPriority ?? 'normal');
-      record = await this.store.update(id, change);
+      return Promise.reject(error);
     }
-    if (record && known === undefined) {
-      const options = record.state.options;
-      this.#poolOf.set(
-        id,
-        options.poolId === undefined
-          ? null
-          : { id: options.poolId, priority: options.poolPriority ?? 'normal' },
-      );
-      if (this.#poolOf.size > 10_000) this.#poolOf.delete(this.#poolOf.keys().next().value as string);
-    }
-    return this.#usageAnswer(id, record, applied, update);
   }
 
-  /**
-   * {@link postUsage} without a promise when the sessions are in a memory store (what the HTTP route calls: a
-   * promise per request is measurable); undefined with any other store, whose updates are asynchronous, and for
-   * a session in a pool, whose standing is read first.
-   * @throws BarometerValidationError as postUsage does
-   */
-  postUsageNow(id: string, update: UsageUpdate): UsageAnswer | undefined {
-    const store = this.store;
-    if (!(store instanceof MemoryStateStore)) return undefined;
-    if (store.peek(id)?.state.options.poolId !== undefined) return undefined;
+  /** One usage update through the store; `pool` is the standing read first, undefined when none was. */
+  #applyUsage(
+    id: string,
+    update: UsageUpdate,
+    pool: PoolStanding | null | undefined,
+  ): UsageAnswer | Promise<UsageAnswer> {
     const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
-    // The memory store calls the change once and replaces `current` with its result: the timeline is appended
-    // in place.
-    const record = store.updateNow(id, (current: SessionRecord) =>
-      applyUsage(current, update, this.#now, applied, true),
+    let record: SessionRecord | undefined | Promise<SessionRecord | undefined>;
+    try {
+      // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
+      record = this.store.update(id, (current) => {
+        if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
+        return applyUsage(current, update, this.#now, applied, pool);
+      });
+    } catch (error) {
+      if (error !== NEEDS_POOL) throw error;
+      return this.#applyWithPool(id, update);
+    }
+    if (!isPromiseLike(record)) return this.#usageAnswer(id, record, applied, update);
+    return record.then(
+      (later) => this.#usageAnswer(id, later, applied, update),
+      (error: unknown) => {
+        if (error !== NEEDS_POOL) throw error;
+        return this.#applyWithPool(id, update);
+      },
     );
-    return this.#usageAnswer(id, record, applied, update);
+  }
+
+  /** The update of a session found to be in a pool: its pool read first, then the update applied. */
+  async #applyWithPool(id: string, update: UsageUpdate): Promise<UsageAnswer> {
+    const options = (await this.store.get(id))?.state.options;
+    if (options?.poolId === undefined) throw notFound(id);
+    return this.#applyUsage(
+      id,
+      update,
+      await this.#standing(options.poolId, options.poolPriority ?? 'normal'),
+    );
   }
 
   #usageAnswer(
@@ -354,6 +361,16 @@ export class SessionMonitor {
   ): UsageAnswer {
     const { step, point, markers } = applied;
     if (!record || !step || !point) throw notFound(id);
+    if (!this.#poolOf.has(id)) {
+      const options = record.state.options;
+      this.#poolOf.set(
+        id,
+        options.poolId === undefined
+          ? null
+          : { id: options.poolId, priority: options.poolPriority ?? 'normal' },
+      );
+      if (this.#poolOf.size > 10_000) this.#poolOf.delete(this.#poolOf.keys().next().value as string);
+    }
     const { update: result } = step;
     this.#emit({
       type: 'changed',
@@ -400,7 +417,7 @@ export class SessionMonitor {
       markers = markersOf([step.event], step.state.generations);
       return {
         state: step.state,
-        timeline: appendToTimeline(current.timeline, [], markers),
+        timeline: timelineOf(current.timeline).mark(markers),
         touchedAt: this.#now(),
       };
     });
@@ -516,14 +533,14 @@ export class SessionMonitor {
         ...(this.#generateId ? { generateId: this.#generateId } : {}),
       },
     );
-    let timeline: Timeline = emptyTimeline();
+    let timeline: Timeline = new ColumnTimeline();
     state = replayIntoState(
       state,
       log,
       (update, index, compaction) => {
-        timeline = appendToTimeline(
-          timeline,
-          [pointOf(update, index)],
+        timeline = timeline.record(
+          pointOf(update, index),
+          update.at,
           markersOf(compaction ? [compaction, ...update.events] : update.events, index),
         );
       },
@@ -624,7 +641,7 @@ export class SessionMonitor {
       );
     }
     if (outcome === 'full') {
-      const limit = this.store instanceof MemoryStateStore ? ` of ${this.store.maxEntries}` : '';
+      const limit = this.store.maxEntries === undefined ? '' : ` of ${this.store.maxEntries}`;
       throw new BarometerValidationError(
         [
           {

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { TriggerStateSchema } from '../compaction/evaluate-triggers.js';
-import { emptyTokenWindow, TokenWindowSchema } from '../compaction/token-window.js';
 import { BarometerValidationError, parseWith, type ValidationIssue } from '../errors/validation.js';
 import { healthThresholds } from '../health/health-thresholds.js';
 import { HealthStateSchema, initialHealthState } from '../health/step-health.js';
@@ -10,6 +9,7 @@ import type { BarometerConfig } from '../models/barometer-config.js';
 import { AgentNameSchema, ModelProfileSchema, promptWindow } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import { PressureAssessmentSchema } from '../pressure/schemas.js';
+import { emptyTokenWindow, TokenWindowSchema } from '../quota/token-window.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type SessionOptions, SessionOptionsSchema } from './session-options.js';
 import { VerdictSchema } from './session-schemas.js';
 

@@ -2,8 +2,10 @@ import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthThresholds } from '../health/health-thresholds.js';
 import type { ModelProfile } from '../models/model-profile.js';
 import type { PressureAssessment } from '../pressure/types.js';
+import { healthOf } from './session-health.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionEvent, SessionHealth, SessionSignals, Verdict } from './session-schemas.js';
+import { signalsOf } from './session-signals.js';
 import {
   type CreateSessionDependencies,
   createSessionState,
@@ -12,10 +14,8 @@ import {
 } from './session-state.js';
 import {
   type CompactionReport,
-  healthOf,
   recordCompactionStep,
   type SessionUpdate,
-  signalsOf,
   stepSession,
 } from './step-session.js';
 

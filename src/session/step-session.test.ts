@@ -16,8 +16,8 @@ const usage = (promptTokens: number): UsageRecord => ({
 });
 
 describe('stepSession', () => {
-  it('judges each session by its own options when sessions with the same options share their settings', () => {
-    // Created and stepped in turn, so that the settings shared by equal options are in use between the others.
+  it('judges each session by its own options (trigger thresholds, burn window), whatever the others use', () => {
+    // Created and stepped in turn: sessions with equal and with different options between one another.
     const kinds = [
       { triggers: { tokenThreshold: 100_000 } },
       {},
@@ -94,34 +94,24 @@ describe('stepSession', () => {
     expect(next.generations).toBe(1);
   });
 
-  it('in place (a memory store) answers and ends as the pure step does, and writes nothing for a bad time', () => {
-    const options = { id: 'owned', model: 'claude-opus-4-6', tpmLimit: 400_000, burnWindowSeconds: 120 };
-    let pure = createSessionState(options, { now: () => T0 });
-    let owned = createSessionState(options, { now: () => T0 });
-    // Calls 0.5 to 40 s apart, so that buckets fill, roll over and the windows expire.
+  it('answers a state that later steps never change, and writes nothing for a bad time', () => {
+    const options = { id: 'kept', model: 'claude-opus-4-6', tpmLimit: 400_000, burnWindowSeconds: 120 };
+    let state = createSessionState(options, { now: () => T0 });
+    // Calls 0.5 to 61 s apart, so that buckets fill, roll over and the windows expire.
     const gaps = [500, 1_000, 40_000, 2_000, 700, 35_000, 1_500, 61_000, 800, 3_000];
+    const answered: Array<{ state: SessionState; json: string }> = [];
     let at = T0;
     for (let call = 0; call < 40; call++) {
       at += gaps[call % gaps.length] as number;
-      const update = { usage: usage(40_000 + call * 3_000), timestamp: at };
-      const a = stepSession(pure, update, { now: at });
-      const b = stepSession(owned, update, { now: at, inPlace: true });
-      expect(b.update).toEqual(a.update);
-      expect(b.state).toEqual(a.state);
-      // The owned state's windows are the ones it was given, moved on; the pure step copied them.
-      expect(b.state.minute).toBe(owned.minute);
-      expect(a.state.minute).not.toBe(pure.minute);
-      pure = a.state;
-      owned = b.state;
+      state = stepSession(state, { usage: usage(40_000 + call * 3_000), timestamp: at }, { now: at }).state;
+      answered.push({ state, json: JSON.stringify(state) });
     }
-    const before = JSON.stringify(owned);
+    // What a listener was handed after each post is, 40 posts later, what it was then.
+    for (const { state: kept, json } of answered) expect(JSON.stringify(kept)).toBe(json);
+    const before = JSON.stringify(state);
     expect(() =>
-      stepSession(
-        owned,
-        { usage: usage(1_000), timestamp: 8_640_000_000_000_001 },
-        { now: at, inPlace: true },
-      ),
+      stepSession(state, { usage: usage(1_000), timestamp: 8_640_000_000_000_001 }, { now: at }),
     ).toThrow(/timestamp/);
-    expect(JSON.stringify(owned)).toBe(before);
+    expect(JSON.stringify(state)).toBe(before);
   });
 });

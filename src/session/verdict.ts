@@ -1,4 +1,5 @@
-import type { PressureReport, Priority } from '../pressure/types.js';
+import type { SessionPressure } from '../pressure/session-pressure.js';
+import type { Priority } from '../pressure/types.js';
 import type { Verdict, VerdictAction, VerdictReason } from './session-schemas.js';
 
 export type { Verdict, VerdictAction, VerdictModel, VerdictReason } from './session-schemas.js';
@@ -35,7 +36,8 @@ function priorityRank(priority: Priority): number {
 
 /**
  * Combines the models' reasons as DESIGN.md's verdict table says: terminate > compress > optimize >
- * continue, and the priority is the highest any model gave.
+ * continue, and the priority is the highest any model gave. Each reason is already in session terms (the
+ * regulator's through {@link regulatorReason}).
  */
 export function combineVerdict(
   reasons: VerdictReason[],
@@ -64,52 +66,56 @@ export function combineVerdict(
 }
 
 /**
- * The regulator speaks through its suggested action, except its terminate: in a session, terminate means the
- * work must stop (the budget model and the KV model say when). A terminate caused by context (memory over 95% of
- * the window, or the CRITICAL level) is compress, urgent, with a new round due (DESIGN.md's verdict table);
- * one caused by the budget's runway (minutes < 5) is optimize, high.
- * `memoryPercent` is the unrounded share of the window the last prompt took.
+ * DESIGN.md's verdict table, the regulator's row: it speaks through its suggested action, except its terminate.
+ * In a session, terminate means the work must stop, which the budget and KV models say; the regulator's terminate
+ * becomes what relieves its cause. Context (the CRITICAL level, memory over 95% of the window) is relieved by a
+ * new round; the budget's runway (under 5 minutes at this rate) by slowing down until the budget model stops the
+ * work once it is spent.
+ */
+const REGULATOR_TERMINATE: Readonly<
+  Record<'context' | 'runway', { action: VerdictAction; priority: Priority; newRoundDue: boolean }>
+> = {
+  context: { action: 'compress', priority: 'urgent', newRoundDue: true },
+  runway: { action: 'optimize', priority: 'high', newRoundDue: false },
+};
+
+/**
+ * The regulator's reason in a session's verdict: its level, viability, thresholds and notes, and its action in
+ * session terms ({@link REGULATOR_TERMINATE}). The report itself is left as the regulator gave it.
+ * `windowShare` is the unrounded share of the window the last prompt took (its figure is quoted).
  */
 export function regulatorReason(
-  report: PressureReport,
-  notes: string[],
-  memoryPercent: number | null = null,
-): VerdictReason & { newRound: boolean } {
-  const p = report.pressure;
+  regulator: Pick<SessionPressure, 'report' | 'notes' | 'terminateCauses'>,
+  windowShare: number | null,
+): VerdictReason & { newRoundDue: boolean } {
+  const p = regulator.report.pressure;
+  const notes = regulator.notes;
   const thresholds = p.thresholdsExceeded.length ? `; thresholds ${p.thresholdsExceeded.join(', ')}` : '';
   const figures = `${p.level} pressure, viability ${p.sessionViability}/100${thresholds}${notes.length ? ` (${notes.join('; ')})` : ''}`;
-  const contextCause =
-    p.level === 'CRITICAL'
-      ? 'the CRITICAL level'
-      : memoryPercent !== null && memoryPercent > 95
-        ? `memory ${Math.round(memoryPercent * 10) / 10}% of the window (> 95%)`
-        : undefined;
-  if (p.suggestedAction === 'terminate' && contextCause !== undefined) {
+  if (p.suggestedAction !== 'terminate') {
     return {
       model: 'regulator',
-      action: 'compress',
-      priority: 'urgent',
-      reason: `${figures}: the regulator's terminate comes from context pressure (${contextCause}), relieved by a new round, not by stopping`,
-      newRound: true,
+      action: p.suggestedAction,
+      priority: p.recommendations.priority,
+      reason: figures,
+      newRoundDue: false,
     };
   }
-  if (p.suggestedAction === 'terminate') {
-    // Not context: the budget runs out within minutes at this rate (eol). Stopping is the budget model's call
-    // (spent, or spent by the next request); until then the advice is to slow down.
+  const causes = regulator.terminateCauses;
+  if (causes.includes('critical_level') || causes.includes('memory_over_95')) {
+    const cause = causes.includes('critical_level')
+      ? 'the CRITICAL level'
+      : `memory ${Math.round((windowShare ?? 0) * 100 * 10) / 10}% of the window (> 95%)`;
     return {
       model: 'regulator',
-      action: 'optimize',
-      priority: 'high',
-      reason: `${figures}: the regulator's terminate comes from the budget's runway (${p.estimatedMinutesRemaining ?? '?'} minutes at this rate); slow down — the budget model stops the work when it is spent`,
-      newRound: false,
+      ...REGULATOR_TERMINATE.context,
+      reason: `${figures}: the regulator's terminate comes from context pressure (${cause}), relieved by a new round, not by stopping`,
     };
   }
   return {
     model: 'regulator',
-    action: p.suggestedAction,
-    priority: p.recommendations.priority,
-    reason: figures,
-    newRound: false,
+    ...REGULATOR_TERMINATE.runway,
+    reason: `${figures}: the regulator's terminate comes from the budget's runway (${p.estimatedMinutesRemaining ?? '?'} minutes at this rate); slow down — the budget model stops the work when it is spent`,
   };
 }
 

@@ -16,28 +16,21 @@ export interface AppendOnlyList {
   key?: string;
 }
 
-/** Some items' JSON lines (one item a line, each ended by a newline), how many, and the last one's key. */
-export interface JsonLines {
-  text: string;
-  count: number;
-  last: unknown;
-}
-
 /**
- * What holds a list with a key and writes its items' JSON lines itself, without making them as objects (a
- * timeline kept in columns): the lines of the items of its list `name` whose key comes after `last` (all of them
- * when `last` is undefined); undefined when no item it keeps has the key `last`; null for a list it leaves to
- * its array.
+ * What holds a list with a key and makes its items itself when they are read (a timeline kept in columns): the
+ * items of its list `name` whose key comes after `last` (all of them when `last` is undefined), made for the
+ * caller without making the others; undefined when no item it keeps has the key `last`; null for a list it leaves
+ * to its array. The store writes them with JSON.stringify, as it writes every other list.
  */
-export interface WritesOwnLines {
-  jsonLinesAfter(name: string, last: unknown): JsonLines | undefined | null;
+export interface KeepsOwnList {
+  itemsAfter(name: string, last: unknown): unknown[] | undefined | null;
 }
 
-export function writesOwnLines(value: unknown): value is WritesOwnLines {
+export function keepsOwnList(value: unknown): value is KeepsOwnList {
   return (
     typeof value === 'object' &&
     value !== null &&
-    typeof (value as Partial<WritesOwnLines>).jsonLinesAfter === 'function'
+    typeof (value as Partial<KeepsOwnList>).itemsAfter === 'function'
   );
 }
 

@@ -42,11 +42,6 @@ export class MemoryStateStore<T> implements StateStore<T> {
     return this.#values.get(id);
   }
 
-  /** The value of `id` without a promise, for callers inside this process. */
-  peek(id: string): T | undefined {
-    return this.#values.get(id);
-  }
-
   async values(): Promise<T[]> {
     return [...this.#values.values()];
   }
@@ -59,12 +54,8 @@ export class MemoryStateStore<T> implements StateStore<T> {
     return 'created';
   }
 
-  async update(id: string, change: (current: T) => T): Promise<T | undefined> {
-    return this.updateNow(id, change);
-  }
-
-  /** {@link update} without a promise: the memory store needs none, and the hot path saves one per request. */
-  updateNow(id: string, change: (current: T) => T): T | undefined {
+  /** Answers at once: the change runs to completion within this turn of the event loop, so no promise is needed. */
+  update(id: string, change: (current: T) => T): T | undefined {
     const current = this.#values.get(id);
     if (current === undefined) return undefined;
     const next = change(current);

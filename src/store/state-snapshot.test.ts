@@ -160,28 +160,23 @@ describe('StateSnapshot with an append-only list', () => {
     );
   });
 
-  it('reads no item of a list whose holder writes its own lines (regression: every flush made a column timeline build its points)', async () => {
+  it('reads no item of a list whose holder gives its own new items (regression: every flush made a column timeline build its points)', async () => {
     const directory = folder();
     const snapshot = snapshotIn(directory, [], 'n');
     const kept = [1, 2];
     let reads = 0;
     // As a column timeline: the items are made when read (a getter on the prototype, which a spread leaves
-    // alone), and the lines are written from the holder's own data.
+    // alone), and the new items are made from the holder's own data.
     class Holder {
       get points(): Item[] {
         reads++;
         return items(...kept);
       }
-      jsonLinesAfter(name: string, last: unknown) {
+      itemsAfter(name: string, last: unknown) {
         if (name !== 'points') return null;
         const from = last === undefined ? 0 : kept.indexOf(last as number) + 1;
         if (last !== undefined && from === 0) return undefined;
-        const fresh = kept.slice(from);
-        return {
-          text: fresh.map((n) => `{"n":${n}}\n`).join(''),
-          count: fresh.length,
-          last: fresh.length > 0 ? fresh[fresh.length - 1] : last,
-        };
+        return items(...kept.slice(from));
       }
     }
     const value = { name: 'a', timeline: new Holder() } as Value;
@@ -198,6 +193,32 @@ describe('StateSnapshot with an append-only list', () => {
       timeline: { points: [] },
     });
     expect(reads).toBe(0);
+  });
+
+  it('does not read a value replaced while the flush waited, and writes the newer one (on close too)', async () => {
+    const directory = folder();
+    const snapshot = snapshotIn(directory);
+    let readsOfOld = 0;
+    const old = {
+      name: 'old',
+      timeline: {
+        get points() {
+          readsOfOld++;
+          return items(1);
+        },
+      },
+    } as Value;
+    snapshot.changed('a', old);
+    const flushing = snapshot.flush();
+    // The flush waits for its folder first: the value changes meanwhile, and again during the last flush.
+    snapshot.changed('a', { name: 'new', timeline: { points: items(1, 2) } });
+    await flushing;
+    expect(readsOfOld).toBe(0);
+    const closing = snapshot.close();
+    snapshot.changed('a', { name: 'newest', timeline: { points: items(1, 2, 3) } });
+    await closing;
+    const loaded = (await snapshotIn(directory).load()).get('a');
+    expect(loaded).toEqual({ name: 'newest', timeline: { points: items(1, 2, 3) } });
   });
 
   it('lets the event loop run between slices of a long flush, and writes every value', async () => {

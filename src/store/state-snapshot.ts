@@ -2,7 +2,7 @@ import { appendFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isId } from '../ids/id-schema.js';
-import { type AppendOnlyList, atPath, type JsonLines, withPath, writesOwnLines } from './append-only-list.js';
+import { type AppendOnlyList, atPath, keepsOwnList, withPath } from './append-only-list.js';
 
 /** How often changed values are written out: a process killed with SIGKILL loses at most this much. */
 export const DEFAULT_FLUSH_INTERVAL_MS = 1000;
@@ -172,7 +172,9 @@ export class StateSnapshot<T> {
   /** Writes what is pending and stops the timer. */
   async close(): Promise<void> {
     this.#closed = true;
-    await this.flush();
+    // Changes made during a flush wait for the next one, and no timer runs once closed: two more flushes take
+    // them. Not more: a write that keeps failing is queued again each time (and reported), not retried forever.
+    for (let round = 0; round < 3 && (round === 0 || this.#pending.size > 0); round++) await this.flush();
   }
 
   #schedule(): void {
@@ -223,6 +225,9 @@ export class StateSnapshot<T> {
         await new Promise((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
+      // A newer value came while this flush waited (its folder, a slice's pause): the next flush writes that one.
+      // The value replaced is not read: a column timeline lets only the version before its newest be read.
+      if (this.#pending.has(id)) continue;
       const path = join(this.directory, `${id}${SUFFIX}`);
       try {
         if (value === null) {
@@ -313,9 +318,16 @@ export class StateSnapshot<T> {
   }
 }
 
+/** Some items' JSON lines (one item a line, each ended by a newline), how many, and the last one's key. */
+interface JsonLines {
+  text: string;
+  count: number;
+  last: unknown;
+}
+
 /**
  * A list's JSON lines after the item last written (all of them for undefined; undefined when that item is no
- * longer kept): written by the value holding the list when it writes its own, or from the list's array.
+ * longer kept): the items from the value holding the list when it keeps its own, or from the list's array.
  */
 function listLines(value: unknown, list: AppendOnlyList): (last: unknown) => JsonLines | undefined {
   const fromArray = (last: unknown): JsonLines | undefined => {
@@ -327,16 +339,20 @@ function listLines(value: unknown, list: AppendOnlyList): (last: unknown) => Jso
       if (at < 0) return undefined;
       from = at + 1;
     }
-    const fresh = from === 0 ? items : items.slice(from);
-    return { text: lines(fresh), count: fresh.length, last: fresh.length ? lastOf(fresh, list.key) : last };
+    return linesOf(from === 0 ? items : items.slice(from), list.key, last);
   };
   const holder = atPath(value, list.path.slice(0, -1));
-  if (list.key === undefined || !writesOwnLines(holder)) return fromArray;
+  if (list.key === undefined || !keepsOwnList(holder)) return fromArray;
   const name = list.path[list.path.length - 1] as string;
   return (last) => {
-    const own = holder.jsonLinesAfter(name, last);
-    return own === null ? fromArray(last) : own;
+    const own = holder.itemsAfter(name, last);
+    if (own === null) return fromArray(last);
+    return own === undefined ? undefined : linesOf(own, list.key, last);
   };
+}
+
+function linesOf(items: readonly unknown[], key: string | undefined, last: unknown): JsonLines {
+  return { text: lines(items), count: items.length, last: items.length ? lastOf(items, key) : last };
 }
 
 /** The last item, or its key; undefined for an empty list. */

@@ -18,6 +18,8 @@ const CORE = [
   'health',
   'discipline',
   'compaction',
+  // Token windows and per-minute quota arithmetic (decision 021): pure, read by the triggers and the session.
+  'quota',
   'tokens',
   'models',
   'usage',
@@ -138,7 +140,13 @@ describe('import rules (DESIGN.md layering)', () => {
       (edge) => edge.from === 'src/session/session.ts' && edge.to !== null && !edge.typeOnly,
     );
     expect(session.map((edge) => edge.to).sort()).toEqual(
-      ['src/errors/validation.ts', 'src/session/session-state.ts', 'src/session/step-session.ts'].sort(),
+      [
+        'src/errors/validation.ts',
+        'src/session/session-health.ts',
+        'src/session/session-signals.ts',
+        'src/session/session-state.ts',
+        'src/session/step-session.ts',
+      ].sort(),
     );
   });
 });

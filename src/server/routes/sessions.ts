@@ -121,16 +121,15 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         '200': { description: 'What the agent needs to act (at most a few KB)', schema: UsageAnswerSchema },
         '404': { description: 'No such session' },
       },
-      // Synchronous over the memory store: the service's hot path pays no promise.
+      // The monitor answers within the call over a store that does (the memory store): the service's hot path
+      // then pays no promise; over Redis, or for a pooled session, the answer is sent when it comes.
       handler: (request, reply) => {
         const id = idOf(request, reply);
         if (id === undefined) return reply;
         const parsed = parseUsageInput(request.body);
         if (!parsed.ok) return sendInvalid(reply, parsed.issues, USAGE_EXAMPLE);
-        const answer = monitor.postUsageNow(id, parsed.value);
-        if (answer === undefined)
-          return monitor.postUsage(id, parsed.value).then((later) => reply.send(later));
-        return reply.send(answer);
+        const answer = monitor.postUsage(id, parsed.value);
+        return answer instanceof Promise ? answer.then((later) => reply.send(later)) : reply.send(answer);
       },
     },
     {

@@ -44,35 +44,23 @@ export function addTokens(
   at: number,
   tokens: number,
 ): TokenWindow {
-  return addTokensInPlace({ latest: window.latest, counts: window.counts.slice() }, spec, at, tokens);
-}
-
-/**
- * {@link addTokens} written into `window` itself, which is returned: for a caller that owns the window and
- * drops the old value (a session in a memory store), so that an update copies no bucket array.
- */
-export function addTokensInPlace(
-  window: TokenWindow,
-  spec: TokenWindowSpec,
-  at: number,
-  tokens: number,
-): TokenWindow {
   const bucketMs = spec.windowMs / spec.buckets;
   const index = Math.floor(at / bucketMs);
-  const counts = window.counts;
+  // A copy of 30 numbers (slice keeps the array packed): the state a session hands to its listeners never
+  // changes afterwards (decision 021).
+  const counts = window.counts.slice();
   const size = counts.length;
   let latest = window.latest;
   if (latest === null || index > latest) {
     if (latest === null || index - latest >= size) counts.fill(0);
     else for (let next = latest + 1; next <= index; next++) counts[slotOf(next, size)] = 0;
     latest = index;
-    window.latest = latest;
   }
   if (index > latest - size) {
     const slot = slotOf(index, size);
     counts[slot] = counts[slot]! + tokens;
   }
-  return window;
+  return { latest, counts };
 }
 
 /** Tokens in the window that ends at `now`. Buckets newer than `now` (a clock behind the data) still count. */

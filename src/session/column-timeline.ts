@@ -1,0 +1,269 @@
+import type { KeepsOwnList } from '../store/append-only-list.js';
+import { isoTime } from './iso-time.js';
+import type { TimelineMarker, TimelinePoint } from './session-schemas.js';
+import {
+  capped,
+  DEFAULT_TIMELINE_LIMITS,
+  type Timeline,
+  type TimelineData,
+  type TimelineLimits,
+} from './timeline.js';
+
+/**
+ * The points of one timeline's versions as numbers in fixed columns: a ring of `slots`, where the point recorded
+ * at position p (the count of points recorded before it) sits in slot p % slots. `head` is the next position to
+ * write. Versions of a timeline share it; only the newest writes into it.
+ */
+class Columns {
+  readonly slots: number;
+  head = 0;
+  readonly index: Float64Array;
+  readonly at: Float64Array;
+  /** NaN for null, in these three. */
+  readonly promptTokens: Float64Array;
+  readonly completionTokens: Float64Array;
+  readonly countdown: Float64Array;
+  readonly viability: Float64Array;
+  readonly burnRate: Float64Array;
+  readonly reminder: Uint8Array;
+  readonly health: Array<TimelinePoint['health']>;
+  readonly regulatorLevel: Array<TimelinePoint['regulatorLevel']>;
+  readonly action: Array<TimelinePoint['action']>;
+  /** Position → the point's timestamp as it was read, for the few whose epoch ms `isoTime` would not write so. */
+  readonly foreign = new Map<number, string>();
+
+  constructor(slots: number) {
+    this.slots = slots;
+    this.index = new Float64Array(slots);
+    this.at = new Float64Array(slots);
+    this.promptTokens = new Float64Array(slots);
+    this.completionTokens = new Float64Array(slots);
+    this.countdown = new Float64Array(slots);
+    this.viability = new Float64Array(slots);
+    this.burnRate = new Float64Array(slots);
+    this.reminder = new Uint8Array(slots);
+    // Array.from with a function: a packed array of exactly `slots` (see emptyTokenWindow).
+    this.health = Array.from({ length: slots }, () => 'unknown' as const);
+    this.regulatorLevel = Array.from({ length: slots }, () => 'LOW' as const);
+    this.action = Array.from({ length: slots }, () => 'continue' as const);
+  }
+
+  /** Writes the point of `position` (its time as epoch ms) and moves the head past it. */
+  write(position: number, point: TimelinePoint, at: number): void {
+    const slot = position % this.slots;
+    this.index[slot] = point.index;
+    this.at[slot] = at;
+    this.promptTokens[slot] = point.promptTokens ?? Number.NaN;
+    this.completionTokens[slot] = point.completionTokens ?? Number.NaN;
+    this.countdown[slot] = point.countdown ?? Number.NaN;
+    this.viability[slot] = point.viability;
+    this.burnRate[slot] = point.burnRate;
+    this.reminder[slot] = point.reminder ? 1 : 0;
+    this.health[slot] = point.health;
+    this.regulatorLevel[slot] = point.regulatorLevel;
+    this.action[slot] = point.action;
+    if (this.foreign.size > 0) this.foreign.delete(position - this.slots);
+    this.head = position + 1;
+  }
+
+  pointAt(position: number): TimelinePoint {
+    const slot = position % this.slots;
+    const prompt = this.promptTokens[slot] as number;
+    const completion = this.completionTokens[slot] as number;
+    const countdown = this.countdown[slot] as number;
+    return {
+      index: this.index[slot] as number,
+      timestamp: (this.foreign.size > 0 && this.foreign.get(position)) || isoTime(this.at[slot] as number),
+      promptTokens: Number.isNaN(prompt) ? null : prompt,
+      completionTokens: Number.isNaN(completion) ? null : completion,
+      health: this.health[slot] as TimelinePoint['health'],
+      regulatorLevel: this.regulatorLevel[slot] as TimelinePoint['regulatorLevel'],
+      viability: this.viability[slot] as number,
+      burnRate: this.burnRate[slot] as number,
+      action: this.action[slot] as TimelinePoint['action'],
+      countdown: Number.isNaN(countdown) ? null : countdown,
+      reminder: this.reminder[slot] === 1,
+    };
+  }
+}
+
+/** The ring's first size: a timeline read back from Redis for one update holds a point, a young session a few. */
+const FIRST_SLOTS = 8;
+
+/**
+ * The slots of a ring holding `count` points and one spare: doubled from 8 as a timeline grows (each doubling copies
+ * its points once), at most the limit and its spare.
+ */
+function slotsFor(count: number, limits: Readonly<TimelineLimits>): number {
+  const most = limits.points + 1;
+  let slots = FIRST_SLOTS;
+  while (slots < count + 1 && slots < most) slots *= 2;
+  return Math.min(slots, most);
+}
+
+/**
+ * A timeline whose points are kept as numbers in columns and made as objects only when read (`points`, once per
+ * version). An object kept per update for the session's next 500 updates was the costliest thing a usage post left
+ * behind (each survived young-generation collections and died in the old one; decision 014): columns keep none.
+ *
+ * A value like any {@link Timeline}: recording on the newest version writes into the shared columns, recording on
+ * an older one copies its points into columns of its own. The ring grows by doubling up to its limit and keeps
+ * one slot more than its points, so the version a record was made from still reads whole (a store that calls its change twice on one record records twice
+ * on the same version). A version two records behind the newest may have lost its oldest point to the ring; reading
+ * it throws rather than answer a point it no longer holds. Nothing of it is enumerable but `markers`, so that a
+ * spread copy (the stores empty their lists that way) carries no column.
+ */
+export class ColumnTimeline implements Timeline, KeepsOwnList {
+  readonly markers: readonly TimelineMarker[];
+  #limits: Readonly<TimelineLimits>;
+  /** Undefined until the first point: a timeline that stays empty allocates no column. */
+  #columns: Columns | undefined;
+  /** This version's points are at positions [head − length, head). */
+  #head = 0;
+  #length = 0;
+  #points: TimelinePoint[] | undefined;
+
+  constructor(
+    limits: Readonly<TimelineLimits> = DEFAULT_TIMELINE_LIMITS,
+    markers: readonly TimelineMarker[] = [],
+  ) {
+    this.#limits = limits;
+    this.markers = markers;
+  }
+
+  /**
+   * A timeline's last points and markers in columns. A point whose timestamp is not what `isoTime` writes for its
+   * time (not written by this program) keeps its text as it was.
+   */
+  static from(
+    data: TimelineData,
+    limits: Readonly<TimelineLimits> = DEFAULT_TIMELINE_LIMITS,
+  ): ColumnTimeline {
+    const timeline = new ColumnTimeline(limits, capped([], data.markers, limits.markers));
+    const points = data.points;
+    const first = Math.max(0, points.length - limits.points);
+    if (first === points.length) return timeline;
+    const columns = new Columns(slotsFor(points.length - first + 1, limits));
+    for (let index = first; index < points.length; index++) {
+      const point = points[index] as TimelinePoint;
+      const at = Date.parse(point.timestamp);
+      const position = columns.head;
+      columns.write(position, point, Number.isFinite(at) ? at : 0);
+      if (!Number.isFinite(at) || isoTime(at) !== point.timestamp)
+        columns.foreign.set(position, point.timestamp);
+    }
+    timeline.#columns = columns;
+    timeline.#head = columns.head;
+    timeline.#length = columns.head;
+    return timeline;
+  }
+
+  get limits(): Readonly<TimelineLimits> {
+    return this.#limits;
+  }
+
+  record(point: TimelinePoint, at: number, markers: readonly TimelineMarker[]): ColumnTimeline {
+    const limits = this.#limits;
+    let columns = this.#columns;
+    if (columns === undefined) columns = new Columns(slotsFor(1, limits));
+    else if (columns.head !== this.#head || columns.slots < Math.min(this.#length + 2, limits.points + 1)) {
+      // An older version (copied), or a ring without room for the new point and its spare slot (grown).
+      columns = this.#copied(Math.max(columns.slots, slotsFor(this.#length + 1, limits)));
+    }
+    columns.write(this.#head, point, at);
+    return this.#version(
+      columns,
+      this.#head + 1,
+      Math.min(this.#length + 1, this.#limits.points),
+      markers.length ? capped(this.markers, markers, this.#limits.markers) : this.markers,
+    );
+  }
+
+  mark(markers: readonly TimelineMarker[]): ColumnTimeline {
+    if (markers.length === 0) return this;
+    return this.#version(
+      this.#columns,
+      this.#head,
+      this.#length,
+      capped(this.markers, markers, this.#limits.markers),
+    );
+  }
+
+  /** The points, oldest first, as objects (made when first read). */
+  get points(): TimelinePoint[] {
+    if (this.#points !== undefined) return this.#points;
+    const points: TimelinePoint[] = [];
+    const columns = this.#readable();
+    if (columns !== undefined)
+      for (let position = this.#head - this.#length; position < this.#head; position++)
+        points.push(columns.pointAt(position));
+    this.#points = points;
+    return points;
+  }
+
+  toJSON(): TimelineData {
+    return { points: this.points, markers: this.markers as TimelineMarker[] };
+  }
+
+  /**
+   * The points whose index comes after `last` (all of them for undefined), made one by one from the columns: the
+   * session files append them without making the 500 points of the timeline. Undefined when no kept point has the
+   * index `last`; null for the markers, which are an array.
+   */
+  itemsAfter(name: string, last: unknown): TimelinePoint[] | undefined | null {
+    if (name !== 'points') return null;
+    const columns = this.#readable();
+    if (columns === undefined) return last === undefined ? [] : undefined;
+    const oldest = this.#head - this.#length;
+    let from = oldest;
+    if (last !== undefined) {
+      from = -1;
+      for (let position = this.#head - 1; position >= oldest; position--) {
+        if (columns.index[position % columns.slots] === last) {
+          from = position + 1;
+          break;
+        }
+      }
+      if (from < 0) return undefined;
+    }
+    const items: TimelinePoint[] = [];
+    for (let position = from; position < this.#head; position++) items.push(columns.pointAt(position));
+    return items;
+  }
+
+  #version(
+    columns: Columns | undefined,
+    head: number,
+    length: number,
+    markers: readonly TimelineMarker[],
+  ): ColumnTimeline {
+    const next = new ColumnTimeline(this.#limits, markers);
+    next.#columns = columns;
+    next.#head = head;
+    next.#length = length;
+    return next;
+  }
+
+  /** This version's columns, checked to still hold all of its points. */
+  #readable(): Columns | undefined {
+    const columns = this.#columns;
+    if (columns !== undefined && this.#head - this.#length < columns.head - columns.slots) {
+      throw new Error(
+        `This timeline version (${this.#head} points recorded) was read after its columns moved on to ${columns.head}: only the newest version and the one before it are kept readable`,
+      );
+    }
+    return columns;
+  }
+
+  /** Columns of its own, of `slots`, holding this version's points at the same positions. */
+  #copied(slots: number): Columns {
+    const source = this.#readable() as Columns;
+    const columns = new Columns(slots);
+    for (let position = this.#head - this.#length; position < this.#head; position++) {
+      columns.write(position, source.pointAt(position), source.at[position % source.slots] as number);
+      const foreign = source.foreign.get(position);
+      if (foreign !== undefined) columns.foreign.set(position, foreign);
+    }
+    return columns;
+  }
+}
