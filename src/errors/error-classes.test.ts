@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../cli/io.js';
-import * as library from '../index.js';
+import * as library from '../internal.js';
 import { ArchiveError } from '../store/archive.js';
 import { ArtifactRegistryError } from '../store/artifact-registry.js';
 import { BarometerError } from './barometer-error.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReplayResult, SessionView, UsageAnswer, VerdictReason } from '../../src/index.js';
+import type { ReplayResult, SessionView, UsageAnswer, VerdictReason } from '../../src/internal.js';
 import { cliDriver } from './drivers/cli.js';
 import { absentOperations, type Driver, OPERATIONS, type Operation, type Outcome } from './drivers/driver.js';
 import { httpDriver } from './drivers/http.js';

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { PressureReport, ReplayResult } from '../../../src/index.js';
+import type { PressureReport, ReplayResult } from '../../../src/internal.js';
 import { REPO_ROOT } from '../fixtures.js';
 import type { Driver, Refusal } from './driver.js';
 

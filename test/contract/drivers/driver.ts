@@ -9,7 +9,7 @@ import type {
   ThinkingBudget,
   TriggerDecision,
   UsageAnswer,
-} from '../../../src/index.js';
+} from '../../../src/internal.js';
 
 /** A refusal as every surface can express it: which fields were wrong, and what each message said. */
 export interface Refusal {

@@ -22,7 +22,7 @@ import {
   type SessionOptions,
   thinkingBudget,
   validateBudgets,
-} from '../../../src/index.js';
+} from '../../../src/internal.js';
 import { REPO_ROOT } from '../fixtures.js';
 import type { Driver, Refusal } from './driver.js';
 
