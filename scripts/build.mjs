@@ -132,12 +132,20 @@ function staleness(part) {
 }
 
 /**
- * Builds every part, or with `onlyStale` the parts that are stale; exits the process if a build step fails.
+ * Builds every part, or with `onlyStale` the parts that are stale, or only the part whose output folder is `only`
+ * (`--only web/dist`); exits the process if a build step fails.
  * In an installed copy of the package (a build and no sources) there is nothing to build.
  */
-export function build({ onlyStale }) {
+export function build({ onlyStale, only }) {
   if (onlyStale && !existsSync(join(ROOT, 'src'))) return;
-  for (const part of PARTS) {
+  const parts = only === undefined ? PARTS : PARTS.filter((part) => part.output === only);
+  if (parts.length === 0) {
+    console.error(
+      `build: no part builds ${only} (the parts: ${PARTS.map((part) => part.output).join(', ')})`,
+    );
+    process.exit(2);
+  }
+  for (const part of parts) {
     const reason = onlyStale ? staleness(part) : 'npm run build builds everything';
     if (!reason) {
       console.log(`build: ${part.name} is up to date`);
@@ -167,5 +175,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     for (const part of stale) console.log(`build: ${part.name} is stale (${part.reason})`);
     process.exit(stale.length === 0 ? 0 : 1);
   }
-  build({ onlyStale: process.argv.includes('--if-stale') });
+  const only = process.argv.indexOf('--only');
+  build({
+    onlyStale: process.argv.includes('--if-stale'),
+    only: only === -1 ? undefined : process.argv[only + 1],
+  });
 }
