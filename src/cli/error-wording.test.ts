@@ -59,8 +59,8 @@ const CASES: Array<{ args: string[]; stdin?: string; names: string[] }> = [
     names: ['[0].role', '"bot"', 'system, developer, user, assistant, tool'],
   },
   { args: ['compact', 'TASKS'], names: ['messages[0]', 'tasks[0]', 'is required'] },
-  { args: ['compact', 'HISTORY', '--session', 'a b'], names: ['sessionId', '"a b"', 'letters, digits'] },
-  { args: ['archive', 'a b', 't1'], names: ['sessionId', '"a b"'] },
+  { args: ['compact', 'HISTORY', '--session', 'a b'], names: ['--session', '"a b"', 'letters, digits'] },
+  { args: ['archive', 'a b', 't1'], names: ['<session>', '"a b"'] },
   { args: ['watch', '--since', 'soon'], names: ['--since', '"soon"', '30m'] },
   { args: ['mcp', '--log-level', 'loud'], names: ['--log-level', '"loud"', 'fatal, error, warn'] },
   {

@@ -26,7 +26,14 @@ beforeAll(() => {
   mkdirSync(bin, { recursive: true });
   mkdirSync(join(scratch, 'home'));
   writeFileSync(join(scratch, 'package.json'), '{ "name": "readme-scratch", "private": true }\n');
-  symlinkSync(join(ROOT, 'dist', 'cli', 'main.js'), join(bin, 'barometer'));
+  // As npm links a package's bin: a launcher of the built CLI (the build does not mark main.js executable; npm does).
+  writeFileSync(
+    join(bin, 'barometer'),
+    `#!/bin/sh\nexec node "${join(ROOT, 'dist', 'cli', 'main.js')}" "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  );
   symlinkSync(join(ROOT, 'node_modules', '.bin', 'tsx'), join(bin, 'tsx'));
   for (const folder of ['samples', 'examples', 'test'])
     symlinkSync(join(ROOT, folder), join(scratch, folder));
