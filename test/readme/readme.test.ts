@@ -49,17 +49,20 @@ beforeAll(() => {
   };
 });
 
-afterAll(() => {
+afterAll(async () => {
   for (const child of background) {
     if (child.pid !== undefined && child.exitCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
       try {
         process.kill(-child.pid, 'SIGTERM');
       } catch {
         // already gone
       }
+      // The service flushes its sessions into the scratch folder as it stops: wait for it before removing the folder.
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 10_000))]);
     }
   }
-  rmSync(scratch, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 /** Starts a command in its own process group (so that npm's children stop with it) and keeps what it prints. */
