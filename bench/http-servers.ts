@@ -9,17 +9,23 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { evaluatePressure } from '../src/pressure/index.js';
 import { buildApp } from '../src/server/app.js';
 import { tuneServiceProcess } from '../src/server/process-tuning.js';
 
 const kind = process.argv[2];
 // The parent asks for this process's CPU time around each load, to measure CPU per request (steadier than
-// throughput on a shared machine).
+// throughput on a shared machine), and for the longest event-loop delay since it last asked: how long this server
+// kept every request waiting at worst. A latency the clients measured beyond it was spent outside the server (the
+// kernel, the load generator, a machine shared with other work).
+const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+loopDelay.enable();
 process.on('message', (message) => {
   if (message === 'cpu') {
     const usage = process.cpuUsage();
-    process.send?.({ cpuMicros: usage.user + usage.system });
+    process.send?.({ cpuMicros: usage.user + usage.system, loopDelayMaxMs: loopDelay.max / 1e6 });
+    loopDelay.reset();
   }
 });
 if (kind === 'bare') {

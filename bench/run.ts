@@ -14,7 +14,7 @@ import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
-import { benchUsageHttp, benchUsageStores, hasWrk, startUsageServer } from './usage-http.js';
+import { benchUsageHttp, benchUsageStores, hasWrk, startBareServer, startUsageServer } from './usage-http.js';
 import { benchWhatIf } from './whatif.js';
 
 const selected = new Set(process.argv.slice(2));
@@ -154,36 +154,43 @@ if (wants('usage')) {
   const rounds = Number(process.env.BENCH_USAGE_ROUNDS ?? 3);
   const seconds = Number(process.env.BENCH_USAGE_SECONDS ?? 3);
   console.log(
-    `\n# what users feel: POST /api/v1/sessions/:id/usage (over 50 sessions) and POST /api/v1/pressure, one server in the default configuration with its rate limits off; median of ${rounds} rounds of ${seconds} s (range in brackets)`,
+    `\n# what users feel: POST /api/v1/sessions/:id/usage (over 50 sessions) and POST /api/v1/pressure, one server in the default configuration with its rate limits off, against a baseline loaded in the same rounds (node:http alone doing the pressure route's work); median of ${rounds} rounds of ${seconds} s (range in brackets)`,
   );
   if (!hasWrk())
     console.log('(wrk is not installed: autocannon instead, which takes a share of the CPU itself)');
   {
     const server = await startUsageServer();
+    const bare = await startBareServer();
     try {
-      const result = await benchUsageHttp(server, { rounds, seconds });
+      const result = await benchUsageHttp(server, bare, { rounds, seconds });
       const milliseconds = (value: number) => (value < 1 ? value.toFixed(2) : value.toFixed(1));
       const goal = (met: boolean, text: string) => ` (goal ${text}: ${met ? 'met' : 'NOT MET'})`;
-      for (const route of ['usage', 'pressure'] as const) {
+      for (const route of ['usage', 'pressure', 'bare'] as const) {
         for (const figures of result.figures[route]) {
           const { connections } = figures;
           const throughputGoal =
             route === 'usage' && connections >= 50 ? goal(figures.rps >= 5000, '≥ 5,000 posts/s') : '';
           const p99Goal =
-            connections === 50
-              ? goal(figures.p99Ms <= 20, '≤ 20 ms')
-              : connections === 200
-                ? goal(figures.p99Ms <= 100, '≤ 100 ms')
-                : '';
+            route === 'bare'
+              ? ''
+              : connections === 50
+                ? goal(figures.p99Ms <= 20, '≤ 20 ms')
+                : connections === 200
+                  ? goal(figures.p99Ms <= 100, '≤ 100 ms')
+                  : '';
           console.log(
-            `${route}, ${connections} connection${connections === 1 ? '' : 's'}: ` +
+            `${route === 'bare' ? 'baseline (node:http alone doing the pressure work)' : route}, ${connections} connection${connections === 1 ? '' : 's'}: ` +
               `${format(figures.rps)} req/s [${format(figures.rpsRange[0])}–${format(figures.rpsRange[1])}]${throughputGoal}; ` +
               `server CPU ${figures.cpuMicrosPerRequest.toFixed(1)} µs/request [${figures.cpuRange[0].toFixed(1)}–${figures.cpuRange[1].toFixed(1)}]; ` +
-              `p50 ${milliseconds(figures.p50Ms)} ms; p99 ${milliseconds(figures.p99Ms)} ms [${milliseconds(figures.p99Range[0])}–${milliseconds(figures.p99Range[1])}]${p99Goal}`,
+              `p50 ${milliseconds(figures.p50Ms)} ms; p99 ${milliseconds(figures.p99Ms)} ms [${milliseconds(figures.p99Range[0])}–${milliseconds(figures.p99Range[1])}]${p99Goal}; ` +
+              `server's longest event-loop delay ${milliseconds(figures.loopDelayMaxMs)} ms`,
           );
         }
       }
       console.log(`answers: usage ${result.usageBytes} bytes, pressure ${result.pressureBytes} bytes`);
+      console.log(
+        "(a round's p99 far above the server's longest event-loop delay was spent outside the server: the kernel, wrk, other work on the machine; the figure is the median of the rounds)",
+      );
       const at50 = (route: 'usage' | 'pressure') =>
         result.figures[route].find((figures) => figures.connections === 50);
       const usage50 = at50('usage');
@@ -216,6 +223,7 @@ if (wants('usage')) {
       }
     } finally {
       await server.close();
+      await bare.close();
     }
   }
 }

@@ -11,14 +11,22 @@ export const USAGE_BODY = '{"promptTokens":120000,"completionTokens":800,"cached
 export const PRESSURE_BODY =
   '{"memoryUsedPercent":72,"tokenBurnRatePerMin":55,"contextDriftPercent":68,"tokenBudgetTotal":100000,"tokenBudgetUsed":62000}';
 
+export interface ServerProbe {
+  cpuMicros: number;
+  loopDelayMaxMs: number;
+}
+
 /** One barometer server in a child process with `SESSIONS` sessions (`bench-0` … `bench-49`) created. */
 export interface UsageServer {
   port: number;
   pid: number | undefined;
   /** `/api/v1/sessions/bench-N/usage` of every session. */
   usagePaths: string[];
-  /** The server process's CPU time so far (user + system, microseconds), as `process.cpuUsage()` reads it there. */
-  cpuMicros(): Promise<number>;
+  /**
+   * The server process's CPU time so far (user + system, microseconds), as `process.cpuUsage()` reads it there,
+   * and its longest event-loop delay since the last call (milliseconds).
+   */
+  probe(): Promise<ServerProbe>;
   /** Kills the server and removes its data dir. */
   close(): Promise<void>;
 }
@@ -69,21 +77,43 @@ export async function startUsageServer(options: { redisUrl?: string } = {}): Pro
         throw new Error(`creating ${id}: ${created.status} ${await created.text()}`);
       usagePaths.push(`/api/v1/sessions/${id}/usage`);
     }
-    return { port, pid: child.pid, usagePaths, cpuMicros: () => cpuOf(child), close };
+    return { port, pid: child.pid, usagePaths, probe: () => probeOf(child), close };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-/** Asks the server process for its own CPU time (an IPC message, not an HTTP route: nothing the load sees). */
-function cpuOf(child: ChildProcess): Promise<number> {
+/**
+ * The baseline: node:http alone doing the pressure route's work (read the body, JSON.parse, evaluate,
+ * JSON.stringify; `bare` in http-servers.ts), in a child process of its own, loaded in the same rounds. Its p99 is
+ * what this machine and the load generator give any Node server at that many connections.
+ */
+export async function startBareServer(): Promise<Pick<UsageServer, 'port' | 'probe' | 'close'>> {
+  const child: ChildProcess = fork(SERVERS, ['bare'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port: number }) => resolve(message.port));
+    child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { port, probe: () => probeOf(child), close };
+}
+
+/**
+ * Asks the server process for its own CPU time and longest event-loop delay (an IPC message, not an HTTP route:
+ * nothing the load sees).
+ */
+function probeOf(child: ChildProcess): Promise<ServerProbe> {
   return new Promise((resolve, reject) => {
-    const onMessage = (message: { cpuMicros?: number }) => {
+    const onMessage = (message: Partial<ServerProbe>) => {
       if (typeof message?.cpuMicros !== 'number') return;
       child.off('message', onMessage);
       child.off('exit', onExit);
-      resolve(message.cpuMicros);
+      resolve({ cpuMicros: message.cpuMicros, loopDelayMaxMs: message.loopDelayMaxMs ?? Number.NaN });
     };
     const onExit = (code: number | null) => reject(new Error(`server exited with ${code}`));
     child.on('message', onMessage);
@@ -207,11 +237,17 @@ export interface RouteFigures {
   p50Ms: number;
   p99Ms: number;
   p99Range: [number, number];
+  /**
+   * The server's longest event-loop delay over every round: the longest any request waited on the server itself.
+   * A p99 above it was spent outside the server (the kernel's queues, the load generator, other work on the machine).
+   */
+  loopDelayMaxMs: number;
 }
 
 const range = (values: number[]): [number, number] => [Math.min(...values), Math.max(...values)];
 
-export type RouteName = 'usage' | 'pressure';
+/** `bare`: the baseline (`startBareServer`), not a barometer route. */
+export type RouteName = 'usage' | 'pressure' | 'bare';
 
 /**
  * What a user of the service feels, for `POST /api/v1/sessions/:id/usage` (over 50 sessions) and
@@ -221,6 +257,7 @@ export type RouteName = 'usage' | 'pressure';
  */
 export async function benchUsageHttp(
   server: UsageServer,
+  bare: Pick<UsageServer, 'port' | 'probe'>,
   options: { seconds?: number; rounds?: number; connections?: number[] } = {},
 ): Promise<{
   usageBytes: number;
@@ -233,13 +270,17 @@ export async function benchUsageHttp(
   const connectionCounts = options.connections ?? [1, 50, 200];
   const { port, usagePaths } = server;
   const useWrk = hasWrk();
-  const load = (paths: string[], body: string, duration: number, connections: number) =>
+  const load = (paths: string[], body: string, duration: number, connections: number, to = port) =>
     useWrk
-      ? Promise.resolve(wrk(port, paths, body, duration, connections))
-      : autocannonLoad(port, paths, body, duration, connections);
-  const routes: Record<RouteName, { paths: string[]; body: string }> = {
-    usage: { paths: usagePaths, body: USAGE_BODY },
-    pressure: { paths: ['/api/v1/pressure'], body: PRESSURE_BODY },
+      ? Promise.resolve(wrk(to, paths, body, duration, connections))
+      : autocannonLoad(to, paths, body, duration, connections);
+  const routes: Record<
+    RouteName,
+    { paths: string[]; body: string; target: Pick<UsageServer, 'port' | 'probe'> }
+  > = {
+    usage: { paths: usagePaths, body: USAGE_BODY, target: server },
+    pressure: { paths: ['/api/v1/pressure'], body: PRESSURE_BODY, target: server },
+    bare: { paths: ['/'], body: PRESSURE_BODY, target: bare },
   };
   const sizeOf = async (path: string, body: string) =>
     (
@@ -256,30 +297,40 @@ export async function benchUsageHttp(
   // Warm-up: JIT, and the timelines reach their 500-point cap as a long-lived session's would.
   await load(usagePaths, USAGE_BODY, 2, 50);
   await load(['/api/v1/pressure'], PRESSURE_BODY, 2, 50);
-  const figures: Record<RouteName, RouteFigures[]> = { usage: [], pressure: [] };
+  await load(['/'], PRESSURE_BODY, 2, 50, bare.port);
+  const figures: Record<RouteName, RouteFigures[]> = { usage: [], pressure: [], bare: [] };
   for (const connections of connectionCounts) {
-    const runs: Record<RouteName, Array<LoadFigures & { cpuMicrosPerRequest: number }>> = {
+    const runs: Record<
+      RouteName,
+      Array<LoadFigures & { cpuMicrosPerRequest: number; loopDelayMaxMs: number }>
+    > = {
       usage: [],
       pressure: [],
+      bare: [],
     };
     for (let round = 1; round <= rounds; round++) {
-      const order: RouteName[] = round % 2 === 1 ? ['usage', 'pressure'] : ['pressure', 'usage'];
+      const order: RouteName[] =
+        round % 2 === 1 ? ['usage', 'pressure', 'bare'] : ['bare', 'pressure', 'usage'];
       for (const name of order) {
-        const before = await server.cpuMicros();
-        const run = await load(routes[name].paths, routes[name].body, seconds, connections);
-        const cpuMicrosPerRequest = ((await server.cpuMicros()) - before) / run.requests;
+        const { paths, body, target } = routes[name];
+        const before = await target.probe();
+        const run = await load(paths, body, seconds, connections, target.port);
+        const after = await target.probe();
+        const cpuMicrosPerRequest = (after.cpuMicros - before.cpuMicros) / run.requests;
+        const loopDelayMaxMs = after.loopDelayMaxMs;
         if (run.non2xx)
           throw new Error(`${name}: ${run.non2xx} non-2xx answers at ${connections} connections`);
-        runs[name].push({ ...run, cpuMicrosPerRequest });
+        runs[name].push({ ...run, cpuMicrosPerRequest, loopDelayMaxMs });
         process.stderr.write(
           `  ${connections} connection${connections === 1 ? '' : 's'}, round ${round}, ${name}: ${Math.round(run.rps)} req/s, ` +
-            `${cpuMicrosPerRequest.toFixed(1)} µs server CPU/req, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms` +
+            `${cpuMicrosPerRequest.toFixed(1)} µs server CPU/req, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, ` +
+            `server's longest event-loop delay ${loopDelayMaxMs.toFixed(1)} ms` +
             (run.socketErrors ? `, ${run.socketErrors} socket errors` : '') +
             '\n',
         );
       }
     }
-    for (const name of ['usage', 'pressure'] as const) {
+    for (const name of ['usage', 'pressure', 'bare'] as const) {
       const measured = runs[name];
       const of = (pick: (run: (typeof measured)[number]) => number) => measured.map(pick);
       figures[name].push({
@@ -291,6 +342,7 @@ export async function benchUsageHttp(
         p50Ms: median(of((run) => run.p50Ms)),
         p99Ms: median(of((run) => run.p99Ms)),
         p99Range: range(of((run) => run.p99Ms)),
+        loopDelayMaxMs: Math.max(...of((run) => run.loopDelayMaxMs)),
       });
     }
   }
