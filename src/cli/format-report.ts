@@ -65,7 +65,11 @@ function columns(view: ReportResult['view']): Column[] {
       exact: (row) => (row.peakPromptTokens === null ? '' : String(row.peakPromptTokens)),
       shown: (row) => tokens(row.peakPromptTokens),
     },
-    { header: 'caution', exact: (row) => String(row.cautionPercent), shown: (row) => percent(row.cautionPercent) },
+    {
+      header: 'caution',
+      exact: (row) => String(row.cautionPercent),
+      shown: (row) => percent(row.cautionPercent),
+    },
     {
       header: 'critical',
       exact: (row) => String(row.criticalPercent),
@@ -79,7 +83,9 @@ function columns(view: ReportResult['view']): Column[] {
     {
       header: 'saved $',
       exact: (row) =>
-        row.whatIf.sessions === 0 || row.whatIf.savedCostUsd === null ? '' : row.whatIf.savedCostUsd.toFixed(6),
+        row.whatIf.sessions === 0 || row.whatIf.savedCostUsd === null
+          ? ''
+          : row.whatIf.savedCostUsd.toFixed(6),
       shown: (row) => (row.whatIf.sessions === 0 ? '—' : dollars(row.whatIf.savedCostUsd)),
     },
     {
@@ -95,7 +101,9 @@ function footer(result: ReportResult): string[] {
   const { files } = result;
   lines.push(
     `${files.found} log files (${files.read} read, ${files.cached} from the cache)` +
-      (files.skipped.length > 0 ? `, ${files.skipped.length} skipped: not session logs of a known agent` : '') +
+      (files.skipped.length > 0
+        ? `, ${files.skipped.length} skipped: not session logs of a known agent`
+        : '') +
       `; days in ${result.timeZone}; compactions: the agent's own/manual; caution, critical: share of calls.`,
   );
   return lines;
@@ -104,12 +112,18 @@ function footer(result: ReportResult): string[] {
 /** The report as an aligned text table, the total row last, the footnotes under it. */
 export function formatReportTable(result: ReportResult): string {
   const list = columns(result.view);
-  const cells = [...result.rows, result.total].map((row) => list.map((column) => (column.shown ?? column.exact)(row)));
+  const cells = [...result.rows, result.total].map((row) =>
+    list.map((column) => (column.shown ?? column.exact)(row)),
+  );
   const header = list.map((column) => column.header);
-  const widths = list.map((_, index) => Math.max(header[index]!.length, ...cells.map((row) => row[index]!.length)));
+  const widths = list.map((_, index) =>
+    Math.max(header[index]!.length, ...cells.map((row) => row[index]!.length)),
+  );
   const line = (values: readonly string[]) =>
     values
-      .map((value, index) => (list[index]!.left ? value.padEnd(widths[index]!) : value.padStart(widths[index]!)))
+      .map((value, index) =>
+        list[index]!.left ? value.padEnd(widths[index]!) : value.padStart(widths[index]!),
+      )
       .join('  ')
       .trimEnd();
   const rule = widths.map((width) => '─'.repeat(width)).join('  ');
@@ -120,8 +134,8 @@ export function formatReportTable(result: ReportResult): string {
 /** The report as a Markdown table, for pasting in an issue or a chat. */
 export function formatReportMarkdown(result: ReportResult): string {
   const list = columns(result.view);
-  const escape = (text: string) => text.replace(/\|/g, '\\|');
-  const row = (values: readonly string[]) => `| ${values.map(escape).join(' | ')} |`;
+  const escapePipes = (text: string) => text.replace(/\|/g, '\\|');
+  const row = (values: readonly string[]) => `| ${values.map(escapePipes).join(' | ')} |`;
   const lines = [
     row(list.map((column) => column.header)),
     `|${list.map((column) => (column.left ? ' --- ' : ' ---: ')).join('|')}|`,

@@ -13,7 +13,9 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /** `--since`, `?since=`: a day, `YYYY-MM-DD` (also `YYYYMMDD`, as ccusage takes it). */
 export const ReportDaySchema = z
   .string()
-  .transform((text) => (/^\d{8}$/.test(text) ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6)}` : text))
+  .transform((text) =>
+    /^\d{8}$/.test(text) ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6)}` : text,
+  )
   .pipe(
     z
       .string()
@@ -87,7 +89,10 @@ export const ReportResultSchema = z
       skipped: z.array(z.strictObject({ path: z.string(), problem: z.string() })),
     }),
   })
-  .meta({ id: 'ReportResult', description: 'Cost and pressure over the local agent logs, by day, session, project or model' });
+  .meta({
+    id: 'ReportResult',
+    description: 'Cost and pressure over the local agent logs, by day, session, project or model',
+  });
 
 export type ReportQuery = z.infer<typeof ReportQuerySchema>;
 export type ReportResult = z.infer<typeof ReportResultSchema>;

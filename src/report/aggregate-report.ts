@@ -95,7 +95,10 @@ class RowBuilder {
     this.cacheWriteTokens += call.cacheWriteTokens;
     if (call.costUsd === null) this.unpricedCalls++;
     else this.costUsd += call.costUsd;
-    if (call.promptTokens !== null && (this.peakPromptTokens === null || call.promptTokens > this.peakPromptTokens))
+    if (
+      call.promptTokens !== null &&
+      (this.peakPromptTokens === null || call.promptTokens > this.peakPromptTokens)
+    )
       this.peakPromptTokens = call.promptTokens;
     if (call.health === 'caution') this.caution++;
     else if (call.health === 'critical') this.critical++;
@@ -106,7 +109,8 @@ class RowBuilder {
     this.whatIfSessions++;
     this.savedPromptTokens += log.whatIf.savedPromptTokens;
     this.compactionsAvoided += log.whatIf.compactionsAvoided;
-    if (log.whatIf.savedCostUsd !== null) this.savedCostUsd = (this.savedCostUsd ?? 0) + log.whatIf.savedCostUsd;
+    if (log.whatIf.savedCostUsd !== null)
+      this.savedCostUsd = (this.savedCostUsd ?? 0) + log.whatIf.savedCostUsd;
   }
 
   merge(other: RowBuilder): void {
@@ -200,17 +204,27 @@ export function aggregateReport(
   const rows = new Map<string, RowBuilder>();
   const rowFor = (key: string) => {
     let row = rows.get(key);
-    if (!row) rows.set(key, (row = new RowBuilder(key)));
+    if (!row) {
+      row = new RowBuilder(key);
+      rows.set(key, row);
+    }
     return row;
   };
   const inRange = (day: string) =>
-    (filter.since === undefined || day >= filter.since) && (filter.until === undefined || day <= filter.until);
+    (filter.since === undefined || day >= filter.since) &&
+    (filter.until === undefined || day <= filter.until);
   for (const log of logs) {
     if (filter.project !== undefined && log.project !== filter.project) continue;
     if (filter.agent !== undefined && log.agent !== filter.agent) continue;
     const main = mainModel(log.calls);
     const fixedKey =
-      view === 'session' ? sessionKey(log) : view === 'project' ? log.project : view === 'model' ? main : undefined;
+      view === 'session'
+        ? sessionKey(log)
+        : view === 'project'
+          ? log.project
+          : view === 'model'
+            ? main
+            : undefined;
     let firstDay: string | undefined;
     for (const call of log.calls) {
       const day = dayOf(call.time);

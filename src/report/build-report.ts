@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { BarometerValidationError } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { BAROMETER_VERSION } from '../version.js';
-import { type FoundLog, discoverLogs, type LogRoot } from './discover-logs.js';
+import { discoverLogs, type FoundLog, type LogRoot } from './discover-logs.js';
 import type { LogReport } from './log-report.js';
 import { ReportPricing, readLogReport } from './read-log-report.js';
 import { type CachedLog, ReportCache } from './report-cache.js';
@@ -48,11 +48,7 @@ function codexProject(text: string): string | undefined {
   }
 }
 
-async function readOne(
-  found: FoundLog,
-  pricing: ReportPricing,
-  whatIf: boolean,
-): Promise<CachedLog> {
+async function readOne(found: FoundLog, pricing: ReportPricing, whatIf: boolean): Promise<CachedLog> {
   const entry = { size: found.size, mtimeMs: found.mtimeMs, whatIf };
   try {
     const text = await readFile(found.path, 'utf8');

@@ -41,7 +41,10 @@ export function defaultLogRoots(env: Record<string, string | undefined>, home: s
   const codexHome = env.CODEX_HOME?.trim() || join(home, '.codex');
   const piDir = env.PI_CODING_AGENT_DIR?.trim() || join(home, '.pi', 'agent');
   return [
-    ...claudeDirs.map((dir) => ({ agent: 'claude-code' as const, directory: join(resolve(dir), 'projects') })),
+    ...claudeDirs.map((dir) => ({
+      agent: 'claude-code' as const,
+      directory: join(resolve(dir), 'projects'),
+    })),
     { agent: 'codex', directory: join(resolve(codexHome), 'sessions') },
     { agent: 'pi', directory: join(resolve(piDir), 'sessions') },
     { agent: 'gemini-cli', directory: join(home, '.gemini', 'tmp') },
@@ -54,7 +57,8 @@ function placeIn(root: LogRoot | undefined, path: string): { project: string; se
   const parts = root ? relative(root.directory, path).split(sep) : [];
   // Claude Code: projects/<project>/<session>.jsonl and projects/<project>/<session>/subagents/<agent>.jsonl.
   if (root?.agent === 'claude-code' && parts.length >= 2) {
-    const session = parts.length >= 4 && parts[parts.length - 2] === 'subagents' ? `${parts[1]}/${name}` : name;
+    const session =
+      parts.length >= 4 && parts[parts.length - 2] === 'subagents' ? `${parts[1]}/${name}` : name;
     return { project: parts[0]!, session };
   }
   // pi: sessions/--<cwd with dashes>--/<time>_<id>.jsonl; Gemini CLI: tmp/<project id>/chats/<session>.json.

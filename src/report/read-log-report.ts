@@ -56,11 +56,7 @@ export class ReportPricing {
   }
 }
 
-function reportCall(
-  call: SessionLog['calls'][number],
-  agent: string,
-  pricing: ReportPricing,
-): ReportCall {
+function reportCall(call: SessionLog['calls'][number], agent: string, pricing: ReportPricing): ReportCall {
   const model = call.model ?? call.usage.model ?? 'unknown';
   const usage = call.usage;
   const profile = pricing.profile(model, agent);

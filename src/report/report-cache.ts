@@ -13,6 +13,9 @@ export interface CachedLog {
   problem?: string;
 }
 
+/** Saves so far in this process: each writes a temporary file of its own. */
+let saves = 0;
+
 interface CacheFile {
   key: string;
   entries: Record<string, CachedLog>;
@@ -71,7 +74,7 @@ export class ReportCache {
   async save(): Promise<void> {
     if (!this.#changed) return;
     await mkdir(dirname(this.path), { recursive: true });
-    const temporary = `${this.path}.${process.pid}.tmp`;
+    const temporary = `${this.path}.${process.pid}.${++saves}.tmp`;
     const file: CacheFile = { key: this.key, entries: Object.fromEntries(this.#entries) };
     await writeFile(temporary, JSON.stringify(file));
     await rename(temporary, this.path);

@@ -39,7 +39,17 @@ function progressBar(io: CliIo, now: () => number) {
   const started = now();
   let drawn = false;
   return {
-    update({ bytes, totalBytes, files, totalFiles }: { bytes: number; totalBytes: number; files: number; totalFiles: number }) {
+    update({
+      bytes,
+      totalBytes,
+      files,
+      totalFiles,
+    }: {
+      bytes: number;
+      totalBytes: number;
+      files: number;
+      totalFiles: number;
+    }) {
       if (!io.stderr.isTTY || now() - started < PROGRESS_AFTER_MS) return;
       const share = totalBytes === 0 ? 1 : bytes / totalBytes;
       const filled = Math.round(share * BAR_WIDTH);
@@ -70,10 +80,16 @@ export function registerReportCommand(program: Command, io: CliIo, now: () => nu
     .option('--json', 'print the report as JSON (as GET /api/v1/report answers)')
     .option('--csv', 'print the report as CSV, every figure exact')
     .option('--markdown', 'print the report as a Markdown table')
-    .option('--no-what-if', "skip barometer's what-if (faster on a first run: it rebuilds each session's history)")
+    .option(
+      '--no-what-if',
+      "skip barometer's what-if (faster on a first run: it rebuilds each session's history)",
+    )
     .option('--no-cache', 'read every file again (the cache is <data dir>/report-cache.json)')
     .option('--time-zone <zone>', "the time zone days are counted in (default: this machine's)")
-    .option('--config <path>', 'barometer.config.json/.yaml with model prices and limits (default: the one in the working directory, if any)')
+    .option(
+      '--config <path>',
+      'barometer.config.json/.yaml with model prices and limits (default: the one in the working directory, if any)',
+    )
     .addHelpText(
       'after',
       `
@@ -101,7 +117,9 @@ Example:
         try {
           new Intl.DateTimeFormat('en-CA', { timeZone: flags.timeZone });
         } catch {
-          throw new UsageError(`--time-zone must be an IANA time zone such as Europe/Paris or UTC; got "${flags.timeZone}"`);
+          throw new UsageError(
+            `--time-zone must be an IANA time zone such as Europe/Paris or UTC; got "${flags.timeZone}"`,
+          );
         }
       }
       const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
@@ -120,7 +138,9 @@ Example:
         },
       ).finally(() => bar.done());
       if (result.files.found === 0 && given.length > 0) {
-        throw new UsageError(`no log files in ${paths.join(', ')}: give session logs or the folders that hold them`);
+        throw new UsageError(
+          `no log files in ${paths.join(', ')}: give session logs or the folders that hold them`,
+        );
       }
       io.stdout.write(
         flags.json
