@@ -22,6 +22,10 @@ const dollars = (value: number | null) =>
 const tokens = (value: number | null) => (value === null ? '—' : compactNumber(value));
 const percent = (value: number) => `${value.toFixed(1)}%`;
 
+/** A session's agent or project; the total row's count of them when there are several. */
+const listed = (names: readonly string[], plural: string) =>
+  names.length > 1 ? `${names.length} ${plural}` : (names[0] ?? '');
+
 const KEY_HEADERS: Readonly<Record<ReportResult['view'], string>> = {
   daily: 'day',
   session: 'session',
@@ -34,8 +38,12 @@ function columns(view: ReportResult['view']): Column[] {
     { header: KEY_HEADERS[view], exact: (row) => row.key, left: true },
     ...(view === 'session'
       ? [
-          { header: 'agent', exact: (row: ReportRowAnswer) => row.agents.join(' '), left: true as const },
-          { header: 'project', exact: (row: ReportRowAnswer) => row.projects.join(' '), left: true as const },
+          { header: 'agent', exact: (row: ReportRowAnswer) => listed(row.agents, 'agents'), left: true as const },
+          {
+            header: 'project',
+            exact: (row: ReportRowAnswer) => listed(row.projects, 'projects'),
+            left: true as const,
+          },
         ]
       : []),
     { header: 'calls', exact: (row) => String(row.calls) },
