@@ -16,16 +16,19 @@ const BUILT_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
 export interface ReportFigures {
   bytes: number;
   files: number;
-  /** `barometer report --no-what-if`, no cache: every file read. */
+  /** `barometer report --no-what-if`, no cache: every file read (wall time, and CPU time when measured). */
   coldMs: number;
+  coldCpuMs: number | null;
   /** The same again: every file answered from the cache. */
   warmMs: number;
+  warmCpuMs: number | null;
   /** The default report (with the what-if) on the first `whatIfBytes` of the folder, cold then warm. */
   whatIfBytes: number;
   whatIfColdMs: number;
   whatIfWarmMs: number;
   /** Baseline, same run, same folder: `ccusage daily --json --offline`; null when ccusage 18 is not installed. */
   ccusageMs: number | null;
+  ccusageCpuMs: number | null;
   ccusageVersion: string | null;
   /** The total cost each tool reports for the folder. */
   costUsd: number;
@@ -81,16 +84,31 @@ function findCcusage(): { bin: string; version: string } | null {
   return null;
 }
 
-function timed(command: string, args: string[], env: Record<string, string>): { ms: number; stdout: string } {
+/** GNU time, to read a child's CPU time (user + system): on a shared machine the wall time says more about the load. */
+const GNU_TIME = '/usr/bin/time';
+
+/** Runs a command; its wall time, and its CPU time when GNU time is installed (else null). */
+function timed(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): { ms: number; cpuMs: number | null; stdout: string } {
+  const withTime = existsSync(GNU_TIME);
+  const cpuFile = join(tmpdir(), `barometer-bench-cpu-${process.pid}.txt`);
   const start = performance.now();
-  const result = spawnSync(command, args, {
-    env: { ...process.env, TZ: 'UTC', ...env },
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
+  const result = spawnSync(
+    withTime ? GNU_TIME : command,
+    withTime ? ['-f', '%U %S', '-o', cpuFile, command, ...args] : args,
+    { env: { ...process.env, TZ: 'UTC', ...env }, encoding: 'utf8', maxBuffer: 1 << 28 },
+  );
   const ms = performance.now() - start;
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr}`);
-  return { ms, stdout: result.stdout };
+  let cpuMs: number | null = null;
+  if (withTime) {
+    const [user, system] = readFileSync(cpuFile, 'utf8').trim().split(/\s+/).map(Number);
+    cpuMs = ((user ?? 0) + (system ?? 0)) * 1000;
+  }
+  return { ms, cpuMs, stdout: result.stdout };
 }
 
 /**
@@ -125,6 +143,7 @@ export async function benchReport(megabytes: number, whatIfMegabytes = 30): Prom
     const whatIfWarm = timed(process.execPath, [BUILT_CLI, 'report', '--json'], env(sample.home, sampleData));
     const ccusage = findCcusage();
     let ccusageMs: number | null = null;
+    let ccusageCpuMs: number | null = null;
     let ccusageCostUsd: number | null = null;
     if (ccusage) {
       const run = timed(process.execPath, [ccusage.bin, 'daily', '--json', '--offline'], {
@@ -132,17 +151,21 @@ export async function benchReport(megabytes: number, whatIfMegabytes = 30): Prom
         CLAUDE_CONFIG_DIR: join(folder.home, '.claude'),
       });
       ccusageMs = run.ms;
+      ccusageCpuMs = run.cpuMs;
       ccusageCostUsd = (JSON.parse(run.stdout) as { totals: { totalCost: number } }).totals.totalCost;
     }
     return {
       bytes: folder.bytes,
       files: folder.files,
       coldMs: cold.ms,
+      coldCpuMs: cold.cpuMs,
       warmMs: warm.ms,
+      warmCpuMs: warm.cpuMs,
       whatIfBytes: sample.bytes,
       whatIfColdMs: whatIfCold.ms,
       whatIfWarmMs: whatIfWarm.ms,
       ccusageMs,
+      ccusageCpuMs,
       ccusageVersion: ccusage?.version ?? null,
       costUsd: (JSON.parse(cold.stdout) as { total: { costUsd: number } }).total.costUsd,
       ccusageCostUsd,

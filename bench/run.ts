@@ -57,19 +57,27 @@ if (wants('report')) {
   );
   const figures = await benchReport(reportMegabytes);
   const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const cpu = (ms: number | null) => (ms === null ? '' : ` (CPU ${seconds(ms)})`);
   console.log(
     `folder: ${(figures.bytes / 1e6).toFixed(0)} MB in ${figures.files} files; barometer total $${figures.costUsd.toFixed(2)}` +
       (figures.ccusageCostUsd === null ? '' : `, ccusage total $${figures.ccusageCostUsd.toFixed(2)}`),
   );
-  console.log(`report cold (no cache, --no-what-if): ${seconds(figures.coldMs)} (goal ≤ ccusage's time)`);
-  console.log(`report warm (every file from the cache): ${seconds(figures.warmMs)} (goal ≤ 1 s)`);
+  console.log(
+    `report cold (no cache, --no-what-if): ${seconds(figures.coldMs)}${cpu(figures.coldCpuMs)} (goal ≤ ccusage's time)`,
+  );
+  console.log(
+    `report warm (every file from the cache): ${seconds(figures.warmMs)}${cpu(figures.warmCpuMs)} (goal ≤ 1 s)`,
+  );
   console.log(
     `with the what-if, on ${(figures.whatIfBytes / 1e6).toFixed(0)} MB: cold ${seconds(figures.whatIfColdMs)} (${(figures.whatIfColdMs / (figures.whatIfBytes / 1e6)).toFixed(0)} ms per MB), warm ${seconds(figures.whatIfWarmMs)}`,
   );
   console.log(
     figures.ccusageMs === null
       ? 'baseline: ccusage 18 is not installed (npx ccusage@18 once to compare)'
-      : `baseline (ccusage ${figures.ccusageVersion} daily --json --offline, same folder): ${seconds(figures.ccusageMs)}; cold ratio ${(figures.coldMs / figures.ccusageMs).toFixed(2)}×`,
+      : `baseline (ccusage ${figures.ccusageVersion} daily --json --offline, same folder): ${seconds(figures.ccusageMs)}${cpu(figures.ccusageCpuMs)}; cold ratio ${(figures.coldMs / figures.ccusageMs).toFixed(2)}× its wall time` +
+          (figures.coldCpuMs === null || figures.ccusageCpuMs === null
+            ? ''
+            : `, ${(figures.coldCpuMs / figures.ccusageCpuMs).toFixed(2)}× its CPU time`),
   );
 }
 

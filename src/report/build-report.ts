@@ -51,7 +51,8 @@ function codexProject(text: string): string | undefined {
 async function readOne(found: FoundLog, pricing: ReportPricing, whatIf: boolean): Promise<CachedLog> {
   const entry = { size: found.size, mtimeMs: found.mtimeMs, whatIf };
   try {
-    const text = await readFile(found.path, 'utf8');
+    // One decoding of the whole file: reading it as text decodes it chunk by chunk into a string that is flattened later.
+    const text = (await readFile(found.path)).toString('utf8');
     const report = await readLogReport(text, found, pricing, { whatIf });
     if (report.agent === 'codex') report.project = codexProject(text) ?? report.project;
     return { ...entry, report };
