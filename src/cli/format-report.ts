@@ -38,7 +38,11 @@ function columns(view: ReportResult['view']): Column[] {
     { header: KEY_HEADERS[view], exact: (row) => row.key, left: true },
     ...(view === 'session'
       ? [
-          { header: 'agent', exact: (row: ReportRowAnswer) => listed(row.agents, 'agents'), left: true as const },
+          {
+            header: 'agent',
+            exact: (row: ReportRowAnswer) => listed(row.agents, 'agents'),
+            left: true as const,
+          },
           {
             header: 'project',
             exact: (row: ReportRowAnswer) => listed(row.projects, 'projects'),
