@@ -162,8 +162,22 @@ describe('lean agent entries: barometer statusline and barometer hook run on eve
     const main = edges.filter((edge) => edge.from === 'src/cli/main.ts');
     expect(main.filter((edge) => !edge.dynamic)).toEqual([]);
     expect(main.map((edge) => edge.to).sort()).toEqual(
-      ['src/cli/hook-main.ts', 'src/cli/program.ts', 'src/cli/statusline-main.ts'].sort(),
+      [
+        'src/cli/hook-main.ts',
+        'src/cli/program.ts',
+        'src/cli/report-main.ts',
+        'src/cli/statusline-main.ts',
+      ].sort(),
     );
+  });
+
+  it('src/cli/report-main.ts loads no server and no other command (a cached report is answered in well under a second)', () => {
+    const { files, packages } = reachable(edges, 'src/cli/report-main.ts');
+    const others = [...files].filter(
+      (file) => OTHER_COMMANDS.test(file) && file !== 'src/cli/commands/report.ts',
+    );
+    expect(others).toEqual([]);
+    expect([...packages].filter((name) => SERVER.test(name))).toEqual([]);
   });
 
   for (const [entry, allowedNetwork] of [
