@@ -38,7 +38,7 @@ export class ReportCache {
   static async open(path: string, key: string): Promise<ReportCache> {
     const cache = new ReportCache(path, key);
     try {
-      const file = JSON.parse(await readFile(path, 'utf8')) as CacheFile;
+      const file = JSON.parse((await readFile(path)).toString('utf8')) as CacheFile;
       if (file.key === key && file.entries && typeof file.entries === 'object')
         cache.#entries = new Map(Object.entries(file.entries));
     } catch {
