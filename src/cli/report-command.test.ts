@@ -161,6 +161,27 @@ describe('barometer report', () => {
     expect(JSON.parse(given.stdout).total.agents).toEqual(['codex']);
   }, 60_000);
 
+  it('draws a progress bar on a terminal once reading takes more than a second, and none elsewhere', async () => {
+    const reportWithClock = async (tty: boolean) => {
+      const terminal = memoryIo({ env: { HOME: home } });
+      let stderr = '';
+      terminal.io.stderr = { write: (text: string) => (stderr += text), isTTY: tty };
+      // A clock that moves 2 s each time it is read: every file read after the first looks slow.
+      let clock = 0;
+      const code = await run(['report', '--no-what-if', '--no-cache', '--json'], {
+        io: terminal.io,
+        now: () => (clock += 2000),
+      });
+      return { code, stderr };
+    };
+    const onTerminal = await reportWithClock(true);
+    expect(onTerminal.code).toBe(0);
+    expect(onTerminal.stderr).toMatch(/\rreport: \[#*-*\] \d+% \d+\/\d+ files/);
+    // The bar is wiped at the end, so the table starts on a clean line.
+    expect(onTerminal.stderr.endsWith('\r\u001b[2K')).toBe(true);
+    expect((await reportWithClock(false)).stderr).toBe('');
+  }, 60_000);
+
   it('refuses a bad day, a bad view and a missing path, naming each (exit 2)', async () => {
     const day = await reportHere(['--since', '2026-13-01']);
     expect(day.code).toBe(2);
