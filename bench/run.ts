@@ -11,13 +11,19 @@ import { benchInstall } from './install.js';
 import { benchPools } from './pools.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
+import { benchReport } from './report.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
 import { benchUsageHttp, benchUsageStores, hasWrk, startBareServer, startUsageServer } from './usage-http.js';
 import { benchWhatIf } from './whatif.js';
 
-const selected = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+// `--report-mb <n>`: the size of the report benchmark's folder (default 1,000 MB; smaller for a quick run).
+const reportMbAt = argv.indexOf('--report-mb');
+const reportMegabytes = reportMbAt === -1 ? 1000 : Number(argv[reportMbAt + 1]);
+if (reportMbAt !== -1) argv.splice(reportMbAt, 2);
+const selected = new Set(argv);
 const wants = (name: string) => selected.size === 0 || selected.has(name);
 const format = (value: number) => Math.round(value).toLocaleString('en-US');
 
@@ -43,6 +49,36 @@ if (wants('replay')) {
       `session memory after 1,000 updates: ${Math.round(memory.bytesPerSession)} bytes (goal ≤ 4096), baseline empty object ${Math.round(memory.baselineBytes)} bytes`,
     );
   }
+}
+
+if (wants('report')) {
+  console.log(
+    `\n# barometer report on ~${reportMegabytes} MB of Claude Code logs (the recorded sessions repeated under new ids)`,
+  );
+  const figures = await benchReport(reportMegabytes);
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  const cpu = (ms: number | null) => (ms === null ? '' : ` (CPU ${seconds(ms)})`);
+  console.log(
+    `folder: ${(figures.bytes / 1e6).toFixed(0)} MB in ${figures.files} files; barometer total $${figures.costUsd.toFixed(2)}` +
+      (figures.ccusageCostUsd === null ? '' : `, ccusage total $${figures.ccusageCostUsd.toFixed(2)}`),
+  );
+  console.log(
+    `report cold (no cache, --no-what-if): ${seconds(figures.coldMs)}${cpu(figures.coldCpuMs)} (goal ≤ ccusage's time)`,
+  );
+  console.log(
+    `report warm (every file from the cache): ${seconds(figures.warmMs)}${cpu(figures.warmCpuMs)} (goal ≤ 1 s)`,
+  );
+  console.log(
+    `with the what-if, on ${(figures.whatIfBytes / 1e6).toFixed(0)} MB: cold ${seconds(figures.whatIfColdMs)} (${(figures.whatIfColdMs / (figures.whatIfBytes / 1e6)).toFixed(0)} ms per MB), warm ${seconds(figures.whatIfWarmMs)}`,
+  );
+  console.log(
+    figures.ccusageMs === null
+      ? 'baseline: ccusage 18 is not installed (npx ccusage@18 once to compare)'
+      : `baseline (ccusage ${figures.ccusageVersion} daily --json --offline, same folder): ${seconds(figures.ccusageMs)}${cpu(figures.ccusageCpuMs)}; cold ratio ${(figures.coldMs / figures.ccusageMs).toFixed(2)}× its wall time` +
+          (figures.coldCpuMs === null || figures.ccusageCpuMs === null
+            ? ''
+            : `, ${(figures.coldCpuMs / figures.ccusageCpuMs).toFixed(2)}× its CPU time`),
+  );
 }
 
 if (wants('whatif')) {

@@ -579,6 +579,28 @@ export {
   windowExpiryAtMost,
   windowTokens,
 } from './quota/token-window.js';
+// `barometer report`: the logs on disk, priced and judged call by call, added up by day, session, project or model.
+export {
+  aggregateReport,
+  type CollectedLogs,
+  type CollectLogsOptions,
+  collectLogs,
+  dayOf,
+  defaultLogRoots,
+  discoverLogs,
+  type FoundLog,
+  type LogReport,
+  type LogRoot,
+  REPORT_VIEWS,
+  type Report,
+  type ReportCall,
+  type ReportFilter,
+  ReportPricing,
+  type ReportRow,
+  type ReportView,
+  readLogReport,
+} from './report/index.js';
+export { makeReport, type ReportRequest, type ReportResult } from './report/make-report.js';
 export { ColumnTimeline } from './session/column-timeline.js';
 export { MAX_TIME_MS, toMillis } from './session/iso-time.js';
 export {

@@ -8,6 +8,7 @@ import { registerMcpCommand } from './commands/mcp.js';
 import { registerPoolCommand } from './commands/pool.js';
 import { registerPressureCommand } from './commands/pressure.js';
 import { registerReplayCommand } from './commands/replay.js';
+import { registerReportCommand } from './commands/report.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStatuslineCommand } from './commands/statusline.js';
 import { registerWatchCommand } from './commands/watch.js';
@@ -26,6 +27,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   registerPressureCommand(program, io, now);
   registerServeCommand(program, io);
   registerReplayCommand(program, io);
+  registerReportCommand(program, io, now);
   registerCompactCommand(program, io);
   registerArchiveCommand(program, io);
   registerStatuslineCommand(program, io, async (commandIo, flags) =>

@@ -50,6 +50,7 @@ export * from './pools.js';
 export * from './pressure.js';
 export * from './problem.js';
 export * from './replay.js';
+export * from './report.js';
 export * from './service.js';
 export * from './sessions.js';
 export * from './time.js';

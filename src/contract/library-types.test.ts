@@ -5,6 +5,7 @@ import type { BudgetDecision } from '../discipline/enforce-budget.js';
 import type { BudgetCheck } from '../discipline/validate-budgets.js';
 import type { DiffOnlyResult } from '../discipline/validate-diff-only.js';
 import type { PressureReport as LibraryPressureReport } from '../pressure/types.js';
+import type { ReportResult as LibraryReportResult } from '../report/make-report.js';
 import type { DeliveryAttempt, Delivery as StoredDelivery } from '../server/webhooks/webhook-service.js';
 import type { ReplayResult as LibraryReplayResult } from '../session/replay.js';
 import type { CompactAnswer as LibraryCompactAnswer } from '../session/session-monitor.js';
@@ -21,6 +22,7 @@ import type {
   DiffOnlyResultSchema,
   PressureReportSchema,
   ReplayResultSchema,
+  ReportResultSchema,
   SkippedRegionSchema,
 } from './index.js';
 
@@ -51,6 +53,10 @@ describe('the library’s answer types agree with the contract’s schemas', () 
     expectTypeOf<
       Agree<WhatIfReplayResult['whatIf'], NonNullable<z.infer<typeof ReplayResultSchema>['whatIf']>>
     >().toEqualTypeOf<true>();
+  });
+
+  it('report: the rows, the total and the footnotes', () => {
+    expectTypeOf<Agree<LibraryReportResult, z.infer<typeof ReportResultSchema>>>().toEqualTypeOf<true>();
   });
 
   it('context discipline: the capped state, the budget check, the budgeter’s decision, the diff check', () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,16 +45,26 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const address = receiver.address();
   receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`;
-  app = await buildApp({
-    logLevel: 'silent',
-    dataDir,
-    dashboard: false,
-    rateLimitPerMinute: 0,
-    ingestRateLimitPerMinute: 0,
-    allowPrivateWebhooks: true,
-    webhookRetryDelaysMs: [600_000],
-    eventFlushMs: 10,
-  });
+  // GET /api/v1/report reads a scratch Claude Code folder holding one recorded session.
+  const projects = join(dataDir, 'home', '.claude', 'projects');
+  await mkdir(join(projects, 'demo'), { recursive: true });
+  await writeFile(
+    join(projects, 'demo', 'small-sonnet-session.jsonl'),
+    readTrace('claude-code/small-sonnet-session.jsonl'),
+  );
+  app = await buildApp(
+    {
+      logLevel: 'silent',
+      dataDir,
+      dashboard: false,
+      rateLimitPerMinute: 0,
+      ingestRateLimitPerMinute: 0,
+      allowPrivateWebhooks: true,
+      webhookRetryDelaysMs: [600_000],
+      eventFlushMs: 10,
+    },
+    { reportRoots: [{ agent: 'claude-code', directory: projects }] },
+  );
   await app.listen({ host: '127.0.0.1', port: 0 });
   const listening = app.server.address();
   base = `http://127.0.0.1:${typeof listening === 'object' && listening ? listening.port : 0}`;
@@ -279,6 +289,12 @@ describe('every answer matches the schema its route declares (src/contract)', ()
       text: readTrace('claude-code/small-sonnet-session.jsonl'),
     });
     expect((whatIf.body as { whatIf?: unknown }).whatIf).toBeDefined();
+  });
+
+  it('report, by day and by session', async () => {
+    const daily = await call('GET /api/v1/report', '/api/v1/report?view=daily&whatIf=false');
+    expect((daily.body as { rows: unknown[] }).rows).toHaveLength(1);
+    await call('GET /api/v1/report', '/api/v1/report');
   });
 
   it('context discipline: hot state check and enforce (pass, reference, reject), diff check, artifacts', async () => {

@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, {
@@ -18,6 +19,7 @@ import type { BarometerConfig } from '../models/barometer-config.js';
 import { MemoryPoolStore } from '../pools/memory-pool-store.js';
 import type { PoolStore } from '../pools/pool-store.js';
 import { RedisPoolStore } from '../pools/redis-pool-store.js';
+import { defaultLogRoots, type LogRoot } from '../report/discover-logs.js';
 import {
   dataDirPaths,
   openSessionMonitor,
@@ -47,6 +49,7 @@ import { disciplineRoutes } from './routes/discipline.js';
 import { poolRoutes } from './routes/pools.js';
 import { pressureRoutes } from './routes/pressure.js';
 import { REPLAY_CONTENT_TYPES, replayRoutes } from './routes/replay.js';
+import { reportRoutes } from './routes/report.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { NoticeGate } from './webhooks/notice-gate.js';
@@ -77,6 +80,8 @@ export interface AppDependencies {
   redis?: Redis;
   /** Shared budgets (`/api/v1/pools`): a RedisPoolStore to share them across instances. @default a MemoryPoolStore */
   pools?: PoolStore;
+  /** The folders `GET /api/v1/report` reads. @default the agents' default places for this process's user */
+  reportRoots?: readonly LogRoot[];
 }
 
 declare module 'fastify' {
@@ -310,6 +315,11 @@ export async function buildApp(
     ...pressureRoutes({ now }, pressureQueryParameters()),
     ...sessionRoutes(monitor, hub),
     ...replayRoutes(settings.replayBodyLimitBytes),
+    ...reportRoutes({
+      roots: dependencies.reportRoots ?? defaultLogRoots(process.env, homedir()),
+      dataDir: dataDir.root,
+      ...(dependencies.config ? { config: dependencies.config } : {}),
+    }),
     ...disciplineRoutes({ archive, artifacts, monitor }),
     ...webhookRoutes(webhooks),
     ...poolRoutes(pools, {

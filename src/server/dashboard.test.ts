@@ -54,7 +54,7 @@ describe('registerDashboard with a build', () => {
     expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
 
-  it.each(['/sessions', '/sessions/agent-7', '/sessions/a%20b', '/replay', '/regulator'])(
+  it.each(['/sessions', '/sessions/agent-7', '/sessions/a%20b', '/replay', '/report', '/regulator'])(
     'answers the client route %s with index.html',
     async (url) => {
       writeBuild();

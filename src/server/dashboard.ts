@@ -16,7 +16,13 @@ export const DEFAULT_DASHBOARD_ROOT = fileURLToPath(new URL('../../web/dist/', i
  * Paths the dashboard routes on the client; the server answers each with index.html so that a reload or a
  * shared link opens the right page. `/` itself is index.html already.
  */
-export const DASHBOARD_CLIENT_ROUTES = ['/sessions', '/sessions/:id', '/replay', '/regulator'] as const;
+export const DASHBOARD_CLIENT_ROUTES = [
+  '/sessions',
+  '/sessions/:id',
+  '/replay',
+  '/report',
+  '/regulator',
+] as const;
 
 /** Options of `registerDashboard`; unknown keys are rejected. */
 export const DashboardOptionsSchema = z.strictObject({

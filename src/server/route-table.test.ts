@@ -130,6 +130,7 @@ function isDashboard(url: string): boolean {
     url === '/*' ||
     url.startsWith('/sessions') ||
     url === '/replay' ||
+    url === '/report' ||
     url === '/regulator' ||
     url.startsWith('/assets')
   );

@@ -28,7 +28,7 @@ const CORE = [
   // The what-if replay's core: log histories, calibration, the cached cost; archives only through interfaces.
   'whatif',
 ];
-const SURFACES = ['session', 'store', 'pools', 'contract', 'server', 'cli', 'mcp', 'integrations'];
+const SURFACES = ['session', 'store', 'pools', 'report', 'contract', 'server', 'cli', 'mcp', 'integrations'];
 const FORBIDDEN: Record<string, readonly string[]> = {
   // src/vendor holds the dependencies the package bundles (the MCP SDK, the static file server, prom-client): the
   // surfaces' own, never the core's.
@@ -36,6 +36,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   store: ['session', 'contract', 'server', 'cli', 'mcp', 'integrations'],
   session: ['contract', 'server', 'cli', 'mcp', 'integrations'],
   pools: ['contract', 'server', 'cli', 'mcp', 'integrations'],
+  // `barometer report` reads logs from disk over the readers, the session's what-if and the core, below the surfaces.
+  report: ['contract', 'server', 'cli', 'mcp', 'integrations'],
   // The contract (every wire shape) sits above the library and below the surfaces that speak it.
   contract: ['server', 'cli', 'mcp', 'integrations'],
   server: ['cli'],
@@ -160,8 +162,22 @@ describe('lean agent entries: barometer statusline and barometer hook run on eve
     const main = edges.filter((edge) => edge.from === 'src/cli/main.ts');
     expect(main.filter((edge) => !edge.dynamic)).toEqual([]);
     expect(main.map((edge) => edge.to).sort()).toEqual(
-      ['src/cli/hook-main.ts', 'src/cli/program.ts', 'src/cli/statusline-main.ts'].sort(),
+      [
+        'src/cli/hook-main.ts',
+        'src/cli/program.ts',
+        'src/cli/report-main.ts',
+        'src/cli/statusline-main.ts',
+      ].sort(),
     );
+  });
+
+  it('src/cli/report-main.ts loads no server and no other command (a cached report is answered in well under a second)', () => {
+    const { files, packages } = reachable(edges, 'src/cli/report-main.ts');
+    const others = [...files].filter(
+      (file) => OTHER_COMMANDS.test(file) && file !== 'src/cli/commands/report.ts',
+    );
+    expect(others).toEqual([]);
+    expect([...packages].filter((name) => SERVER.test(name))).toEqual([]);
   });
 
   for (const [entry, allowedNetwork] of [

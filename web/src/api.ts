@@ -2,6 +2,7 @@ import type {
   ApiProblem,
   PressureReport,
   ReplayResult,
+  ReportResult,
   SampleInfo,
   SessionView,
 } from '../../src/contract/index.js';
@@ -156,6 +157,13 @@ export const api = {
       headers: { 'content-type': 'text/plain' },
       body: text,
     });
+  },
+  /** The report over the agents' logs on the service's machine (`barometer report --json`). */
+  report: (query: { view?: string; since?: string; until?: string; project?: string; agent?: string }) => {
+    const parameters = new URLSearchParams(
+      Object.entries(query).filter((entry): entry is [string, string] => Boolean(entry[1])),
+    );
+    return request<ReportResult>(`${API}/report?${parameters}`);
   },
   /** The service's OpenAPI document: the regulator form reads its inputs and defaults from it. */
   openApi: () => request<Record<string, unknown>>('/openapi.json'),

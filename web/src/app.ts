@@ -3,12 +3,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { onUnauthorized, setApiKey } from './api.js';
 import { RegulatorPage } from './pages/regulator-page.js';
 import { ReplayPage } from './pages/replay-page.js';
+import { ReportPage } from './pages/report-page.js';
 import { SessionPage } from './pages/session-page.js';
 import { SessionsPage } from './pages/sessions-page.js';
 import { interceptLinks, matchRoute, onNavigate, type Route } from './router.js';
 
 const NAV: ReadonlyArray<{ path: string; label: string; routes: Route['name'][] }> = [
   { path: '/', label: 'Sessions', routes: ['sessions', 'session'] },
+  { path: '/report', label: 'Report', routes: ['report'] },
   { path: '/replay', label: 'Replay', routes: ['replay'] },
   { path: '/regulator', label: 'Regulator', routes: ['regulator'] },
 ];
@@ -17,6 +19,7 @@ const TITLES: Readonly<Record<Route['name'], string>> = {
   sessions: 'Sessions',
   session: 'Session',
   replay: 'Replay',
+  report: 'Report',
   regulator: 'Regulator',
   'not-found': 'Not found',
 };
@@ -104,6 +107,8 @@ function page(route: Route) {
       return html`<${SessionPage} key=${route.id} id=${route.id} />`;
     case 'replay':
       return html`<${ReplayPage} />`;
+    case 'report':
+      return html`<${ReportPage} />`;
     case 'regulator':
       return html`<${RegulatorPage} />`;
     case 'not-found':

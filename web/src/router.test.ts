@@ -15,6 +15,7 @@ describe('matchRoute', () => {
 
   it('knows the replay and regulator pages, with or without a trailing slash', () => {
     expect(matchRoute('/replay')).toEqual({ name: 'replay' });
+    expect(matchRoute('/report/')).toEqual({ name: 'report' });
     expect(matchRoute('/regulator/')).toEqual({ name: 'regulator' });
   });
 

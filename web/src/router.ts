@@ -3,6 +3,7 @@ export type Route =
   | { name: 'sessions' }
   | { name: 'session'; id: string }
   | { name: 'replay' }
+  | { name: 'report' }
   | { name: 'regulator' }
   | { name: 'not-found'; path: string };
 
@@ -11,6 +12,7 @@ export function matchRoute(pathname: string): Route {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   if (path === '/' || path === '/sessions') return { name: 'sessions' };
   if (path === '/replay') return { name: 'replay' };
+  if (path === '/report') return { name: 'report' };
   if (path === '/regulator') return { name: 'regulator' };
   const session = /^\/sessions\/([^/]+)$/.exec(path);
   if (session) {

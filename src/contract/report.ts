@@ -1,0 +1,99 @@
+import { z } from 'zod';
+import { REPORT_VIEWS } from '../report/aggregate-report.js';
+import { LOG_FORMATS } from '../usage/session-log.js';
+
+/**
+ * `GET /api/v1/report` and `barometer report`: the query (the command's flags) and the answer (what `--json`
+ * prints). The library's types (src/report/) agree with these schemas: a test checks it at type level.
+ */
+
+const count = z.number().int().min(0);
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** `--since`, `?since=`: a day, `YYYY-MM-DD` (also `YYYYMMDD`, as ccusage takes it). */
+export const ReportDaySchema = z
+  .string()
+  .transform((text) =>
+    /^\d{8}$/.test(text) ? `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6)}` : text,
+  )
+  .pipe(
+    z
+      .string()
+      .regex(DAY, 'must be a day, YYYY-MM-DD')
+      .refine((day) => !Number.isNaN(Date.parse(`${day}T00:00:00Z`)), 'must be a real day, YYYY-MM-DD'),
+  );
+
+export const ReportViewSchema = z.enum(REPORT_VIEWS, { error: `must be one of ${REPORT_VIEWS.join(', ')}` });
+
+export const ReportQuerySchema = z
+  .strictObject({
+    /** How the calls are grouped. @default session */
+    view: ReportViewSchema.optional(),
+    since: ReportDaySchema.optional(),
+    until: ReportDaySchema.optional(),
+    project: z.string().min(1).max(500).optional(),
+    agent: z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(', ')}` }).optional(),
+    /** Run barometer's what-if on each session (Claude Code and Codex logs). @default true */
+    whatIf: z.enum(['true', 'false'], { error: 'must be true or false' }).optional(),
+  })
+  .refine((query) => !query.since || !query.until || query.since <= query.until, {
+    message: 'must not be after until',
+    path: ['since'],
+  });
+
+/** One row: the calls of a day, session, project or model, added up. */
+export const ReportRowSchema = z
+  .strictObject({
+    key: z.string(),
+    agents: z.array(z.string()),
+    projects: z.array(z.string()),
+    firstDay: z.string(),
+    lastDay: z.string(),
+    calls: count,
+    inputTokens: count,
+    outputTokens: count,
+    cacheReadTokens: count,
+    cacheWriteTokens: count,
+    /** US dollars of the calls with a known price. */
+    costUsd: z.number().min(0),
+    unpricedCalls: count,
+    autoCompactions: count,
+    manualCompactions: count,
+    peakPromptTokens: count.nullable(),
+    cautionPercent: z.number().min(0).max(100),
+    criticalPercent: z.number().min(0).max(100),
+    whatIf: z.strictObject({
+      sessions: count,
+      savedPromptTokens: z.number().int(),
+      savedCostUsd: z.number().nullable(),
+      compactionsAvoided: z.number().int(),
+    }),
+  })
+  .meta({ id: 'ReportRow' });
+
+export const ReportResultSchema = z
+  .strictObject({
+    view: ReportViewSchema,
+    since: z.string().nullable(),
+    until: z.string().nullable(),
+    /** The time zone days are counted in. */
+    timeZone: z.string(),
+    rows: z.array(ReportRowSchema),
+    total: ReportRowSchema,
+    /** The rules behind figures another tool (ccusage) would show differently, each with its reason. */
+    footnotes: z.array(z.string()),
+    files: z.strictObject({
+      found: count,
+      read: count,
+      cached: count,
+      skipped: z.array(z.strictObject({ path: z.string(), problem: z.string() })),
+    }),
+  })
+  .meta({
+    id: 'ReportResult',
+    description: 'Cost and pressure over the local agent logs, by day, session, project or model',
+  });
+
+export type ReportQuery = z.infer<typeof ReportQuerySchema>;
+export type ReportResult = z.infer<typeof ReportResultSchema>;
+export type ReportRowAnswer = z.infer<typeof ReportRowSchema>;

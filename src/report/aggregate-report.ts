@@ -1,0 +1,252 @@
+import type { LogReport, ReportCall } from './log-report.js';
+
+/** How a report groups the calls. */
+export const REPORT_VIEWS = ['daily', 'session', 'project', 'model'] as const;
+export type ReportView = (typeof REPORT_VIEWS)[number];
+
+export interface ReportFilter {
+  /** First day included, `YYYY-MM-DD` (in the report's time zone). */
+  since?: string;
+  /** Last day included, `YYYY-MM-DD`. */
+  until?: string;
+  project?: string;
+  agent?: string;
+}
+
+/** One row of a report: the calls of one day, session, project or model, added up. */
+export interface ReportRow {
+  /** The day (`YYYY-MM-DD`), session, project or model; `total` for the total row. */
+  key: string;
+  /** The agents and projects of the row's calls (for a session: its agent and project). */
+  agents: string[];
+  projects: string[];
+  /** Days of the first and last call, `YYYY-MM-DD`. */
+  firstDay: string;
+  lastDay: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** US dollars of the calls with a known price. */
+  costUsd: number;
+  /** Calls whose cost is unknown (not in `costUsd`). */
+  unpricedCalls: number;
+  /** Compactions the agent ran by itself, and the ones the user asked for. */
+  autoCompactions: number;
+  manualCompactions: number;
+  peakPromptTokens: number | null;
+  /** Share of the calls whose prompt was in caution, and in critical, in percent (one decimal). */
+  cautionPercent: number;
+  criticalPercent: number;
+  /** barometer's what-if over the sessions of the row that have one. */
+  whatIf: {
+    sessions: number;
+    savedPromptTokens: number;
+    /** Null when none of the row's what-ifs could be priced. */
+    savedCostUsd: number | null;
+    compactionsAvoided: number;
+  };
+}
+
+export interface Report {
+  view: ReportView;
+  rows: ReportRow[];
+  total: ReportRow;
+}
+
+class RowBuilder {
+  readonly agents = new Set<string>();
+  readonly projects = new Set<string>();
+  firstDay = '';
+  lastDay = '';
+  calls = 0;
+  inputTokens = 0;
+  outputTokens = 0;
+  cacheReadTokens = 0;
+  cacheWriteTokens = 0;
+  costUsd = 0;
+  unpricedCalls = 0;
+  autoCompactions = 0;
+  manualCompactions = 0;
+  peakPromptTokens: number | null = null;
+  caution = 0;
+  critical = 0;
+  whatIfSessions = 0;
+  savedPromptTokens = 0;
+  savedCostUsd: number | null = null;
+  compactionsAvoided = 0;
+
+  constructor(readonly key: string) {}
+
+  day(day: string): void {
+    if (this.firstDay === '' || day < this.firstDay) this.firstDay = day;
+    if (day > this.lastDay) this.lastDay = day;
+  }
+
+  add(call: ReportCall, day: string, log: LogReport): void {
+    this.agents.add(log.agent);
+    this.projects.add(log.project);
+    this.day(day);
+    this.calls++;
+    this.inputTokens += call.inputTokens;
+    this.outputTokens += call.outputTokens;
+    this.cacheReadTokens += call.cacheReadTokens;
+    this.cacheWriteTokens += call.cacheWriteTokens;
+    if (call.costUsd === null) this.unpricedCalls++;
+    else this.costUsd += call.costUsd;
+    if (
+      call.promptTokens !== null &&
+      (this.peakPromptTokens === null || call.promptTokens > this.peakPromptTokens)
+    )
+      this.peakPromptTokens = call.promptTokens;
+    if (call.health === 'caution') this.caution++;
+    else if (call.health === 'critical') this.critical++;
+  }
+
+  addWhatIf(log: LogReport): void {
+    if (!log.whatIf) return;
+    this.whatIfSessions++;
+    this.savedPromptTokens += log.whatIf.savedPromptTokens;
+    this.compactionsAvoided += log.whatIf.compactionsAvoided;
+    if (log.whatIf.savedCostUsd !== null)
+      this.savedCostUsd = (this.savedCostUsd ?? 0) + log.whatIf.savedCostUsd;
+  }
+
+  merge(other: RowBuilder): void {
+    for (const agent of other.agents) this.agents.add(agent);
+    for (const project of other.projects) this.projects.add(project);
+    if (other.firstDay !== '') this.day(other.firstDay);
+    if (other.lastDay !== '') this.day(other.lastDay);
+    this.calls += other.calls;
+    this.inputTokens += other.inputTokens;
+    this.outputTokens += other.outputTokens;
+    this.cacheReadTokens += other.cacheReadTokens;
+    this.cacheWriteTokens += other.cacheWriteTokens;
+    this.costUsd += other.costUsd;
+    this.unpricedCalls += other.unpricedCalls;
+    this.autoCompactions += other.autoCompactions;
+    this.manualCompactions += other.manualCompactions;
+    if (
+      other.peakPromptTokens !== null &&
+      (this.peakPromptTokens === null || other.peakPromptTokens > this.peakPromptTokens)
+    )
+      this.peakPromptTokens = other.peakPromptTokens;
+    this.caution += other.caution;
+    this.critical += other.critical;
+    this.whatIfSessions += other.whatIfSessions;
+    this.savedPromptTokens += other.savedPromptTokens;
+    this.compactionsAvoided += other.compactionsAvoided;
+    if (other.savedCostUsd !== null) this.savedCostUsd = (this.savedCostUsd ?? 0) + other.savedCostUsd;
+  }
+
+  row(): ReportRow {
+    const percent = (count: number) => (this.calls === 0 ? 0 : Math.round((count / this.calls) * 1000) / 10);
+    return {
+      key: this.key,
+      agents: [...this.agents].sort(),
+      projects: [...this.projects].sort(),
+      firstDay: this.firstDay,
+      lastDay: this.lastDay,
+      calls: this.calls,
+      inputTokens: this.inputTokens,
+      outputTokens: this.outputTokens,
+      cacheReadTokens: this.cacheReadTokens,
+      cacheWriteTokens: this.cacheWriteTokens,
+      costUsd: this.costUsd,
+      unpricedCalls: this.unpricedCalls,
+      autoCompactions: this.autoCompactions,
+      manualCompactions: this.manualCompactions,
+      peakPromptTokens: this.peakPromptTokens,
+      cautionPercent: percent(this.caution),
+      criticalPercent: percent(this.critical),
+      whatIf: {
+        sessions: this.whatIfSessions,
+        savedPromptTokens: this.savedPromptTokens,
+        savedCostUsd: this.savedCostUsd,
+        compactionsAvoided: this.compactionsAvoided,
+      },
+    };
+  }
+}
+
+/** The session's key: its agent's session id, with the project for logs that share a name across projects. */
+const sessionKey = (log: LogReport) => log.session;
+
+/** The model a session mostly ran on (the most calls), for the model view's what-if and compactions. */
+function mainModel(calls: readonly ReportCall[]): string {
+  const counts = new Map<string, number>();
+  let best = calls[0]?.model ?? 'unknown';
+  for (const call of calls) {
+    const count = (counts.get(call.model) ?? 0) + 1;
+    counts.set(call.model, count);
+    if (count > (counts.get(best) ?? 0)) best = call.model;
+  }
+  return best;
+}
+
+/**
+ * Adds the calls of many logs up by day, session, project or model, with a total row. Pure: `dayOf` turns a
+ * call's ISO time into its day (`YYYY-MM-DD`, in the time zone the caller chose).
+ *
+ * - A call counts on its own day, in its own session, project and model.
+ * - A compaction counts on its own day; in the model view, under the model its session mostly ran on.
+ * - A session's what-if counts once: on the day of its first call in range, and in the model view under its main
+ *   model. Sessions with no call in range are left out, and so is their what-if.
+ * - Rows are sorted by day (daily) or by cost, the highest first (the others).
+ */
+export function aggregateReport(
+  logs: readonly LogReport[],
+  view: ReportView,
+  filter: ReportFilter,
+  dayOf: (iso: string) => string,
+): Report {
+  const rows = new Map<string, RowBuilder>();
+  const rowFor = (key: string) => {
+    let row = rows.get(key);
+    if (!row) {
+      row = new RowBuilder(key);
+      rows.set(key, row);
+    }
+    return row;
+  };
+  const inRange = (day: string) =>
+    (filter.since === undefined || day >= filter.since) &&
+    (filter.until === undefined || day <= filter.until);
+  for (const log of logs) {
+    if (filter.project !== undefined && log.project !== filter.project) continue;
+    if (filter.agent !== undefined && log.agent !== filter.agent) continue;
+    const main = mainModel(log.calls);
+    const fixedKey =
+      view === 'session'
+        ? sessionKey(log)
+        : view === 'project'
+          ? log.project
+          : view === 'model'
+            ? main
+            : undefined;
+    let firstDay: string | undefined;
+    for (const call of log.calls) {
+      const day = dayOf(call.time);
+      if (!inRange(day)) continue;
+      firstDay ??= day;
+      const key = view === 'daily' ? day : view === 'model' ? call.model : (fixedKey as string);
+      rowFor(key).add(call, day, log);
+    }
+    if (firstDay === undefined) continue;
+    for (const compaction of log.compactions) {
+      const day = dayOf(compaction.time);
+      if (!inRange(day)) continue;
+      const row = rowFor(view === 'daily' ? day : (fixedKey as string));
+      if (compaction.kind === 'manual') row.manualCompactions++;
+      else row.autoCompactions++;
+    }
+    rowFor(view === 'daily' ? firstDay : (fixedKey as string)).addWhatIf(log);
+  }
+  const sorted = [...rows.values()].sort((a, b) =>
+    view === 'daily' ? a.key.localeCompare(b.key) : b.costUsd - a.costUsd || a.key.localeCompare(b.key),
+  );
+  const total = new RowBuilder('total');
+  for (const row of sorted) total.merge(row);
+  return { view, rows: sorted.map((row) => row.row()), total: total.row() };
+}

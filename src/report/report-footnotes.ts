@@ -1,0 +1,23 @@
+import type { ReportRow } from './aggregate-report.js';
+
+/**
+ * Why ccusage (the tool most users check their spending with) shows other figures for the same Claude Code logs,
+ * rule by rule, as measured on the recorded sessions (docs/rules.md, "barometer report against ccusage").
+ */
+export const CLAUDE_CODE_FOOTNOTES = [
+  'Streamed lines: Claude Code logs one API message over several lines that share its message id, and output_tokens grows across them. barometer counts each message once with its last line (the final usage); ccusage keeps the first line of each message id + request id, so it counts fewer output tokens and a lower cost (the whole difference on the recorded sessions).',
+  'Sub-agents: calls a sub-agent logged inside the main transcript (isSidechain lines) are not in this report yet; ccusage adds them to the main session. Sub-agent transcripts of their own (<session>/subagents/*.jsonl) are sessions here, as in ccusage.',
+  "Sessions: a session here is one transcript file; ccusage's session view groups by the file's folder (one row per project folder).",
+  "Prices: the models.dev snapshot barometer ships (ccusage: LiteLLM's table); both give the same prices for the Claude models of the recorded sessions. Cache writes are priced at the 5-minute rate, as ccusage does; a 1-hour write costs 2 × input (Anthropic).",
+] as const;
+
+/** The footnotes of a report: the rules behind its figures where ccusage's would differ, and what is left out. */
+export function reportFootnotes(total: ReportRow): string[] {
+  const notes: string[] = [];
+  if (total.agents.includes('claude-code')) notes.push(...CLAUDE_CODE_FOOTNOTES);
+  if (total.unpricedCalls > 0)
+    notes.push(
+      `* ${total.unpricedCalls} calls have no known price (their model is not priced): they are not in the cost.`,
+    );
+  return notes;
+}

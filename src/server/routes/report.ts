@@ -1,0 +1,55 @@
+import { join } from 'node:path';
+import { ReportQuerySchema, ReportResultSchema } from '../../contract/report.js';
+import { parseWith } from '../../errors/validation.js';
+import type { BarometerConfig } from '../../models/barometer-config.js';
+import type { LogRoot } from '../../report/discover-logs.js';
+import { makeReport } from '../../report/make-report.js';
+import { sendInvalid } from '../problem.js';
+import type { ApiRoute } from '../route-table.js';
+
+const EXAMPLE = 'GET /api/v1/report?view=daily&since=2026-01-01&agent=claude-code';
+
+export interface ReportRouteOptions {
+  /** The folders the report reads: the agents' default places for the user the service runs as. */
+  roots: readonly LogRoot[];
+  /** The data directory; the per-file cache is `<dataDir>/report-cache.json`. */
+  dataDir: string;
+  config?: BarometerConfig;
+}
+
+/** `GET /api/v1/report`: the same report as `barometer report --json`, over the logs of the service's machine. */
+export function reportRoutes(options: ReportRouteOptions): ApiRoute[] {
+  // One report at a time: each reads and rewrites the same cache file, and a second would redo the first's work.
+  let running: Promise<unknown> = Promise.resolve();
+  return [
+    {
+      method: 'GET',
+      url: '/api/v1/report',
+      scope: 'json',
+      summary:
+        "What the agents on this machine cost, by day, session, project or model, with barometer's what-if beside each row (the logs in the agents' default places)",
+      query: ReportQuerySchema,
+      responses: {
+        '200': {
+          description: '{ view, since, until, timeZone, rows, total, footnotes, files }',
+          schema: ReportResultSchema,
+        },
+      },
+      handler: async (request, reply) => {
+        const query = parseWith(ReportQuerySchema, request.query ?? {});
+        if (!query.ok) return sendInvalid(reply, query.issues, EXAMPLE);
+        const { whatIf, ...filter } = query.value;
+        const run = running.then(() =>
+          makeReport(filter, {
+            roots: options.roots,
+            cacheFile: join(options.dataDir, 'report-cache.json'),
+            whatIf: whatIf !== 'false',
+            ...(options.config ? { config: options.config } : {}),
+          }),
+        );
+        running = run.catch(() => undefined);
+        return run;
+      },
+    },
+  ];
+}
