@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseWith } from '../../errors/validation.js';
@@ -87,6 +88,9 @@ export function agentCommand(
 
 /** `barometer proxy` and `barometer wrap claude|codex`. */
 export function registerProxyCommands(program: Command, io: CliIo): void {
+  // `wrap claude -p "…" --model x`: everything after the agent's name is the agent's (the root's own options are
+  // --help and --version, read before a command's name anyway).
+  program.enablePositionalOptions();
   withProxyFlags(
     program
       .command('proxy')
@@ -150,7 +154,9 @@ export function registerProxyCommands(program: Command, io: CliIo): void {
         io.stderr.write(`barometer: could not run ${command.command}: ${error.message}\n`);
         done(127);
       });
-      child.on('exit', (exitCode, signal) => done(exitCode ?? (signal ? 128 + 1 : 1)));
+      child.on('exit', (exitCode, signal) =>
+        done(exitCode ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)),
+      );
     });
     await server?.close();
     io.stderr.write(
