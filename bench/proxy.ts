@@ -1,8 +1,9 @@
 /**
  * The proxy's overhead (`npm run bench -- proxy`), against the same fake provider reached directly in the same run:
  * - a 500 KB Messages request (a Claude Code-like history of tool results): the time from the client starting to
- *   send it to the provider receiving its headers, through the proxy and directly; the difference is what the proxy
- *   adds before the first byte goes upstream. Measured for a session with no edits (bytes forwarded as received) and
+ *   send it to the provider having all of it (a provider starts on a whole request), through the proxy and
+ *   directly; the difference is what the proxy adds (it must have the whole body before it can send its first
+ *   byte, since an edit may change any of it). Measured for a session with no edits (bytes forwarded as received) and
  *   for one whose earlier boundary left edits (parsed, tombstones written, serialized);
  * - a streamed answer: the time from the provider writing its first event to the client reading it.
  * The client, the proxy and the fake provider share this process (one core each would be fairer; the machine has 2).
@@ -22,7 +23,7 @@ const now = () => Number(process.hrtime.bigint()) / 1e6;
 /** A Claude Code-like request of about `bytes`: reads of 25 KB, a commit (a sub-task boundary) in the middle. */
 function messagesBody(bytes: number, withCommit: boolean): string {
   const messages: unknown[] = [{ role: 'user', content: 'Read the files and commit as you go.' }];
-  const reads = Math.ceil(bytes / 16_000);
+  const reads = Math.ceil(bytes / 11_500);
   for (let index = 0; index < reads; index++) {
     const commit = withCommit && index === Math.floor(reads / 2);
     const id = `toolu_${index}`;
@@ -63,9 +64,9 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
   let arrivedAt = 0;
   let firstEventAt = 0;
   const upstream = createServer((incoming, outgoing) => {
-    arrivedAt = now();
     incoming.resume();
     incoming.on('end', () => {
+      arrivedAt = now();
       if (incoming.url?.includes('stream=bench')) {
         outgoing.writeHead(200, { 'content-type': 'text/event-stream' });
         firstEventAt = now();

@@ -7,7 +7,12 @@ import type { ApiRoute } from '../server/route-table.js';
 import { downstreamHeaders, forward, upstreamHeaders } from './forward.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
-import { sessionIdFromBody, sessionIdFromHeaders, type WireFormat } from './session-key.js';
+import {
+  type SessionSource,
+  sessionIdFromBody,
+  sessionIdFromHeaders,
+  type WireFormat,
+} from './session-key.js';
 import { applyEdits } from './wire-history.js';
 
 type Json = Record<string, unknown>;
@@ -117,37 +122,32 @@ async function proxy(
     if (!reply.raw.writableFinished) abort.abort();
   });
   const url = new URL(`${upstreamOf(context, endpoint.format)}${request.url}`);
-  const sent = forward(
+  const answered = forward(
     url,
     request.method,
     upstreamHeaders(request.headers, bytes.length),
     bytes,
     abort.signal,
   );
-  // After the request went upstream: the session, then (act) the policy on this request's history.
-  let ready: Promise<boolean> = Promise.resolve(false);
-  if (entry && source) {
-    const session = entry;
-    const from = source.source;
-    ready = new Promise<boolean>((resolve) => {
-      setImmediate(() => {
-        try {
-          body ??= parse(raw);
-          if (!body) return resolve(false);
-          const model = typeof body.model === 'string' && body.model !== '' ? body.model : 'unknown';
-          resolve(sessions.ensure(session, model, from));
-          if (options.mode === 'act') sessions.analyze(session, endpoint.format, body);
-        } catch (error) {
-          context.log('analyze', error);
-          counters.failure('analyze');
-          resolve(false);
-        }
-      });
-    });
-  }
+  // Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session,
+  // then (act) the policy on this request's history, whose edits the session's next request carries.
+  const prepare = (session: ProxySession, from: SessionSource): Promise<boolean> => {
+    try {
+      body ??= parse(raw);
+      if (!body) return Promise.resolve(false);
+      const model = typeof body.model === 'string' && body.model !== '' ? body.model : 'unknown';
+      const created = sessions.ensure(session, model, from);
+      if (options.mode === 'act') sessions.analyze(session, endpoint.format, body);
+      return created;
+    } catch (error) {
+      context.log('analyze', error);
+      counters.failure('analyze');
+      return Promise.resolve(false);
+    }
+  };
   let answer: IncomingMessage;
   try {
-    answer = await sent;
+    answer = await answered;
   } catch (error) {
     counters.request(api, 'unreachable');
     if (abort.signal.aborted) return reply;
@@ -161,12 +161,19 @@ async function proxy(
   counters.request(api, outcome);
   const tap = new Tap();
   answer.pipe(tap);
-  if (entry) {
+  if (entry && source) {
     const session = entry;
+    const from = source.source;
     const status = answer.statusCode ?? 502;
     tap.on('end', () => {
-      if (endpoint.generation)
-        void sessions.record(session, endpoint.format, status, answer.headers, tap.text(), ready);
+      void sessions.record(
+        session,
+        endpoint.format,
+        status,
+        answer.headers,
+        tap.text(),
+        prepare(session, from),
+      );
     });
   }
   reply.code(answer.statusCode ?? 502);
