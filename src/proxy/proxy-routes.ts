@@ -13,7 +13,7 @@ import {
   sessionIdFromHeaders,
   type WireFormat,
 } from './session-key.js';
-import { applyEdits, spliceEdits } from './wire-history.js';
+import { applyEdits } from './wire-history.js';
 
 type Json = Record<string, unknown>;
 
@@ -97,19 +97,10 @@ async function proxy(
         entry = sessions.session(source.id);
         await entry.pending;
         if (options.mode === 'act' && entry.edits.size > 0) {
-          // The tombstones spliced into the text when every one can be placed exactly; else parsed and rewritten.
-          const spliced = body ? undefined : spliceEdits(raw.toString('utf8'), entry.edits);
-          if (spliced) {
-            if (spliced.changed > 0) {
-              bytes = Buffer.from(spliced.text, 'utf8');
-              outcome = 'edited';
-            }
-          } else {
-            body ??= parse(raw);
-            if (body && applyEdits(endpoint.format, body, entry.edits) > 0) {
-              bytes = Buffer.from(JSON.stringify(body), 'utf8');
-              outcome = 'edited';
-            }
+          body ??= parse(raw);
+          if (body && applyEdits(endpoint.format, body, entry.edits) > 0) {
+            bytes = Buffer.from(JSON.stringify(body), 'utf8');
+            outcome = 'edited';
           }
         }
         const hold = sessions.holdMs(entry, options.maxWaitSeconds);

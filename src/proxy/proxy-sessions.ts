@@ -14,7 +14,7 @@ import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
-import { type EditBook, evictedInput, historyOf, wireValue } from './wire-history.js';
+import { type EditBook, historyOf } from './wire-history.js';
 
 type Json = Record<string, unknown>;
 
@@ -194,16 +194,8 @@ export class ProxySessions {
       const what = `${item.kind === 'tool-result' ? 'result of' : 'input of'} ${describeItem(calls.get(item.callId))}`;
       const tombstone = `[barometer evicted this ${what} (${tokens} tokens) when sub-task ${batch.taskId} ended (${boundary}). The original is record "${step.itemId}" in ${applied.archive}: open that file with your Read tool if you need it.]`;
       const edit = entry.edits.get(item.callId) ?? {};
-      const field = item.kind === 'tool-result' ? 'result' : 'input';
-      edit[field] = tombstone;
-      const original = wireValue(format, body, item.callId, field);
-      if (original !== undefined) {
-        const replacement = field === 'result' ? tombstone : evictedInput(format, tombstone);
-        edit.splices = {
-          ...edit.splices,
-          [field]: { from: JSON.stringify(original), to: JSON.stringify(replacement) },
-        };
-      }
+      if (item.kind === 'tool-result') edit.result = tombstone;
+      else edit.input = tombstone;
       entry.edits.set(item.callId, edit);
     }
     entry.threads.set(thread, applied.state);

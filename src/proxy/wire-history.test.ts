@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  applyEdits,
-  type EditBook,
-  evictedInput,
-  historyOf,
-  spliceEdits,
-  wireValue,
-} from './wire-history.js';
+import { applyEdits, type EditBook, historyOf } from './wire-history.js';
 
 const edits: EditBook = new Map([['call_1', { result: '[evicted result]', input: '[evicted input]' }]]);
 
@@ -107,86 +100,5 @@ describe('historyOf', () => {
     expect(items.map((item) => item.kind)).toEqual(['system', 'user', 'opaque', 'tool-call', 'tool-result']);
     expect(items[3]).toMatchObject({ callId: 'call_1', archivedTo: '[evicted input]' });
     expect(items[4]).toMatchObject({ callId: 'call_1', content: 'ok', archivedTo: '[evicted result]' });
-  });
-});
-
-describe('spliceEdits', () => {
-  const anthropic = () => ({
-    model: 'claude-sonnet-4-5',
-    messages: [
-      { role: 'user', content: 'read' },
-      {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool_use',
-            id: 'call_1',
-            name: 'Write',
-            input: { file_path: '/a', content: 'y'.repeat(300) },
-          },
-        ],
-      },
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: 'call_1', content: 'line "one"\n'.repeat(50) }],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_2', content: 'kept' }] },
-    ],
-  });
-  const chat = () => ({
-    messages: [
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          {
-            id: 'call_1',
-            type: 'function',
-            function: { name: 'write', arguments: '{"path":"/a","text":"zzz"}' },
-          },
-        ],
-      },
-      { role: 'tool', tool_call_id: 'call_1', content: 'long output' },
-    ],
-  });
-  const responses = () => ({
-    input: [
-      { type: 'function_call', call_id: 'call_1', name: 'exec_command', arguments: '{"cmd":"cat a"}' },
-      { type: 'function_call_output', call_id: 'call_1', output: 'long output' },
-    ],
-  });
-
-  it.each([
-    ['anthropic', anthropic],
-    ['openai-chat', chat],
-    ['openai-responses', responses],
-  ] as const)('gives the same bytes as parsing, editing and serializing (%s)', (format, make) => {
-    const book: EditBook = new Map([['call_1', { result: '[r]', input: '[i]' }]]);
-    const edit = book.get('call_1')!;
-    edit.splices = {
-      result: {
-        from: JSON.stringify(wireValue(format, make(), 'call_1', 'result')),
-        to: JSON.stringify('[r]'),
-      },
-      input: {
-        from: JSON.stringify(wireValue(format, make(), 'call_1', 'input')),
-        to: JSON.stringify(evictedInput(format, '[i]')),
-      },
-    };
-    const parsed = make();
-    applyEdits(format, parsed, book);
-    expect(spliceEdits(JSON.stringify(make()), book)).toEqual({ text: JSON.stringify(parsed), changed: 2 });
-  });
-
-  it('gives up (the caller parses) when an original occurs twice or not at all', () => {
-    const book: EditBook = new Map([
-      ['call_1', { result: '[r]', splices: { result: { from: '"same"', to: '"[r]"' } } }],
-    ]);
-    expect(spliceEdits(JSON.stringify({ a: 'call_1', b: 'same', c: 'same' }), book)).toBeUndefined();
-    expect(spliceEdits(JSON.stringify({ a: 'call_1', b: 'other' }), book)).toBeUndefined();
-    expect(spliceEdits(JSON.stringify({ a: 'no such call' }), book)).toEqual({
-      text: '{"a":"no such call"}',
-      changed: 0,
-    });
   });
 });

@@ -18,20 +18,8 @@ export interface WireEdit {
   tombstone: string;
 }
 
-/** What an edit replaces, as JSON text: the value as the agent serialized it, and the tombstone in its place. */
-export interface Splice {
-  from: string;
-  to: string;
-}
-
-/**
- * The edits of a session, by call id and field: the tombstone texts, and (when known) the same edits as
- * replacements of JSON text, which {@link spliceEdits} applies to a request's bytes without parsing them.
- */
-export type EditBook = Map<
-  string,
-  { result?: string; input?: string; splices?: { result?: Splice; input?: Splice } }
->;
+/** The edits of a session, by call id and field. */
+export type EditBook = Map<string, { result?: string; input?: string }>;
 
 /** The history items of a request, for the eviction policy: text, tool calls, tool results, the rest opaque. */
 export function historyOf(format: WireFormat, body: Json, edits: EditBook): HistoryItem[] {
@@ -138,7 +126,7 @@ export function historyOf(format: WireFormat, body: Json, edits: EditBook): Hist
 }
 
 /** A call's arguments as the wire carries them after eviction: an object (Anthropic) or its JSON text (OpenAI). */
-export function evictedInput(format: WireFormat, tombstone: string): unknown {
+function evictedInput(format: WireFormat, tombstone: string): unknown {
   return format === 'anthropic' ? { evicted: tombstone } : JSON.stringify({ evicted: tombstone });
 }
 
@@ -205,85 +193,4 @@ export function applyEdits(format: WireFormat, body: Json, edits: EditBook): num
     }
   }
   return changed;
-}
-
-/** The value an edit replaces in a request body, as the body holds it; undefined when the body has no such block. */
-export function wireValue(
-  format: WireFormat,
-  body: Json,
-  callId: string,
-  field: 'result' | 'input',
-): unknown {
-  if (format === 'anthropic') {
-    for (const message of Array.isArray(body.messages) ? body.messages : []) {
-      if (!isObject(message) || !Array.isArray(message.content)) continue;
-      for (const block of message.content) {
-        if (!isObject(block)) continue;
-        if (field === 'result' && block.type === 'tool_result' && block.tool_use_id === callId)
-          return block.content;
-        if (field === 'input' && block.type === 'tool_use' && block.id === callId) return block.input;
-      }
-    }
-    return undefined;
-  }
-  if (format === 'openai-chat') {
-    for (const message of Array.isArray(body.messages) ? body.messages : []) {
-      if (!isObject(message)) continue;
-      if (field === 'result' && message.role === 'tool' && message.tool_call_id === callId)
-        return message.content;
-      if (field !== 'input') continue;
-      for (const toolCall of Array.isArray(message.tool_calls) ? message.tool_calls : [])
-        if (isObject(toolCall) && toolCall.id === callId && isObject(toolCall.function))
-          return toolCall.function.arguments;
-    }
-    return undefined;
-  }
-  for (const item of Array.isArray(body.input) ? body.input : []) {
-    if (!isObject(item) || item.call_id !== callId) continue;
-    if (
-      field === 'result' &&
-      (item.type === 'function_call_output' || item.type === 'custom_tool_call_output')
-    )
-      return item.output;
-    if (field === 'input' && item.type === 'function_call') return item.arguments;
-    if (field === 'input' && item.type === 'custom_tool_call') return item.input;
-  }
-  return undefined;
-}
-
-/**
- * The session's edits applied to a request's JSON text without parsing it: each edit's original value, as JSON
- * text, must occur exactly once (its call id present, the agent serializing as JSON.stringify does) and is replaced
- * by its tombstone. The same result as {@link applyEdits} followed by JSON.stringify, for a body JSON.stringify
- * wrote. Answers undefined when any edit whose call id the text names cannot be placed so: the caller parses.
- */
-export function spliceEdits(text: string, edits: EditBook): { text: string; changed: number } | undefined {
-  const places: Array<{ at: number; splice: Splice }> = [];
-  for (const [callId, edit] of edits) {
-    if (!text.includes(JSON.stringify(callId))) continue;
-    for (const field of ['result', 'input'] as const) {
-      if (edit[field] === undefined) continue;
-      const splice = edit.splices?.[field];
-      if (!splice) return undefined;
-      const at = text.indexOf(splice.from);
-      if (at === -1) {
-        // Already a tombstone (the agent keeps what it was sent), or not in this request.
-        if (text.includes(splice.to)) continue;
-        return undefined;
-      }
-      if (text.indexOf(splice.from, at + 1) !== -1) return undefined;
-      places.push({ at, splice });
-    }
-  }
-  if (places.length === 0) return { text, changed: 0 };
-  places.sort((a, b) => a.at - b.at);
-  const parts: string[] = [];
-  let from = 0;
-  for (const { at, splice } of places) {
-    if (at < from) return undefined;
-    parts.push(text.slice(from, at), splice.to);
-    from = at + splice.from.length;
-  }
-  parts.push(text.slice(from));
-  return { text: parts.join(''), changed: places.length };
 }
