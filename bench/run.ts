@@ -10,6 +10,7 @@ import { benchHttp, LOAD_GENERATOR } from './http.js';
 import { benchInstall } from './install.js';
 import { benchPools } from './pools.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
+import { benchProxy } from './proxy.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchReport } from './report.js';
 import { benchUsageFanOut } from './sse-fanout.js';
@@ -338,5 +339,25 @@ if (wants('install')) {
   );
   console.log(
     figures.warnings.length ? `npm warnings:\n${figures.warnings.join('\n')}` : 'npm warnings: none',
+  );
+}
+
+if (wants('proxy')) {
+  console.log(
+    '\n# barometer proxy: what it adds before a request goes upstream and before a streamed event reaches the agent',
+  );
+  const figures = await benchProxy();
+  const ms = (value: number) => value.toFixed(2);
+  console.log(
+    `${(figures.requestBytes / 1e3).toFixed(0)} KB request, provider has all of it after: direct p50 ${ms(figures.directP50Ms)} ms, p99 ${ms(figures.directP99Ms)} ms (baseline)`,
+  );
+  console.log(
+    `  through the proxy, forwarded as received: p50 ${ms(figures.passedP50Ms)} ms, p99 ${ms(figures.passedP99Ms)} ms; added p50 ${ms(figures.passedP50Ms - figures.directP50Ms)} ms, p99 ${ms(figures.passedP99Ms - figures.directP99Ms)} ms (goal ≤ 2 ms, ≤ 10 ms)`,
+  );
+  console.log(
+    `  through the proxy, tombstones applied: p50 ${ms(figures.editedP50Ms)} ms, p99 ${ms(figures.editedP99Ms)} ms; added p50 ${ms(figures.editedP50Ms - figures.directP50Ms)} ms, p99 ${ms(figures.editedP99Ms - figures.directP99Ms)} ms`,
+  );
+  console.log(
+    `streamed answer, first event written → read by the client: direct p50 ${ms(figures.firstTokenDirectP50Ms)} ms, p99 ${ms(figures.firstTokenDirectP99Ms)} ms (baseline); through the proxy p50 ${ms(figures.firstTokenP50Ms)} ms, p99 ${ms(figures.firstTokenP99Ms)} ms (goal: within 5 ms)`,
   );
 }

@@ -12,8 +12,9 @@ const entry =
         ? await import('./report-main.js')
         : { main: (await import('./program.js')).run };
 const code = await entry.main(argv);
-// `serve` and `watch` keep the process alive through their sockets and watchers; every other command ends here.
-if (code !== 0 || !['serve', 'watch'].includes(argv[0] ?? '')) process.exitCode = code;
+// `serve`, `proxy` and `watch` keep the process alive through their sockets and watchers; `wrap` exits with its
+// agent's code, which it set; every other command ends here.
+if (code !== 0 || !['serve', 'proxy', 'watch', 'wrap'].includes(argv[0] ?? '')) process.exitCode = code;
 
 // `barometer replay big.jsonl | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -7,6 +7,7 @@ import { registerHookCommand } from './commands/hook.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerPoolCommand } from './commands/pool.js';
 import { registerPressureCommand } from './commands/pressure.js';
+import { registerProxyCommands } from './commands/proxy.js';
 import { registerReplayCommand } from './commands/replay.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -26,6 +27,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   const program = baseProgram(io);
   registerPressureCommand(program, io, now);
   registerServeCommand(program, io);
+  registerProxyCommands(program, io);
   registerReplayCommand(program, io);
   registerReportCommand(program, io, now);
   registerCompactCommand(program, io);

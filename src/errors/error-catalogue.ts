@@ -193,6 +193,12 @@ export const ERROR_CATALOGUE = {
     meaning:
       'The server cannot serve the request now (it is shutting down), or, for a CLI command that talks to a service, no barometer service answers at its URL; retry, here later or elsewhere.',
   },
+  BR_ERR_UPSTREAM_UNREACHABLE: {
+    status: 502,
+    exit: EXIT_CODES.unavailable,
+    meaning:
+      'The proxy could not reach the provider it forwards to (refused, unknown host, reset before an answer); the request was not answered by the provider.',
+  },
   BR_ERR_PORT_IN_USE: {
     status: 503,
     exit: EXIT_CODES.unavailable,

@@ -19,6 +19,8 @@ import type { BarometerConfig } from '../models/barometer-config.js';
 import { MemoryPoolStore } from '../pools/memory-pool-store.js';
 import type { PoolStore } from '../pools/pool-store.js';
 import { RedisPoolStore } from '../pools/redis-pool-store.js';
+import { proxyRoutes } from '../proxy/proxy-routes.js';
+import { ProxySessions } from '../proxy/proxy-sessions.js';
 import { defaultLogRoots, type LogRoot } from '../report/discover-logs.js';
 import {
   dataDirPaths,
@@ -351,6 +353,35 @@ export async function buildApp(
       allowedHostnames: mcpAllowedHostnames(settings.host, settings.mcpAllowedHosts),
     }),
   ];
+  const proxy = settings.proxy;
+  if (proxy) {
+    // The proxy never logs a request's content or headers (keys): only the stage and the error's message.
+    const log = (stage: string, error: unknown) =>
+      app.log.warn(
+        { stage, error: error instanceof Error ? error.message : String(error) },
+        'proxy: failed open',
+      );
+    const sessions = new ProxySessions({
+      monitor,
+      archive,
+      now,
+      onFailure: (stage, error) => {
+        metrics.proxyFailures.inc({ stage });
+        log(stage, error);
+      },
+    });
+    routes.push(
+      ...proxyRoutes({
+        options: proxy,
+        sessions,
+        counters: {
+          request: (route, outcome) => metrics.proxyRequests.inc({ route, outcome }),
+          failure: (stage) => metrics.proxyFailures.inc({ stage }),
+        },
+        log,
+      }),
+    );
+  }
   const openApi: { value?: Record<string, unknown> } = {};
   routes.push(
     {
@@ -482,6 +513,18 @@ export async function buildApp(
       registerRoutes(text, routes, 'text');
     });
   });
+  if (proxy) {
+    await app.register(async (raw) => {
+      // The proxy forwards the agent's bytes: any content type, read as a buffer, up to its own limit.
+      raw.removeAllContentTypeParsers();
+      raw.addContentTypeParser(
+        '*',
+        { parseAs: 'buffer', bodyLimit: proxy.bodyLimitBytes },
+        (_request, body, done) => done(null, body),
+      );
+      registerRoutes(raw, routes, 'raw');
+    });
+  }
   if (settings.dashboard) await registerDashboard(app);
 
   return app;

@@ -99,6 +99,19 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly proxyRequests = new Counter({
+    name: 'barometer_proxy_requests_total',
+    help: 'Requests the proxy forwarded, by route and outcome: passed (as sent), edited (tombstones applied), held (a wait verdict), unreachable (the provider could not be reached).',
+    labelNames: ['route', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly proxyFailures = new Counter({
+    name: 'barometer_proxy_failures_total',
+    help: 'Failures inside the proxy, by stage (session, edit, analyze, record); each request concerned went upstream unchanged.',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
+
   constructor(monitor: SessionMonitor) {
     collectDefaultMetrics({ register: this.registry, prefix: 'barometer_' });
     new Gauge({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ProxyOptionsSchema } from '../proxy/proxy-options.js';
 import { DEFAULT_WEBHOOK_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/webhook-service.js';
 
 /** Defaults of the service, declared once. Seed 000: 100 requests/minute per IP, 10 concurrent per agent. */
@@ -118,6 +119,11 @@ export const ServerOptionsSchema = z.strictObject({
     .max(64)
     .regex(/^[A-Za-z0-9:_.-]+$/, 'must be letters, digits and : _ . - only')
     .default('barometer:'),
+  /**
+   * Serve the proxy routes (`/v1/messages`, `/v1/chat/completions`, `/v1/responses`): `barometer proxy`. Absent:
+   * the service has none.
+   */
+  proxy: ProxyOptionsSchema.optional(),
   /** Changes are gathered this long before event streams send them. */
   eventFlushMs: z.number().int().min(0).max(10_000).default(100),
 });

@@ -48,8 +48,11 @@ export interface ApiRoute {
   /** Fastify's form: `/api/v1/sessions/:id`. */
   url: string;
   summary: string;
-  /** Which encapsulated scope registers it: `json` (the API's JSON parser), `text` (raw text bodies), `root`. */
-  scope: 'json' | 'text' | 'root';
+  /**
+   * Which encapsulated scope registers it: `json` (the API's JSON parser), `text` (raw text bodies), `raw` (bodies
+   * as bytes, any content type: the proxy's), `root`.
+   */
+  scope: 'json' | 'text' | 'raw' | 'root';
   params?: z.ZodType;
   query?: z.ZodType;
   /** Query parameters documented by hand (the pressure route's, with the seed's ranges). */

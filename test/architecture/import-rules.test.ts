@@ -28,7 +28,18 @@ const CORE = [
   // The what-if replay's core: log histories, calibration, the cached cost; archives only through interfaces.
   'whatif',
 ];
-const SURFACES = ['session', 'store', 'pools', 'report', 'contract', 'server', 'cli', 'mcp', 'integrations'];
+const SURFACES = [
+  'session',
+  'store',
+  'pools',
+  'report',
+  'contract',
+  'server',
+  'cli',
+  'mcp',
+  'integrations',
+  'proxy',
+];
 const FORBIDDEN: Record<string, readonly string[]> = {
   // src/vendor holds the dependencies the package bundles (the MCP SDK, the static file server, prom-client): the
   // surfaces' own, never the core's.
@@ -43,6 +54,8 @@ const FORBIDDEN: Record<string, readonly string[]> = {
   server: ['cli'],
   // The MCP server is a surface over the session, store and core, beside the HTTP service: never over it.
   mcp: ['server', 'cli', 'integrations'],
+  // The proxy is a surface over the session, store and core whose routes the service registers: never over the CLI.
+  proxy: ['cli', 'mcp', 'integrations'],
 };
 const NETWORK_AND_SERVER_PACKAGES = /^(node:(net|http|https|http2)|fastify|@fastify\/|pino$|commander$)/;
 

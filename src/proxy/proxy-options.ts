@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/** Where requests go when no `--anthropic-upstream` / `--openai-upstream` is given: the providers' own APIs. */
+export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
+export const DEFAULT_OPENAI_UPSTREAM = 'https://api.openai.com';
+/**
+ * The longest a request is held when the session's verdict is `wait` (a per-minute quota refills): past it the
+ * request goes on and the provider answers (a 429 with its own retry-after, which reaches the agent as sent).
+ */
+export const DEFAULT_PROXY_MAX_WAIT_SECONDS = 60;
+
+const upstream = z
+  .string()
+  .regex(
+    /^https?:\/\/[^\s/]+(\/\S*)?$/,
+    'must be an http:// or https:// URL, such as https://api.anthropic.com',
+  )
+  .transform((url) => url.replace(/\/+$/, ''));
+
+/** Options of the proxy routes (`barometer proxy`); unknown keys are rejected. */
+export const ProxyOptionsSchema = z.strictObject({
+  /** Base URL the Anthropic Messages requests are forwarded to (its `/v1/messages` is appended). */
+  anthropicUpstream: upstream.default(DEFAULT_ANTHROPIC_UPSTREAM),
+  /** Base URL the OpenAI Chat Completions and Responses requests are forwarded to (`/v1/...` appended). */
+  openaiUpstream: upstream.default(DEFAULT_OPENAI_UPSTREAM),
+  /** `act` (the default) evicts completed sub-tasks' tool output; `observe` only measures. */
+  mode: z.enum(['act', 'observe']).default('act'),
+  /** Longest hold of a request on a `wait` verdict, in seconds; 0 never holds. */
+  maxWaitSeconds: z.number().min(0).max(3600).default(DEFAULT_PROXY_MAX_WAIT_SECONDS),
+  /** Largest request body accepted, in bytes (agents resend their whole history). */
+  bodyLimitBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(64 * 1024 * 1024),
+});
+export type ProxyOptions = z.input<typeof ProxyOptionsSchema>;
+export type ResolvedProxyOptions = z.output<typeof ProxyOptionsSchema>;

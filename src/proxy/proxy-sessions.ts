@@ -1,0 +1,243 @@
+import type { ArchiveSink } from '../compaction/archive-sink.js';
+import {
+  EvictionPolicy,
+  type EvictionPolicyState,
+  initialEvictionState,
+} from '../compaction/eviction-policy.js';
+import { type HistoryItem, itemText } from '../compaction/history-item.js';
+import { pathOf } from '../compaction/plan-batch.js';
+import { commandOf } from '../compaction/sub-task-boundary.js';
+import type { SessionMonitor } from '../session/session-monitor.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { normalizeUsage } from '../usage/normalize-usage.js';
+import type { HeaderBag } from '../usage/rate-limit-headers.js';
+import type { UsageRecord } from '../usage/usage-record.js';
+import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
+import { type EditBook, historyOf } from './wire-history.js';
+
+type Json = Record<string, unknown>;
+
+/** Where a proxy step failed: each is counted in /metrics, and the request went on unchanged. */
+export type ProxyStage = 'session' | 'edit' | 'analyze' | 'record';
+
+/** What the proxy keeps of one session, in memory: its edits (re-applied to every request) and policy states. */
+export interface ProxySession {
+  id: string;
+  /** Every edit made so far, by call id: the same tombstones go into every later request. */
+  edits: EditBook;
+  /** The policy's state per conversation of the session (Claude Code's sub-agents share its session id). */
+  threads: Map<string, EvictionPolicyState>;
+  /** The analysis of the latest request: the next request of the session waits for it before it is edited. */
+  pending: Promise<void>;
+  /** The monitor's session exists (created by the proxy, or found). */
+  ready: Promise<boolean> | null;
+  /** The latest verdict the monitor answered, and when. */
+  verdict: { action: string; waitSeconds: number | null; at: number } | null;
+  /** Token counts of items already seen, by item id and length. */
+  sizes: Map<string, number>;
+}
+
+export interface ProxySessionsOptions {
+  monitor: SessionMonitor;
+  archive: ArchiveSink;
+  now?: () => number;
+  counter?: TokenCounter;
+  /** Called with every internal failure; the request it concerned went on unchanged. */
+  onFailure: (stage: ProxyStage, error: unknown) => void;
+  /** A batch was evicted: how many items, and the archive. */
+  onEviction?: (sessionId: string, items: number, archive: string) => void;
+}
+
+const AGENT_OF: Partial<Record<SessionSource, 'claude-code' | 'codex'>> = {
+  'claude-code-header': 'claude-code',
+  'claude-code-metadata': 'claude-code',
+  'codex-turn-metadata': 'codex',
+  'prompt-cache-key': 'codex',
+};
+
+/** What an evicted item was, in a few words: the tool and the file or command it named. */
+function describeItem(call: HistoryItem | undefined): string {
+  if (call?.kind !== 'tool-call') return 'tool output';
+  const target = pathOf(call) ?? commandOf(call);
+  const short = target.length > 80 ? `${target.slice(0, 77)}...` : target;
+  return short === '' || short === '{}' ? call.name : `${call.name} ${short}`;
+}
+
+/**
+ * The proxy's memory of its sessions and the work it does for them: the monitor's session (created on the first
+ * request), the usage of every answer, and, in act mode, the eviction policy run on each request's history after it
+ * went upstream, whose batches become edits that every later request of the session carries.
+ */
+export class ProxySessions {
+  readonly #sessions = new Map<string, ProxySession>();
+  readonly #monitor: SessionMonitor;
+  readonly #archive: ArchiveSink;
+  readonly #now: () => number;
+  readonly #counter: TokenCounter;
+  readonly #policy: EvictionPolicy;
+  readonly #options: ProxySessionsOptions;
+
+  constructor(options: ProxySessionsOptions) {
+    this.#options = options;
+    this.#monitor = options.monitor;
+    this.#archive = options.archive;
+    this.#now = options.now ?? Date.now;
+    this.#counter = options.counter ?? createTokenCounter();
+    this.#policy = new EvictionPolicy({}, this.#counter);
+  }
+
+  /** The session's entry, made on first use. */
+  session(id: string): ProxySession {
+    let entry = this.#sessions.get(id);
+    if (!entry) {
+      entry = {
+        id,
+        edits: new Map(),
+        threads: new Map(),
+        pending: Promise.resolve(),
+        ready: null,
+        verdict: null,
+        sizes: new Map(),
+      };
+      this.#sessions.set(id, entry);
+    }
+    return entry;
+  }
+
+  /** Makes sure the monitor has the session (created with the request's model); false when it could not. */
+  ensure(entry: ProxySession, model: string, source: SessionSource): Promise<boolean> {
+    entry.ready ??= (async () => {
+      try {
+        if (await this.#monitor.has(entry.id)) return true;
+        const agent = AGENT_OF[source];
+        await this.#monitor.create({ id: entry.id, model, ...(agent ? { agent } : {}) });
+        return true;
+      } catch (error) {
+        // A session created meanwhile (by a concurrent request, a hook or watch) is as good.
+        if (await this.#monitor.has(entry.id).catch(() => false)) return true;
+        this.#options.onFailure('session', error);
+        entry.ready = null;
+        return false;
+      }
+    })();
+    return entry.ready;
+  }
+
+  /** How long a request should be held: the rest of a `wait` verdict's waitSeconds, at most `maxSeconds`. */
+  holdMs(entry: ProxySession, maxSeconds: number): number {
+    const verdict = entry.verdict;
+    if (verdict?.action !== 'wait' || verdict.waitSeconds === null) return 0;
+    const left = verdict.waitSeconds * 1000 - (this.#now() - verdict.at);
+    return Math.max(0, Math.min(left, maxSeconds * 1000));
+  }
+
+  /**
+   * Runs the eviction policy on a request's history (edits already applied) after it went upstream; a batch is
+   * archived first, and only then do its tombstones join the session's edits, for the next request on. Chained:
+   * one analysis per session at a time, in request order.
+   */
+  analyze(entry: ProxySession, format: WireFormat, body: Json): void {
+    entry.pending = entry.pending
+      .then(() => this.#analyze(entry, format, body))
+      .catch((error: unknown) => this.#options.onFailure('analyze', error));
+  }
+
+  #sizeOf(entry: ProxySession) {
+    return (item: HistoryItem): number => {
+      if (item.kind === 'opaque') return 0;
+      const text = itemText(item);
+      const key = `${item.id}:${text.length}`;
+      let size = entry.sizes.get(key);
+      if (size === undefined) {
+        size = this.#counter.count(text);
+        entry.sizes.set(key, size);
+      }
+      return size;
+    };
+  }
+
+  async #analyze(entry: ProxySession, format: WireFormat, body: Json): Promise<void> {
+    const thread = threadKey(format, body);
+    const history = historyOf(format, body, entry.edits);
+    const sizeOf = this.#sizeOf(entry);
+    const decision = this.#policy.decide(history, {
+      state: entry.threads.get(thread) ?? initialEvictionState(),
+      sizeOf,
+    });
+    const batch = decision.evict;
+    if (!batch) {
+      entry.threads.set(thread, decision.state);
+      return;
+    }
+    const applied = await this.#policy.apply(
+      history,
+      { ...decision, recap: null },
+      {
+        archive: this.#archive,
+        sessionId: entry.id,
+      },
+    );
+    const calls = new Map<string, HistoryItem>();
+    for (const item of history) if (item.kind === 'tool-call') calls.set(item.callId, item);
+    const boundary = decision.boundary
+      ? `${decision.boundary.kind}: ${decision.boundary.detail}`
+      : 'sub-task end';
+    let before = 0;
+    let freed = 0;
+    for (const item of history) before += sizeOf(item);
+    for (const step of batch.steps) {
+      const item = history[step.position];
+      if (!applied.archive || (item?.kind !== 'tool-call' && item?.kind !== 'tool-result')) continue;
+      const tokens = this.#counter.count(step.original);
+      freed += tokens;
+      const what = `${item.kind === 'tool-result' ? 'result of' : 'input of'} ${describeItem(calls.get(item.callId))}`;
+      const tombstone = `[barometer evicted this ${what} (${tokens} tokens) when sub-task ${batch.taskId} ended (${boundary}). The original is record "${step.itemId}" in ${applied.archive}: open that file with your Read tool if you need it.]`;
+      const edit = entry.edits.get(item.callId) ?? {};
+      if (item.kind === 'tool-result') edit.result = tombstone;
+      else edit.input = tombstone;
+      entry.edits.set(item.callId, edit);
+    }
+    entry.threads.set(thread, applied.state);
+    if (applied.archive) {
+      this.#options.onEviction?.(entry.id, batch.steps.length, applied.archive);
+      // The session's timeline shows the eviction, and the loop guards see its size.
+      if (await this.#monitor.has(entry.id))
+        await this.#monitor.recordCompaction(entry.id, {
+          trigger: 'barometer-proxy',
+          before,
+          after: Math.max(0, before - freed),
+        });
+    }
+  }
+
+  /**
+   * Records an answer: a success's usage (streamed or not) with its rate-limit headers; a 429's headers and
+   * retry-after as what the quota said. Other errors are the agent's to see; nothing is recorded of them.
+   */
+  async record(
+    entry: ProxySession,
+    format: WireFormat,
+    status: number,
+    headers: HeaderBag,
+    text: string,
+    ready: Promise<boolean>,
+  ): Promise<void> {
+    if (status !== 429 && (status < 200 || status >= 300)) return;
+    if (!(await ready)) return;
+    try {
+      const usage: UsageRecord =
+        status === 429
+          ? { available: false, source: format, reason: 'rate limited: the provider answered 429' }
+          : normalizeUsage(format, text);
+      const answer = await this.#monitor.postUsage(entry.id, { usage, headers });
+      entry.verdict = {
+        action: answer.verdict.action,
+        waitSeconds: answer.verdict.waitSeconds,
+        at: this.#now(),
+      };
+    } catch (error) {
+      this.#options.onFailure('record', error);
+    }
+  }
+}

@@ -1,0 +1,196 @@
+import type { HistoryItem } from '../compaction/history-item.js';
+import type { WireFormat } from './session-key.js';
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * One replacement the proxy makes in every request of a session from the batch that decided it on: a tool result's
+ * content, or a tool call's arguments, becomes the tombstone. Keyed by the call id, which the agent keeps for the
+ * whole conversation, so the same edit lands on the same block of every later request.
+ */
+export interface WireEdit {
+  callId: string;
+  field: 'result' | 'input';
+  /** The tombstone text: what was there, how many tokens, where the original lives. */
+  tombstone: string;
+}
+
+/** The edits of a session, by call id and field. */
+export type EditBook = Map<string, { result?: string; input?: string }>;
+
+/** The history items of a request, for the eviction policy: text, tool calls, tool results, the rest opaque. */
+export function historyOf(format: WireFormat, body: Json, edits: EditBook): HistoryItem[] {
+  const items: HistoryItem[] = [];
+  const archived = (callId: string, field: 'result' | 'input') => edits.get(callId)?.[field];
+  const call = (id: string, name: unknown, input: unknown) => {
+    const tombstone = archived(id, 'input');
+    items.push({
+      kind: 'tool-call',
+      id,
+      callId: id,
+      name: typeof name === 'string' && name !== '' ? name : 'tool',
+      input,
+      ...(tombstone === undefined ? {} : { archivedTo: tombstone }),
+    });
+  };
+  const result = (callId: string, content: unknown) => {
+    const tombstone = archived(callId, 'result');
+    items.push({
+      kind: 'tool-result',
+      id: `${callId}:result`,
+      callId,
+      content: typeof content === 'string' ? content : (JSON.stringify(content ?? '') ?? ''),
+      ...(tombstone === undefined ? {} : { archivedTo: tombstone }),
+    });
+  };
+  const text = (role: unknown, value: string, id: string) => {
+    if (role === 'assistant') items.push({ kind: 'assistant', id, text: value });
+    else if (role === 'user') items.push({ kind: 'user', id, text: value });
+    else items.push({ kind: 'system', id, text: value });
+  };
+  const opaque = (role: unknown, value: unknown, id: string) => {
+    const side = role === 'assistant' ? 'assistant' : role === 'user' ? 'user' : 'system';
+    items.push({
+      kind: 'opaque',
+      id,
+      role: side,
+      provider: format === 'anthropic' ? 'anthropic' : 'openai',
+      value,
+    });
+  };
+  const parts = (role: unknown, content: unknown, id: string) => {
+    if (typeof content === 'string') {
+      text(role, content, id);
+      return;
+    }
+    if (!Array.isArray(content)) return;
+    content.forEach((part, index) => {
+      const partId = `${id}.${index}`;
+      if (!isObject(part)) return;
+      if (
+        typeof part.text === 'string' &&
+        (part.type === 'text' || part.type === 'input_text' || part.type === 'output_text')
+      )
+        text(role, part.text, partId);
+      else if (part.type === 'tool_use' && typeof part.id === 'string') call(part.id, part.name, part.input);
+      else if (part.type === 'tool_result' && typeof part.tool_use_id === 'string')
+        result(part.tool_use_id, part.content);
+      else opaque(role, part, partId);
+    });
+  };
+  if (format === 'anthropic') {
+    if (body.system !== undefined) parts('system', body.system, 's');
+    (Array.isArray(body.messages) ? body.messages : []).forEach((message, index) => {
+      if (isObject(message)) parts(message.role, message.content, `m${index}`);
+    });
+    return items;
+  }
+  if (format === 'openai-chat') {
+    (Array.isArray(body.messages) ? body.messages : []).forEach((message, index) => {
+      if (!isObject(message)) return;
+      if (message.role === 'tool' && typeof message.tool_call_id === 'string') {
+        result(message.tool_call_id, message.content);
+        return;
+      }
+      parts(message.role === 'developer' ? 'system' : message.role, message.content, `m${index}`);
+      for (const toolCall of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+        if (isObject(toolCall) && typeof toolCall.id === 'string' && isObject(toolCall.function))
+          call(toolCall.id, toolCall.function.name, toolCall.function.arguments);
+      }
+    });
+    return items;
+  }
+  if (typeof body.instructions === 'string') text('system', body.instructions, 'i');
+  if (typeof body.input === 'string') text('user', body.input, 'in');
+  (Array.isArray(body.input) ? body.input : []).forEach((item, index) => {
+    if (!isObject(item)) return;
+    const id = `in${index}`;
+    if (
+      (item.type === 'function_call' || item.type === 'custom_tool_call') &&
+      typeof item.call_id === 'string'
+    )
+      call(item.call_id, item.name, item.type === 'function_call' ? item.arguments : item.input);
+    else if (
+      (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') &&
+      typeof item.call_id === 'string'
+    )
+      result(item.call_id, item.output);
+    else if (item.type === 'message' || (item.type === undefined && typeof item.role === 'string'))
+      parts(item.role === 'developer' ? 'system' : item.role, item.content, id);
+    else opaque('assistant', item, id);
+  });
+  return items;
+}
+
+/** A call's arguments as the wire carries them after eviction: an object (Anthropic) or its JSON text (OpenAI). */
+function evictedInput(format: WireFormat, tombstone: string): unknown {
+  return format === 'anthropic' ? { evicted: tombstone } : JSON.stringify({ evicted: tombstone });
+}
+
+/**
+ * Writes the session's edits into a request body, in place: every tool result and tool call the book names gets
+ * its tombstone, and nothing else changes (thinking blocks, signatures, cache_control, ids and order stay).
+ * Answers how many blocks were rewritten.
+ */
+export function applyEdits(format: WireFormat, body: Json, edits: EditBook): number {
+  if (edits.size === 0) return 0;
+  let changed = 0;
+  const resultOf = (callId: unknown) => (typeof callId === 'string' ? edits.get(callId)?.result : undefined);
+  const inputOf = (callId: unknown) => (typeof callId === 'string' ? edits.get(callId)?.input : undefined);
+  if (format === 'anthropic') {
+    for (const message of Array.isArray(body.messages) ? body.messages : []) {
+      if (!isObject(message) || !Array.isArray(message.content)) continue;
+      for (const block of message.content) {
+        if (!isObject(block)) continue;
+        const result = block.type === 'tool_result' ? resultOf(block.tool_use_id) : undefined;
+        const input = block.type === 'tool_use' ? inputOf(block.id) : undefined;
+        if (result !== undefined) {
+          block.content = result;
+          changed++;
+        } else if (input !== undefined) {
+          block.input = evictedInput(format, input);
+          changed++;
+        }
+      }
+    }
+    return changed;
+  }
+  if (format === 'openai-chat') {
+    for (const message of Array.isArray(body.messages) ? body.messages : []) {
+      if (!isObject(message)) continue;
+      const result = message.role === 'tool' ? resultOf(message.tool_call_id) : undefined;
+      if (result !== undefined) {
+        message.content = result;
+        changed++;
+      }
+      for (const toolCall of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
+        const input = isObject(toolCall) ? inputOf(toolCall.id) : undefined;
+        if (input !== undefined && isObject(toolCall) && isObject(toolCall.function)) {
+          toolCall.function.arguments = evictedInput(format, input);
+          changed++;
+        }
+      }
+    }
+    return changed;
+  }
+  for (const item of Array.isArray(body.input) ? body.input : []) {
+    if (!isObject(item)) continue;
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      const result = resultOf(item.call_id);
+      if (result !== undefined) {
+        item.output = result;
+        changed++;
+      }
+    } else if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      const input = inputOf(item.call_id);
+      if (input === undefined) continue;
+      if (item.type === 'function_call') item.arguments = evictedInput(format, input);
+      else item.input = input;
+      changed++;
+    }
+  }
+  return changed;
+}
