@@ -118,13 +118,13 @@ describe('barometer replay --what-if', () => {
   });
 
   it('takes the policy from --policy (JSON or YAML)', async () => {
-    await writeFile(join(directory, 'never.json'), JSON.stringify({ boundaries: [] }));
+    await writeFile(join(directory, 'never.json'), JSON.stringify({ boundaries: [], trimResultsAboveTokens: 0 }));
     const none = JSON.parse(
       (await cli(['replay', SONNET, '--what-if', '--json', '--policy', 'never.json'])).stdout,
     );
     expect(none.whatIf.policy.evictions).toBe(0);
     expect(none.whatIf.savedPercent).toBe(0);
-    await writeFile(join(directory, 'policy.yaml'), 'minFreedTokens: 100000\n');
+    await writeFile(join(directory, 'policy.yaml'), 'minFreedTokens: 100000\nevictWhenCold: false\n');
     const late = JSON.parse(
       (await cli(['replay', SONNET, '--what-if', '--json', '--policy', 'policy.yaml'])).stdout,
     );

@@ -119,7 +119,7 @@ export function planBatch(
  * Positions of the latest full text (a read's result, a write's input) of each file a tool call after the
  * completed range names: the open sub-task is already using them.
  */
-function inUseFileContent(history: readonly HistoryItem[], to: number): Set<number> {
+export function inUseFileContent(history: readonly HistoryItem[], to: number): Set<number> {
   const inUse = new Set<string>();
   for (let position = to; position < history.length; position++) {
     const item = history[position];
@@ -147,4 +147,55 @@ function inUseFileContent(history: readonly HistoryItem[], to: number): Set<numb
   }
   for (const position of latest.values()) kept.add(position);
   return kept;
+}
+
+/** Tools that change a file (their call names it): an earlier read of it is superseded. */
+const CHANGE_TOOLS =
+  /^(?:write|write_file|create_file|edit|multiedit|notebookedit|str_replace_based_edit_tool)$/i;
+
+/** A read of the whole file (no offset, no limit, no range). */
+function wholeRead(item: ToolCallItem): boolean {
+  const input = inputObjectOf(item);
+  return (
+    READ_TOOLS.test(item.name) &&
+    input !== undefined &&
+    ['offset', 'limit', 'view_range', 'line_range'].every((key) => input[key] === undefined)
+  );
+}
+
+/**
+ * Positions of superseded tool results before `to`: the result of a call repeated later (same tool, same
+ * arguments), or of a read of a file read again in whole, written or edited since. Results already evicted and
+ * those in `kept` are left out. Pure.
+ */
+export function supersededResults(
+  history: readonly HistoryItem[],
+  to: number,
+  kept: ReadonlySet<number>,
+): number[] {
+  const resultAt = new Map<string, number>();
+  for (let position = 0; position < to; position++) {
+    const item = history[position];
+    if (item?.kind === 'tool-result') resultAt.set(item.callId, position);
+  }
+  // Scanning backwards: what a later call repeats, reads whole or changes.
+  const seenCalls = new Set<string>();
+  const seenPaths = new Set<string>();
+  const stale: number[] = [];
+  for (let position = to - 1; position >= 0; position--) {
+    const item = history[position];
+    if (item?.kind !== 'tool-call') continue;
+    const key = `${item.name}\u0000${JSON.stringify(item.input ?? null)}`;
+    const path = pathOf(item);
+    const result = resultAt.get(item.callId);
+    const superseded =
+      seenCalls.has(key) || (path !== undefined && READ_TOOLS.test(item.name) && seenPaths.has(path));
+    if (superseded && result !== undefined && !kept.has(result)) {
+      const held = history[result];
+      if (held?.kind === 'tool-result' && held.archivedTo === undefined) stale.push(result);
+    }
+    if (item.archivedTo === undefined) seenCalls.add(key);
+    if (path !== undefined && (wholeRead(item) || CHANGE_TOOLS.test(item.name))) seenPaths.add(path);
+  }
+  return stale.sort((a, b) => a - b);
 }

@@ -26,14 +26,14 @@ function errors({ history, features, calibration }: ReturnType<typeof fitted>): 
     .map((call) => {
       const recorded = call.usage!.promptTokens;
       return (
-        (Math.abs(predictedPrompt(calibration, features[call.index]!, call.segment) - recorded) / recorded) *
+        (Math.abs(predictedPrompt(calibration, features[call.index]!, call.index) - recorded) / recorded) *
         100
       );
     });
 }
 
 describe('calibrate: the reconstruction against the recorded usage', () => {
-  it('fits the 3 MB Claude Code session within 1% a call on average (2.6% at worst)', () => {
+  it('fits the 3 MB Claude Code session within 1% a call on average (3.1% at worst), each side of its compaction apart', () => {
     const fit = fitted('claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl');
     const perCall = errors(fit);
     expect(perCall).toHaveLength(139);
@@ -44,7 +44,7 @@ describe('calibrate: the reconstruction against the recorded usage', () => {
     );
     expect(fit.calibration.maxAbsErrorPercent).toBe(Math.max(...perCall));
     expect(fit.calibration.meanAbsErrorPercent).toBeLessThan(1);
-    expect(fit.calibration.maxAbsErrorPercent).toBeLessThan(3);
+    expect(fit.calibration.maxAbsErrorPercent).toBeLessThan(3.5);
     // Claude counts about 1.08 tokens per o200k token of tool content, as measured before this fit.
     expect(fit.calibration.toolScale).toBeGreaterThan(1.05);
     expect(fit.calibration.toolScale).toBeLessThan(1.12);
@@ -99,7 +99,7 @@ describe('calibrate: the reconstruction against the recorded usage', () => {
         signals: [],
       });
     }
-    const history: LogHistory = { format: 'claude-code', items, calls, lines: [] };
+    const history: LogHistory = { format: 'claude-code', items, calls, segmentStarts: [], lines: [] };
     const features = callFeatures(
       history,
       items.map((entry) => itemSize(entry, counter)),
