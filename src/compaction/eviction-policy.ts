@@ -9,14 +9,7 @@ import {
 } from './eviction-policy-options.js';
 import { type HistoryItem, itemText, type ToolResultItem } from './history-item.js';
 import { parseOrThrow } from './parse-or-throw.js';
-import {
-  inUseFileContent,
-  originalOf,
-  pathOf,
-  planBatch,
-  supersededResults,
-  TOMBSTONE_TOKENS_ESTIMATE,
-} from './plan-batch.js';
+import { originalOf, pathOf, planBatch, supersededResults, TOMBSTONE_TOKENS_ESTIMATE } from './plan-batch.js';
 import type { EvictionStep } from './plan-eviction.js';
 import { type BoundaryKind, detectBoundaries, type SubTaskBoundary } from './sub-task-boundary.js';
 
@@ -201,10 +194,7 @@ export class EvictionPolicy {
     // Superseded results anywhere go with a batch (and make one when the cache is cold anyway).
     const stale = (): EvictionStep[] => {
       if (!this.options.evictSuperseded) return [];
-      const kept = this.options.keepFilesInUse
-        ? inUseFileContent(history, history.length)
-        : new Set<number>();
-      return supersededResults(history, history.length, kept)
+      return supersededResults(history, state.completedUpTo, this.options.keepFilesInUse)
         .filter((position) => sizeOf(history[position]!) > this.options.minResultTokens)
         .map((position) => {
           const item = history[position] as ToolResultItem;

@@ -119,7 +119,7 @@ export function planBatch(
  * Positions of the latest full text (a read's result, a write's input) of each file a tool call after the
  * completed range names: the open sub-task is already using them.
  */
-export function inUseFileContent(history: readonly HistoryItem[], to: number): Set<number> {
+function inUseFileContent(history: readonly HistoryItem[], to: number): Set<number> {
   const inUse = new Set<string>();
   for (let position = to; position < history.length; position++) {
     const item = history[position];
@@ -164,25 +164,40 @@ function wholeRead(item: ToolCallItem): boolean {
 }
 
 /**
- * Positions of superseded tool results before `to`: the result of a call repeated later (same tool, same
- * arguments), or of a read of a file read again in whole, written or edited since. Results already evicted and
- * those in `kept` are left out. Pure.
+ * Positions of superseded tool results: the result of a call repeated later (same tool, same arguments), or of a read
+ * of a file read again in whole, written or edited since. Left out: results already evicted and, with
+ * `keepFilesInUse`, the latest read of each file a call of the open sub-task (from `openFrom` on) writes or edits —
+ * what is being worked on. Pure.
  */
 export function supersededResults(
   history: readonly HistoryItem[],
-  to: number,
-  kept: ReadonlySet<number>,
+  openFrom: number,
+  keepFilesInUse: boolean,
 ): number[] {
   const resultAt = new Map<string, number>();
-  for (let position = 0; position < to; position++) {
+  const calls = new Map<string, ToolCallItem>();
+  const latestRead = new Map<string, number>();
+  const changedInOpen = new Set<string>();
+  for (let position = 0; position < history.length; position++) {
     const item = history[position];
-    if (item?.kind === 'tool-result') resultAt.set(item.callId, position);
+    if (item?.kind === 'tool-call') {
+      calls.set(item.callId, item);
+      const path = pathOf(item);
+      if (path !== undefined && position >= openFrom && CHANGE_TOOLS.test(item.name)) changedInOpen.add(path);
+    } else if (item?.kind === 'tool-result') {
+      resultAt.set(item.callId, position);
+      const caller = calls.get(item.callId);
+      const path = caller && READ_TOOLS.test(caller.name) ? pathOf(caller) : undefined;
+      if (path !== undefined) latestRead.set(path, position);
+    }
   }
+  const kept = new Set<number>();
+  if (keepFilesInUse) for (const path of changedInOpen) kept.add(latestRead.get(path) ?? -1);
   // Scanning backwards: what a later call repeats, reads whole or changes.
   const seenCalls = new Set<string>();
   const seenPaths = new Set<string>();
   const stale: number[] = [];
-  for (let position = to - 1; position >= 0; position--) {
+  for (let position = history.length - 1; position >= 0; position--) {
     const item = history[position];
     if (item?.kind !== 'tool-call') continue;
     const key = `${item.name}\u0000${JSON.stringify(item.input ?? null)}`;

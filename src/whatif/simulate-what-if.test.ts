@@ -108,7 +108,10 @@ describe('simulateWhatIf', () => {
   });
 
   it('evicts the read at the commit, rewrites the cache from there, and reads the file again for the edit', async () => {
-    const report = await simulateWhatIf(log, options(new EvictionPolicy({ minFreedTokens: 0, evictWhenCold: false }), 'evict'));
+    const report = await simulateWhatIf(
+      log,
+      options(new EvictionPolicy({ minFreedTokens: 0, evictWhenCold: false }), 'evict'),
+    );
     expect(report.evictions).toEqual([
       expect.objectContaining({ beforeCallIndex: 2, taskId: 'subtask-1', boundary: 'command', items: 1 }),
     ]);

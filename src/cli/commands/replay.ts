@@ -214,7 +214,7 @@ function formatCorpus(
         `${`${dollars(a.realCostUsd)} → ${dollars(a.policyCostUsd)} ${signed(a.costSavedPercent)}`.padStart(27)} ` +
         `${''.padStart(19)} ${''.padStart(10)} ${String(a.rereads).padStart(8)}  ${a.archiveVerified ? 'verified' : 'NOT verified'}`,
     ),
-    `barometer would have sent ${a.savedPercent}% fewer prompt tokens and cost ${a.costSavedPercent ?? '—'}% less over ${a.sessions} sessions; ` +
+    `barometer would have sent ${Math.abs(a.savedPercent)}% ${a.savedPercent >= 0 ? 'fewer' : 'more'} prompt tokens and cost ${a.costSavedPercent === null ? 'an unknown amount' : `${Math.abs(a.costSavedPercent)}% ${a.costSavedPercent >= 0 ? 'less' : 'more'}`} over ${a.sessions} sessions; ` +
       `the worst session's cost change: ${a.worstCostChangePercent === null ? '—' : signed(-a.worstCostChangePercent)}; ` +
       `sessions whose what-if peak reached the agent's compaction point: ${a.aboveCompactionPoint}`,
   );
