@@ -230,6 +230,16 @@ describe('barometer replay --what-if', () => {
       expect(terminal.stderr).toContain('2/2');
     });
 
+    it('reports the calibration of each stretch between compactions on one log', async () => {
+      const { code, stdout } = await cli(['replay', EXCERPT, '--what-if']);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(
+        /^ {2}calibrated by stretch: calls 0–4 \(start, claude-opus-4-6\) \d+\.\d% mean, \d+\.\d% at worst; calls 5–9 \(compaction, claude-opus-4-6\) \d+\.\d% mean, \d+\.\d% at worst$/m,
+      );
+      // One stretch: no such line (the single-log output is as it was).
+      expect((await cli(['replay', SONNET, '--what-if'])).stdout).not.toContain('calibrated by stretch');
+    });
+
     it('exits 2 when several logs come without --what-if', async () => {
       const { code, stderr } = await cli(['replay', SONNET, SONNET]);
       expect(code).toBe(2);

@@ -129,6 +129,16 @@ function whatIfLines(whatIf: WhatIfReplayResult['whatIf'], paint: Paint): string
       : `${policy.callsAboveCompactionPoint} calls above the agent's compaction point (${whatIf.compactionPoint})`;
   const lines = [
     `What-if: barometer's eviction policy on the same calls (prompts calibrated on the recorded usage: ${calibration.meanAbsErrorPercent.toFixed(1)}% mean error per call, ${calibration.maxAbsErrorPercent.toFixed(1)}% at worst)`,
+    ...(calibration.segments.length > 1
+      ? [
+          `  calibrated by stretch: ${calibration.segments
+            .map(
+              (segment) =>
+                `calls ${segment.fromCall}–${segment.toCall} (${segment.start}${segment.model ? `, ${segment.model}` : ''}) ${segment.meanAbsErrorPercent.toFixed(1)}% mean, ${segment.maxAbsErrorPercent.toFixed(1)}% at worst`,
+            )
+            .join('; ')}`,
+        ]
+      : []),
     `  prompt tokens  ${real.promptTokens} → ${policy.promptTokens} (${change(real.promptTokens, policy.promptTokens)})`,
     `  cost           ${dollars(real.costUsd)} → ${dollars(policy.costUsd)}${real.costUsd !== null && policy.costUsd !== null ? ` (${change(real.costUsd, policy.costUsd)})` : ''}, with prompt caching`,
     `  peak prompt    ${real.peakPromptTokens ?? '—'} → ${policy.peakPromptTokens ?? '—'} (the agent compacts at ${whatIf.compactionPoint ?? 'an unknown point'}); compactions ${real.compactions} → ${policy.compactions}`,
