@@ -83,22 +83,22 @@ if (wants('report')) {
 }
 
 if (wants('whatif')) {
+  console.log('\n# barometer replay <corpus> --what-if: every recorded session, archived and checked');
+  const { directory, rows, aggregate, bytes, whatIfMs, replayMs } = await benchWhatIf();
+  for (const row of rows)
+    console.log(
+      row.skipped === null
+        ? `${row.file}: ${row.calls} calls, tokens −${row.savedPercent}%, cost −${row.costSavedPercent ?? '—'}%, peak ${row.realPeakPromptTokens} → ${row.policyPeakPromptTokens} (compaction point ${row.compactionPoint}), re-reads ${row.rereads}, archive ${row.archiveVerified ? 'verified' : 'NOT verified'}`
+        : `${row.file}: skipped (${row.skipped.slice(0, 100)})`,
+    );
   console.log(
-    '\n# barometer replay --what-if: read, reconstruct, calibrate, replay twice, archive and check (best of 5)',
+    `corpus ${directory}: ${aggregate.sessions} sessions (${aggregate.skipped} skipped), ${(bytes / 1e6).toFixed(1)} MB in ${(whatIfMs / 1000).toFixed(1)} s (goal ≤ 10 s)`,
   );
-  for (const figures of await benchWhatIf()) {
-    console.log(
-      `${figures.name}: ${figures.whatIfMs.toFixed(0)} ms for ${(figures.bytes / 1e6).toFixed(2)} MB, ${figures.calls} calls` +
-        (figures.name === 'claude-code' ? ' (goal: a 3 MB log in ≤ 1 s)' : '') +
-        (Number.isNaN(figures.firstMs)
-          ? ''
-          : `; first round ${figures.firstMs.toFixed(0)} ms (tokenizer tables loaded)`),
-    );
-    console.log(`baseline (the plain replay of the same log): ${figures.replayMs.toFixed(1)} ms`);
-    console.log(
-      `ratio: ${(figures.whatIfMs / figures.replayMs).toFixed(1)}× the plain replay's time; saved ${figures.savedPercent}% of prompt tokens, ${figures.costSavedPercent ?? '—'}% of cost, archive verified ${figures.archiveVerified}`,
-    );
-  }
+  console.log(
+    `aggregate: ${aggregate.savedPercent}% fewer prompt tokens (goal ≥ 35%), ${aggregate.costSavedPercent ?? '—'}% lower cost (goal ≥ 25%), worst session's cost change ${aggregate.worstCostChangePercent ?? '—'}% (goal ≤ +1%), peaks above the compaction point ${aggregate.aboveCompactionPoint}, archives ${aggregate.archiveVerified ? 'verified' : 'NOT verified'}`,
+  );
+  console.log(`baseline (the plain replay of the same logs): ${(replayMs / 1000).toFixed(2)} s`);
+  console.log(`ratio: ${(whatIfMs / replayMs).toFixed(1)}× the plain replay's time`);
 }
 
 if (wants('http')) {

@@ -716,6 +716,14 @@ export {
 } from './session/usage-input.js';
 export { combineVerdict } from './session/verdict.js';
 export {
+  aggregateWhatIfRows,
+  sessionLogFiles,
+  skippedCorpusRow,
+  type WhatIfCorpusAggregate,
+  type WhatIfCorpusRow,
+  whatIfCorpusRow,
+} from './session/what-if-corpus.js';
+export {
   logHistoryOf,
   replayWhatIf,
   WHAT_IF_FORMATS,
@@ -854,8 +862,12 @@ export {
   type CallFeatures,
   calibrate,
   calibratedTokens,
+  calibrationSegments,
   callFeatures,
   predictedPrompt,
+  type SegmentCalibration,
+  type SegmentStart,
+  segmentOf,
 } from './whatif/calibrate.js';
 export { callCost, ONE_HOUR_WRITE_INPUT_MULTIPLIER } from './whatif/call-cost.js';
 export { type ItemSize, itemSize, REDACTED_CHARS_PER_TOKEN, type SizeClass } from './whatif/item-size.js';
@@ -864,6 +876,7 @@ export {
   type LogCallUsage,
   type LogHistory,
   type LogItem,
+  type LogSegmentStart,
   type LogSignal,
   redactedLength,
 } from './whatif/log-history.js';
@@ -873,6 +886,7 @@ export {
   REREAD_CALL_COMPLETION_TOKENS,
   type SimulateWhatIfOptions,
   simulateWhatIf,
+  trimNotice,
 } from './whatif/simulate-what-if.js';
 export {
   type ArchivedRecord,

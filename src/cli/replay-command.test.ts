@@ -127,7 +127,7 @@ describe('barometer replay', () => {
   it.each([
     [['replay', '/no/such/file.jsonl'], 'cannot read /no/such/file.jsonl: ENOENT'],
     [['replay', CLAUDE, '--format', 'cursor'], '--format must be one of'],
-    [['replay', '/tmp'], '/tmp is not a file'],
+    [['replay', '/tmp'], 'several logs, or a directory of them, go with --what-if'],
     [['replay', CLAUDE, '--context-window', 'big'], '--context-window must be a whole number'],
     [
       ['replay', CLAUDE, '--context-window', '0'],

@@ -1,8 +1,10 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WhatIfCorpusSchema } from '../contract/replay.js';
+import type { WhatIfCorpusRow } from '../session/what-if-corpus.js';
 import { memoryIo } from '../test-helpers/memory-io.js';
 import { readTrace, TRACES } from '../usage/test-helpers/traces.js';
 import { run } from './program.js';
@@ -118,13 +120,16 @@ describe('barometer replay --what-if', () => {
   });
 
   it('takes the policy from --policy (JSON or YAML)', async () => {
-    await writeFile(join(directory, 'never.json'), JSON.stringify({ boundaries: [] }));
+    await writeFile(
+      join(directory, 'never.json'),
+      JSON.stringify({ boundaries: [], trimResultsAboveTokens: 0 }),
+    );
     const none = JSON.parse(
       (await cli(['replay', SONNET, '--what-if', '--json', '--policy', 'never.json'])).stdout,
     );
     expect(none.whatIf.policy.evictions).toBe(0);
     expect(none.whatIf.savedPercent).toBe(0);
-    await writeFile(join(directory, 'policy.yaml'), 'minFreedTokens: 100000\n');
+    await writeFile(join(directory, 'policy.yaml'), 'minFreedTokens: 100000\nevictWhenCold: false\n');
     const late = JSON.parse(
       (await cli(['replay', SONNET, '--what-if', '--json', '--policy', 'policy.yaml'])).stdout,
     );
@@ -149,5 +154,96 @@ describe('barometer replay --what-if', () => {
     const { code, stderr } = await cli(['replay', trace('gemini/small-gemini-session.jsonl'), '--what-if']);
     expect(code).toBe(2);
     expect(stderr).toContain('only claude-code and codex logs hold');
+  });
+
+  describe('several logs: the corpus at a glance', () => {
+    const EXCERPT = trace('claude-code/fa812bfe-compaction-excerpt.jsonl');
+
+    async function corpusDirectory() {
+      const folder = join(directory, 'corpus');
+      await mkdir(join(folder, 'nested'), { recursive: true });
+      await copyFile(SONNET, join(folder, 'small-sonnet-session.jsonl'));
+      await copyFile(EXCERPT, join(folder, 'nested', 'fa812bfe-compaction-excerpt.jsonl'));
+      return folder;
+    }
+
+    it('prints one row a session and the aggregate, and --json the same figures (WhatIfCorpus)', async () => {
+      const folder = await corpusDirectory();
+      const text = await cli(['replay', folder, '--what-if']);
+      expect(text.code).toBe(0);
+      // Not a terminal: no progress bar.
+      expect(text.stderr).toBe('');
+      const lines = text.stdout.trimEnd().split('\n');
+      expect(lines[0]).toMatch(
+        /^session\s+agent\s+calls\s+tokens real → policy\s+cost real → policy\s+peak real → policy\s+compactions\s+re-reads\s+archive$/,
+      );
+      expect(lines[1]).toMatch(/^fa812bfe-compaction-excerpt\.jsonl\s+claude-code\s+10 /);
+      expect(lines[2]).toMatch(/^small-sonnet-session\.jsonl\s+claude-code\s+31 .* 0 → 0 .*verified$/);
+      expect(lines[3]).toMatch(/^all 2 sessions\s+41 /);
+      expect(lines[4]).toMatch(
+        /^barometer would have sent \d+(\.\d)?% (fewer|more) prompt tokens and cost \d+(\.\d)?% (less|more) over 2 sessions/,
+      );
+
+      const json = await cli(['replay', folder, '--what-if', '--json']);
+      expect(json.code).toBe(0);
+      const corpus = WhatIfCorpusSchema.parse(JSON.parse(json.stdout));
+      expect(corpus.sessions.map((row) => [row.agent, row.calls, row.skipped])).toEqual([
+        ['claude-code', 10, null],
+        ['claude-code', 31, null],
+      ]);
+      // The single-file what-if gives the same figures as the row.
+      const single = JSON.parse((await cli(['replay', SONNET, '--what-if', '--json'])).stdout).whatIf;
+      expect(corpus.sessions[1]).toMatchObject({
+        realPromptTokens: single.real.promptTokens,
+        policyPromptTokens: single.policy.promptTokens,
+        realCompactions: 0,
+        archiveVerified: true,
+      });
+      // The aggregate is the sum of the rows.
+      const [a, b] = corpus.sessions as [WhatIfCorpusRow, WhatIfCorpusRow];
+      const real = a.realPromptTokens + b.realPromptTokens;
+      const policy = a.policyPromptTokens + b.policyPromptTokens;
+      expect(corpus.aggregate).toMatchObject({
+        sessions: 2,
+        skipped: 0,
+        calls: 41,
+        realPromptTokens: real,
+        policyPromptTokens: policy,
+        savedPercent: Math.round(((real - policy) / real) * 1000) / 10,
+        archiveVerified: true,
+      });
+      expect(corpus.aggregate.realCostUsd).toBeCloseTo(a.realCostUsd! + b.realCostUsd!, 10);
+    });
+
+    it('names a log it cannot replay in its row, and draws a progress bar on a terminal only', async () => {
+      const terminal = memoryIo();
+      terminal.io.cwd = directory;
+      terminal.io.stderr.isTTY = true;
+      const gemini = trace('gemini/small-gemini-session.jsonl');
+      const code = await run(['replay', SONNET, gemini, '--what-if'], { io: terminal.io });
+      expect(code).toBe(0);
+      expect(terminal.stdout).toMatch(
+        /small-gemini-session\.jsonl\s+skipped: .*only claude-code and codex logs hold/,
+      );
+      expect(terminal.stdout).toMatch(/^all 1 sessions \(1 skipped\)/m);
+      expect(terminal.stderr).toContain('replay [');
+      expect(terminal.stderr).toContain('2/2');
+    });
+
+    it('reports the calibration of each stretch between compactions on one log', async () => {
+      const { code, stdout } = await cli(['replay', EXCERPT, '--what-if']);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(
+        /^ {2}calibrated by stretch: calls 0–4 \(start, claude-opus-4-6\) \d+\.\d% mean, \d+\.\d% at worst; calls 5–9 \(compaction, claude-opus-4-6\) \d+\.\d% mean, \d+\.\d% at worst$/m,
+      );
+      // One stretch: no such line (the single-log output is as it was).
+      expect((await cli(['replay', SONNET, '--what-if'])).stdout).not.toContain('calibrated by stretch');
+    });
+
+    it('exits 2 when several logs come without --what-if', async () => {
+      const { code, stderr } = await cli(['replay', SONNET, SONNET]);
+      expect(code).toBe(2);
+      expect(stderr).toContain('several logs, or a directory of them, go with --what-if');
+    });
   });
 });

@@ -38,6 +38,13 @@ export const DEFAULT_MIN_FREED_TOKENS = 4_000;
  */
 export const DEFAULT_RECAP_ABOVE_PERCENT = 80;
 
+/** Lever (a) of docs/decisions/035: measured on every recorded session before it became a default. */
+export const DEFAULT_EVICT_SUPERSEDED = false;
+/** Lever (d) of docs/decisions/035. */
+export const DEFAULT_EVICT_WHEN_COLD = true;
+/** Lever (c) of docs/decisions/035 (0: off). */
+export const DEFAULT_TRIM_RESULTS_ABOVE_TOKENS = 1_000;
+
 export const EvictionPolicyOptionsSchema = z.strictObject({
   /** Which boundaries end a sub-task. @default every kind */
   boundaries: z.array(z.enum(BOUNDARY_KINDS)).optional(),
@@ -65,6 +72,23 @@ export const EvictionPolicyOptionsSchema = z.strictObject({
    * in use. @default true
    */
   keepFilesInUse: z.boolean().optional(),
+  /**
+   * Superseded results: a tool result whose call is repeated later (same tool, same arguments), a read of a file
+   * read again in whole or edited or written since, is stale and goes with the next batch, wherever it is (the
+   * latest text of a file the open sub-task names stays, with `keepFilesInUse`). @default see docs/decisions/035
+   */
+  evictSuperseded: z.boolean().optional(),
+  /**
+   * Evict when the cache is cold anyway: when the caller says the provider's cache has expired (a pause longer than
+   * its lifetime, a model switch), a pending batch goes whatever it frees, stale results with it. @default see
+   * docs/decisions/035
+   */
+  evictWhenCold: z.boolean().optional(),
+  /**
+   * Trim at arrival: a tool result above this many tokens enters the history as a notice with its head and tail
+   * and the archive address of the whole (0: never). @default see docs/decisions/035
+   */
+  trimResultsAboveTokens: z.number().int().min(0).optional(),
   /** @default 80 */
   recapAbovePercent: z.number().min(1).max(100).optional(),
   /** The recap fallback keeps this many tokens verbatim. @default 20,000 */
@@ -82,6 +106,9 @@ export interface ResolvedEvictionPolicyOptions {
   minArgumentTokens: number;
   minFreedTokens: number;
   keepFilesInUse: boolean;
+  evictSuperseded: boolean;
+  evictWhenCold: boolean;
+  trimResultsAboveTokens: number;
   recapAbovePercent: number;
   keepTokens: number;
   minGainPercent: number;
@@ -105,6 +132,9 @@ export function resolveEvictionPolicyOptions(
     minArgumentTokens: value.minArgumentTokens ?? DEFAULT_MIN_ARGUMENT_TOKENS,
     minFreedTokens: value.minFreedTokens ?? DEFAULT_MIN_FREED_TOKENS,
     keepFilesInUse: value.keepFilesInUse ?? true,
+    evictSuperseded: value.evictSuperseded ?? DEFAULT_EVICT_SUPERSEDED,
+    evictWhenCold: value.evictWhenCold ?? DEFAULT_EVICT_WHEN_COLD,
+    trimResultsAboveTokens: value.trimResultsAboveTokens ?? DEFAULT_TRIM_RESULTS_ABOVE_TOKENS,
     recapAbovePercent: value.recapAbovePercent ?? DEFAULT_RECAP_ABOVE_PERCENT,
     keepTokens: value.keepTokens ?? DEFAULT_KEEP_TOKENS,
     minGainPercent: value.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT,

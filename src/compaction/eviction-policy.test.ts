@@ -346,3 +346,72 @@ describe('options', () => {
     expect(policy.options.commandPatterns).toContain(String.raw`\bgit\s+commit\b`);
   });
 });
+
+describe('the levers of docs/decisions/035', () => {
+  it('(a) evicts a superseded result with the batch, and (b) keeps the latest read of a file the open sub-task edits', () => {
+    const history: HistoryItem[] = [
+      ...committedHistory(),
+      { kind: 'user', id: 'u2', text: 'Now fix b.ts and look at c.ts' },
+      { kind: 'tool-call', id: 'c4', callId: 'c4', name: 'Read', input: { file_path: '/r/b.ts' } },
+      { kind: 'tool-result', id: 'c4:result', callId: 'c4', content: written },
+      {
+        kind: 'tool-call',
+        id: 'c5',
+        callId: 'c5',
+        name: 'Edit',
+        input: { file_path: '/r/b.ts', old_string: 'y' },
+      },
+      { kind: 'tool-result', id: 'c5:result', callId: 'c5', content: 'The file has been updated.' },
+      { kind: 'tool-call', id: 'c6', callId: 'c6', name: 'Read', input: { file_path: '/r/c.ts' } },
+      { kind: 'tool-result', id: 'c6:result', callId: 'c6', content: fileText },
+      { kind: 'tool-call', id: 'c7', callId: 'c7', name: 'Read', input: { file_path: '/r/c.ts' } },
+      { kind: 'tool-result', id: 'c7:result', callId: 'c7', content: fileText },
+    ];
+    const policy = new EvictionPolicy({ minFreedTokens: 0, evictSuperseded: true });
+    const decision = policy.decide(history, { sizeOf, signals: ['task-mark'] });
+    // The boundary is the end of the history (the caller marked the task done): everything is completed. Of the
+    // completed tool items: c1:result (a.ts, 500 tokens) and c2's input (b.ts's whole text, 761 tokens) go;
+    // c4:result is b.ts read again, superseded by the edit, and c6:result is c.ts, read again whole by c7.
+    expect(decision.evict?.steps.map((step) => step.itemId)).toEqual([
+      'c1:result',
+      'c2',
+      'c4:result',
+      'c6:result',
+      'c7:result',
+    ]);
+    // Before the boundary, the sub-task that edits b.ts is open: the latest read of b.ts (c4) stays, the superseded
+    // read of c.ts (c6) goes with the batch of the completed sub-task; c7 is the latest read of c.ts and stays.
+    const open = policy.decide(history, { sizeOf });
+    expect(open.evict?.steps.map((step) => step.itemId)).toEqual(['c1:result', 'c6:result']);
+    // Without the lever, the batch is the completed sub-task's only (b.ts, named since, keeps its written text).
+    const without = new EvictionPolicy({ minFreedTokens: 0 }).decide(history, { sizeOf });
+    expect(without.evict?.steps.map((step) => step.itemId)).toEqual(['c1:result']);
+  });
+
+  it('(d) evicts a small batch when the cache is cold anyway, and holds a warm one until it pays back', () => {
+    const cold = new EvictionPolicy({ evictWhenCold: true });
+    // 1,181 tokens freed, under minFreedTokens (4,000): a warm cache keeps them, a cold one lets them go.
+    expect(cold.decide(committedHistory(), { sizeOf }).evict).toBeNull();
+    const free = cold.decide(committedHistory(), { sizeOf, cacheCold: true });
+    expect(free.evict?.steps.map((step) => step.itemId)).toEqual(['c1:result', 'c2']);
+    // Warm, with minFreedTokens 0: the rewrite of everything from the first evicted item on costs 11.5 reads of
+    // each of its tokens; each later call saves a read of the freed tokens (each item less a 40-token tombstone).
+    const history = committedHistory();
+    const freed = sizeOf(history[3]!) - 40 + (sizeOf(history[4]!) - 40);
+    const after = history.slice(3).reduce((sum, item) => sum + sizeOf(item), 0);
+    const payback = (11.5 * after) / freed;
+    const warm = new EvictionPolicy({ minFreedTokens: 0, evictWhenCold: true });
+    const early = warm.decide(history, { sizeOf, callsSoFar: Math.floor(payback) });
+    expect(early.evict).toBeNull();
+    expect(early.reasons.join(' ')).toContain('wait for a cold cache');
+    expect(warm.decide(history, { sizeOf, callsSoFar: Math.ceil(payback) }).evict).not.toBeNull();
+    // Above half the window the batch goes at once: the agent's compaction must stay out of reach.
+    const pressed = warm.decide(history, {
+      sizeOf,
+      callsSoFar: 1,
+      promptTokens: 90_000,
+      contextWindow: 167_000,
+    });
+    expect(pressed.evict).not.toBeNull();
+  });
+});

@@ -7,9 +7,9 @@ import {
   type ResolvedEvictionPolicyOptions,
   resolveEvictionPolicyOptions,
 } from './eviction-policy-options.js';
-import { type HistoryItem, itemText } from './history-item.js';
+import { type HistoryItem, itemText, type ToolResultItem } from './history-item.js';
 import { parseOrThrow } from './parse-or-throw.js';
-import { pathOf, planBatch } from './plan-batch.js';
+import { originalOf, pathOf, planBatch, supersededResults, TOMBSTONE_TOKENS_ESTIMATE } from './plan-batch.js';
 import type { EvictionStep } from './plan-eviction.js';
 import { type BoundaryKind, detectBoundaries, type SubTaskBoundary } from './sub-task-boundary.js';
 
@@ -26,6 +26,13 @@ export {
   resolveEvictionPolicyOptions,
 } from './eviction-policy-options.js';
 export { pathOf } from './plan-batch.js';
+
+/**
+ * What rewriting a cached token costs over reading it, in cache reads: Anthropic bills a 5-minute write at 1.25× and a
+ * read at 0.1× the input price ((1.25 − 0.1) / 0.1 = 11.5); OpenAI an uncached token at 1× and a cached one at 0.1×
+ * (9). The larger is taken (docs/rules.md, Cost).
+ */
+export const WARM_REWRITE_READS = 11.5;
 
 /** What the policy carries from one call to the next: plain JSON. */
 export interface EvictionPolicyState {
@@ -59,6 +66,13 @@ export interface EvictionContext {
   contextWindow?: number;
   /** Tokens of one item as the provider counts them. @default the counter's count of the item's text */
   sizeOf?: (item: HistoryItem) => number;
+  /**
+   * The provider's cache has expired before this call (a pause longer than its lifetime, a model switch): a change
+   * of the prompt costs no cache rewrite now (`evictWhenCold`).
+   */
+  cacheCold?: boolean;
+  /** Calls the session has made so far (`evictWhenCold`: a warm batch must pay back within as many). */
+  callsSoFar?: number;
 }
 
 /** One batch to evict: every step's original goes to the archive `taskId` before its tombstone replaces it. */
@@ -175,25 +189,55 @@ export class EvictionPolicy {
     } else reasons.push('no sub-task boundary since the last call: the prompt prefix is left as it is');
 
     let evict: EvictionBatch | null = null;
-    if (state.completedUpTo > state.evictedUpTo) {
+    const cold = context.cacheCold === true && this.options.evictWhenCold;
+    const sizeOf = (item: HistoryItem) => this.#size(item, context.sizeOf);
+    // Superseded results anywhere go with a batch (and make one when the cache is cold anyway).
+    const stale = (): EvictionStep[] => {
+      if (!this.options.evictSuperseded) return [];
+      return supersededResults(history, state.completedUpTo, this.options.keepFilesInUse)
+        .filter((position) => sizeOf(history[position]!) > this.options.minResultTokens)
+        .map((position) => {
+          const item = history[position] as ToolResultItem;
+          return {
+            position,
+            itemId: item.id,
+            kind: 'tool-result',
+            field: 'content',
+            original: originalOf(item),
+          };
+        });
+    };
+    if (state.completedUpTo > state.evictedUpTo || (cold && this.options.evictSuperseded)) {
       // Every completed item not yet evicted is judged again: an item kept for the sub-task that just ended (a file
       // it edited) or left over from a small batch goes at a later boundary.
-      const plan = planBatch(history, 0, state.completedUpTo, this.options, (item) =>
-        this.#size(item, context.sizeOf),
-      );
+      const pending = state.completedUpTo > state.evictedUpTo;
+      const plan = pending
+        ? planBatch(history, 0, state.completedUpTo, this.options, sizeOf)
+        : { steps: [], freed: 0, resumeAt: state.evictedUpTo };
+      const planned = new Set(plan.steps.map((step) => step.position));
+      for (const step of stale()) {
+        if (planned.has(step.position)) continue;
+        plan.steps.push(step);
+        plan.freed += sizeOf(history[step.position]!) - TOMBSTONE_TOKENS_ESTIMATE;
+      }
+      plan.steps.sort((a, b) => a.position - b.position);
       if (plan.steps.length === 0) {
         reasons.push('nothing to evict in the completed sub-tasks (every tool item is short or kept)');
-        state.evictedUpTo = plan.resumeAt;
-      } else if (plan.freed < this.options.minFreedTokens) {
+        if (pending) state.evictedUpTo = plan.resumeAt;
+      } else if (plan.freed < this.options.minFreedTokens && !cold) {
         reasons.push(
           `${plan.steps.length} items would free about ${plan.freed} tokens, less than minFreedTokens ${this.options.minFreedTokens}: they wait for the next boundary`,
+        );
+      } else if (!cold && this.#waitsForColdCache(history, plan, context)) {
+        reasons.push(
+          `${plan.steps.length} items would free about ${plan.freed} tokens, but rewriting the cache after them would not pay back within ${context.callsSoFar} calls: they wait for a cold cache`,
         );
       } else {
         const taskId = `subtask-${state.batches + 1}`;
         evict = { taskId, steps: plan.steps, freedTokens: plan.freed, firstChanged: plan.steps[0]!.position };
-        state.evictedUpTo = plan.resumeAt;
+        if (pending) state.evictedUpTo = plan.resumeAt;
         reasons.push(
-          `evict ${plan.steps.length} items of the completed sub-tasks (about ${plan.freed} tokens) to ${taskId}`,
+          `evict ${plan.steps.length} items of the completed sub-tasks (about ${plan.freed} tokens) to ${taskId}${cold ? ' (the cache is cold anyway)' : ''}`,
         );
       }
     }
@@ -220,6 +264,32 @@ export class EvictionPolicy {
       ...(context.sizeOf ? { sizeOf: context.sizeOf } : {}),
     });
     return { state, boundary, evict, recap, driftPercent, reasons };
+  }
+
+  /**
+   * With `evictWhenCold`, a batch while the cache is warm waits when it would not pay back soon: the rewrite costs
+   * about `WARM_REWRITE_READS` cache reads of every token after its first change, and each later call saves one read
+   * of what it frees; it goes once the calls that takes are no more than the session has made so far (a session is
+   * expected to last about as long again), or when the prompt is above half the window (the agent's compaction must
+   * stay out of reach).
+   */
+  #waitsForColdCache(
+    history: readonly HistoryItem[],
+    plan: { steps: EvictionStep[]; freed: number },
+    context: EvictionContext,
+  ): boolean {
+    if (!this.options.evictWhenCold || context.callsSoFar === undefined) return false;
+    if (
+      context.promptTokens !== undefined &&
+      context.contextWindow !== undefined &&
+      context.promptTokens > context.contextWindow / 2
+    )
+      return false;
+    let after = 0;
+    for (let position = plan.steps[0]?.position ?? history.length; position < history.length; position++)
+      after += this.#size(history[position] as HistoryItem, context.sizeOf);
+    const payback = (WARM_REWRITE_READS * after) / Math.max(1, plan.freed);
+    return payback > context.callsSoFar;
   }
 
   /**

@@ -148,3 +148,69 @@ function inUseFileContent(history: readonly HistoryItem[], to: number): Set<numb
   for (const position of latest.values()) kept.add(position);
   return kept;
 }
+
+/** Tools that change a file (their call names it): an earlier read of it is superseded. */
+const CHANGE_TOOLS =
+  /^(?:write|write_file|create_file|edit|multiedit|notebookedit|str_replace_based_edit_tool)$/i;
+
+/** A read of the whole file (no offset, no limit, no range). */
+function wholeRead(item: ToolCallItem): boolean {
+  const input = inputObjectOf(item);
+  return (
+    READ_TOOLS.test(item.name) &&
+    input !== undefined &&
+    ['offset', 'limit', 'view_range', 'line_range'].every((key) => input[key] === undefined)
+  );
+}
+
+/**
+ * Positions of superseded tool results: the result of a call repeated later (same tool, same arguments), or of a read
+ * of a file read again in whole, written or edited since. Left out: results already evicted and, with
+ * `keepFilesInUse`, the latest read of each file a call of the open sub-task (from `openFrom` on) writes or edits —
+ * what is being worked on. Pure.
+ */
+export function supersededResults(
+  history: readonly HistoryItem[],
+  openFrom: number,
+  keepFilesInUse: boolean,
+): number[] {
+  const resultAt = new Map<string, number>();
+  const calls = new Map<string, ToolCallItem>();
+  const latestRead = new Map<string, number>();
+  const changedInOpen = new Set<string>();
+  for (let position = 0; position < history.length; position++) {
+    const item = history[position];
+    if (item?.kind === 'tool-call') {
+      calls.set(item.callId, item);
+      const path = pathOf(item);
+      if (path !== undefined && position >= openFrom && CHANGE_TOOLS.test(item.name)) changedInOpen.add(path);
+    } else if (item?.kind === 'tool-result') {
+      resultAt.set(item.callId, position);
+      const caller = calls.get(item.callId);
+      const path = caller && READ_TOOLS.test(caller.name) ? pathOf(caller) : undefined;
+      if (path !== undefined) latestRead.set(path, position);
+    }
+  }
+  const kept = new Set<number>();
+  if (keepFilesInUse) for (const path of changedInOpen) kept.add(latestRead.get(path) ?? -1);
+  // Scanning backwards: what a later call repeats, reads whole or changes.
+  const seenCalls = new Set<string>();
+  const seenPaths = new Set<string>();
+  const stale: number[] = [];
+  for (let position = history.length - 1; position >= 0; position--) {
+    const item = history[position];
+    if (item?.kind !== 'tool-call') continue;
+    const key = `${item.name}\u0000${JSON.stringify(item.input ?? null)}`;
+    const path = pathOf(item);
+    const result = resultAt.get(item.callId);
+    const superseded =
+      seenCalls.has(key) || (path !== undefined && READ_TOOLS.test(item.name) && seenPaths.has(path));
+    if (superseded && result !== undefined && !kept.has(result)) {
+      const held = history[result];
+      if (held?.kind === 'tool-result' && held.archivedTo === undefined) stale.push(result);
+    }
+    if (item.archivedTo === undefined) seenCalls.add(key);
+    if (path !== undefined && (wholeRead(item) || CHANGE_TOOLS.test(item.name))) seenPaths.add(path);
+  }
+  return stale.sort((a, b) => a - b);
+}

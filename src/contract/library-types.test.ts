@@ -9,6 +9,7 @@ import type { ReportResult as LibraryReportResult } from '../report/make-report.
 import type { DeliveryAttempt, Delivery as StoredDelivery } from '../server/webhooks/webhook-service.js';
 import type { ReplayResult as LibraryReplayResult } from '../session/replay.js';
 import type { CompactAnswer as LibraryCompactAnswer } from '../session/session-monitor.js';
+import type { WhatIfCorpusAggregate, WhatIfCorpusRow } from '../session/what-if-corpus.js';
 import type { WhatIfReplayResult } from '../session/what-if-replay.js';
 import type { DecodedArchive, ArchiveRecord as LibraryArchiveRecord } from '../store/archive.js';
 import type {
@@ -24,6 +25,7 @@ import type {
   ReplayResultSchema,
   ReportResultSchema,
   SkippedRegionSchema,
+  WhatIfCorpusSchema,
 } from './index.js';
 
 /**
@@ -52,6 +54,12 @@ describe('the library’s answer types agree with the contract’s schemas', () 
     >().toEqualTypeOf<true>();
     expectTypeOf<
       Agree<WhatIfReplayResult['whatIf'], NonNullable<z.infer<typeof ReplayResultSchema>['whatIf']>>
+    >().toEqualTypeOf<true>();
+    expectTypeOf<
+      Agree<
+        { sessions: WhatIfCorpusRow[]; aggregate: WhatIfCorpusAggregate },
+        z.infer<typeof WhatIfCorpusSchema>
+      >
     >().toEqualTypeOf<true>();
   });
 

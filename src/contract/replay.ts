@@ -93,6 +93,23 @@ export const WhatIfEvictionSchema = z.strictObject({
   archive: z.string().nullable(),
 });
 
+/** The fit of one stretch of calls between compactions and model switches, with its own error. */
+export const SegmentCalibrationSchema = z.strictObject({
+  fromCall: count,
+  toCall: count,
+  start: z.enum(['start', 'compaction', 'manual compaction', 'model switch']),
+  model: z.string().nullable(),
+  baseTokens: z.number(),
+  toolScale: z.number(),
+  textScale: z.number(),
+  reasoningScale: z.number(),
+  itemTokens: z.number(),
+  fit: z.string(),
+  calls: count,
+  meanAbsErrorPercent: z.number(),
+  maxAbsErrorPercent: z.number(),
+});
+
 /** How local token counts map onto the provider's prompt tokens, fitted on the session's recorded usage. */
 export const CalibrationSchema = z.strictObject({
   baseTokens: z.number(),
@@ -106,6 +123,8 @@ export const CalibrationSchema = z.strictObject({
   meanAbsErrorPercent: z.number(),
   maxAbsErrorPercent: z.number(),
   maxErrorCallIndex: count.nullable(),
+  /** Each stretch between compactions and model switches, fitted on its own. */
+  segments: z.array(SegmentCalibrationSchema),
 });
 
 /** `whatIf` of a replay with the what-if: the recorded session against barometer's eviction policy. */
@@ -114,6 +133,8 @@ export const WhatIfSummarySchema = z
     real: WhatIfTotalsSchema,
     policy: WhatIfTotalsSchema.extend({
       evictions: count,
+      /** Tool results that entered the history trimmed at arrival (their whole archived). */
+      trimmedAtArrival: count,
       archivedItems: count,
       archivedBytes: count,
       rereads: count,
@@ -158,3 +179,54 @@ export const ReplayResultSchema = z
     whatIf: WhatIfSummarySchema.optional(),
   })
   .meta({ id: 'ReplayResult' });
+
+/** One session of `barometer replay <files or directories…> --what-if --json`: its figures, or why it has none. */
+export const WhatIfCorpusRowSchema = z.strictObject({
+  file: z.string(),
+  agent: z.string().nullable(),
+  calls: count,
+  realPromptTokens: count,
+  policyPromptTokens: count,
+  savedPercent: z.number(),
+  realCostUsd: usd.nullable(),
+  policyCostUsd: usd.nullable(),
+  costSavedPercent: z.number().nullable(),
+  realPeakPromptTokens: count.nullable(),
+  policyPeakPromptTokens: count.nullable(),
+  /** The agent's own compaction point (its lowest automatic compaction, else its window). */
+  compactionPoint: count.nullable(),
+  realCompactions: count,
+  policyCompactions: count,
+  rereads: count,
+  archiveVerified: z.boolean(),
+  calibrationErrorPercent: z.number(),
+  /** Why the session has no figures (a log without messages, an unknown model); null when it has. */
+  skipped: z.string().nullable(),
+});
+
+/** The sessions with figures, summed. */
+export const WhatIfCorpusAggregateSchema = z.strictObject({
+  sessions: count,
+  skipped: count,
+  calls: count,
+  realPromptTokens: count,
+  policyPromptTokens: count,
+  savedPercent: z.number(),
+  realCostUsd: usd,
+  policyCostUsd: usd,
+  costSavedPercent: z.number().nullable(),
+  /** The largest rise of one session's cost under the policy, in percent (≤ 0: none costs more). */
+  worstCostChangePercent: z.number().nullable(),
+  /** Sessions whose what-if peak went above the agent's compaction point. */
+  aboveCompactionPoint: count,
+  rereads: count,
+  archiveVerified: z.boolean(),
+});
+
+/** What `barometer replay <files or directories…> --what-if --json` prints for more than one log. */
+export const WhatIfCorpusSchema = z
+  .strictObject({
+    sessions: z.array(WhatIfCorpusRowSchema),
+    aggregate: WhatIfCorpusAggregateSchema,
+  })
+  .meta({ id: 'WhatIfCorpus' });

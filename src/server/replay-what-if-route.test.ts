@@ -65,7 +65,7 @@ describe('POST /api/v1/replay?whatIf=true', () => {
 
   it('takes the policy as JSON in the query', async () => {
     const server = await makeApp();
-    const policy = encodeURIComponent(JSON.stringify({ boundaries: [] }));
+    const policy = encodeURIComponent(JSON.stringify({ boundaries: [], trimResultsAboveTokens: 0 }));
     const body = (await post(server, `/api/v1/replay?whatIf=true&policy=${policy}`)).json();
     expect(body.whatIf.policy.evictions).toBe(0);
     expect(body.whatIf.savedPercent).toBe(0);

@@ -7,6 +7,19 @@ import type { LogCallUsage } from './log-history.js';
  */
 export const CACHE_LIFETIME_MS = 5 * 60 * 1000;
 
+/**
+ * How long a pause the provider's cache surely does not outlive, after a call with this usage: Anthropic's entries
+ * live 5 minutes, 1 hour when written with the 1-hour lifetime (the call wrote 1-hour tokens)
+ * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching); OpenAI's in-memory cache is "typically"
+ * cleared after 5 to 10 minutes of inactivity and always within one hour
+ * (https://learn.microsoft.com/azure/foundry/openai/how-to/prompt-caching, OpenAI's prompt caching guide): only the
+ * hour is sure.
+ */
+export function cacheLifetimeMs(source: string, usage: LogCallUsage | null | undefined): number {
+  if (source === 'codex' || source === 'openai') return 60 * 60 * 1000;
+  return (usage?.cacheWrite1hTokens ?? 0) > 0 ? 60 * 60 * 1000 : CACHE_LIFETIME_MS;
+}
+
 /** The call before, as the cache saw it. */
 export interface PreviousCall {
   /** The recorded and what-if prompts of the previous call (or extra call). */

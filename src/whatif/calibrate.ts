@@ -3,8 +3,10 @@ import type { LogHistory } from './log-history.js';
 
 /**
  * How local token counts map onto the provider's prompt tokens for one session, fitted on the session's own
- * recorded usage: `prompt ≈ base + segment offset + tool × toolScale + text × textScale + reasoning ×
- * reasoningScale + items × itemTokens`. The base is what the log does not hold (system prompt, tool definitions);
+ * recorded usage: `prompt ≈ base + tool × toolScale + text × textScale + reasoning × reasoningScale + items ×
+ * itemTokens`, fitted apart on each stretch between compactions and model switches (`segments`, which predict every
+ * call); the top-level figures are the fit over the whole session with one offset per compaction segment, which a
+ * stretch too short for its own fit falls back on. The base is what the log does not hold (system prompt, tool definitions);
  * `itemTokens` is the framing each content block costs; a segment's offset is what the agent adds after its own
  * compaction without logging it (Claude Code re-reads recent files into a reminder, Codex's encrypted summary).
  */
@@ -25,6 +27,8 @@ export interface Calibration {
   /** The largest such error, in percent, and the call it was at. */
   maxAbsErrorPercent: number;
   maxErrorCallIndex: number | null;
+  /** The fit of each stretch between compactions and model switches, each with its own error. */
+  segments: SegmentCalibration[];
 }
 
 /** Per call: the local tokens of its prompt by size class. */
@@ -155,71 +159,187 @@ function plausible(
   );
 }
 
-/**
- * Fits the calibration of one session by least squares over its calls with usage. Each candidate fit (every
- * class apart with a framing cost per item; text and reasoning together; without the framing; without reasoning;
- * one scale) is solved with one offset per segment after the first; of those whose coefficients are plausible,
- * the one with the least mean error is taken. The per-call error is reported, never hidden.
- */
-export function calibrate(history: LogHistory, features: readonly CallFeatures[]): Calibration {
-  const segments = Math.max(0, ...history.calls.map((call) => call.segment));
-  const used = history.calls.filter((call) => call.usage !== null && call.usage.promptTokens > 0);
+/** Where a calibration segment starts: the log's start, a compaction (the agent's or the user's), a model switch. */
+export type SegmentStart = 'start' | 'compaction' | 'manual compaction' | 'model switch';
+
+/** The fit of one stretch of calls between compactions and model switches. */
+export interface SegmentCalibration {
+  /** First and last call (`LogCall.index`) of the stretch. */
+  fromCall: number;
+  toCall: number;
+  start: SegmentStart;
+  model: string | null;
+  baseTokens: number;
+  toolScale: number;
+  textScale: number;
+  reasoningScale: number;
+  itemTokens: number;
+  /** Which columns the fit has; `base only (session scales)` when the stretch is too short for its own. */
+  fit: string;
+  calls: number;
+  meanAbsErrorPercent: number;
+  maxAbsErrorPercent: number;
+}
+
+type Scales = Pick<Calibration, 'toolScale' | 'textScale' | 'reasoningScale' | 'itemTokens'>;
+type Used = LogHistory['calls'][number];
+
+const scaled = (scales: Scales, f: CallFeatures) =>
+  f.tool * scales.toolScale +
+  f.text * scales.textScale +
+  f.reasoning * scales.reasoningScale +
+  f.items * scales.itemTokens;
+
+/** The plausible fit of least mean error over these calls, with one offset per `offsetOf` group after the first. */
+function bestFit(
+  used: readonly Used[],
+  features: readonly CallFeatures[],
+  offsets: number,
+  offsetOf: (call: Used) => number,
+): (Scales & { baseTokens: number; offsets: number[]; name: string; error: number }) | undefined {
   const targets = used.map((call) => call.usage!.promptTokens);
-  const offsetColumns = (segment: number) =>
-    Array.from({ length: segments }, (_, index) => (segment === index + 1 ? 1 : 0));
-  let best: Calibration | undefined;
+  const offsetColumns = (group: number) =>
+    Array.from({ length: offsets }, (_, index) => (group === index + 1 ? 1 : 0));
+  let best: ReturnType<typeof bestFit>;
   for (const shape of SHAPES) {
     const rows = used.map((call) => [
       1,
       ...shape.columns(features[call.index]!),
-      ...offsetColumns(call.segment),
+      ...offsetColumns(offsetOf(call)),
     ]);
     const beta = rows.length > rows[0]!.length ? leastSquares(rows, targets) : undefined;
     if (!beta || beta.some((value) => !Number.isFinite(value))) continue;
     const width = shape.columns(features[0]!).length;
-    const candidate = withErrors(
-      {
-        baseTokens: beta[0]!,
-        ...shape.read(beta.slice(1, 1 + width)),
-        segmentOffsets: beta.slice(1 + width),
-        model: shape.name,
-        calls: used.length,
-        meanAbsErrorPercent: 0,
-        maxAbsErrorPercent: 0,
-        maxErrorCallIndex: null,
-      },
-      used,
-      features,
-    );
-    if (plausible(candidate) && (!best || candidate.meanAbsErrorPercent < best.meanAbsErrorPercent))
-      best = candidate;
+    const scales = shape.read(beta.slice(1, 1 + width));
+    const candidate = {
+      baseTokens: beta[0]!,
+      ...scales,
+      offsets: beta.slice(1 + width),
+      name: shape.name,
+      error: 0,
+    };
+    if (!plausible(candidate)) continue;
+    candidate.error =
+      used.reduce((sum, call, index) => {
+        const predicted =
+          candidate.baseTokens +
+          (candidate.offsets[offsetOf(call) - 1] ?? 0) +
+          scaled(candidate, features[call.index]!);
+        return sum + Math.abs(predicted - targets[index]!) / targets[index]!;
+      }, 0) / used.length;
+    if (!best || candidate.error < best.error) best = candidate;
   }
-  if (best) return best;
-  // No believable fit (too few calls): the first call's prompt as the base, local tokens at face value.
+  return best;
+}
+
+/**
+ * The stretches of calls a calibration fits apart: a new one at every compaction (the agent's or the user's: the
+ * prompt is rebuilt) and at every model switch (another tokenizer counts the same text).
+ */
+export function calibrationSegments(
+  history: LogHistory,
+): Array<{ fromCall: number; toCall: number; start: SegmentStart; model: string | null }> {
+  const stretches: Array<{ fromCall: number; toCall: number; start: SegmentStart; model: string | null }> =
+    [];
+  for (const call of history.calls) {
+    const last = stretches[stretches.length - 1];
+    const previous = history.calls[call.index - 1];
+    const model = call.model ?? last?.model ?? null;
+    if (last && previous && previous.segment === call.segment && model === last.model) {
+      last.toCall = call.index;
+      continue;
+    }
+    const start: SegmentStart = !last
+      ? 'start'
+      : previous && previous.segment !== call.segment
+        ? history.segmentStarts?.[call.segment - 1]?.trigger === 'manual'
+          ? 'manual compaction'
+          : 'compaction'
+        : 'model switch';
+    stretches.push({ fromCall: call.index, toCall: call.index, start, model });
+  }
+  return stretches;
+}
+
+/**
+ * Fits the calibration of one session by least squares over its calls with usage. Each stretch between compactions
+ * and model switches is fitted on its own (its own base, scales and error): each candidate fit (every class apart
+ * with a framing cost per item; text and reasoning together; without the framing; without reasoning; one scale) is
+ * solved, and of those whose coefficients are plausible the one with the least mean error is taken. A stretch too
+ * short for a plausible fit of its own keeps the scales fitted on the whole session (one offset per compaction
+ * segment) and fits only its base. The per-call error is reported, never hidden.
+ */
+export function calibrate(history: LogHistory, features: readonly CallFeatures[]): Calibration {
+  const segments = Math.max(0, ...history.calls.map((call) => call.segment));
+  const used = history.calls.filter((call) => call.usage !== null && call.usage.promptTokens > 0);
+  const whole = bestFit(used, features, segments, (call) => call.segment);
   const first = used[0];
   const firstFeatures = first ? features[first.index]! : { tool: 0, text: 0, reasoning: 0, items: 0 };
-  return withErrors(
-    {
-      baseTokens: Math.max(
+  // No believable fit (too few calls): the first call's prompt as the base, local tokens at face value.
+  const session: Scales & { baseTokens: number; offsets: number[]; name: string } = whole ?? {
+    baseTokens: Math.max(
+      0,
+      first
+        ? first.usage!.promptTokens - firstFeatures.tool - firstFeatures.text - firstFeatures.reasoning
+        : 0,
+    ),
+    toolScale: 1,
+    textScale: 1,
+    reasoningScale: 1,
+    itemTokens: 0,
+    offsets: new Array<number>(segments).fill(0),
+    name: 'face value (no plausible fit)',
+  };
+  const stretches = calibrationSegments(history).map((stretch): SegmentCalibration => {
+    const calls = used.filter((call) => call.index >= stretch.fromCall && call.index <= stretch.toCall);
+    const own = calls.length > 0 ? bestFit(calls, features, 0, () => 0) : undefined;
+    // The session's scales with a base of the stretch's own: the fallback of a short stretch, and a candidate of
+    // every stretch (a least-squares fit weighs the large prompts; the error is measured per call).
+    const residuals = calls.map((call) => call.usage!.promptTokens - scaled(session, features[call.index]!));
+    const segment = history.calls[stretch.fromCall]?.segment ?? 0;
+    const shared = {
+      ...session,
+      baseTokens:
+        residuals.length > 0
+          ? residuals.reduce((a, b) => a + b, 0) / residuals.length
+          : session.baseTokens + (segment > 0 ? (session.offsets[segment - 1] ?? 0) : 0),
+      name: `base only (session scales: ${session.name})`,
+    };
+    const sharedError =
+      calls.reduce(
+        (sum, call, index) =>
+          sum + Math.abs(shared.baseTokens - residuals[index]!) / call.usage!.promptTokens,
         0,
-        first
-          ? first.usage!.promptTokens - firstFeatures.tool - firstFeatures.text - firstFeatures.reasoning
-          : 0,
-      ),
-      toolScale: 1,
-      textScale: 1,
-      reasoningScale: 1,
-      itemTokens: 0,
-      segmentOffsets: new Array<number>(segments).fill(0),
-      model: 'face value (no plausible fit)',
-      calls: used.length,
+      ) / Math.max(1, calls.length);
+    const fit: Scales & { baseTokens: number; name: string } = own && own.error <= sharedError ? own : shared;
+    return {
+      ...stretch,
+      baseTokens: fit.baseTokens,
+      toolScale: fit.toolScale,
+      textScale: fit.textScale,
+      reasoningScale: fit.reasoningScale,
+      itemTokens: fit.itemTokens,
+      fit: fit.name,
+      calls: calls.length,
       meanAbsErrorPercent: 0,
       maxAbsErrorPercent: 0,
-      maxErrorCallIndex: null,
-    },
-    used,
-    features,
-  );
+    };
+  });
+  const calibration: Calibration = {
+    baseTokens: session.baseTokens,
+    toolScale: session.toolScale,
+    textScale: session.textScale,
+    reasoningScale: session.reasoningScale,
+    itemTokens: session.itemTokens,
+    segmentOffsets: session.offsets,
+    model: session.name,
+    calls: used.length,
+    meanAbsErrorPercent: 0,
+    maxAbsErrorPercent: 0,
+    maxErrorCallIndex: null,
+    segments: stretches,
+  };
+  return withErrors(calibration, used, features);
 }
 
 function withErrors(
@@ -228,44 +348,58 @@ function withErrors(
   features: readonly CallFeatures[],
 ): Calibration {
   let total = 0;
+  const sums = new Map<SegmentCalibration, number>();
   for (const call of used) {
     const recorded = call.usage!.promptTokens;
     const error =
-      (Math.abs(predictedPrompt(calibration, features[call.index]!, call.segment) - recorded) / recorded) *
-      100;
+      (Math.abs(predictedPrompt(calibration, features[call.index]!, call.index) - recorded) / recorded) * 100;
     total += error;
     if (error > calibration.maxAbsErrorPercent) {
       calibration.maxAbsErrorPercent = error;
       calibration.maxErrorCallIndex = call.index;
     }
+    const segment = segmentOf(calibration, call.index);
+    if (segment) {
+      sums.set(segment, (sums.get(segment) ?? 0) + error);
+      segment.maxAbsErrorPercent = Math.max(segment.maxAbsErrorPercent, error);
+    }
   }
   calibration.meanAbsErrorPercent = used.length > 0 ? total / used.length : 0;
+  for (const segment of calibration.segments)
+    segment.meanAbsErrorPercent = segment.calls > 0 ? (sums.get(segment) ?? 0) / segment.calls : 0;
   return calibration;
 }
 
-/** The provider tokens one item of a class and local size takes, by the calibration. */
+/** The calibration segment a call belongs to (the last one starting at or before it). */
+export function segmentOf(calibration: Calibration, callIndex: number): SegmentCalibration | undefined {
+  const { segments } = calibration;
+  let low = 0;
+  let high = segments.length - 1;
+  let found: SegmentCalibration | undefined;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const segment = segments[middle]!;
+    if (segment.fromCall <= callIndex) {
+      found = segment;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
+}
+
+/** The provider tokens one item of a class and local size takes, by a segment's fit. */
 export function calibratedTokens(
-  calibration: Calibration,
+  fit: Scales,
   sizeClass: keyof Omit<CallFeatures, 'items'>,
   tokens: number,
 ): number {
   const scale =
-    sizeClass === 'tool'
-      ? calibration.toolScale
-      : sizeClass === 'text'
-        ? calibration.textScale
-        : calibration.reasoningScale;
-  return tokens * scale + calibration.itemTokens;
+    sizeClass === 'tool' ? fit.toolScale : sizeClass === 'text' ? fit.textScale : fit.reasoningScale;
+  return tokens * scale + fit.itemTokens;
 }
 
-/** The prompt tokens the calibration predicts for a call's features. */
-export function predictedPrompt(calibration: Calibration, features: CallFeatures, segment: number): number {
-  return (
-    calibration.baseTokens +
-    (segment > 0 ? (calibration.segmentOffsets[segment - 1] ?? 0) : 0) +
-    features.tool * calibration.toolScale +
-    features.text * calibration.textScale +
-    features.reasoning * calibration.reasoningScale +
-    features.items * calibration.itemTokens
-  );
+/** The prompt tokens the calibration predicts for a call's features (by the fit of the call's segment). */
+export function predictedPrompt(calibration: Calibration, features: CallFeatures, callIndex: number): number {
+  const fit = segmentOf(calibration, callIndex) ?? calibration;
+  return fit.baseTokens + scaled(fit, features);
 }

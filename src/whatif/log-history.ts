@@ -53,11 +53,24 @@ export interface LogCall {
   signals: LogSignal[];
 }
 
+/**
+ * How a segment after the first began: `manual` when the user asked for the compaction (Claude Code's `/compact`,
+ * `compactMetadata.trigger: "manual"`; Codex's `/compact`, a compaction task of its own), `auto` when the agent
+ * compacted on its own.
+ */
+export interface LogSegmentStart {
+  trigger: 'auto' | 'manual';
+  /** 1-based line of the log that records the compaction. */
+  line: number;
+}
+
 /** A recorded session as the history the agent sent, call by call. */
 export interface LogHistory {
   format: 'claude-code' | 'codex';
   items: LogItem[];
   calls: LogCall[];
+  /** How each segment after the first began (index 0 is segment 1). */
+  segmentStarts: LogSegmentStart[];
   /** The log's lines (without their line ends), for re-reading an item where it was logged. */
   lines: readonly string[];
 }

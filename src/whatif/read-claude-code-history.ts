@@ -1,5 +1,5 @@
 import { fromAnthropicMessages } from '../compaction/anthropic-messages.js';
-import type { LogCall, LogCallUsage, LogHistory, LogItem } from './log-history.js';
+import type { LogCall, LogCallUsage, LogHistory, LogItem, LogSegmentStart } from './log-history.js';
 import { parseObjectLine, splitLines } from './log-history.js';
 
 /** Claude Code writes this model name on messages it made up itself (API errors, interruptions). */
@@ -35,8 +35,9 @@ function usageOf(usage: Json): LogCallUsage {
  *   have their own context) are left out unless the whole file is a sub-agent's.
  * - Calls: one per assistant `message.id` with usage (as `readClaudeCodeLog` counts them); the call's prompt is
  *   the items of its segment logged before the message's first line; its usage is the message's last line's.
- * - A `system` line with subtype `compact_boundary` starts a new segment; the summary Claude Code puts first in it
- *   (`isCompactSummary: true`) is `carried`.
+ * - A `system` line with subtype `compact_boundary` starts a new segment (`compactMetadata.trigger`: `manual` for
+ *   the user's `/compact`, else the agent's own); the summary Claude Code puts first in it (`isCompactSummary: true`)
+ *   is `carried`.
  */
 export function readClaudeCodeHistory(text: string): LogHistory {
   const lines = splitLines(text);
@@ -48,6 +49,7 @@ function readLines(lines: readonly string[], sidechain: boolean): LogHistory {
   const items: LogItem[] = [];
   const calls: LogCall[] = [];
   const callById = new Map<string, LogCall>();
+  const segmentStarts: LogSegmentStart[] = [];
   let segment = 0;
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as string;
@@ -57,6 +59,8 @@ function readLines(lines: readonly string[], sidechain: boolean): LogHistory {
     if (!record) continue;
     if (record.type === 'system' && record.subtype === 'compact_boundary') {
       segment++;
+      const metadata = isObject(record.compactMetadata) ? record.compactMetadata : {};
+      segmentStarts.push({ trigger: metadata.trigger === 'manual' ? 'manual' : 'auto', line: index + 1 });
       continue;
     }
     if (record.type !== 'user' && record.type !== 'assistant') continue;
@@ -112,5 +116,5 @@ function readLines(lines: readonly string[], sidechain: boolean): LogHistory {
       items.push(entry);
     }
   }
-  return { format: 'claude-code', items, calls, lines };
+  return { format: 'claude-code', items, calls, segmentStarts, lines };
 }

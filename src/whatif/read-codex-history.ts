@@ -1,5 +1,12 @@
 import type { HistoryItem } from '../compaction/history-item.js';
-import type { LogCall, LogCallUsage, LogHistory, LogItem, LogSignal } from './log-history.js';
+import type {
+  LogCall,
+  LogCallUsage,
+  LogHistory,
+  LogItem,
+  LogSegmentStart,
+  LogSignal,
+} from './log-history.js';
 import { parseObjectLine, redactedLength, splitLines } from './log-history.js';
 
 type Json = Record<string, unknown>;
@@ -120,7 +127,10 @@ function itemsOf(
  * - Redacted texts (`[REDACTED_TEXT len=N sha=…]`, as the public fixtures are published) keep their placeholder as
  *   content and their stated length as size.
  * - Calls: `token_count` events with usage, repeats dropped, as `readCodexLog` counts them.
- * - A `compacted` line starts a new segment whose first items are its `replacement_history` (`carried`).
+ * - A `compacted` line starts a new segment whose first items are its `replacement_history` (`carried`). It is the
+ *   user's `/compact` when the task it ends holds nothing else: Codex runs `/compact` as a task of its own
+ *   (`TaskKind::Compact`: a `task_started`, the compaction, no user message nor response item), while its automatic
+ *   compaction runs inside a turn that is doing work (codex-rs/core/src/tasks/compact.rs, compact.rs).
  * - `task_complete` and `user_message` events are signals of the next call.
  */
 export function readCodexHistory(text: string): LogHistory {
@@ -132,6 +142,11 @@ export function readCodexHistory(text: string): LogHistory {
   let previousTotals: string | undefined;
   let outputStart: number | undefined;
   let signals: LogSignal[] = [];
+  const segmentStarts: LogSegmentStart[] = [];
+  // Since the latest task started: did it carry work (a user message, a response item)? A compaction task that
+  // carries none is the user's `/compact`.
+  let taskStarted = false;
+  let taskWorked = false;
   const push = (payload: Json, lineNumber: number, id: string, carried: boolean) => {
     for (const { item, redacted, reasoning } of itemsOf(payload, id)) {
       const entry: LogItem = { item, line: lineNumber, segment };
@@ -152,6 +167,7 @@ export function readCodexHistory(text: string): LogHistory {
     }
     if (record.type === 'compacted') {
       segment++;
+      segmentStarts.push({ trigger: taskStarted && !taskWorked ? 'manual' : 'auto', line: lineNumber });
       outputStart = undefined;
       const replacement = Array.isArray(payload.replacement_history) ? payload.replacement_history : [];
       replacement.forEach((entry, position) => {
@@ -164,13 +180,19 @@ export function readCodexHistory(text: string): LogHistory {
         OUTPUT_TYPES.has(payload.type as string) ||
         (payload.type === 'message' && payload.role === 'assistant');
       if (output && outputStart === undefined) outputStart = items.length;
+      taskWorked = true;
       push(payload, lineNumber, `l${lineNumber}`, false);
       continue;
     }
     if (record.type !== 'event_msg') continue;
-    if (payload.type === 'task_complete') signals.push('task-complete');
-    else if (payload.type === 'user_message') signals.push('user-request');
-    else if (payload.type === 'token_count' && isObject(payload.info)) {
+    if (payload.type === 'task_started' || payload.type === 'turn_started') {
+      taskStarted = true;
+      taskWorked = false;
+    } else if (payload.type === 'task_complete') signals.push('task-complete');
+    else if (payload.type === 'user_message') {
+      signals.push('user-request');
+      taskWorked = true;
+    } else if (payload.type === 'token_count' && isObject(payload.info)) {
       const totals = totalsKey(payload.info);
       if (totals !== undefined && totals === previousTotals) continue;
       previousTotals = totals;
@@ -189,5 +211,5 @@ export function readCodexHistory(text: string): LogHistory {
       outputStart = undefined;
     }
   }
-  return { format: 'codex', items, calls, lines };
+  return { format: 'codex', items, calls, segmentStarts, lines };
 }

@@ -108,7 +108,10 @@ describe('simulateWhatIf', () => {
   });
 
   it('evicts the read at the commit, rewrites the cache from there, and reads the file again for the edit', async () => {
-    const report = await simulateWhatIf(log, options(new EvictionPolicy({ minFreedTokens: 0 }), 'evict'));
+    const report = await simulateWhatIf(
+      log,
+      options(new EvictionPolicy({ minFreedTokens: 0, evictWhenCold: false }), 'evict'),
+    );
     expect(report.evictions).toEqual([
       expect.objectContaining({ beforeCallIndex: 2, taskId: 'subtask-1', boundary: 'command', items: 1 }),
     ]);
@@ -150,7 +153,7 @@ describe('simulateWhatIf', () => {
         (await readArchiveFile(path)).map((record) => ({ ...record, content: `${record.content} ` })),
     };
     const report = await simulateWhatIf(log, {
-      ...options(new EvictionPolicy({ minFreedTokens: 0 }), 'tampered'),
+      ...options(new EvictionPolicy({ minFreedTokens: 0, evictWhenCold: false }), 'tampered'),
       reader: tampering,
     });
     expect(report.archiveVerified).toBe(false);

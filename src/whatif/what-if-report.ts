@@ -42,6 +42,8 @@ export interface WhatIfReport {
   real: WhatIfTotals;
   policy: WhatIfTotals & {
     evictions: number;
+    /** Tool results that entered the history trimmed (over `trimResultsAboveTokens`). */
+    trimmedAtArrival: number;
     archivedItems: number;
     archivedBytes: number;
     /** Files read again because their evicted content was needed (an edit of the file), and their tokens. */

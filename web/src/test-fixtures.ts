@@ -59,5 +59,6 @@ export function calibrationFixture(
     meanAbsErrorPercent,
     maxAbsErrorPercent,
     maxErrorCallIndex: null,
+    segments: [],
   };
 }

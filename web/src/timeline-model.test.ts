@@ -157,6 +157,7 @@ describe('chartModelOfReplay', () => {
           peakPromptTokens: 120000,
           compactions: 0,
           evictions: 1,
+          trimmedAtArrival: 0,
           archivedItems: 3,
           archivedBytes: 9000,
           rereads: 0,

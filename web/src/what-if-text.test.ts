@@ -11,6 +11,7 @@ const whatIf = (savedPercent: number, callsAboveCompactionPoint = 0): WhatIfSumm
     peakPromptTokens: 60,
     compactions: 0,
     evictions: 2,
+    trimmedAtArrival: 0,
     archivedItems: 5,
     archivedBytes: 100,
     rereads: 0,

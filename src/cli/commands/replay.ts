@@ -1,13 +1,22 @@
 import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { EvictionPolicyOptions } from '../../compaction/eviction-policy.js';
 import { ReplayQuerySchema } from '../../contract/replay.js';
 import { loadConfig } from '../../models/load-config.js';
-import { type ReplayResult, replayLogText } from '../../session/replay.js';
+import { type ReplayOptions, type ReplayResult, replayLogText } from '../../session/replay.js';
+import {
+  aggregateWhatIfRows,
+  sessionLogFiles,
+  skippedCorpusRow,
+  type WhatIfCorpusAggregate,
+  type WhatIfCorpusRow,
+  whatIfCorpusRow,
+} from '../../session/what-if-corpus.js';
 import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-replay.js';
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
+import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
 import { parseFlags } from '../flag-schema.js';
@@ -120,6 +129,16 @@ function whatIfLines(whatIf: WhatIfReplayResult['whatIf'], paint: Paint): string
       : `${policy.callsAboveCompactionPoint} calls above the agent's compaction point (${whatIf.compactionPoint})`;
   const lines = [
     `What-if: barometer's eviction policy on the same calls (prompts calibrated on the recorded usage: ${calibration.meanAbsErrorPercent.toFixed(1)}% mean error per call, ${calibration.maxAbsErrorPercent.toFixed(1)}% at worst)`,
+    ...(calibration.segments.length > 1
+      ? [
+          `  calibrated by stretch: ${calibration.segments
+            .map(
+              (segment) =>
+                `calls ${segment.fromCall}–${segment.toCall} (${segment.start}${segment.model ? `, ${segment.model}` : ''}) ${segment.meanAbsErrorPercent.toFixed(1)}% mean, ${segment.maxAbsErrorPercent.toFixed(1)}% at worst`,
+            )
+            .join('; ')}`,
+        ]
+      : []),
     `  prompt tokens  ${real.promptTokens} → ${policy.promptTokens} (${change(real.promptTokens, policy.promptTokens)})`,
     `  cost           ${dollars(real.costUsd)} → ${dollars(policy.costUsd)}${real.costUsd !== null && policy.costUsd !== null ? ` (${change(real.costUsd, policy.costUsd)})` : ''}, with prompt caching`,
     `  peak prompt    ${real.peakPromptTokens ?? '—'} → ${policy.peakPromptTokens ?? '—'} (the agent compacts at ${whatIf.compactionPoint ?? 'an unknown point'}); compactions ${real.compactions} → ${policy.compactions}`,
@@ -155,6 +174,121 @@ async function freshSessionId(root: string): Promise<string> {
   }
 }
 
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const tokens = (value: number | null) =>
+  value === null
+    ? '—'
+    : value >= 1_000_000
+      ? `${(value / 1_000_000).toFixed(1)}M`
+      : `${Math.round(value / 1000)}K`;
+const signed = (saved: number | null) =>
+  saved === null ? '—' : `${saved >= 0 ? '−' : '+'}${Math.abs(saved).toFixed(1)}%`;
+
+/** The corpus table: one row a session, then the aggregate. */
+function formatCorpus(
+  rows: readonly WhatIfCorpusRow[],
+  aggregate: WhatIfCorpusAggregate,
+  paint: Paint,
+): string {
+  const header = `${'session'.padEnd(34)} ${'agent'.padEnd(11)} ${'calls'.padStart(5)} ${'tokens real → policy'.padStart(22)} ${'cost real → policy'.padStart(27)} ${'peak real → policy'.padStart(19)} ${'compactions'.padStart(11)} ${'re-reads'.padStart(8)}  archive`;
+  const lines = [header];
+  for (const row of rows) {
+    const name = basename(row.file).slice(0, 34).padEnd(34);
+    if (row.skipped !== null) {
+      lines.push(paint('gray', `${name} skipped: ${row.skipped.replace(/\s+/g, ' ').slice(0, 120)}`));
+      continue;
+    }
+    const above = row.compactionPoint !== null && (row.policyPeakPromptTokens ?? 0) > row.compactionPoint;
+    lines.push(
+      `${name} ${String(row.agent).padEnd(11)} ${String(row.calls).padStart(5)} ` +
+        `${`${tokens(row.realPromptTokens)} → ${tokens(row.policyPromptTokens)} ${signed(row.savedPercent)}`.padStart(22)} ` +
+        `${`${dollars(row.realCostUsd)} → ${dollars(row.policyCostUsd)} ${signed(row.costSavedPercent)}`.padStart(27)} ` +
+        `${`${tokens(row.realPeakPromptTokens)} → ${tokens(row.policyPeakPromptTokens)}`.padStart(19)}${above ? paint('red', '!') : ' '}` +
+        `${`${row.realCompactions} → ${row.policyCompactions}`.padStart(10)} ${String(row.rereads).padStart(8)}  ` +
+        (row.archiveVerified ? 'verified' : paint('red', 'NOT verified')),
+    );
+  }
+  const a = aggregate;
+  lines.push(
+    paint(
+      'bold',
+      `${`all ${a.sessions} sessions${a.skipped > 0 ? ` (${a.skipped} skipped)` : ''}`.padEnd(34)} ${''.padEnd(11)} ${String(a.calls).padStart(5)} ` +
+        `${`${tokens(a.realPromptTokens)} → ${tokens(a.policyPromptTokens)} ${signed(a.savedPercent)}`.padStart(22)} ` +
+        `${`${dollars(a.realCostUsd)} → ${dollars(a.policyCostUsd)} ${signed(a.costSavedPercent)}`.padStart(27)} ` +
+        `${''.padStart(19)} ${''.padStart(10)} ${String(a.rereads).padStart(8)}  ${a.archiveVerified ? 'verified' : 'NOT verified'}`,
+    ),
+    `barometer would have sent ${Math.abs(a.savedPercent)}% ${a.savedPercent >= 0 ? 'fewer' : 'more'} prompt tokens and cost ${a.costSavedPercent === null ? 'an unknown amount' : `${Math.abs(a.costSavedPercent)}% ${a.costSavedPercent >= 0 ? 'less' : 'more'}`} over ${a.sessions} sessions; ` +
+      `the worst session's cost change: ${a.worstCostChangePercent === null ? '—' : signed(-a.worstCostChangePercent)}; ` +
+      `sessions whose what-if peak reached the agent's compaction point: ${a.aboveCompactionPoint}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** `barometer replay <files or directories…> --what-if`: every session's what-if, one row each, and the aggregate. */
+async function replayCorpus(
+  io: CliIo,
+  paths: readonly string[],
+  flags: {
+    format: NonNullable<ReplayOptions['format']>;
+    config?: string;
+    json?: boolean;
+    policyOptions?: EvictionPolicyOptions;
+  },
+): Promise<void> {
+  let files: string[];
+  try {
+    files = await sessionLogFiles(paths.map((path) => resolve(io.cwd, path)));
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${(error as NodeJS.ErrnoException).path ?? paths.join(', ')}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
+  const counter = createTokenCounter();
+  const bar = io.stderr.isTTY === true;
+  const rows: WhatIfCorpusRow[] = [];
+  for (const [index, file] of files.entries()) {
+    if (bar) {
+      const done = Math.round((index / files.length) * 30);
+      io.stderr.write(
+        `\rreplay [${'#'.repeat(done)}${'.'.repeat(30 - done)}] ${index}/${files.length} ${basename(file).slice(0, 40).padEnd(40)}`,
+      );
+    }
+    const root = await mkdtemp(join(tmpdir(), 'barometer-whatif-'));
+    try {
+      const result = await replayWhatIf(await readFile(file, 'utf8'), {
+        config,
+        format: flags.format,
+        archive: new ArchiveStore({ root, durable: false }),
+        reader: { readFile: readArchiveFile },
+        sessionId: 'whatif',
+        counter,
+        tombstoneArchiveDir: DEFAULT_ARCHIVE_DIR,
+        ...(flags.policyOptions ? { policy: flags.policyOptions } : {}),
+      });
+      rows.push(whatIfCorpusRow(file, result));
+    } catch (error) {
+      rows.push(skippedCorpusRow(file, error));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+  if (bar) io.stderr.write(`\rreplay [${'#'.repeat(30)}] ${files.length}/${files.length}${' '.repeat(41)}\n`);
+  const aggregate = aggregateWhatIfRows(rows);
+  io.stdout.write(
+    flags.json
+      ? `${JSON.stringify({ sessions: rows, aggregate }, null, 2)}\n`
+      : formatCorpus(rows, aggregate, painter(io)),
+  );
+}
+
 /** `barometer replay <file>`: a recorded session through a Session, in recorded time. */
 export function registerReplayCommand(program: Command, io: CliIo): void {
   program
@@ -162,7 +296,10 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
     .description(
       "Replay a recorded agent session log: a timeline of health, regulator level and verdicts; --what-if replays barometer's eviction policy on it",
     )
-    .argument('<file>', 'a Claude Code JSONL, Codex rollout, Gemini CLI log or OpenHands trajectory')
+    .argument(
+      '<files...>',
+      'a Claude Code JSONL, Codex rollout, Gemini CLI log or OpenHands trajectory; with --what-if, several logs or directories of them (one row a session)',
+    )
     .option('--format <format>', `auto|${LOG_FORMATS.join('|')}`, 'auto')
     .option('--model <id>', "override the log's model (looked up in the registry)")
     .option(
@@ -190,11 +327,12 @@ Example:
   barometer replay ~/.claude/projects/my-project/4d5611e5.jsonl
   barometer replay rollout.jsonl --format codex --json | jq .summary
   barometer replay 4d5611e5.jsonl --what-if
+  barometer replay ~/.claude/projects ~/.codex/sessions --what-if
   barometer replay rollout.jsonl --what-if --policy policy.json --json | jq .whatIf`,
     )
     .action(
       async (
-        file: string,
+        files: string[],
         flags: {
           format: string;
           model?: string;
@@ -216,6 +354,22 @@ Example:
           ReplayQuerySchema.pick({ format: true, model: true, contextWindow: true }),
           { format: flags.format, model: flags.model, contextWindow: flags.contextWindow },
         );
+        const corpus = files.length > 1 || (await isDirectory(resolve(io.cwd, files[0] ?? '')));
+        if (corpus) {
+          if (!flags.whatIf)
+            throw new UsageError(
+              'several logs, or a directory of them, go with --what-if (one row a session)',
+            );
+          if (flags.archiveDir !== undefined)
+            throw new UsageError('--archive-dir takes one log: give one file, or leave --archive-dir out');
+          await replayCorpus(io, files, {
+            ...flags,
+            format: format ?? 'auto',
+            ...(policy ? { policyOptions: policy } : {}),
+          });
+          return;
+        }
+        const file = files[0] as string;
         let size: number;
         try {
           const info = await stat(resolve(io.cwd, file));
