@@ -35,8 +35,9 @@ import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
 import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
 import { EventHub } from './event-hub.js';
+import { allowedHostnames, registerHostGuard } from './host-guard.js';
 import { parseJsonBody } from './json-body.js';
-import { mcpAllowedHostnames, mcpRoutes } from './mcp-route.js';
+import { mcpRoutes } from './mcp-route.js';
 import { ServiceMetrics } from './metrics.js';
 import { buildNotFoundHandler } from './not-found-handler.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
@@ -164,7 +165,13 @@ export async function buildApp(
     done();
   });
 
-  // API keys and CORS first: their hooks run before any route's.
+  // Host and Origin before anything else, on every route (those registered later too): DNS rebinding and
+  // cross-site requests from a web page are refused before a key is checked or a body read.
+  registerHostGuard(app, {
+    hostnames: allowedHostnames(settings.host, [...settings.allowedHosts, ...settings.mcpAllowedHosts]),
+    corsOrigins: new Set(settings.corsOrigins),
+  });
+  // API keys and CORS next: their hooks run before any route's.
   registerAccess(app, {
     keys: settings.apiKeys.map((entry) => ({
       key: entry.key,
@@ -338,7 +345,6 @@ export async function buildApp(
       monitor,
       archive,
       now,
-      allowedHostnames: mcpAllowedHostnames(settings.host, settings.mcpAllowedHosts),
     }),
   ];
   const openApi: { value?: Record<string, unknown> } = {};

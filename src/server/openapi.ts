@@ -41,6 +41,8 @@ function toSchema(schema: z.ZodType, components: Components): unknown {
   return rewriteRefs(rest);
 }
 
+const FORBIDDEN_HOST_DESCRIPTION =
+  'BR_ERR_FORBIDDEN_HOST: the Host header names another site (DNS rebinding), or a browser request that changes state comes from an origin that is not allowed';
 const INVALID_DESCRIPTION = 'Invalid input: every issue names the field, the value and the allowed range';
 
 /** The query parameters of `/api/v1/pressure`, from the seed's parameter table (ranges and defaults). */
@@ -139,6 +141,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
     >) {
       responses[status] = { description: response.description, ...content(status, response) };
     }
+    // The Host and Origin check runs on every route (host-guard.ts).
+    responses['403'] ??= { description: FORBIDDEN_HOST_DESCRIPTION, ...content('403', { description: '' }) };
     if (route.url.startsWith('/api/v1/')) {
       responses['400'] ??= { description: INVALID_DESCRIPTION, ...content('400', { description: '' }) };
     }

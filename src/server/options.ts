@@ -28,6 +28,16 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+const HostnamesSchema = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a hostname or IP address, without a port'),
+  )
+  .default([]);
+
 /** Options of `buildApp` / `barometer serve`; unknown keys are rejected. */
 export const ServerOptionsSchema = z.strictObject({
   host: z.string().min(1).default(DEFAULT_HOST),
@@ -91,18 +101,13 @@ export const ServerOptionsSchema = z.strictObject({
   /** Listen on a non-loopback address without an API key (refused otherwise). */
   insecure: z.boolean().default(false),
   /**
-   * Hostnames (without port) that `/mcp` accepts in its Host and Origin headers besides the listen host and the
-   * localhost names: the name a proxy or a LAN client reaches the service by (DNS-rebinding protection).
+   * Hostnames (without port) that every route accepts in its Host header, and in the Origin of a browser's
+   * state-changing request, besides the listen host and the localhost names: the name a proxy or a LAN client
+   * reaches the service by (DNS-rebinding protection).
    */
-  mcpAllowedHosts: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a hostname or IP address, without a port'),
-    )
-    .default([]),
+  allowedHosts: HostnamesSchema,
+  /** The former name of `allowedHosts` (it applied to `/mcp` only); its names are added to `allowedHosts`. */
+  mcpAllowedHosts: HostnamesSchema,
   /**
    * Keep sessions, their event fan-out, pools, webhooks and rate-limit counters in this Redis (`redis://` or
    * `rediss://`), shared by every instance started on it. Without it everything is in this process.

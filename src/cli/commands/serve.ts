@@ -37,6 +37,7 @@ export const SERVE_ENVIRONMENT = {
   sessionTtl: 'BAROMETER_SESSION_TTL',
   maxEventStreams: 'BAROMETER_MAX_EVENT_STREAMS',
   requestTimeout: 'BAROMETER_REQUEST_TIMEOUT',
+  allowedHosts: 'BAROMETER_ALLOWED_HOSTS',
   mcpAllowedHosts: 'BAROMETER_MCP_ALLOWED_HOSTS',
   config: 'BAROMETER_CONFIG',
   webhookRetryDelays: 'BAROMETER_WEBHOOK_RETRY_DELAYS',
@@ -102,8 +103,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `time allowed to receive a whole request, e.g. 30s; 0 = off (env ${SERVE_ENVIRONMENT.requestTimeout}; default 30s)`,
     )
     .option(
+      '--allowed-hosts <names>',
+      `comma-separated hostnames every route accepts in Host (and a browser's Origin) besides the listen host and localhost, e.g. barometer.internal; others get 403 BR_ERR_FORBIDDEN_HOST (env ${SERVE_ENVIRONMENT.allowedHosts})`,
+    )
+    .option(
       '--mcp-allowed-hosts <names>',
-      `comma-separated hostnames /mcp accepts in Host and Origin besides the listen host and localhost, e.g. barometer.internal (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
+      `former name of --allowed-hosts, still read (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
     )
     .option(
       '--config <path>',
@@ -202,7 +207,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
         } else if (key === 'redis') {
           raw.redisUrl = text;
-        } else if (key === 'mcpAllowedHosts') {
+        } else if (key === 'allowedHosts' || key === 'mcpAllowedHosts') {
           raw[key] = text
             .split(',')
             .map((name) => name.trim())
