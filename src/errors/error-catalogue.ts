@@ -137,6 +137,12 @@ export const ERROR_CATALOGUE = {
     exit: EXIT_CODES.refused,
     meaning: 'A session with that id already exists.',
   },
+  BR_ERR_DATA_DIR_LOCKED: {
+    status: 409,
+    exit: EXIT_CODES.refused,
+    meaning:
+      'Another running process holds the data dir (its lock file names it); one process writes a data dir at a time.',
+  },
   BR_ERR_UNKNOWN_MODEL: {
     status: 400,
     exit: EXIT_CODES.invalidInput,

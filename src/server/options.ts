@@ -19,6 +19,8 @@ export const DEFAULT_REPLAY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** Sessions kept at most; one more is refused with BR_ERR_SESSION_LIMIT, never made room for by dropping one. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
+/** A live time at most 5 minutes ahead of the service's clock (issue 29, F4). */
+export const DEFAULT_CLOCK_SKEW_SECONDS = 300;
 /** Sessions idle this long expire (and the log says so). */
 export const DEFAULT_SESSION_TTL_SECONDS = 24 * 60 * 60;
 /** Event-stream clients at most, over every stream. */
@@ -66,6 +68,11 @@ export const ServerOptionsSchema = z.strictObject({
   persistSessions: z.boolean().default(true),
   /** Sessions kept at most; creating one more is refused (503 BR_ERR_SESSION_LIMIT). */
   maxSessions: z.number().int().min(1).default(DEFAULT_MAX_SESSIONS),
+  /**
+   * How far ahead of this machine's clock a live usage or compaction time may be (seconds): a later one is refused
+   * with 400 naming the field; sessions stamped further ahead by an earlier build are repaired on load.
+   */
+  clockSkewSeconds: z.number().int().min(0).max(86_400).default(DEFAULT_CLOCK_SKEW_SECONDS),
   /** Sessions idle longer than this expire; 0 keeps them forever. */
   sessionTtlSeconds: z.number().int().min(0).default(DEFAULT_SESSION_TTL_SECONDS),
   /** Event-stream clients at most; one more gets 503 BR_ERR_TOO_MANY_STREAMS. */

@@ -35,6 +35,7 @@ export const SERVE_ENVIRONMENT = {
   dataDir: 'BAROMETER_DATA_DIR',
   maxSessions: 'BAROMETER_MAX_SESSIONS',
   sessionTtl: 'BAROMETER_SESSION_TTL',
+  clockSkew: 'BAROMETER_CLOCK_SKEW',
   maxEventStreams: 'BAROMETER_MAX_EVENT_STREAMS',
   requestTimeout: 'BAROMETER_REQUEST_TIMEOUT',
   allowedHosts: 'BAROMETER_ALLOWED_HOSTS',
@@ -93,6 +94,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option(
       '--session-ttl <duration>',
       `sessions idle longer than this expire, e.g. 24h, 30m, 90s; 0 = never (env ${SERVE_ENVIRONMENT.sessionTtl}; default 24h)`,
+    )
+    .option(
+      '--clock-skew <duration>',
+      `how far ahead of this machine's clock a live usage time may be, e.g. 5m; later ones get 400 naming the field (env ${SERVE_ENVIRONMENT.clockSkew}; default 5m)`,
     )
     .option(
       '--max-event-streams <n>',
@@ -169,6 +174,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       ]);
       const durations: Record<string, string> = {
         sessionTtl: 'sessionTtlSeconds',
+        clockSkew: 'clockSkewSeconds',
         requestTimeout: 'requestTimeoutMs',
         webhookTimeout: 'webhookTimeoutMs',
       };
