@@ -13,6 +13,7 @@ import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchProxy } from './proxy.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchReport } from './report.js';
+import { benchScale } from './scale.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
@@ -50,6 +51,30 @@ if (wants('replay')) {
       `session memory after 1,000 updates: ${Math.round(memory.bytesPerSession)} bytes (goal ≤ 4096), baseline empty object ${Math.round(memory.baselineBytes)} bytes`,
     );
   }
+}
+
+if (selected.has('scale')) {
+  // Not in the default run: it holds 100,000 sessions (about a minute and ~1 GB here).
+  const count = Number(process.env.BAROMETER_SCALE_SESSIONS ?? 100_000);
+  console.log(`\n# ${format(count)} sessions on one instance: created, listed in pages, restarted`);
+  const figures = await benchScale(count);
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(2)} KB`;
+  console.log(
+    `heap per idle session: live ${kb(figures.liveBytesPerSession)}, restored ${kb(figures.restoredBytesPerSession)} (goal ≤ 5 KB)`,
+  );
+  console.log(
+    `GET /api/v1/sessions?limit=100: ${figures.pages} pages, p50 ${figures.pageP50Ms.toFixed(1)} ms, worst ${figures.pageMaxMs.toFixed(1)} ms (goal ≤ 100 ms)`,
+  );
+  console.log(
+    `other requests during the listing (/healthz every 10 ms): worst ${figures.otherRequestMaxMs.toFixed(1)} ms (goal ≤ 50 ms)`,
+  );
+  console.log(
+    `baseline (the whole list built and serialized in one turn): ${figures.wholeListMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `listening after start with ${format(figures.sessions)} sessions on disk: ${figures.listenMs.toFixed(0)} ms (goal ≤ 2,000 ms); every session loaded after ${figures.fullyLoadedMs.toFixed(0)} ms`,
+  );
+  console.log(`baseline (the same start on an empty data dir): ${figures.emptyListenMs.toFixed(0)} ms`);
 }
 
 if (wants('report')) {

@@ -66,8 +66,18 @@ export default defineConfig({
   },
   server: {
     proxy: {
-      '/api': { target: apiTarget, changeOrigin: false },
-      '/openapi.json': { target: apiTarget },
+      // The service accepts only its own Host, and a POST only from its own origin (src/server/host-guard.ts):
+      // the dev server speaks to it as the dashboard it serves would.
+      '/api': {
+        target: apiTarget,
+        changeOrigin: true,
+        configure: (proxy) =>
+          proxy.on('proxyReq', (request) => {
+            if (request.getHeader('origin') !== undefined)
+              request.setHeader('origin', new URL(apiTarget).origin);
+          }),
+      },
+      '/openapi.json': { target: apiTarget, changeOrigin: true },
     },
   },
 });

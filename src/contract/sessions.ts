@@ -70,9 +70,45 @@ export const SessionIdParamsSchema = z.strictObject({ id: IdSchema });
 /** `/api/v1/samples/:name/load`. */
 export const SampleParamsSchema = z.strictObject({ name: z.string() });
 
+/** The most sessions one page lists. */
+export const MAX_SESSION_PAGE = 1000;
+/** Sessions per page unless `limit` says otherwise. */
+export const DEFAULT_SESSION_PAGE = 100;
+
+/**
+ * `GET /api/v1/sessions?limit=&cursor=` and `GET /api/v1/events?limit=&cursor=`: one page of the sessions, in id
+ * order. `cursor` is the `nextCursor` of the page before (absent: the first page).
+ */
+export const SessionListQuerySchema = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number from 1 to 1000')
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(MAX_SESSION_PAGE))
+    .optional()
+    .meta({ description: `Sessions per page, 1 to ${MAX_SESSION_PAGE} (default ${DEFAULT_SESSION_PAGE})` }),
+  cursor: IdSchema.optional().meta({
+    description: 'The nextCursor of the previous page: this page starts after that session id',
+  }),
+});
+/** The event streams also take the API key as `access_token` (EventSource sends no headers). */
+export const EventsQuerySchema = SessionListQuerySchema.extend({
+  access_token: z
+    .string()
+    .optional()
+    .meta({ description: 'The API key, for clients that cannot send headers' }),
+});
+
 /** `GET /api/v1/sessions`, and the first message of the all-sessions stream (`event: sessions`). */
 export const SessionListSchema = z
-  .strictObject({ sessions: z.array(SessionSummarySchema) })
+  .strictObject({
+    sessions: z.array(SessionSummarySchema),
+    /** Where the next page starts (`?cursor=`); null on the last page. */
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as `cursor` for the next page; null on the last page' }),
+  })
   .meta({ id: 'SessionList' });
 export type SessionList = z.infer<typeof SessionListSchema>;
 

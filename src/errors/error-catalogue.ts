@@ -94,7 +94,8 @@ export const ERROR_CATALOGUE = {
   BR_ERR_FORBIDDEN_HOST: {
     status: 403,
     exit: EXIT_CODES.invalidInput,
-    meaning: 'The Host or Origin header of an /mcp request names another site (DNS-rebinding protection).',
+    meaning:
+      'The Host header names another site (DNS-rebinding protection), or a browser request that changes state comes from an origin that is not allowed.',
   },
   BR_ERR_NOT_FOUND: {
     status: 404,
@@ -135,6 +136,12 @@ export const ERROR_CATALOGUE = {
     status: 409,
     exit: EXIT_CODES.refused,
     meaning: 'A session with that id already exists.',
+  },
+  BR_ERR_DATA_DIR_LOCKED: {
+    status: 409,
+    exit: EXIT_CODES.refused,
+    meaning:
+      'Another running process holds the data dir (its lock file names it); one process writes a data dir at a time.',
   },
   BR_ERR_UNKNOWN_MODEL: {
     status: 400,

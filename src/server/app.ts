@@ -33,14 +33,16 @@ import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
 import type { EventBus } from '../store/event-bus.js';
 import { connectRedis } from '../store/redis-connection.js';
+import type { SnapshotProblem } from '../store/state-snapshot.js';
 import { registerAccess, SCOPE_GRANTS } from './access.js';
 import { answerClosing, buildClientErrorHandler } from './client-error-handler.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
 import { registerDashboard } from './dashboard.js';
 import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
 import { EventHub } from './event-hub.js';
+import { allowedHostnames, registerHostGuard } from './host-guard.js';
 import { parseJsonBody } from './json-body.js';
-import { mcpAllowedHostnames, mcpRoutes } from './mcp-route.js';
+import { mcpRoutes } from './mcp-route.js';
 import { ServiceMetrics } from './metrics.js';
 import { buildNotFoundHandler } from './not-found-handler.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
@@ -58,6 +60,15 @@ import { NoticeGate } from './webhooks/notice-gate.js';
 import { RedisWebhookState } from './webhooks/redis-webhook-state.js';
 import { webhooksOf } from './webhooks/session-webhooks.js';
 import { WebhookService } from './webhooks/webhook-service.js';
+
+/** The log line of each kind of problem with a session's files. */
+const SNAPSHOT_PROBLEMS: Readonly<Record<SnapshotProblem['action'], string>> = {
+  load: 'session file skipped: it does not read back (set aside as .invalid)',
+  skip: 'session timeline lines skipped (the session is kept)',
+  repair: 'session repaired on load',
+  write: 'session file not written (retried at the next flush)',
+  remove: 'session file not removed (retried at the next flush)',
+};
 
 /** What the app reads from outside, injectable for tests. */
 /** The rate-limit budget a request draws on. */
@@ -171,7 +182,13 @@ export async function buildApp(
     done();
   });
 
-  // API keys and CORS first: their hooks run before any route's.
+  // Host and Origin before anything else, on every route (those registered later too): DNS rebinding and
+  // cross-site requests from a web page are refused before a key is checked or a body read.
+  registerHostGuard(app, {
+    hostnames: allowedHostnames(settings.host, [...settings.allowedHosts, ...settings.mcpAllowedHosts]),
+    corsOrigins: new Set(settings.corsOrigins),
+  });
+  // API keys and CORS next: their hooks run before any route's.
   registerAccess(app, {
     keys: settings.apiKeys.map((entry) => ({
       key: entry.key,
@@ -205,6 +222,7 @@ export async function buildApp(
     pools,
     now,
     sessionTtlMs: settings.sessionTtlSeconds * 1000,
+    clockSkewMs: settings.clockSkewSeconds * 1000,
     ...(dependencies.config ? { config: dependencies.config } : {}),
     ...(dependencies.summarizer ? { summarizer: dependencies.summarizer } : {}),
   };
@@ -227,7 +245,9 @@ export async function buildApp(
       dataDir: dataDir.root,
       persistSessions: settings.persistSessions,
       maxSessions: settings.maxSessions,
-      onProblem: (problem) => app.log.warn(problem, 'session file skipped'),
+      // Listen first: the sessions are read in the background (one asked for before its turn is read first).
+      background: true,
+      onProblem: (problem) => app.log.warn(problem, SNAPSHOT_PROBLEMS[problem.action]),
     });
   }
   const hub = new EventHub(monitor, {
@@ -350,7 +370,6 @@ export async function buildApp(
       monitor,
       archive,
       now,
-      allowedHostnames: mcpAllowedHostnames(settings.host, settings.mcpAllowedHosts),
     }),
   ];
   const proxy = settings.proxy;

@@ -252,7 +252,7 @@ describe('answers given before a route runs carry catalogued codes too', () => {
     const app = await makeApp({ requestTimeoutMs: 200 });
     const answer = await exchange(
       app,
-      'POST /api/v1/sessions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"mod',
+      'POST /api/v1/sessions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"mod',
     );
     const { status, body } = statusAndBody(answer);
     expect(status).toBe(408);

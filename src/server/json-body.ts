@@ -1,3 +1,5 @@
+import { BarometerValidationError } from '../errors/validation.js';
+
 /**
  * The API's JSON body parser: plain JSON.parse. Fastify's default parser refuses a body holding a `__proto__` or
  * `constructor` key as "invalid JSON"; here such a key stays an ordinary own property, so the strict schema that
@@ -18,8 +20,9 @@ export function parseJsonBody(
     );
     return;
   }
+  let value: unknown;
   try {
-    done(null, JSON.parse(body));
+    value = JSON.parse(body);
   } catch (error) {
     done(
       Object.assign(new Error(`Body is not valid JSON: ${(error as Error).message}`), {
@@ -27,5 +30,18 @@ export function parseJsonBody(
         statusCode: 400,
       }),
     );
+    return;
   }
+  // `null` is JSON but no route's body: refused here, rather than read as "no body" by a route's defaults
+  // (issue 29, F12: a null compaction body was recorded as an empty one).
+  if (value === null) {
+    done(
+      new BarometerValidationError(
+        [{ field: '(body)', value: null, message: 'must be a JSON object, not null' }],
+        'request body',
+      ),
+    );
+    return;
+  }
+  done(null, value);
 }

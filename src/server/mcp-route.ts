@@ -6,59 +6,6 @@ import type { ArchiveStore } from '../store/archive.js';
 import { StreamableHTTPServerTransport } from '../vendor/mcp-sdk-http.js';
 import type { ApiRoute } from './route-table.js';
 
-/** The hostnames every local client uses; the listen host is added to them. */
-const LOCALHOST_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
-
-/**
- * The hostnames a request to `/mcp` may name in its Host (and Origin) header: the listen host (unless it is a
- * wildcard address), the localhost variants, and the ones configured (`mcpAllowedHosts`). Port-agnostic, as the
- * SDK's own `hostHeaderValidation` middleware is; the port is checked against the socket the request came in on.
- */
-export function mcpAllowedHostnames(listenHost: string, extra: readonly string[] = []): Set<string> {
-  const names = new Set(LOCALHOST_NAMES);
-  const host = listenHost.toLowerCase();
-  if (!WILDCARD_HOSTS.has(host)) names.add(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-  for (const name of extra) names.add(name.toLowerCase());
-  return names;
-}
-
-/** The hostname and port of a Host header or an Origin, as the URL parser reads them; undefined if malformed. */
-function hostOf(text: string, withScheme: boolean): { hostname: string; port: string } | undefined {
-  try {
-    const url = new URL(withScheme ? text : `http://${text}`);
-    if (!withScheme && (url.pathname !== '/' || url.search || url.username)) return undefined;
-    return { hostname: url.hostname, port: url.port };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * DNS-rebinding protection for `/mcp` (the MCP specification's transport security; the SDK documents Host
- * validation): a page on another site that rebinds its name to 127.0.0.1 sends its own name in Host and Origin,
- * so both must name this service. A request without Origin (every non-browser client) is checked by Host alone.
- */
-export function checkMcpHost(
-  headers: { host?: string | undefined; origin?: string | undefined },
-  allowed: ReadonlySet<string>,
-  localPort?: number,
-): { ok: true } | { ok: false; reason: string } {
-  if (!headers.host) return { ok: false, reason: 'Missing Host header' };
-  const host = hostOf(headers.host, false);
-  if (!host) return { ok: false, reason: `Invalid Host header: ${JSON.stringify(headers.host)}` };
-  if (!allowed.has(host.hostname)) return { ok: false, reason: `Host not allowed: ${host.hostname}` };
-  // A port other than the one the request came in on names some other service (URL drops a scheme's default).
-  if (host.port !== '' && localPort !== undefined && Number(host.port) !== localPort)
-    return { ok: false, reason: `Host port ${host.port} is not this service's (${localPort})` };
-  if (headers.origin !== undefined) {
-    const origin = hostOf(headers.origin, true);
-    if (!origin || !allowed.has(origin.hostname))
-      return { ok: false, reason: `Origin not allowed: ${JSON.stringify(headers.origin)}` };
-  }
-  return { ok: true };
-}
-
 /** A JSON-RPC error answer, the shape MCP clients read, with barometer's code in `data`. */
 function jsonRpcError(message: string, data?: Record<string, unknown>) {
   return { jsonrpc: '2.0', error: { code: -32000, message, ...(data ? { data } : {}) }, id: null };
@@ -68,25 +15,6 @@ export interface McpRouteOptions {
   monitor: SessionMonitor;
   archive: ArchiveStore;
   now: () => number;
-  /** Hostnames allowed in Host and Origin (see {@link mcpAllowedHostnames}). */
-  allowedHostnames: ReadonlySet<string>;
-}
-
-/**
- * The Host/Origin check as a route hook: it runs before the body is read, so a request from another site is
- * refused with 403 whatever its body (malformed or oversized bodies included), for every method.
- */
-function hostGuard(allowed: ReadonlySet<string>) {
-  return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const origin = request.headers.origin;
-    const check = checkMcpHost(
-      { host: request.headers.host, origin: Array.isArray(origin) ? origin[0] : origin },
-      allowed,
-      request.socket?.localPort,
-    );
-    if (check.ok) return done();
-    reply.code(403).send(jsonRpcError(check.reason, { code: 'BR_ERR_FORBIDDEN_HOST' }));
-  };
 }
 
 /**
@@ -107,7 +35,6 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       schema: McpErrorAnswerSchema,
     },
   };
-  const guarded = { onRequest: hostGuard(options.allowedHostnames) };
   const methodNotAllowed = (_request: FastifyRequest, reply: FastifyReply) =>
     reply
       .code(405)
@@ -130,7 +57,6 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
           schema: McpErrorAnswerSchema,
         },
       },
-      options: guarded,
       handler: async (request, reply) => {
         const server = createBarometerMcpServer({
           monitor: options.monitor,
@@ -170,7 +96,6 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       responses: notAllowed,
       unserved:
         'A stateless MCP server has no stream to open nor session to end: 405 (MCP specification, transports)',
-      options: guarded,
       handler: methodNotAllowed,
     },
     {
@@ -181,7 +106,6 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       responses: notAllowed,
       unserved:
         'A stateless MCP server has no stream to open nor session to end: 405 (MCP specification, transports)',
-      options: guarded,
       handler: methodNotAllowed,
     },
   ];

@@ -121,8 +121,8 @@ export class ServiceMetrics {
       registers: [this.registry],
       async collect() {
         const counts: Record<string, number> = { healthy: 0, caution: 0, critical: 0, unknown: 0 };
-        for (const session of await monitor.list())
-          counts[session.health.level] = (counts[session.health.level] ?? 0) + 1;
+        for await (const page of monitor.summaries())
+          for (const session of page) counts[session.health.level] = (counts[session.health.level] ?? 0) + 1;
         for (const [health, count] of Object.entries(counts)) this.set({ health }, count);
       },
     });

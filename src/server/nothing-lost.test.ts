@@ -258,7 +258,7 @@ describe('hostile clients', () => {
     });
     const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     socket.write(
-      'POST /api/v1/sessions/s/usage HTTP/1.1\r\nhost: x\r\nx-agent-id: a1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"promptTo',
+      'POST /api/v1/sessions/s/usage HTTP/1.1\r\nhost: localhost\r\nx-agent-id: a1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"promptTo',
     );
     // While that body dribbles, the same agent still gets its one slot.
     const other = await fetch(`${address}/api/v1/sessions/s/usage`, {
@@ -292,7 +292,7 @@ describe('hostile clients', () => {
     const socket = connect(Number(new URL(address).port), '127.0.0.1');
     // The client asks for the stream and never reads a byte of it.
     socket.pause();
-    socket.write('GET /api/v1/sessions/s/events HTTP/1.1\r\nhost: x\r\n\r\n');
+    socket.write('GET /api/v1/sessions/s/events HTTP/1.1\r\nhost: localhost\r\n\r\n');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(app.barometerEvents.clients).toBe(1);
     // Each update is a few KB on the stream; the kernel's socket buffers fill, then the server's.

@@ -20,6 +20,8 @@ export const DEFAULT_REPLAY_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /** Sessions kept at most; one more is refused with BR_ERR_SESSION_LIMIT, never made room for by dropping one. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
+/** A live time at most 5 minutes ahead of the service's clock (issue 29, F4). */
+export const DEFAULT_CLOCK_SKEW_SECONDS = 300;
 /** Sessions idle this long expire (and the log says so). */
 export const DEFAULT_SESSION_TTL_SECONDS = 24 * 60 * 60;
 /** Event-stream clients at most, over every stream. */
@@ -28,6 +30,16 @@ export const DEFAULT_MAX_EVENT_STREAMS = 1000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const HostnamesSchema = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a hostname or IP address, without a port'),
+  )
+  .default([]);
 
 /** Options of `buildApp` / `barometer serve`; unknown keys are rejected. */
 export const ServerOptionsSchema = z.strictObject({
@@ -57,6 +69,11 @@ export const ServerOptionsSchema = z.strictObject({
   persistSessions: z.boolean().default(true),
   /** Sessions kept at most; creating one more is refused (503 BR_ERR_SESSION_LIMIT). */
   maxSessions: z.number().int().min(1).default(DEFAULT_MAX_SESSIONS),
+  /**
+   * How far ahead of this machine's clock a live usage or compaction time may be (seconds): a later one is refused
+   * with 400 naming the field; sessions stamped further ahead by an earlier build are repaired on load.
+   */
+  clockSkewSeconds: z.number().int().min(0).max(86_400).default(DEFAULT_CLOCK_SKEW_SECONDS),
   /** Sessions idle longer than this expire; 0 keeps them forever. */
   sessionTtlSeconds: z.number().int().min(0).default(DEFAULT_SESSION_TTL_SECONDS),
   /** Event-stream clients at most; one more gets 503 BR_ERR_TOO_MANY_STREAMS. */
@@ -92,18 +109,13 @@ export const ServerOptionsSchema = z.strictObject({
   /** Listen on a non-loopback address without an API key (refused otherwise). */
   insecure: z.boolean().default(false),
   /**
-   * Hostnames (without port) that `/mcp` accepts in its Host and Origin headers besides the listen host and the
-   * localhost names: the name a proxy or a LAN client reaches the service by (DNS-rebinding protection).
+   * Hostnames (without port) that every route accepts in its Host header, and in the Origin of a browser's
+   * state-changing request, besides the listen host and the localhost names: the name a proxy or a LAN client
+   * reaches the service by (DNS-rebinding protection).
    */
-  mcpAllowedHosts: z
-    .array(
-      z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)$/, 'must be a hostname or IP address, without a port'),
-    )
-    .default([]),
+  allowedHosts: HostnamesSchema,
+  /** The former name of `allowedHosts` (it applied to `/mcp` only); its names are added to `allowedHosts`. */
+  mcpAllowedHosts: HostnamesSchema,
   /**
    * Keep sessions, their event fan-out, pools, webhooks and rate-limit counters in this Redis (`redis://` or
    * `rediss://`), shared by every instance started on it. Without it everything is in this process.

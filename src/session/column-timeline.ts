@@ -9,80 +9,105 @@ import {
   type TimelineLimits,
 } from './timeline.js';
 
+/** The numbers of a point, in this order, in each slot of {@link Columns.numbers}. */
+const INDEX = 0;
+const AT = 1;
+const PROMPT = 2;
+const COMPLETION = 3;
+const COUNTDOWN = 4;
+const VIABILITY = 5;
+const BURN_RATE = 6;
+const REMINDER = 7;
+const NUMBERS = 8;
+/** The labels of a point, in this order, in each slot of {@link Columns.labels}. */
+const HEALTH = 0;
+const REGULATOR_LEVEL = 1;
+const ACTION = 2;
+const LABELS = 3;
+
 /**
- * The points of one timeline's versions as numbers in fixed columns: a ring of `slots`, where the point recorded
- * at position p (the count of points recorded before it) sits in slot p % slots. `head` is the next position to
- * write. Versions of a timeline share it; only the newest writes into it.
+ * The points of one timeline's versions as numbers in a ring of `slots`, where the point recorded at position p
+ * (the count of points recorded before it) sits in slot p % slots. `head` is the next position to write. Versions
+ * of a timeline share it; only the newest writes into it. One typed array for every number of every slot and one
+ * array for the labels: a typed array costs ~200 bytes of its own, and eleven columns of one made an idle session
+ * created live hold ~2.5 KB more than the same session read back from its file (issue 29, F7).
  */
 class Columns {
   readonly slots: number;
   head = 0;
-  readonly index: Float64Array;
-  readonly at: Float64Array;
-  /** NaN for null, in these three. */
-  readonly promptTokens: Float64Array;
-  readonly completionTokens: Float64Array;
-  readonly countdown: Float64Array;
-  readonly viability: Float64Array;
-  readonly burnRate: Float64Array;
-  readonly reminder: Uint8Array;
-  readonly health: Array<TimelinePoint['health']>;
-  readonly regulatorLevel: Array<TimelinePoint['regulatorLevel']>;
-  readonly action: Array<TimelinePoint['action']>;
+  /** Per slot: index, at (epoch ms), promptTokens, completionTokens, countdown (NaN for null), viability, burnRate, reminder (1/0). */
+  readonly numbers: Float64Array;
+  /** Per slot: health, regulatorLevel, action. */
+  readonly labels: string[];
   /** Position → the point's timestamp as it was read, for the few whose epoch ms `isoTime` would not write so. */
-  readonly foreign = new Map<number, string>();
+  foreign: Map<number, string> | undefined;
 
   constructor(slots: number) {
     this.slots = slots;
-    this.index = new Float64Array(slots);
-    this.at = new Float64Array(slots);
-    this.promptTokens = new Float64Array(slots);
-    this.completionTokens = new Float64Array(slots);
-    this.countdown = new Float64Array(slots);
-    this.viability = new Float64Array(slots);
-    this.burnRate = new Float64Array(slots);
-    this.reminder = new Uint8Array(slots);
-    // Array.from with a function: a packed array of exactly `slots` (see emptyTokenWindow).
-    this.health = Array.from({ length: slots }, () => 'unknown' as const);
-    this.regulatorLevel = Array.from({ length: slots }, () => 'LOW' as const);
-    this.action = Array.from({ length: slots }, () => 'continue' as const);
+    this.numbers = new Float64Array(slots * NUMBERS);
+    // Array.from with a function: a packed array of exactly its length (see emptyTokenWindow).
+    this.labels = Array.from({ length: slots * LABELS }, () => '');
+  }
+
+  /** The point's index in `slot`. */
+  indexAt(slot: number): number {
+    return this.numbers[slot * NUMBERS + INDEX] as number;
+  }
+
+  /** The point's time (epoch ms) in `slot`. */
+  atOf(slot: number): number {
+    return this.numbers[slot * NUMBERS + AT] as number;
   }
 
   /** Writes the point of `position` (its time as epoch ms) and moves the head past it. */
   write(position: number, point: TimelinePoint, at: number): void {
     const slot = position % this.slots;
-    this.index[slot] = point.index;
-    this.at[slot] = at;
-    this.promptTokens[slot] = point.promptTokens ?? Number.NaN;
-    this.completionTokens[slot] = point.completionTokens ?? Number.NaN;
-    this.countdown[slot] = point.countdown ?? Number.NaN;
-    this.viability[slot] = point.viability;
-    this.burnRate[slot] = point.burnRate;
-    this.reminder[slot] = point.reminder ? 1 : 0;
-    this.health[slot] = point.health;
-    this.regulatorLevel[slot] = point.regulatorLevel;
-    this.action[slot] = point.action;
-    if (this.foreign.size > 0) this.foreign.delete(position - this.slots);
+    const n = slot * NUMBERS;
+    const numbers = this.numbers;
+    numbers[n + INDEX] = point.index;
+    numbers[n + AT] = at;
+    numbers[n + PROMPT] = point.promptTokens ?? Number.NaN;
+    numbers[n + COMPLETION] = point.completionTokens ?? Number.NaN;
+    numbers[n + COUNTDOWN] = point.countdown ?? Number.NaN;
+    numbers[n + VIABILITY] = point.viability;
+    numbers[n + BURN_RATE] = point.burnRate;
+    numbers[n + REMINDER] = point.reminder ? 1 : 0;
+    const l = slot * LABELS;
+    this.labels[l + HEALTH] = point.health;
+    this.labels[l + REGULATOR_LEVEL] = point.regulatorLevel;
+    this.labels[l + ACTION] = point.action;
+    if (this.foreign !== undefined && this.foreign.size > 0) this.foreign.delete(position - this.slots);
     this.head = position + 1;
+  }
+
+  /** Keeps the timestamp text of `position` as it was read. */
+  keepForeign(position: number, text: string): void {
+    this.foreign ??= new Map();
+    this.foreign.set(position, text);
   }
 
   pointAt(position: number): TimelinePoint {
     const slot = position % this.slots;
-    const prompt = this.promptTokens[slot] as number;
-    const completion = this.completionTokens[slot] as number;
-    const countdown = this.countdown[slot] as number;
+    const n = slot * NUMBERS;
+    const l = slot * LABELS;
+    const numbers = this.numbers;
+    const prompt = numbers[n + PROMPT] as number;
+    const completion = numbers[n + COMPLETION] as number;
+    const countdown = numbers[n + COUNTDOWN] as number;
     return {
-      index: this.index[slot] as number,
-      timestamp: (this.foreign.size > 0 && this.foreign.get(position)) || isoTime(this.at[slot] as number),
+      index: numbers[n + INDEX] as number,
+      timestamp:
+        (this.foreign !== undefined && this.foreign.size > 0 && this.foreign.get(position)) ||
+        isoTime(numbers[n + AT] as number),
       promptTokens: Number.isNaN(prompt) ? null : prompt,
       completionTokens: Number.isNaN(completion) ? null : completion,
-      health: this.health[slot] as TimelinePoint['health'],
-      regulatorLevel: this.regulatorLevel[slot] as TimelinePoint['regulatorLevel'],
-      viability: this.viability[slot] as number,
-      burnRate: this.burnRate[slot] as number,
-      action: this.action[slot] as TimelinePoint['action'],
+      health: this.labels[l + HEALTH] as TimelinePoint['health'],
+      regulatorLevel: this.labels[l + REGULATOR_LEVEL] as TimelinePoint['regulatorLevel'],
+      viability: numbers[n + VIABILITY] as number,
+      burnRate: numbers[n + BURN_RATE] as number,
+      action: this.labels[l + ACTION] as TimelinePoint['action'],
       countdown: Number.isNaN(countdown) ? null : countdown,
-      reminder: this.reminder[slot] === 1,
+      reminder: numbers[n + REMINDER] === 1,
     };
   }
 }
@@ -150,7 +175,7 @@ export class ColumnTimeline implements Timeline, KeepsOwnList {
       const position = columns.head;
       columns.write(position, point, Number.isFinite(at) ? at : 0);
       if (!Number.isFinite(at) || isoTime(at) !== point.timestamp)
-        columns.foreign.set(position, point.timestamp);
+        columns.keepForeign(position, point.timestamp);
     }
     timeline.#columns = columns;
     timeline.#head = columns.head;
@@ -219,7 +244,7 @@ export class ColumnTimeline implements Timeline, KeepsOwnList {
     if (last !== undefined) {
       from = -1;
       for (let position = this.#head - 1; position >= oldest; position--) {
-        if (columns.index[position % columns.slots] === last) {
+        if (columns.indexAt(position % columns.slots) === last) {
           from = position + 1;
           break;
         }
@@ -260,9 +285,9 @@ export class ColumnTimeline implements Timeline, KeepsOwnList {
     const source = this.#readable() as Columns;
     const columns = new Columns(slots);
     for (let position = this.#head - this.#length; position < this.#head; position++) {
-      columns.write(position, source.pointAt(position), source.at[position % source.slots] as number);
-      const foreign = source.foreign.get(position);
-      if (foreign !== undefined) columns.foreign.set(position, foreign);
+      columns.write(position, source.pointAt(position), source.atOf(position % source.slots));
+      const foreign = source.foreign?.get(position);
+      if (foreign !== undefined) columns.keepForeign(position, foreign);
     }
     return columns;
   }

@@ -2,16 +2,20 @@ import { join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { AppendOnlyList } from '../store/append-only-list.js';
 import type { ArchiveStore } from '../store/archive.js';
+import { lockDataDir } from '../store/data-dir-lock.js';
 import { RedisEventBus } from '../store/event-bus.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
 import { RedisStateStore } from '../store/redis-state-store.js';
 import { StateSnapshot, type StateSnapshotOptions } from '../store/state-snapshot.js';
+import { DEFAULT_CLOCK_SKEW_MS } from './clock-repair.js';
+import { restoreSessionRecord } from './restore-record.js';
 import {
   parseSessionRecord,
   SessionMonitor,
   type SessionMonitorOptions,
   type SessionRecord,
 } from './session-monitor.js';
+import { TimelineMarkerSchema, TimelinePointSchema } from './session-schemas.js';
 import { DEFAULT_TIMELINE_MARKERS, DEFAULT_TIMELINE_POINTS } from './session-timeline.js';
 
 /** A session record's lists that only grow at their end, kept beside it by the stores (Redis lists, files). */
@@ -19,6 +23,12 @@ const TIMELINE_LISTS: readonly AppendOnlyList[] = [
   // A point's index grows with the session's generations: the memory store's timeline makes its points anew.
   { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS, key: 'index' },
   { path: ['timeline', 'markers'], limit: DEFAULT_TIMELINE_MARKERS },
+];
+
+/** The same lists, each line checked when a file is read back: a bad line is skipped, its session kept (F9). */
+const CHECKED_TIMELINE_LISTS: readonly AppendOnlyList[] = [
+  { ...TIMELINE_LISTS[0]!, isItem: (item) => TimelinePointSchema.safeParse(item).success },
+  { ...TIMELINE_LISTS[1]!, isItem: (item) => TimelineMarkerSchema.safeParse(item).success },
 ];
 
 /**
@@ -49,22 +59,50 @@ export interface OpenSessionMonitorOptions extends Omit<SessionMonitorOptions, '
   maxSessions?: number;
   /** Where compactions archive what they replace (normally `<dataDir>/archives`). */
   archive?: ArchiveStore;
-  /** Told of session files that could not be read or written. */
+  /** Told of session files that could not be read or written, lines skipped, and sessions mended on load. */
   onProblem?: StateSnapshotOptions<SessionRecord>['onProblem'];
+  /**
+   * Listen first, load later: `open` answers once the session files are listed, and they are read in the
+   * background (a session asked for before its turn is read first). @default false
+   */
+  background?: boolean;
 }
 
 /** The session monitor of a data dir: a memory store, kept in `<dataDir>/sessions` unless told otherwise. */
 export async function openSessionMonitor(options: OpenSessionMonitorOptions): Promise<SessionMonitor> {
-  const { dataDir, persistSessions = true, maxSessions, archive, onProblem, ...monitorOptions } = options;
+  const {
+    dataDir,
+    persistSessions = true,
+    maxSessions,
+    archive,
+    onProblem,
+    background = false,
+    ...monitorOptions
+  } = options;
+  const now = monitorOptions.now ?? Date.now;
+  const skewMs = monitorOptions.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
+  // One writer per data dir (F5): a second process refuses to start, naming the holder.
+  const lock = persistSessions ? lockDataDir(dataDirPaths(dataDir).root) : undefined;
+  if (lock?.tookOverFrom)
+    onProblem?.({
+      id: '*',
+      action: 'repair',
+      reason: `took over the lock of ${lock.path} from process ${lock.tookOverFrom.pid}, which is no longer running`,
+    });
   const store = await MemoryStateStore.open<SessionRecord>({
     ...(maxSessions === undefined ? {} : { maxEntries: maxSessions }),
     ...(persistSessions
       ? {
+          background,
+          ...(lock ? { lock } : {}),
           snapshot: new StateSnapshot<SessionRecord>({
             directory: dataDirPaths(dataDir).sessions,
-            parse: parseSessionRecord,
+            parse: (value) => {
+              const time = now();
+              return restoreSessionRecord(value, time, time + skewMs);
+            },
             // The timeline grows at its end: its points and markers are appended to files of their own.
-            lists: TIMELINE_LISTS,
+            lists: CHECKED_TIMELINE_LISTS,
             ...(onProblem ? { onProblem } : {}),
           }),
         }

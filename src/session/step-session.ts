@@ -54,6 +54,12 @@ export interface StepContext {
   /** The clock's time (epoch ms), used only when the update carries no time of its own. */
   now: number;
   /**
+   * The latest time (epoch ms) an update may carry: live sessions refuse a time further ahead of the clock than
+   * the service's tolerance (one far-future time would hold the session's windows in the future for good).
+   * Absent: any time (a replay of a recorded log keeps the log's clock).
+   */
+  latest?: number;
+  /**
    * The standing of the session's pool (`options.poolId`), read just before the step; null when the pool does
    * not exist. Ignored for a session outside any pool.
    */
@@ -68,10 +74,27 @@ export interface CompactionReport {
   timestamp?: number | string;
 }
 
-function timeOf(update: UsageUpdate, now: number): number {
-  if (update.timestamp !== undefined) return toMillis(update.timestamp);
-  if (update.usage.timestamp !== undefined) return toMillis(update.usage.timestamp, 'usage.timestamp');
+function timeOf(update: UsageUpdate, now: number, latest: number | undefined): number {
+  if (update.timestamp !== undefined) return notAhead(update.timestamp, 'timestamp', latest);
+  if (update.usage.timestamp !== undefined)
+    return notAhead(update.usage.timestamp, 'usage.timestamp', latest);
   return now;
+}
+
+/** A caller's time as epoch ms, refused (naming its field) when it is later than `latest`. */
+function notAhead(value: number | string, field: string, latest: number | undefined): number {
+  const at = toMillis(value, field);
+  if (latest !== undefined && at > latest) {
+    throw new BarometerValidationError([
+      {
+        field,
+        value,
+        message: `is ahead of the service's clock by more than its tolerance (--clock-skew): at most ${isoTime(latest)}`,
+        allowed: { max: latest },
+      },
+    ]);
+  }
+  return at;
 }
 
 /**
@@ -89,7 +112,11 @@ export function stepSession(
 ): { state: SessionState; update: SessionUpdate } {
   // Without a time of its own, an update happens now, but never before the session's last one: instances on one
   // Redis apply a session's updates in turn, and a clock a little behind another's must not put a point back.
-  const at = timeOf(update, state.lastAt === null ? context.now : Math.max(context.now, state.lastAt));
+  const at = timeOf(
+    update,
+    state.lastAt === null ? context.now : Math.max(context.now, state.lastAt),
+    context.latest,
+  );
   const usage: UsageRecord = update.usage;
   const triggers = triggerSettingsOf(state);
   const burnWindow = burnWindowOf(state);
@@ -298,7 +325,9 @@ export function recordCompactionStep(
   context: StepContext,
 ): { state: SessionState; event: Extract<SessionEvent, { type: 'compaction' }> } {
   const at =
-    compaction.timestamp === undefined ? (state.lastAt ?? context.now) : toMillis(compaction.timestamp);
+    compaction.timestamp === undefined
+      ? (state.lastAt ?? context.now)
+      : notAhead(compaction.timestamp, 'timestamp', context.latest);
   const before = compaction.before ?? state.lastPrompt;
   const after = compaction.after;
   if (before !== null && after !== undefined && after > before) {

@@ -14,6 +14,8 @@ export interface AppendOnlyList {
    * items may be made anew each time they are read (a timeline kept in columns).
    */
   key?: string;
+  /** Whether an item read back belongs in the list; one that does not is skipped (and reported) on load. */
+  isItem?: (item: unknown) => boolean;
 }
 
 /**

@@ -16,8 +16,11 @@ export const DEFAULT_CHECKPOINT_EVERY = 16;
 export interface StateSnapshotOptions<T> {
   /** The folder that holds one `<id>.json` file per value. */
   directory: string;
-  /** Checks a value read back; a value that fails is reported and left on disk as `<id>.json.invalid`. */
-  parse: (value: unknown) => { ok: true; value: T } | { ok: false; reason: string };
+  /**
+   * Checks a value read back; a value that fails is reported and left on disk as `<id>.json.invalid`. A value it
+   * had to mend says how in `repaired` (reported with the action `repair`).
+   */
+  parse: (value: unknown) => { ok: true; value: T; repaired?: string } | { ok: false; reason: string };
   /**
    * Lists of the value that only grow at their end (a timeline's points): each is kept in a file of its own,
    * `<id>.<path joined by dots>.jsonl`, one item per line, to which a flush appends what is new instead of
@@ -38,7 +41,21 @@ export interface StateSnapshotOptions<T> {
    */
   checkpointEvery?: number;
   /** Told of files that could not be read or written (the process goes on). */
-  onProblem?: (problem: { id: string; action: 'load' | 'write' | 'remove'; reason: string }) => void;
+  onProblem?: (problem: SnapshotProblem) => void;
+}
+
+/**
+ * What a snapshot could not read or write, or had to mend: `load` a value set aside (its files renamed
+ * `.invalid`), `skip` list lines left out of a value that was kept (`file`, `lines`), `repair` a value mended on
+ * load, `write`/`remove` a file not written (retried at the next flush).
+ */
+export interface SnapshotProblem {
+  id: string;
+  action: 'load' | 'skip' | 'repair' | 'write' | 'remove';
+  reason: string;
+  /** The file a `skip` read, and the line numbers (from 1) it left out. */
+  file?: string;
+  lines?: number[];
 }
 
 const SUFFIX = '.json';
@@ -69,8 +86,9 @@ interface WrittenList {
  *
  * An {@link AppendOnlyList} of the value lives in a file of its own to which each flush appends the items added
  * since the last one (a session's 500-point timeline is 97 % of its bytes; appending its new points instead of
- * rewriting them cut the disk writes of a busy session from 118 KB to ~3 KB a second). The value's own file is
- * written first, then the lists: a kill between the two loses, at most, the last interval's items. A list file
+ * rewriting them cut the disk writes of a busy session from 118 KB to ~3 KB a second). The lists are written
+ * first, then the value's own file: a kill between the two leaves lists ahead of the value, which its `parse`
+ * trims back to it on load (issue 29: a timeline one point ahead of its session's state). A list file
  * holds at most twice its limit of lines before it is written anew with the last `limit` items; a torn last line
  * (a kill in the middle of an append) is skipped when read, and the first flush after a start writes every list
  * anew, so what a restart read is what the files then hold.
@@ -90,6 +108,8 @@ export class StateSnapshot<T> {
   /** id → states appended to its log since this process last wrote its file whole (none: the next flush does). */
   readonly #logged = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
+  /** List lines skipped while loading (not JSON, or not an item of their list), over every value. */
+  skippedLines = 0;
   #flushing: Promise<void> | undefined;
   #closed = false;
 
@@ -105,39 +125,57 @@ export class StateSnapshot<T> {
 
   /** Every value in the folder that reads back and passes `parse`; others are reported and set aside. */
   async load(): Promise<Map<string, T>> {
-    await mkdir(this.directory, { recursive: true });
     const values = new Map<string, T>();
-    // A value has its file, and often a log of newer states beside it; a log alone is a value killed before its
-    // first file was renamed into place.
+    for (const id of await this.ids()) {
+      const value = await this.loadOne(id);
+      if (value !== undefined) values.set(id, value);
+    }
+    return values;
+  }
+
+  /**
+   * The ids the folder holds values of (their files' names; one directory read, no file opened): what
+   * {@link loadOne} can read. A value has its file, and often a log of newer states beside it; a log alone is a
+   * value killed before its first file was renamed into place.
+   */
+  async ids(): Promise<string[]> {
+    await mkdir(this.directory, { recursive: true });
     const ids = new Set<string>();
     for (const name of await readdir(this.directory)) {
       if (name.endsWith(SUFFIX)) ids.add(name.slice(0, -SUFFIX.length));
       else if (name.endsWith(LOG_SUFFIX)) ids.add(name.slice(0, -LOG_SUFFIX.length));
     }
-    for (const id of ids) {
-      const path = join(this.directory, `${id}${SUFFIX}`);
-      const logPath = join(this.directory, `${id}${LOG_SUFFIX}`);
-      let reason: string;
-      try {
-        let value: unknown = (await lastStateIn(logPath)) ?? JSON.parse(await readFile(path, 'utf8'));
-        for (const list of this.#lists) {
-          const items = await this.#readList(id, list);
-          // A file written before its lists had files of their own keeps them inside.
-          if (items !== undefined) value = withPath(value, list.path, items);
-        }
-        const parsed = this.#parse(value);
-        if (parsed.ok && isId(id)) {
-          values.set(id, parsed.value);
-          continue;
-        }
-        reason = parsed.ok ? 'the file name is not a valid id' : parsed.reason;
-      } catch (error) {
-        reason = (error as Error).message;
+    return [...ids];
+  }
+
+  /**
+   * One value from its files, checked by `parse`; undefined (reported, its files set aside as `.invalid`) when it
+   * does not read back. A list line that is not JSON or not an item of the list is skipped, and reported with its
+   * file and line: the value is kept.
+   */
+  async loadOne(id: string): Promise<T | undefined> {
+    const path = join(this.directory, `${id}${SUFFIX}`);
+    const logPath = join(this.directory, `${id}${LOG_SUFFIX}`);
+    let reason: string;
+    try {
+      let value: unknown = (await lastStateIn(logPath)) ?? JSON.parse(await readFile(path, 'utf8'));
+      for (const list of this.#lists) {
+        const items = await this.#readList(id, list);
+        // A file written before its lists had files of their own keeps them inside.
+        if (items !== undefined) value = withPath(value, list.path, items);
       }
-      this.#onProblem({ id, action: 'load', reason });
-      for (const file of [path, logPath]) await rename(file, `${file}.invalid`).catch(() => {});
+      const parsed = this.#parse(value);
+      if (parsed.ok && isId(id)) {
+        if (parsed.repaired !== undefined) this.#onProblem({ id, action: 'repair', reason: parsed.repaired });
+        return parsed.value;
+      }
+      reason = parsed.ok ? 'the file name is not a valid id' : parsed.reason;
+    } catch (error) {
+      reason = (error as Error).message;
     }
-    return values;
+    this.#onProblem({ id, action: 'load', reason });
+    for (const file of [path, logPath]) await rename(file, `${file}.invalid`).catch(() => {});
+    return undefined;
   }
 
   /** Notes that `id` now holds `value`; it is written at the next flush. */
@@ -192,27 +230,43 @@ export class StateSnapshot<T> {
     return join(this.directory, `${id}.${list.path.join('.')}${LIST_SUFFIX}`);
   }
 
-  /** A list's items from its file, the last `limit` whole lines; undefined when there is no file. */
+  /**
+   * A list's items from its file, the last `limit` whole lines; undefined when there is no file. A line that is
+   * not JSON, or that the list's `isItem` refuses, is skipped and reported (file and line); a torn last line (a
+   * kill in the middle of an append) is skipped silently.
+   */
   async #readList(id: string, list: AppendOnlyList): Promise<unknown[] | undefined> {
-    const text = await readIfThere(this.#listFile(id, list));
+    const file = this.#listFile(id, list);
+    const text = await readIfThere(file);
     if (text === undefined) return undefined;
     const items: unknown[] = [];
+    const skipped: number[] = [];
     const lines = text.split('\n');
     for (let index = 0; index < lines.length; index++) {
       const line = lines[index]!;
       if (line === '') continue;
+      let item: unknown;
       try {
-        items.push(JSON.parse(line));
+        item = JSON.parse(line);
       } catch {
         // Only the last line can be torn (a kill during an append); any other is damage worth a word.
-        if (index < lines.length - 1) {
-          this.#onProblem({
-            id,
-            action: 'load',
-            reason: `line ${index + 1} of ${list.path.join('.')} is not JSON`,
-          });
-        }
+        if (index < lines.length - 1) skipped.push(index + 1);
+        continue;
       }
+      if (list.isItem && !list.isItem(item)) skipped.push(index + 1);
+      else items.push(item);
+    }
+    if (skipped.length > 0) {
+      this.skippedLines += skipped.length;
+      this.#onProblem({
+        id,
+        action: 'skip',
+        reason: `${skipped.length} line${skipped.length === 1 ? '' : 's'} of ${file} skipped (not a valid ${list.path.join('.')} item): line ${skipped.join(', ')}`,
+        file,
+        lines: skipped,
+      });
+      // The file is written anew at the next flush, without them.
+      this.#written.delete(id);
     }
     return items.slice(-list.limit);
   }
@@ -242,8 +296,10 @@ export class StateSnapshot<T> {
         } else {
           let bare: unknown = value;
           for (const list of this.#lists) bare = withPath(bare, list.path, []);
-          this.#writeState(id, path, JSON.stringify(bare));
+          // The lists first, then the value: a kill between the two leaves lists ahead of the value, which the
+          // value's `parse` trims back to it on load (a timeline never ends before its session's generation).
           for (let index = 0; index < this.#lists.length; index++) this.#writeList(id, index, value);
+          this.#writeState(id, path, JSON.stringify(bare));
         }
       } catch (error) {
         this.#onProblem({

@@ -1,3 +1,9 @@
+/** One page of a store's values, in id order, and the cursor of the next (null: none). */
+export interface StatePage<T> {
+  values: T[];
+  next: string | null;
+}
+
 /**
  * Where state lives: a keyed collection of JSON values with an atomic read-modify-write. The memory store is
  * the embedded default; a Redis store implements the same interface. A store knows nothing of what it holds.
@@ -7,6 +13,11 @@ export interface StateStore<T> {
   get(id: string): Promise<T | undefined>;
   /** Every value, in no particular order. */
   values(): Promise<T[]>;
+  /**
+   * Up to `limit` values whose ids come after `after` (null: from the first) in code-unit order, and `next`, the
+   * cursor of the following page (null on the last): a listing of 100,000 values in pages, none built whole.
+   */
+  page(after: string | null, limit: number): Promise<StatePage<T>>;
   /** The most values it holds (creating one more answers `full`), when it has a maximum. */
   readonly maxEntries?: number;
   /** Adds a value under a new id: `exists` when the id is taken, `full` when the store holds its maximum. */

@@ -47,7 +47,7 @@ export async function startServeProcess(
   const child = spawnCli(['serve', '--port', '0', '--log-level', 'warn', ...args], env);
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${output}`)), 90_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+?) /.exec(output);

@@ -58,6 +58,7 @@ export interface RunningService {
 export async function startService(
   options: Partial<Parameters<typeof buildApp>[0]> = {},
   dependencies: Parameters<typeof buildApp>[1] = {},
+  beforeListen: (app: FastifyInstance) => void = () => {},
 ): Promise<RunningService> {
   // A data dir of its own: the first-start test needs a service with no sessions kept from earlier runs.
   const dataDir = mkdtempSync(join(tmpdir(), 'barometer-e2e-'));
@@ -66,6 +67,7 @@ export async function startService(
     dependencies,
   );
   app.addHook('onClose', async () => rmSync(dataDir, { recursive: true, force: true }));
+  beforeListen(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (!address || typeof address === 'string') throw new Error('the server has no TCP address');

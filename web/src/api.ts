@@ -129,7 +129,11 @@ const json = (body: unknown): RequestInit => ({
 });
 
 export const api = {
-  listSessions: async () => (await request<{ sessions: SessionView[] }>(`${API}/sessions`)).sessions,
+  /** One page of the sessions (100, in id order); `nextCursor` fetches the next, null after the last. */
+  listSessions: (cursor?: string | null) =>
+    request<{ sessions: SessionView[]; nextCursor: string | null }>(
+      `${API}/sessions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    ),
   getSession: (id: string) => request<SessionView>(`${API}/sessions/${encodeURIComponent(id)}`),
   listSamples: async () => (await request<{ samples: SampleInfo[] }>(`${API}/samples`)).samples,
   loadSample: (name: string) =>

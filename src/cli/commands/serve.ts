@@ -35,8 +35,10 @@ export const SERVE_ENVIRONMENT = {
   dataDir: 'BAROMETER_DATA_DIR',
   maxSessions: 'BAROMETER_MAX_SESSIONS',
   sessionTtl: 'BAROMETER_SESSION_TTL',
+  clockSkew: 'BAROMETER_CLOCK_SKEW',
   maxEventStreams: 'BAROMETER_MAX_EVENT_STREAMS',
   requestTimeout: 'BAROMETER_REQUEST_TIMEOUT',
+  allowedHosts: 'BAROMETER_ALLOWED_HOSTS',
   mcpAllowedHosts: 'BAROMETER_MCP_ALLOWED_HOSTS',
   config: 'BAROMETER_CONFIG',
   webhookRetryDelays: 'BAROMETER_WEBHOOK_RETRY_DELAYS',
@@ -94,6 +96,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `sessions idle longer than this expire, e.g. 24h, 30m, 90s; 0 = never (env ${SERVE_ENVIRONMENT.sessionTtl}; default 24h)`,
     )
     .option(
+      '--clock-skew <duration>',
+      `how far ahead of this machine's clock a live usage time may be, e.g. 5m; later ones get 400 naming the field (env ${SERVE_ENVIRONMENT.clockSkew}; default 5m)`,
+    )
+    .option(
       '--max-event-streams <n>',
       `event-stream clients at most (env ${SERVE_ENVIRONMENT.maxEventStreams}; default ${DEFAULT_MAX_EVENT_STREAMS})`,
     )
@@ -102,8 +108,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `time allowed to receive a whole request, e.g. 30s; 0 = off (env ${SERVE_ENVIRONMENT.requestTimeout}; default 30s)`,
     )
     .option(
+      '--allowed-hosts <names>',
+      `comma-separated hostnames every route accepts in Host (and a browser's Origin) besides the listen host and localhost, e.g. barometer.internal; others get 403 BR_ERR_FORBIDDEN_HOST (env ${SERVE_ENVIRONMENT.allowedHosts})`,
+    )
+    .option(
       '--mcp-allowed-hosts <names>',
-      `comma-separated hostnames /mcp accepts in Host and Origin besides the listen host and localhost, e.g. barometer.internal (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
+      `former name of --allowed-hosts, still read (env ${SERVE_ENVIRONMENT.mcpAllowedHosts})`,
     )
     .option(
       '--config <path>',
@@ -164,6 +174,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       ]);
       const durations: Record<string, string> = {
         sessionTtl: 'sessionTtlSeconds',
+        clockSkew: 'clockSkewSeconds',
         requestTimeout: 'requestTimeoutMs',
         webhookTimeout: 'webhookTimeoutMs',
       };
@@ -202,7 +213,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
         } else if (key === 'redis') {
           raw.redisUrl = text;
-        } else if (key === 'mcpAllowedHosts') {
+        } else if (key === 'allowedHosts' || key === 'mcpAllowedHosts') {
           raw[key] = text
             .split(',')
             .map((name) => name.trim())

@@ -3,10 +3,14 @@ import {
   ALL_SESSIONS_STREAM_MESSAGES,
   CompactionAnswerSchema,
   CompactionInputSchema,
+  DEFAULT_SESSION_PAGE,
+  EventsQuerySchema,
+  MAX_SESSION_PAGE,
   SampleParamsSchema,
   SamplesAnswerSchema,
   SESSION_STREAM_MESSAGES,
   SessionIdParamsSchema,
+  SessionListQuerySchema,
   SessionListSchema,
   SessionOptionsSchema,
   SessionViewSchema,
@@ -26,6 +30,8 @@ export const SESSION_CREATE_EXAMPLE =
   'POST /api/v1/sessions {"model":"claude-opus-4-6","agent":"claude-code","tokenBudget":2000000}';
 export const COMPACTION_EXAMPLE =
   'POST /api/v1/sessions/:id/compactions {"before":182000,"after":41000,"trigger":"auto"}';
+export const LIST_EXAMPLE =
+  'GET /api/v1/sessions?limit=100 then GET /api/v1/sessions?limit=100&cursor=<nextCursor>';
 export const USAGE_EXAMPLE =
   'POST /api/v1/sessions/:id/usage {"promptTokens":123000,"completionTokens":800} or {"format":"anthropic","response":{...}}';
 
@@ -72,11 +78,16 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       method: 'GET',
       url: '/api/v1/sessions',
       scope: 'json',
-      summary: 'List sessions (summaries), most recently updated first',
+      summary: `List sessions (summaries), one page at a time in id order: limit (default ${DEFAULT_SESSION_PAGE}, at most ${MAX_SESSION_PAGE}) and cursor (the nextCursor of the page before)`,
+      query: SessionListQuerySchema,
       responses: {
-        '200': { description: '{ sessions }', schema: SessionListSchema },
+        '200': { description: '{ sessions, nextCursor }', schema: SessionListSchema },
       },
-      handler: async () => ({ sessions: await monitor.list() }),
+      handler: async (request, reply) => {
+        const query = parseWith(SessionListQuerySchema, request.query ?? {});
+        if (!query.ok) return sendInvalid(reply, query.issues, LIST_EXAMPLE);
+        return monitor.listPage(query.value.cursor ?? null, query.value.limit ?? DEFAULT_SESSION_PAGE);
+      },
     },
     {
       method: 'GET',
@@ -186,7 +197,8 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       url: '/api/v1/events',
       scope: 'json',
       summary:
-        'Server-sent events of every session: the list, then the latest summary of each changed session',
+        'Server-sent events of every session: one page of the list (limit, cursor as GET /api/v1/sessions), then the latest summary of each changed session',
+      query: EventsQuerySchema,
       responses: {
         '200': {
           description: 'text/event-stream (see docs/sessions-api.md)',
@@ -196,9 +208,14 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         '503': { description: 'Too many event-stream clients (BR_ERR_TOO_MANY_STREAMS)' },
       },
       handler: async (request, reply) => {
+        const query = parseWith(EventsQuerySchema, request.query ?? {});
+        if (!query.ok) return sendInvalid(reply, query.issues, LIST_EXAMPLE);
         if (!hub.hasRoom()) return tooManyStreams(reply, hub);
-        const sessions = await monitor.list();
-        hub.open(request, reply, null, `event: sessions\ndata: ${JSON.stringify({ sessions })}\n\n`);
+        const page = await monitor.listPage(
+          query.value.cursor ?? null,
+          query.value.limit ?? DEFAULT_SESSION_PAGE,
+        );
+        hub.open(request, reply, null, `event: sessions\ndata: ${JSON.stringify(page)}\n\n`);
         return reply;
       },
     },

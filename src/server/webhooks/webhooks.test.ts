@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isBlockedAddress } from './address-guard.js';
+import { checkWebhookUrl, isBlockedAddress, ownAddresses } from './address-guard.js';
 import { attemptDelivery } from './deliver.js';
 import { generateSecret, signWebhook, verifyWebhook } from './signing.js';
 import { WebhookService } from './webhook-service.js';
@@ -92,8 +92,40 @@ describe('no server-side request forgery', () => {
     ['::ffff:7f00:1', true],
     ['93.184.216.34', false],
     ['2606:4700::6810:84e5', false],
+    // Issue 29, F10: every IANA special-purpose block, and the IPv6 forms that carry a private IPv4 address.
+    ['192.0.2.10', true],
+    ['198.51.100.7', true],
+    ['203.0.113.1', true],
+    ['192.88.99.1', true],
+    ['255.255.255.255', true],
+    ['2001:db8::1', true],
+    ['3fff::1', true],
+    ['100::1', true],
+    ['5f00::1', true],
+    ['::10.0.0.1', true],
+    ['::a00:1', true],
+    ['::ffff:a00:1', true],
+    ['64:ff9b::a00:1', true],
+    ['64:ff9b:1::1', true],
+    ['2002:a00:1::1', true], // 6to4 of 10.0.0.1
+    ['2002:7f00:1::', true], // 6to4 of 127.0.0.1
+    ['2002:c0a8:101::1', true], // 6to4 of 192.168.1.1
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', true], // Teredo
+    ['2001:0:a00:1::1', true], // Teredo, server 10.0.0.1
+    ['2002:5db8:d822::1', false], // 6to4 of 93.184.216.34, a public address
   ])('%s is blocked: %s', (address, blocked) => {
     expect(isBlockedAddress(address)).toBe(blocked);
+  });
+
+  it("refuses the host's own addresses, public ones included, and their IPv6 forms (F10)", () => {
+    const own = new Set(['93.184.216.34', '2606:4700::6810:84e5']);
+    expect(isBlockedAddress('93.184.216.34', own)).toBe(true);
+    expect(isBlockedAddress('::ffff:93.184.216.34', own)).toBe(true);
+    expect(isBlockedAddress('2002:5db8:d822::1', own)).toBe(true);
+    expect(isBlockedAddress('2606:4700:0:0:0:0:6810:84e5', own)).toBe(true);
+    expect(isBlockedAddress('93.184.216.35', own)).toBe(false);
+    // And this machine's real interfaces, whatever they are.
+    for (const address of ownAddresses()) expect(isBlockedAddress(address), address).toBe(true);
   });
 
   it('refuses loopback, private and metadata targets at registration, by literal or by name', async () => {

@@ -17,6 +17,9 @@ export function SessionsPage() {
   const [sessions, setSessions] = useState<ReadonlyMap<string, SessionView>>(new Map());
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Where the next page of the list starts (the service lists 100 at a time); null once every page is here.
+  const [nextCursor, setNextCursor] = useState<string | null>(null);
+  const [loadingMore, setLoadingMore] = useState(false);
   const now = useNow();
 
   const onSession = useCallback((data: unknown) => {
@@ -40,18 +43,25 @@ export function SessionsPage() {
     sessions: onSnapshot,
   });
 
-  useEffect(() => {
-    api.listSessions().then(
-      (views) => {
-        setSessions((current) => views.reduce(upsertSession, current));
+  const loadPage = useCallback((cursor: string | null) => {
+    setLoadingMore(true);
+    api.listSessions(cursor).then(
+      (page) => {
+        setSessions((current) => page.sessions.reduce(upsertSession, current));
+        setNextCursor(page.nextCursor);
         setLoaded(true);
+        setLoadingMore(false);
       },
       (failure: Error) => {
         setError(failure.message);
         setLoaded(true);
+        setLoadingMore(false);
       },
     );
   }, []);
+  useEffect(() => {
+    loadPage(null);
+  }, [loadPage]);
 
   const list = sortSessions(sessions.values());
   const counts = countByHealth(list);
@@ -98,6 +108,15 @@ export function SessionsPage() {
                 </tbody>
               </table>
             </div>
+            ${
+              nextCursor === null
+                ? null
+                : html`<p>
+                    <button type="button" class="more" disabled=${loadingMore} onClick=${() => loadPage(nextCursor)}>
+                      ${loadingMore ? 'Loading…' : 'Show more sessions'}
+                    </button>
+                  </p>`
+            }
             <${EmptyState} compact=${true} />
           `
     }
