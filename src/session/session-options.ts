@@ -48,6 +48,12 @@ export const SessionOptionsSchema = z.strictObject({
   /** The provider's tokens-per-minute quota (alias of `rateLimits.tokensPerMinute`): scales the burn rate. */
   tpmLimit: tokens.optional(),
   rateLimits: RateLimitsSchema.optional(),
+  /**
+   * The longest wait, in seconds, worth advising when only a per-minute quota presses: up to it the verdict is
+   * `wait` (the bucket refills, the prompt cache stays warm); beyond it, or when waiting cannot help, survival
+   * compresses. 0 never waits. @default 60
+   */
+  maxWaitSeconds: z.number().min(0).max(3600).optional(),
   kv: SessionKvSchema.optional(),
   triggers: TriggerConfigSchema.omit({ tpmLimit: true }).optional(),
   /** @default 300 */
