@@ -127,6 +127,20 @@ describe('Claude Code hooks against a running service (a real app on 127.0.0.1)'
     expect(marker!.detail).toMatch(/^auto compaction from 106060 tokens/);
   });
 
+  it('after PreCompact the advice is reset: unknown health, no compress, no reminder quoting the old prompt (regression)', async () => {
+    const session = await view(id);
+    expect(session.verdict?.action).toBe('continue');
+    expect(session.health).toMatchObject({ level: 'unknown', reminder: null, promptTokens: null });
+    expect(session.verdict?.reasons.find((reason) => reason.model === 'health')?.reason).toMatch(
+      /^context size unknown since the compaction/,
+    );
+    // The next prompt's hook (the transcript has no new call yet) tells the model nothing stale.
+    const result = await handleHookEvent(parseHookInput(example('claude-code-user-prompt-submit')), {
+      sessions: sessions(),
+    });
+    expect(result).toMatchObject({ reported: false, output: undefined });
+  });
+
   it('prints nothing on a prompt while the context is healthy', async () => {
     const payload = example('claude-code-user-prompt-submit', {
       session_id: 'healthy-session',

@@ -115,6 +115,9 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
           throw error;
         }
         const { done, value } = chunk;
+        // A read pending when the caller cancelled ends as "done": the stream was stopped, not finished (recording
+        // it as finished made an aborted OpenAI stream read "the stream holds no JSON chunks").
+        if (done && settled) return;
         if (done) {
           buffer += decoder.decode();
           const rest = takeEvents(true);

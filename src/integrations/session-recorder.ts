@@ -100,6 +100,8 @@ export class SessionRecorder implements BarometerHandle {
   #lastWait: QuotaWait | null = null;
   /** The verdict a quota observation answered (a monitor session's, read without a call). */
   #observed: Verdict | null = null;
+  /** When (local clock, epoch ms) this adapter last recorded a call or an observation. */
+  #heardAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: AdapterOptions) {
     const target = options?.session;
@@ -151,7 +153,10 @@ export class SessionRecorder implements BarometerHandle {
     const verdict = standing.verdict;
     this.#lastWait = null;
     if (verdict?.action !== 'wait' || verdict.waitSeconds === null) return null;
-    const elapsed = standing.verdictAt === null ? 0 : Math.max(0, now() - standing.verdictAt);
+    // From the later of the verdict's own time and when this adapter heard it: a provider's `created` is in whole
+    // seconds (and may be a recorded time), which must not eat the wait.
+    const since = Math.max(standing.verdictAt ?? Number.NEGATIVE_INFINITY, this.#heardAt);
+    const elapsed = Number.isFinite(since) ? Math.max(0, now() - since) : 0;
     const ms = Math.round(verdict.waitSeconds * 1000 - elapsed);
     if (ms <= 0) return null;
     signal?.throwIfAborted();
@@ -174,6 +179,7 @@ export class SessionRecorder implements BarometerHandle {
         ? await target.monitor.postUsage(target.sessionId, update)
         : target.update(update);
       this.#observed = null;
+      this.#heardAt = Date.now();
       this.#lastCall = {
         usage: update.usage,
         verdict: answer.verdict,
@@ -240,6 +246,7 @@ export class SessionRecorder implements BarometerHandle {
         : target.observeQuota(headers);
       if (this.#lastCall && verdict) this.#lastCall = { ...this.#lastCall, verdict };
       this.#observed = verdict;
+      this.#heardAt = Date.now();
     } catch (error) {
       this.fail(error);
     }
