@@ -131,7 +131,11 @@ export function statuslineReport(
     model,
     ...(stated ? { contextWindow: agentEffectiveWindow('claude-code', stated, model, true) } : {}),
   };
-  const session = new Session(base, dependencies.config ? { config: dependencies.config } : {});
+  // A fixed id: the session lives for one line, and a random one would load Web Crypto (~10 ms of a status line).
+  const session = new Session(base, {
+    generateId: () => 'statusline',
+    ...(dependencies.config ? { config: dependencies.config } : {}),
+  });
   if (!found) {
     return {
       model,
