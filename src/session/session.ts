@@ -3,7 +3,6 @@ import type { HealthThresholds } from '../health/health-thresholds.js';
 import type { ModelProfile } from '../models/model-profile.js';
 import type { PressureAssessment } from '../pressure/types.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
-import { observeQuotaStep } from './rejudge.js';
 import { healthOf } from './session-health.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionEvent, SessionHealth, SessionSignals, Verdict } from './session-schemas.js';
@@ -16,6 +15,7 @@ import {
 } from './session-state.js';
 import {
   type CompactionReport,
+  observeQuotaStep,
   recordCompactionStep,
   type SessionUpdate,
   stepSession,

@@ -42,6 +42,8 @@ import { thinkingOf } from './session-thinking.js';
 import { TRIGGERS_NOT_EVALUATED, triggerReason } from './trigger-reason.js';
 import { combineVerdict, regulatorReason } from './verdict.js';
 
+export { observeQuotaStep } from './rejudge.js';
+
 /** What one update answers. */
 export interface SessionUpdate {
   /** When the generation happened, epoch ms. */
