@@ -96,6 +96,8 @@ describe('Claude Code hooks against a running service (a real app on 127.0.0.1)'
     const replay = replayLogText(readFileSync(CLAUDE, 'utf8'));
     expect(session).toMatchObject({ model: 'claude-opus-4-6', agent: 'claude-code', generations: 1 });
     expect(session.profile.contextWindow).toBe(167_000);
+    // The payload's cwd: an MCP server the agent starts in that folder finds this session without its id.
+    expect(session.workingDirectory).toBe(JSON.parse(example('claude-code-post-tool-use')).cwd);
     expect(session.signals.lastPromptTokens).toBe(replay.calls.at(-1)!.promptTokens);
     expect(session.updatedAt).toBe(new Date(replay.calls.at(-1)!.timestamp).toISOString());
   });

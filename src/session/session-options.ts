@@ -67,6 +67,11 @@ export const SessionOptionsSchema = z.strictObject({
   poolId: IdSchema.optional(),
   /** The agent's priority in its pool (seed 000: urgent > high > normal > low). @default 'normal' */
   poolPriority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
+  /**
+   * The folder the agent works in (a hook payload's `cwd`, a log's working directory): an MCP client in the same
+   * folder that names no session is answered for this one.
+   */
+  workingDirectory: z.string().min(1).max(4096).optional(),
 });
 
 export type SessionOptions = z.input<typeof SessionOptionsSchema>;

@@ -259,6 +259,8 @@ export const SessionSummarySchema = z
      * headers) or compaction. A `waitSeconds` counts from here.
      */
     verdictAt: iso.nullable(),
+    /** The folder the agent works in, when its hooks, its log or its creator said (`workingDirectory`). */
+    workingDirectory: z.string().nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

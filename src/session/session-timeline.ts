@@ -167,6 +167,7 @@ export function sessionSummary(state: SessionState): SessionSummary {
     regulator: state.lastPressure,
     verdict: state.lastVerdict,
     verdictAt: verdictAtOf(state),
+    workingDirectory: state.options.workingDirectory ?? null,
   };
 }
 
