@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +80,8 @@ export function benchStatusline(runs = 21): StatuslineFigures {
   let peerOutput = '';
   const ccusage = ccusageScript();
   const home = mkdtempSync(join(tmpdir(), 'barometer-bench-ccusage-'));
+  // ccusage refuses a config folder without `projects`: an empty one, so that it reads no local history.
+  mkdirSync(join(home, '.claude', 'projects'), { recursive: true });
   const peerEnv = { CLAUDE_CONFIG_DIR: join(home, '.claude'), HOME: home };
   // One warm-up of each fills the file system cache.
   timed(['-e', '0']);
