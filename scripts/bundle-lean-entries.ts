@@ -42,6 +42,20 @@ const englishZodLocale: Plugin = {
   },
 };
 
+/**
+ * The config loader (and the YAML parser it brings, ~110 KB) stays a separate module that the entry imports only
+ * when a config file exists: bundled, esbuild inlines a dynamic import, so every status line paid to parse it.
+ * The bundle sits where `tsc` wrote the entry, so the relative path finds `tsc`'s `dist/models/load-config.js`.
+ */
+const lazyConfigLoader: Plugin = {
+  name: 'lazy-config-loader',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.\/models\/load-config\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+    );
+  },
+};
+
 for (const name of ENTRIES) {
   const result = await build({
     entryPoints: [`src/cli/${name}.ts`],
@@ -56,7 +70,7 @@ for (const name of ENTRIES) {
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
-    plugins: [jsonAsParse, englishZodLocale],
+    plugins: [jsonAsParse, englishZodLocale, lazyConfigLoader],
     allowOverwrite: true,
     metafile: true,
     logLevel: 'warning',

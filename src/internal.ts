@@ -549,6 +549,12 @@ export type {
   ThresholdCode,
 } from './pressure/types.js';
 export {
+  DEFAULT_MAX_WAIT_SECONDS,
+  type QuotaAdvice,
+  type QuotaAdviceInput,
+  quotaAdvice,
+} from './quota/quota-advice.js';
+export {
   QUOTA_DIMENSIONS,
   type QuotaDimension,
   type QuotaDimensionInput,
@@ -807,6 +813,7 @@ export { normalizeOllama } from './usage/normalize-ollama.js';
 export { normalizeOpenAIChat, normalizeOpenAIChatStream } from './usage/normalize-openai-chat.js';
 export { normalizeOpenAIResponses } from './usage/normalize-openai-responses.js';
 export { normalizeUsage } from './usage/normalize-usage.js';
+export { type QuotaObservation, quotaObservation } from './usage/quota-observation.js';
 export { readClaudeCodeLog } from './usage/read-claude-code-log.js';
 export { readCodexLog } from './usage/read-codex-log.js';
 export { readGeminiCliLog } from './usage/read-gemini-cli-log.js';

@@ -28,13 +28,34 @@ describe('barometer statusline', () => {
     expect(coloured.stdout).toBe('\u001b[33m●\u001b[0m 73% of 167k · 121,615 tokens · compress · $4.27\n');
   });
 
-  it('exits 2 naming the field for input that is not the status line JSON, and for no input', async () => {
+  it('prints a one-line explanation in the bar, exit 0, for input it cannot read (Claude Code blanks the bar on exit 2)', async () => {
     const bad = await statusline('{"session_id":"x"}');
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('model');
+    expect(bad).toEqual({
+      code: 0,
+      stdout: '● barometer: status line input not understood (model: is required (an object))\n',
+      stderr: '',
+    });
+    const notJson = await statusline('{');
+    expect(notJson.code).toBe(0);
+    expect(notJson.stdout).toMatch(
+      /^● barometer: status line input not understood \(the status line input is not JSON\)\n$/,
+    );
     const empty = await statusline('');
-    expect(empty.code).toBe(2);
-    expect(empty.stderr).toContain('no input');
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toMatch(/^● barometer: no input: /);
+    expect(empty.stdout.split('\n')).toHaveLength(2);
+  });
+
+  it("measures against the window Claude Code states: a 1M-context model is not shown 'of 167k'", async () => {
+    const payload = JSON.parse(EXAMPLE);
+    payload.model = { id: 'claude-opus-4-6[1m]', display_name: 'Opus (1M context)' };
+    payload.context_window.context_window_size = 1_000_000;
+    const result = await statusline(JSON.stringify(payload));
+    // 1,000,000 less the 33,000 Claude Code keeps for its compaction: 121,615 is 12.6% of 967,000 (still over the
+    // optimal 100,000: caution, compress).
+    expect(result.stdout).toBe('● 13% of 967k · 121,615 tokens · compress · $4.27\n');
+    payload.model = { id: 'claude-opus-4-6', display_name: 'Opus' };
+    expect((await statusline(JSON.stringify(payload))).stdout).toBe(result.stdout);
   });
 
   it('reads barometer.config.json overrides when given one', async () => {

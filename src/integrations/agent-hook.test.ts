@@ -96,6 +96,8 @@ describe('Claude Code hooks against a running service (a real app on 127.0.0.1)'
     const replay = replayLogText(readFileSync(CLAUDE, 'utf8'));
     expect(session).toMatchObject({ model: 'claude-opus-4-6', agent: 'claude-code', generations: 1 });
     expect(session.profile.contextWindow).toBe(167_000);
+    // The payload's cwd: an MCP server the agent starts in that folder finds this session without its id.
+    expect(session.workingDirectory).toBe(JSON.parse(example('claude-code-post-tool-use')).cwd);
     expect(session.signals.lastPromptTokens).toBe(replay.calls.at(-1)!.promptTokens);
     expect(session.updatedAt).toBe(new Date(replay.calls.at(-1)!.timestamp).toISOString());
   });
@@ -125,6 +127,20 @@ describe('Claude Code hooks against a running service (a real app on 127.0.0.1)'
     const marker = (await view(id)).markers.find((found) => found.type === 'compaction');
     expect(marker).toMatchObject({ timestamp: new Date(now).toISOString() });
     expect(marker!.detail).toMatch(/^auto compaction from 106060 tokens/);
+  });
+
+  it('after PreCompact the advice is reset: unknown health, no compress, no reminder quoting the old prompt (regression)', async () => {
+    const session = await view(id);
+    expect(session.verdict?.action).toBe('continue');
+    expect(session.health).toMatchObject({ level: 'unknown', reminder: null, promptTokens: null });
+    expect(session.verdict?.reasons.find((reason) => reason.model === 'health')?.reason).toMatch(
+      /^context size unknown since the compaction/,
+    );
+    // The next prompt's hook (the transcript has no new call yet) tells the model nothing stale.
+    const result = await handleHookEvent(parseHookInput(example('claude-code-user-prompt-submit')), {
+      sessions: sessions(),
+    });
+    expect(result).toMatchObject({ reported: false, output: undefined });
   });
 
   it('prints nothing on a prompt while the context is healthy', async () => {

@@ -187,6 +187,8 @@ export async function handleHookEvent(input: HookInput, dependencies: HookDepend
         model,
         agent,
         ...(contextWindow === undefined ? {} : { contextWindow }),
+        // The agent's folder: an MCP server the agent starts there finds this session without its id.
+        ...(input.cwd ? { workingDirectory: input.cwd } : {}),
       });
       state = await sessions.state(sessionId);
     }

@@ -54,6 +54,11 @@ export interface BarometerAiSdkOptions extends AdapterOptions, AiSdkCompactionOp
   reminderPlacement?: ReminderPlacement;
   /** Merge the verdict's `thinking` into the call's `providerOptions` (only ever lowering). @default true */
   thinking?: boolean;
+  /**
+   * Wait before the call when the verdict says `wait` (a per-minute quota refills within the session's
+   * `maxWaitSeconds`), ending early when the call's `abortSignal` aborts. @default true
+   */
+  waitOnQuota?: boolean;
   /** Compact the prompt when the verdict says `compress`. @default true (it needs an archive) */
   compact?: boolean;
   /** Told of every compaction attempt: done (with the result) or refused (with the reason). */
@@ -112,6 +117,8 @@ export interface Applier {
 
 export interface CallState {
   providerOptions?: ProviderOptions | undefined;
+  /** The call's abort signal: a wait the verdict advises ends when it aborts. */
+  abortSignal?: AbortSignal | undefined;
   reasoning?: unknown;
   modelProvider: string;
   /** prepareStep cannot see the call's own settings, so it cannot tell a lowering from a raise: no thinking. */
@@ -140,6 +147,9 @@ export function createApplier(options: BarometerAiSdkOptions): Applier {
     },
     get lastError() {
       return recorder.lastError;
+    },
+    get lastWait() {
+      return recorder.lastWait;
     },
     get lastCompaction() {
       return lastCompaction;
@@ -306,6 +316,9 @@ export function createApplier(options: BarometerAiSdkOptions): Applier {
         return { prompt: promptPolicy ? promptPolicy.inForce(kept) : kept, call, driftPercent: null };
       }
       const { verdict, health } = standing;
+      // Wait is an action: only a per-minute quota presses, and its bucket refills within maxWaitSeconds. The
+      // call waits (abortable) rather than compressing a prompt the provider has cached.
+      if (options.waitOnQuota !== false) await recorder.waitIfAdvised(standing, call.abortSignal);
       const stripped = withReminder(prompt, null, 'end');
       let messages = sticky.apply(stripped);
       let driftPercent: number | null = null;

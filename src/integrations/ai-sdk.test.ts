@@ -275,7 +275,8 @@ describe('barometerMiddleware', () => {
       // 10,000 tokens a minute, 8,580 used: under 20% left, so a reasoning model's thinking is lowered.
       const session = new Session({ model: 'gpt-5', rateLimits: { tokensPerMinute: 10_000 } }, { now });
       const mock = mockModel([8500]);
-      const middleware = barometerMiddleware({ session });
+      // The next 8,580 do not fit the 1,420 left: the verdict also says wait (a minute), which this test is not about.
+      const middleware = barometerMiddleware({ session, waitOnQuota: false });
       const model = wrapLanguageModel({ model: mock, middleware });
       await generateText({ model, prompt: 'one', providerOptions: { openai: { user: 'u1' } } });
       expect(session.lastVerdict?.thinking).toEqual({ reasoning_effort: 'low' });
@@ -290,6 +291,54 @@ describe('barometerMiddleware', () => {
         providerOptions: { openai: { reasoningEffort: 'minimal' } },
       });
       expect(mock.doGenerateCalls[2]!.providerOptions).toEqual({ openai: { reasoningEffort: 'minimal' } });
+    });
+
+    it('on wait, waits instead of compressing a cached conversation (2,000 of 30,000 tokens/min left, the found case)', async () => {
+      const session = new Session({ model: 'gpt-5' }, { now });
+      // 1,780 tokens a call (1,700 in, 80 out): they fit the 2,000 left, not with survival's 1.2 margin (2,136).
+      const mock = mockModel([1700], 'openai.chat', {
+        'x-ratelimit-limit-tokens': '30000',
+        'x-ratelimit-remaining-tokens': '2000',
+        'x-ratelimit-reset-tokens': '28s',
+      });
+      const middleware = barometerMiddleware({
+        session,
+        archive: new ArchiveStore({ root: join(root, 'wait') }),
+      });
+      const model = wrapLanguageModel({ model: mock, middleware });
+      const history = conversation(5);
+      await generateText({ model, messages: history });
+      expect(session.lastVerdict).toMatchObject({ action: 'wait', waitSeconds: 0.2 });
+      history.push({ role: 'user', content: 'Step 6: go on.' });
+      await generateText({ model, messages: history });
+      // Every message went out as it was: nothing compacted, the prompt cache holds.
+      expect(mock.doGenerateCalls[1]!.prompt).toHaveLength(history.length);
+      expect(middleware.barometer.lastCompaction).toBeNull();
+      expect(middleware.barometer.lastWait).toMatchObject({
+        reason: expect.stringMatching(
+          /^wait 0\.2 s rather than compress: tokens per minute: 2000 left, 2136 needed/,
+        ),
+      });
+    });
+
+    it('ends a wait when the call is aborted: the model is not called', async () => {
+      const session = new Session({ model: 'gpt-5', maxWaitSeconds: 120 }, { now });
+      // 29,500 of 30,000 used, 30,000 refilling over 60 s: the next 1,780 (2,136 with the margin) wait ~3.3 s.
+      const mock = mockModel([1700], 'openai.chat', {
+        'x-ratelimit-limit-tokens': '30000',
+        'x-ratelimit-remaining-tokens': '500',
+        'x-ratelimit-reset-tokens': '59s',
+      });
+      const middleware = barometerMiddleware({ session });
+      const model = wrapLanguageModel({ model: mock, middleware });
+      await generateText({ model, prompt: 'one' });
+      expect(session.lastVerdict?.action).toBe('wait');
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      await expect(
+        generateText({ model, prompt: 'two', abortSignal: controller.signal, maxRetries: 0 }),
+      ).rejects.toThrow(/abort/i);
+      expect(mock.doGenerateCalls).toHaveLength(1);
     });
 
     it('on compress, compacts the prompt (archive first), records the compaction, and keeps it on later calls', async () => {

@@ -63,6 +63,8 @@ function usageUpdateOf(
  * - `verdict.thinking` merged into `providerOptions` for the model's provider (`openai.reasoningEffort`,
  *   `anthropic.thinking.budgetTokens` or `effort`, `google.thinkingConfig`) and, with spec v4, the call's
  *   `reasoning`, only ever lowering what the call asks for;
+ * - on `wait` (only a per-minute quota presses and it refills within `maxWaitSeconds`), the call waits the
+ *   verdict's `waitSeconds` first (ended by the call's `abortSignal`; see `barometer.lastWait`), keeping the cache;
  * - on `compress`, the prompt compacted by recap and flush (`compactModelMessages`): the replaced messages archived
  *   first, tool calls kept with their results, the recap in their place from then on (see `StickyCompaction`), and
  *   the compaction recorded in the session.
@@ -102,6 +104,7 @@ export function barometerMiddleware(options: BarometerAiSdkOptions): BarometerMi
         reasoning: call.reasoning,
         modelProvider: model.provider,
         thinking: true,
+        abortSignal: params.abortSignal,
       });
       const transformed = { ...params, prompt: prompt as Prompt };
       if (next.providerOptions !== params.providerOptions)

@@ -4,6 +4,7 @@
  * decides, this reads responses.
  */
 import { normalizeUsage } from '../usage/normalize-usage.js';
+import { quotaObservation } from '../usage/quota-observation.js';
 import { isEventStream, jsonBodyOf, observeEventStream } from './observe-response.js';
 import { type AdapterOptions, type BarometerHandle, SessionRecorder } from './session-recorder.js';
 
@@ -19,6 +20,7 @@ export type {
 export interface AnthropicMiddlewareRequest {
   url: string;
   method?: string | undefined;
+  signal?: AbortSignal | null | undefined;
 }
 
 /** A middleware of `@anthropic-ai/sdk` (its `Middleware` type, as far as barometer uses it). */
@@ -35,7 +37,14 @@ export interface AnthropicClientLike {
   withOptions(options: never): unknown;
 }
 
-export interface WrapAnthropicOptions extends AdapterOptions {}
+export interface WrapAnthropicOptions extends AdapterOptions {
+  /**
+   * Wait before a Messages call while the session's verdict says `wait` (a per-minute quota refills within the
+   * session's `maxWaitSeconds`), instead of sending a request the provider would refuse; the call's `signal` ends
+   * the wait. @default false
+   */
+  waitOnQuota?: boolean;
+}
 
 /** The client `wrapAnthropic` returns: the same API, plus `barometer`. */
 export type WrappedAnthropic<Client> = Client & { readonly barometer: BarometerHandle };
@@ -57,12 +66,14 @@ function isMessagesCall(request: AnthropicMiddlewareRequest): boolean {
  * point, which sees every HTTP attempt on every backend); the client given is not changed, and neither is anything
  * a call returns: the middleware hands the SDK the provider's bytes as they came. A call's usage is recorded before
  * the caller gets the result (for a stream, before the stream ends), so `wrapped.barometer.verdict` speaks of it
- * once the call is done.
+ * once the call is done. A refused request (429) is recorded as a quota observation (its headers and
+ * `retry-after`: the verdict then carries the wait); a stream stopped early keeps the usage that had arrived and says
+ * so (`barometer.lastCall.note`). With `waitOnQuota`, a call waits first while the verdict says `wait`.
  *
  * @example
  * const anthropic = wrapAnthropic(new Anthropic(), { session: new Session({ model: 'claude-sonnet-4-6' }) });
  * const message = await anthropic.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1024, messages });
- * anthropic.barometer.verdict?.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
+ * anthropic.barometer.verdict?.action; // 'continue' | 'optimize' | 'wait' | 'compress' | 'terminate'
  */
 export function wrapAnthropic<Client extends AnthropicClientLike>(
   client: Client,
@@ -75,15 +86,29 @@ export function wrapAnthropic<Client extends AnthropicClientLike>(
   }
   const recorder = new SessionRecorder(options);
   const observe: AnthropicMiddleware = async (request, next) => {
+    const messages = isMessagesCall(request);
+    if (messages && options.waitOnQuota === true) await recorder.waitBeforeCall(request.signal ?? undefined);
     const response = await next(request);
-    if (!isMessagesCall(request) || !response.ok) return response;
-    const record = async (payload: unknown) => {
-      await recorder.record({ usage: normalizeUsage('anthropic', payload), headers: response.headers });
+    if (!messages) return response;
+    if (!response.ok) {
+      // A refusal teaches the quota: its rate-limit headers and retry-after, with no generation.
+      const observation = quotaObservation(response.status, response.headers, Date.now());
+      if (observation) await recorder.observeQuota(observation.headers);
+      return response;
+    }
+    const record = async (payload: unknown, note?: string) => {
+      await recorder.record({ usage: normalizeUsage('anthropic', payload), headers: response.headers }, note);
     };
     if (isEventStream(response)) {
       return observeEventStream(response, {
         keep: (event) => typeof event.type === 'string' && USAGE_EVENTS.has(event.type),
         done: record,
+        // `message_start` carries the prompt's figures: a stream stopped early keeps them, and says so.
+        aborted: (kept, events) =>
+          record(
+            kept,
+            `the stream was stopped after ${events} events: the prompt's figures are message_start's, the output only what had arrived`,
+          ),
       });
     }
     await record(await jsonBodyOf(response));

@@ -112,8 +112,8 @@ function lastUsage(
 /**
  * A Session of the status line's model (Claude Code's effective window), fed the last call's usage: the health,
  * the share of the window and the verdict are the library's, as any session would have them for that context.
- * A model the registry does not know is measured against the window Claude Code states, narrowed by the agent's
- * rule. It is one call, so it carries no history (no caution cadence, no countdown): a live session fed by
+ * The window is the one Claude Code states (`context_window.context_window_size`, less its compaction reserve),
+ * else the registry's under the agent's rule. It is one call, so it carries no history (no caution cadence, no countdown): a live session fed by
  * `barometer hook` or `barometer watch` has those.
  */
 export function statuslineReport(
@@ -124,19 +124,18 @@ export function statuslineReport(
   const costUsd = input.cost?.total_cost_usd ?? null;
   const found = lastUsage(input, dependencies);
   const stated = input.context_window?.context_window_size ?? undefined;
-  const base = { agent: 'claude-code' as const, model };
-  const dependenciesOfSession = dependencies.config ? { config: dependencies.config } : {};
-  let session: Session;
-  try {
-    session = new Session(base, dependenciesOfSession);
-  } catch (error) {
-    if (!(error instanceof BarometerValidationError) || error.code !== 'BR_ERR_UNKNOWN_MODEL' || !stated)
-      throw error;
-    session = new Session(
-      { ...base, contextWindow: agentEffectiveWindow('claude-code', stated, model) },
-      dependenciesOfSession,
-    );
-  }
+  // The window Claude Code states is the one it runs with (1,000,000 for a 1M-context model): measured against it,
+  // less what Claude Code keeps for its own compaction; else the registry's window under the agent's rule.
+  const base = {
+    agent: 'claude-code' as const,
+    model,
+    ...(stated ? { contextWindow: agentEffectiveWindow('claude-code', stated, model, true) } : {}),
+  };
+  // A fixed id: the session lives for one line, and a random one would load Web Crypto (~10 ms of a status line).
+  const session = new Session(base, {
+    generateId: () => 'statusline',
+    ...(dependencies.config ? { config: dependencies.config } : {}),
+  });
   if (!found) {
     return {
       model,

@@ -20,6 +20,11 @@ export interface ObserveEventsOptions {
    * fails or the caller stops reading it.
    */
   done(kept: Payload[]): Promise<void>;
+  /**
+   * Called once instead of `done` when the stream stops early (the caller aborts or stops reading, or the body
+   * fails), with the payloads kept so far and how many events had arrived: what usage arrived is not lost.
+   */
+  aborted?(kept: Payload[], events: number): Promise<void>;
 }
 
 const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
@@ -66,6 +71,17 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
   const encoder = new TextEncoder();
   const kept: Payload[] = [];
   let buffer = '';
+  let events = 0;
+  let settled = false;
+  const stopped = async () => {
+    if (settled || !options.aborted) return;
+    settled = true;
+    try {
+      await options.aborted(kept, events);
+    } catch {
+      // barometer never fails the caller's stream: `aborted` reports its own errors.
+    }
+  };
   /** Reads the complete events in the buffer; answers the text to send when rewriting. */
   const takeEvents = (final: boolean): string => {
     let out = '';
@@ -75,6 +91,7 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
       const event = end ? buffer.slice(0, end.index) : buffer;
       buffer = end ? buffer.slice(end.index + end[0].length) : '';
       const payload = payloadOf(event);
+      if (payload !== undefined) events++;
       if (isPayload(payload) && options.keep(payload)) kept.push(payload);
       if (options.rewrite) {
         const replaced = options.rewrite(payload, event);
@@ -88,11 +105,24 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
     // A pull must enqueue something or end the stream: one that returns empty-handed is not called again.
     async pull(controller) {
       for (;;) {
-        const { done, value } = await reader.read();
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          // An aborted fetch fails the body's read: what arrived is still recorded.
+          takeEvents(false);
+          await stopped();
+          throw error;
+        }
+        const { done, value } = chunk;
+        // A read pending when the caller cancelled ends as "done": the stream was stopped, not finished (recording
+        // it as finished made an aborted OpenAI stream read "the stream holds no JSON chunks").
+        if (done && settled) return;
         if (done) {
           buffer += decoder.decode();
           const rest = takeEvents(true);
           if (options.rewrite && rest !== '') controller.enqueue(encoder.encode(rest));
+          settled = true;
           try {
             await options.done(kept);
           } catch {
@@ -113,7 +143,8 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
         }
       }
     },
-    cancel(reason) {
+    async cancel(reason) {
+      await stopped();
       return reader.cancel(reason);
     },
   });

@@ -3,6 +3,7 @@
  * barometer session. A thin adapter: the session decides, this reads responses.
  */
 import { normalizeUsage } from '../usage/normalize-usage.js';
+import { quotaObservation } from '../usage/quota-observation.js';
 import type { UsageFormat } from '../usage/usage-format.js';
 import {
   isEventStream,
@@ -39,6 +40,12 @@ export interface WrapOpenAIOptions extends AdapterOptions {
    * @default true
    */
   streamUsage?: boolean;
+  /**
+   * Wait before a call while the session's verdict says `wait` (a per-minute quota refills within the session's
+   * `maxWaitSeconds`), instead of sending a request the provider would refuse; the call's `signal` ends the wait.
+   * @default false
+   */
+  waitOnQuota?: boolean;
 }
 
 /** The client `wrapOpenAI` returns: the same API, plus `barometer`. */
@@ -86,12 +93,15 @@ function hideAskedUsage(payload: unknown, event: string): string | null {
  * (`x-ratelimit-*`) to the session. The wrapper is a copy of the client made with its own `withOptions`, whose
  * `fetch` reads each response as it passes; the client given is not changed, and neither is anything a call
  * returns. A call's usage is recorded before the caller gets the result (for a stream, before the stream ends),
- * so `wrapped.barometer.verdict` speaks of it once the call is done.
+ * so `wrapped.barometer.verdict` speaks of it once the call is done. A refused request (429) is recorded as a quota
+ * observation (its headers and `retry-after`: the verdict then carries the wait); a stream stopped early keeps the
+ * usage that had arrived and says so (`barometer.lastCall.note`). With `waitOnQuota`, a call waits first while the
+ * verdict says `wait`.
  *
  * @example
  * const openai = wrapOpenAI(new OpenAI(), { session: new Session({ model: 'gpt-5' }) });
  * await openai.chat.completions.create({ model: 'gpt-5', messages });
- * openai.barometer.verdict?.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
+ * openai.barometer.verdict?.action; // 'continue' | 'optimize' | 'wait' | 'compress' | 'terminate'
  */
 export function wrapOpenAI<Client extends OpenAIClientLike>(
   client: Client,
@@ -126,16 +136,38 @@ export function wrapOpenAI<Client extends OpenAIClientLike>(
         };
       }
     }
+    if (options.waitOnQuota === true) await recorder.waitBeforeCall(init?.signal ?? undefined);
     const response = await inner(input, request);
-    if (!response.ok) return response;
-    const record = async (payload: unknown) => {
-      await recorder.record({ usage: normalizeUsage(format, payload), headers: response.headers });
+    if (!response.ok) {
+      // A refusal teaches the quota: its rate-limit headers and retry-after, with no generation.
+      const observation = quotaObservation(response.status, response.headers, Date.now());
+      if (observation) await recorder.observeQuota(observation.headers);
+      return response;
+    }
+    const record = async (payload: unknown, note?: string) => {
+      await recorder.record({ usage: normalizeUsage(format, payload), headers: response.headers }, note);
     };
     if (isEventStream(response)) {
       return observeEventStream(response, {
         keep: KEEP[format],
         ...(asked ? { rewrite: hideAskedUsage } : {}),
         done: record,
+        aborted: async (kept, events) => {
+          const usage = normalizeUsage(format, kept);
+          const note = `the stream was stopped after ${events} events`;
+          await recorder.record(
+            {
+              usage: usage.available
+                ? usage
+                : {
+                    ...usage,
+                    reason: `${note}, before its usage arrived (OpenAI sends it in the last event)`,
+                  },
+              headers: response.headers,
+            },
+            usage.available ? `${note}: the usage is what had arrived` : note,
+          );
+        },
       });
     }
     await record(await jsonBodyOf(response));

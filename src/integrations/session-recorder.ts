@@ -1,9 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import type { Session } from '../session/session.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { UsageUpdate } from '../session/session-options.js';
 import type { SessionEvent, SessionHealth, Verdict } from '../session/session-schemas.js';
 import type { CompactionReport } from '../session/step-session.js';
+import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 
 /** A session of the monitor, named by its id (the monitor's archive, if any, is the adapters' default). */
@@ -26,6 +28,8 @@ export interface RecordedCall {
   /** This call's cost in USD at the model's price, or null when unknown. */
   costUsd: number | null;
   events: SessionEvent[];
+  /** Set when the call's stream stopped early: what the recorded usage holds, and what it misses. */
+  note?: string;
 }
 
 /** What every adapter exposes as `barometer`: the session's latest verdict as the adapter saw it. */
@@ -40,6 +44,16 @@ export interface BarometerHandle {
   readonly lastCall: RecordedCall | null;
   /** The latest error barometer met (recording, compacting); the model call itself is never failed by barometer. */
   readonly lastError: unknown;
+  /** The latest wait for a per-minute quota before a call (verdict `wait`), or null when none was needed. */
+  readonly lastWait: QuotaWait | null;
+}
+
+/** A wait before a call, as the verdict `wait` advised it. */
+export interface QuotaWait {
+  /** Seconds waited (the verdict's `waitSeconds` less the time since the verdict). */
+  seconds: number;
+  /** The quota model's reason: which quota, and why waiting beats compressing. */
+  reason: string;
 }
 
 /** Options every adapter takes. */
@@ -62,6 +76,8 @@ export interface SessionStanding {
   lastPromptTokens: number | null;
   /** The window the session measures against (its health limit), or null: the policy's recap fallback reads it. */
   contextWindow: number | null;
+  /** When the verdict was given (epoch ms): a wait it advises counts from then. null before the first. */
+  verdictAt: number | null;
 }
 
 function isMonitorSession(target: SessionTarget): target is MonitorSession {
@@ -81,6 +97,11 @@ export class SessionRecorder implements BarometerHandle {
   readonly #onError: (error: unknown) => void;
   #lastCall: RecordedCall | null = null;
   #lastError: unknown;
+  #lastWait: QuotaWait | null = null;
+  /** The verdict a quota observation answered (a monitor session's, read without a call). */
+  #observed: Verdict | null = null;
+  /** When (local clock, epoch ms) this adapter last recorded a call or an observation. */
+  #heardAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: AdapterOptions) {
     const target = options?.session;
@@ -103,7 +124,7 @@ export class SessionRecorder implements BarometerHandle {
   }
 
   get verdict(): Verdict | null {
-    if (isMonitorSession(this.#target)) return this.#lastCall?.verdict ?? null;
+    if (isMonitorSession(this.#target)) return this.#lastCall?.verdict ?? this.#observed;
     return this.#target.lastVerdict;
   }
 
@@ -115,24 +136,57 @@ export class SessionRecorder implements BarometerHandle {
     return this.#lastError;
   }
 
+  get lastWait(): QuotaWait | null {
+    return this.#lastWait;
+  }
+
+  /**
+   * Waits as the standing's verdict advises before a call: on `wait`, the rest of its `waitSeconds` (counted from
+   * the verdict's time), so the quota's bucket refills instead of the prompt being compressed. Rejects with the
+   * signal's reason when `signal` aborts; answers the wait done, or null when none was due.
+   */
+  async waitIfAdvised(
+    standing: SessionStanding,
+    signal: AbortSignal | undefined,
+    now: () => number = Date.now,
+  ): Promise<QuotaWait | null> {
+    const verdict = standing.verdict;
+    this.#lastWait = null;
+    if (verdict?.action !== 'wait' || verdict.waitSeconds === null) return null;
+    // From the later of the verdict's own time and when this adapter heard it: a provider's `created` is in whole
+    // seconds (and may be a recorded time), which must not eat the wait.
+    const since = Math.max(standing.verdictAt ?? Number.NEGATIVE_INFINITY, this.#heardAt);
+    const elapsed = Number.isFinite(since) ? Math.max(0, now() - since) : 0;
+    const ms = Math.round(verdict.waitSeconds * 1000 - elapsed);
+    if (ms <= 0) return null;
+    signal?.throwIfAborted();
+    const reason = verdict.reasons.find((item) => item.action === 'wait')?.reason ?? 'a per-minute quota';
+    this.#lastWait = { seconds: ms / 1000, reason };
+    await sleep(ms, undefined, signal ? { signal } : undefined);
+    return this.#lastWait;
+  }
+
   /** The archive compactions write to: the monitor's, for a monitor session. */
   get defaultArchive(): ArchiveSink | undefined {
     return isMonitorSession(this.#target) ? this.#target.monitor.archive : undefined;
   }
 
-  /** Records one call; a failure goes to `onError` and answers undefined. */
-  async record(update: UsageUpdate): Promise<RecordedCall | undefined> {
+  /** Records one call; a failure goes to `onError` and answers undefined. `note` is kept on the recorded call. */
+  async record(update: UsageUpdate, note?: string): Promise<RecordedCall | undefined> {
     try {
       const target = this.#target;
       const answer = isMonitorSession(target)
         ? await target.monitor.postUsage(target.sessionId, update)
         : target.update(update);
+      this.#observed = null;
+      this.#heardAt = Date.now();
       this.#lastCall = {
         usage: update.usage,
         verdict: answer.verdict,
         health: answer.health,
         costUsd: answer.costUsd,
         events: answer.events,
+        ...(note === undefined ? {} : { note }),
       };
       return this.#lastCall;
     } catch (error) {
@@ -152,6 +206,7 @@ export class SessionRecorder implements BarometerHandle {
         generations: view.generations,
         lastPromptTokens: view.signals.lastPromptTokens,
         contextWindow: view.health.limit,
+        verdictAt: view.verdictAt === null ? null : Date.parse(view.verdictAt),
       };
     }
     return {
@@ -160,7 +215,41 @@ export class SessionRecorder implements BarometerHandle {
       generations: target.generations,
       lastPromptTokens: target.state.lastPrompt,
       contextWindow: target.state.thresholds.limit,
+      verdictAt: target.state.verdictAt ?? target.state.lastAt,
     };
+  }
+
+  /**
+   * Waits as the session's verdict advises before a call (the wrappers' `waitOnQuota`); a failure to read the
+   * session goes to `onError` and the call goes on. An abort of `signal` rejects, as the fetch would have.
+   */
+  async waitBeforeCall(signal: AbortSignal | undefined): Promise<void> {
+    let standing: SessionStanding;
+    try {
+      standing = await this.standing();
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    await this.waitIfAdvised(standing, signal);
+  }
+
+  /**
+   * Records a response without a generation (a refused request, 429) as a quota observation: its rate-limit
+   * headers and `retry-after`. A failure goes to `onError`.
+   */
+  async observeQuota(headers: HeaderBag): Promise<void> {
+    try {
+      const target = this.#target;
+      const verdict = isMonitorSession(target)
+        ? (await target.monitor.observeQuota(target.sessionId, { headers })).verdict
+        : target.observeQuota(headers);
+      if (this.#lastCall && verdict) this.#lastCall = { ...this.#lastCall, verdict };
+      this.#observed = verdict;
+      this.#heardAt = Date.now();
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   async recordCompaction(report: CompactionReport): Promise<void> {

@@ -121,15 +121,48 @@ describe('outputSchema: every tool declares what its structured content holds (t
 });
 
 describe('tools/list', () => {
-  it('lists the seven tools, each with the JSON Schema of the zod schema its HTTP route validates with', async () => {
+  it('lists the seven tools, each property described for a model, items typed, an outputSchema on each (regression)', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(TOOL_NAMES);
     const schemaOf = (name: string) => tools.find((tool) => tool.name === name)!.inputSchema;
-    expect(schemaOf('evaluate_pressure')).toEqual(toolInputJsonSchema(PressureInputSchema));
-    expect(schemaOf('create_session')).toEqual(toolInputJsonSchema(SessionOptionsSchema));
-    expect(schemaOf('compact_history')).toEqual(
-      toolInputJsonSchema(CompactRequestSchema.omit({ tasks: true })),
+    // The same fields as the HTTP routes validate, each described.
+    expect(Object.keys(schemaOf('evaluate_pressure').properties!).sort()).toEqual(
+      Object.keys(toolInputJsonSchema(PressureInputSchema).properties!).sort(),
     );
+    expect(schemaOf('evaluate_pressure').required?.sort()).toEqual(
+      ['contextDriftPercent', 'memoryUsedPercent', 'tokenBurnRatePerMin'].sort(),
+    );
+    expect(Object.keys(schemaOf('create_session').properties!).sort()).toEqual(
+      Object.keys(toolInputJsonSchema(SessionOptionsSchema).properties!).sort(),
+    );
+    expect(Object.keys(schemaOf('compact_history').properties!).sort()).toEqual(
+      Object.keys(toolInputJsonSchema(CompactRequestSchema.omit({ tasks: true })).properties!).sort(),
+    );
+    for (const tool of tools) {
+      for (const [name, property] of Object.entries(tool.inputSchema.properties ?? {}))
+        expect(
+          (property as { description?: string }).description?.length ?? 0,
+          `${tool.name}.${name}`,
+        ).toBeGreaterThan(15);
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      // What a tool does for the agent, not where it lives: no HTTP routes, no internal references.
+      expect(tool.description, tool.name).not.toMatch(/\/api\/|POST |GET |seed \d/);
+    }
+    const items = (
+      schemaOf('compact_history').properties!.messages as {
+        items: { properties: object; required: string[] };
+      }
+    ).items;
+    expect(Object.keys(items.properties)).toEqual(
+      expect.arrayContaining(['role', 'content', 'tool_call_id', 'task_id']),
+    );
+    expect(items.required).toEqual(['role', 'content']);
+    expect(Object.keys(schemaOf('read_archive').properties!).sort()).toEqual([
+      'item',
+      'location',
+      'sessionId',
+      'taskId',
+    ]);
     // report_usage nests the usage body of POST /sessions/:id/usage beside the path's id.
     const usage = toolInputJsonSchema(UsageInputSchema) as Record<string, unknown>;
     const reportUsage = schemaOf('report_usage') as unknown as {
@@ -159,6 +192,39 @@ describe('tools/list', () => {
   });
 });
 
+describe('a model finds its own session', () => {
+  it('context_status and report_usage without an id answer for the session of the client’s working directory, saying how', async () => {
+    const server = createBarometerMcpServer({
+      monitor,
+      archive,
+      now: () => NOW,
+      clientWorkingDirectory: '/home/user/my-project',
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const agent = new Client({ name: 'claude-code', version: '2.1.30' });
+    await Promise.all([server.connect(serverSide), agent.connect(clientSide)]);
+    await agent.listTools();
+    try {
+      await monitor.create({ id: 'elsewhere', model: 'gpt-5', workingDirectory: '/home/user/other' });
+      await monitor.create({ id: 'mine', model: 'gpt-5', workingDirectory: '/home/user/my-project' });
+      const reported = await callTool<UsageAnswer>(agent, 'report_usage', { usage: { promptTokens: 1200 } });
+      expect(reported.structured.sessionId).toBe('mine');
+      const status = await callTool<{ session: SessionSummary; chosen: string }>(agent, 'context_status', {});
+      expect(status.structured.session.id).toBe('mine');
+      expect(status.structured.chosen).toBe(
+        'session mine: the most recently updated of 1 session whose agent works in /home/user/my-project, the folder this server was started in',
+      );
+      // A server that cannot tell lists the sessions instead, as before.
+      const listed = await callTool<{ sessions: unknown[] }>(client, 'context_status', {});
+      expect(listed.structured.sessions).toHaveLength(2);
+      const unknown = await callTool(client, 'report_usage', { usage: { promptTokens: 1 } });
+      expect(unknown.structured.issues?.[0]?.field).toBe('sessionId');
+    } finally {
+      await agent.close();
+    }
+  });
+});
+
 describe('evaluate_pressure', () => {
   it('answers the seed sample as the library does: HIGH, viability 36, compress', async () => {
     const answer = await callTool<PressureReport>(client, 'evaluate_pressure', SEED_SAMPLE);
@@ -174,9 +240,17 @@ describe('evaluate_pressure', () => {
     expect(answer.text).toContain('thresholds exceeded: memory_warning, elevated_drift');
   });
 
-  it('takes the seed defaults for an empty call', async () => {
-    const answer = await callTool<PressureReport>(client, 'evaluate_pressure', {});
-    expect(answer.structured).toEqual(evaluatePressure({}, { now: NOW }));
+  it('requires the three figures it judges: an empty call is an error, not a verdict from defaults (regression)', async () => {
+    const answer = await callTool(client, 'evaluate_pressure', {});
+    expect(answer.isError).toBe(true);
+    expect(answer.structured.issues?.map((issue) => issue.field)).toEqual([
+      'memoryUsedPercent',
+      'tokenBurnRatePerMin',
+      'contextDriftPercent',
+    ]);
+    const given = { memoryUsedPercent: 40, tokenBurnRatePerMin: 30, contextDriftPercent: 10 };
+    const report = await callTool<PressureReport>(client, 'evaluate_pressure', given);
+    expect(report.structured).toEqual(evaluatePressure(given, { now: NOW }));
   });
 
   it('returns bad arguments as a tool error naming each field, its value and the allowed range', async () => {
@@ -203,6 +277,9 @@ describe('evaluate_pressure', () => {
 
   it('applies the cross-field rule: tokenBudgetUsed at most tokenBudgetTotal', async () => {
     const answer = await callTool(client, 'evaluate_pressure', {
+      memoryUsedPercent: 40,
+      tokenBurnRatePerMin: 30,
+      contextDriftPercent: 10,
       tokenBudgetTotal: 5000,
       tokenBudgetUsed: 6000,
     });
@@ -373,8 +450,8 @@ describe('compact_history', () => {
 
     // A replaced tool message reads back exactly as it was sent.
     const back = await callTool(client, 'read_archive', {
-      session: 'run-1',
-      task: 'compaction-1',
+      sessionId: 'run-1',
+      taskId: 'compaction-1',
       item: 'call_0:result',
     });
     expect(JSON.parse(back.text)).toEqual(history[3]);
@@ -447,8 +524,8 @@ describe('evict_task and read_archive', () => {
     });
     expect(byApi.text).toBe(toolOutput(1));
     const whole = await callTool<{ records: Array<{ itemId: string }> }>(client, 'read_archive', {
-      session: 'run-2',
-      task: 'tests',
+      sessionId: 'run-2',
+      taskId: 'tests',
     });
     expect(whole.structured.records.map((record) => record.itemId)).toEqual([
       'call_0:result',
@@ -470,7 +547,19 @@ describe('evict_task and read_archive', () => {
       expect(String(tombstone.content)).toContain('/api/v1/archives/run-3/tests?item=call_0%3Aresult');
       const back = await callTool(overHttp, 'read_archive', { location: String(tombstone.content) });
       expect(back.text).toBe(toolOutput(0));
-      const missing = await callTool(overHttp, 'read_archive', { session: 'run-3', task: 'nothing' });
+      // An item named as a fragment is that item, not the whole archive (regression), or a clear error.
+      const fragment = await callTool(overHttp, 'read_archive', {
+        location: '/api/v1/archives/run-3/tests#call_0:result',
+      });
+      expect(fragment.text).toBe(toolOutput(0));
+      const noItem = await callTool(overHttp, 'read_archive', {
+        location: '/api/v1/archives/run-3/tests#call_99:result',
+      });
+      expect(noItem.structured).toMatchObject({
+        code: 'BR_ERR_ARCHIVE_NOT_FOUND',
+        error: 'No item "call_99:result" in run-3/tests',
+      });
+      const missing = await callTool(overHttp, 'read_archive', { sessionId: 'run-3', taskId: 'nothing' });
       expect(missing.structured.code).toBe('BR_ERR_ARCHIVE_NOT_FOUND');
       expect(missing.text).not.toContain(root);
     } finally {
@@ -503,11 +592,11 @@ describe('evict_task and read_archive', () => {
       location: '/api/v1/archives/..%2F..%2Fetc/x?item=y',
     });
     expect(dotted.structured.issues?.[0]?.field).toBe('location');
-    const both = await callTool(client, 'read_archive', { location: '/api/v1/archives/a/b', session: 'a' });
+    const both = await callTool(client, 'read_archive', { location: '/api/v1/archives/a/b', sessionId: 'a' });
     expect(both.structured.issues?.[0]?.field).toBe('location');
     const neither = await callTool(client, 'read_archive', { item: 'x' });
-    expect(neither.structured.issues?.map((issue) => issue.field)).toEqual(['session', 'task']);
-    const noArchive = await callTool(client, 'read_archive', { session: 'run-9', task: 'tests' });
+    expect(neither.structured.issues?.map((issue) => issue.field)).toEqual(['sessionId', 'taskId']);
+    const noArchive = await callTool(client, 'read_archive', { sessionId: 'run-9', taskId: 'tests' });
     expect(noArchive.structured.code).toBe('BR_ERR_ARCHIVE_NOT_FOUND');
 
     await callTool(client, 'evict_task', {
@@ -516,8 +605,8 @@ describe('evict_task and read_archive', () => {
       sessionId: 'run-4',
     });
     const noItem = await callTool(client, 'read_archive', {
-      session: 'run-4',
-      task: 'tests',
+      sessionId: 'run-4',
+      taskId: 'tests',
       item: 'call_9:result',
     });
     expect(noItem.structured).toMatchObject({

@@ -51,6 +51,11 @@ export interface ToolContext {
    * path on the server).
    */
   archiveAddresses: 'path' | 'api';
+  /**
+   * The working directory of the agent the server serves, when the server can tell (a stdio server is started by
+   * the agent, in its folder): a tool that names no session answers for the latest session of that folder.
+   */
+  clientWorkingDirectory?: string;
 }
 
 /** A tool's refusal, as data: a sentence, a stable code, and the issues naming each field. */
@@ -87,6 +92,13 @@ export interface BarometerTool {
   parse: (raw: unknown) => Result<unknown>;
   run: (args: unknown, context: ToolContext) => Promise<ToolOutcome>;
 }
+
+/** What `evaluate_pressure` needs from the caller: without them the answer would describe the defaults. */
+const REQUIRED_PRESSURE_FIGURES = [
+  'memoryUsedPercent',
+  'tokenBurnRatePerMin',
+  'contextDriftPercent',
+] as const;
 
 /** Sessions listed by `context_status` without an id: the most recently updated. */
 export const MAX_LISTED_SESSIONS = 20;
@@ -196,11 +208,25 @@ export function barometerTools(): BarometerTool[] {
       name: 'evaluate_pressure',
       title: 'Evaluate context pressure (the context-pressure regulator)',
       description:
-        'Stateless context-pressure regulator, exactly POST /api/v1/pressure: viability from memory used, token burn rate (0-200 scale) and drift, its level (LOW, MODERATE, HIGH, CRITICAL), the thresholds exceeded and the suggested action (continue, optimize, compress, terminate). Every input is optional and takes the documented default.',
+        'Tells you how pressed you are from three figures you give: how full your context is (percent), how fast you burn tokens (0-200, 100 = your rate limit) and how far you drifted from the task (percent). Answers a level (LOW, MODERATE, HIGH, CRITICAL), a viability score, the thresholds crossed and what to do: continue, optimize (be briefer), compress (shrink your context) or terminate. Nothing is stored; for a running session use context_status.',
       input: EvaluatePressureInputSchema,
       output: EvaluatePressureOutputSchema,
       annotations: READ_ONLY,
-      parse: (raw) => parsePressureInput(raw ?? {}, 'body'),
+      parse: (raw) => {
+        // The three figures are required here (the shared parser would fill them with defaults); the shared parser
+        // names every other issue with its allowed range.
+        const given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+        const missing: ValidationIssue[] = REQUIRED_PRESSURE_FIGURES.filter(
+          (field) => given[field] === undefined,
+        ).map((field) => ({
+          field,
+          value: undefined,
+          message: 'is required: the regulator judges your own figure, not a default',
+        }));
+        const parsed = parsePressureInput(raw ?? {}, 'body');
+        if (!parsed.ok) return { ok: false, issues: [...parsed.issues, ...missing] };
+        return missing.length > 0 ? { ok: false, issues: missing } : parsed;
+      },
       run: async (input: Parameters<typeof evaluateResolved>[0], context) => {
         const report = evaluateResolved(input, { now: context.now() });
         return { ok: true, value: { ...report }, text: renderPressure(report) };
@@ -210,7 +236,7 @@ export function barometerTools(): BarometerTool[] {
       name: 'create_session',
       title: 'Create a monitored session',
       description:
-        'Starts monitoring a session for a model (and agent, limits, budget), exactly POST /api/v1/sessions. Only model is required; give an id to find it again. report_usage never creates a session implicitly.',
+        'Starts watching your session: give the model you run on (required), and what you know of your limits (window, token budget, rate limits) and your working directory. Answers the session with its id; report each model call with report_usage and read your advice with context_status. report_usage never creates a session by itself.',
       input: CreateSessionInputSchema,
       output: CreateSessionOutputSchema,
       annotations: WRITES,
@@ -224,11 +250,13 @@ export function barometerTools(): BarometerTool[] {
       name: 'context_status',
       title: 'Read a session’s verdict',
       description:
-        'A session’s current verdict (continue, optimize, compress, terminate) with every model’s reason (context health, regulator, KV budget, compaction triggers, budget), its health and reminder, signals and latest markers, as GET /api/v1/sessions/:id shows them. Without sessionId: the most recently updated sessions.',
+        'What to do now in your session: continue, optimize (be briefer), wait (a rate limit refills: waitSeconds says how long), compress (shrink your context: compact_history or evict_task) or terminate (the budget is spent), with the reason of every check (context health, pressure, rate limits, budget), your context health and reminder, and your figures. Without sessionId it answers for the session of the agent you run in (found by your working directory) and says how it chose; when it cannot tell, it lists the recent sessions.',
       input: ContextStatusInputSchema,
       output: ContextStatusOutputSchema,
       annotations: READ_ONLY,
-      run: async ({ sessionId }: z.output<typeof ContextStatusInputSchema>, context) => {
+      run: async ({ sessionId: given }: z.output<typeof ContextStatusInputSchema>, context) => {
+        const own = given === undefined ? await ownSession(context) : undefined;
+        const sessionId = given ?? own?.id;
         if (sessionId === undefined) {
           const all = await context.monitor.list();
           const sessions = all.slice(0, MAX_LISTED_SESSIONS).map((summary) => ({
@@ -251,8 +279,8 @@ export function barometerTools(): BarometerTool[] {
         const markers = view.markers.slice(-MAX_STATUS_MARKERS);
         return {
           ok: true,
-          value: { session: summary, markers },
-          text: renderSessionStatus(summary, markers),
+          value: { session: summary, markers, ...(own ? { chosen: own.chosen } : {}) },
+          text: `${own ? `${own.chosen}\n` : ''}${renderSessionStatus(summary, markers)}`,
         };
       },
     }),
@@ -260,7 +288,7 @@ export function barometerTools(): BarometerTool[] {
       name: 'report_usage',
       title: 'Report one generation’s usage',
       description:
-        'Records one model call of a session and answers the verdict, exactly POST /api/v1/sessions/:id/usage: usage is either { promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens?, timestamp?, driftPercent?, taskCompleted?, headers? } or { format, response, ... } with the provider’s raw response (openai-chat, openai-responses, anthropic, gemini, ai-sdk, ollama, llama-cpp). The session must exist (create_session).',
+        'Tells your session what your last model call used, and answers what to do next (the same advice as context_status). usage is either { promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens?, timestamp?, driftPercent?, taskCompleted?, headers? } as counted, or { format, response } with the provider response (format: openai-chat, openai-responses, anthropic, gemini, ai-sdk, ollama, llama-cpp). Without sessionId it reports to the session of the agent you run in (found by your working directory). The session must exist (create_session).',
       input: ReportUsageInputSchema,
       output: ReportUsageOutputSchema,
       annotations: WRITES,
@@ -286,9 +314,25 @@ export function barometerTools(): BarometerTool[] {
         return { ok: true, value: { sessionId: outer.value.sessionId, update: usage.value } };
       },
       run: async (
-        { sessionId, update }: { sessionId: string; update: Parameters<SessionMonitor['postUsage']>[1] },
+        {
+          sessionId: given,
+          update,
+        }: { sessionId: string | undefined; update: Parameters<SessionMonitor['postUsage']>[1] },
         context,
       ) => {
+        const sessionId = given ?? (await ownSession(context))?.id;
+        if (sessionId === undefined) {
+          return {
+            ok: false,
+            error: invalidArguments([
+              {
+                field: 'sessionId',
+                value: undefined,
+                message: `is required: no session of this working directory (${context.clientWorkingDirectory ?? 'unknown'}) is known; create one with create_session`,
+              },
+            ]),
+          };
+        }
         const answer = await context.monitor.postUsage(sessionId, update);
         return { ok: true, value: { ...answer }, text: renderUsageAnswer(answer) };
       },
@@ -297,7 +341,7 @@ export function barometerTools(): BarometerTool[] {
       name: 'compact_history',
       title: 'Compact a chat history (recap and flush)',
       description:
-        'Compacts an OpenAI chat history as POST /api/v1/compact does: keeps the system messages and the last keepTurns turns (cut to keepTokens), replaces the rest by a deterministic recap, and archives every replaced message first (read it back with read_archive). With sessionId, a live session records the compaction. Refused (an error) when it would save less than minGainPercent.',
+        'Shrinks your conversation when you are told to compress: keeps your system messages and your last keepTurns turns (cut to keepTokens), and replaces the rest by a recap (tasks, decisions, open questions, files touched, the last request). Every replaced message is archived first, so nothing is lost (read it back with read_archive). Answers the new messages to continue with. With sessionId, your session starts its advice again from the smaller context. Refused when it would save less than minGainPercent.',
       input: CompactHistoryInputSchema,
       output: CompactHistoryOutputSchema,
       annotations: WRITES,
@@ -326,7 +370,7 @@ export function barometerTools(): BarometerTool[] {
       name: 'evict_task',
       title: 'Evict completed tasks’ tool outputs',
       description:
-        'Surgical eviction of completed tasks’ tool outputs, as POST /api/v1/compact with tasks: the tool outputs tagged with a completed task (task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by the tombstone "[Task <id> completed: output evicted to archive] <where>"; the task’s result summary (15 characters or more) stays in context. Tool call/result pairs stay intact. Follow a tombstone back with read_archive.',
+        'Frees your context of finished work: the tool outputs of the tasks you list as done (tagged with task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by a short tombstone "[Task <id> completed: output evicted to archive] <where>"; the summary you give for each task stays. Tool calls keep their results. Answers the new messages to continue with; read_archive brings an evicted output back.',
       input: EvictTaskInputSchema,
       output: EvictTaskOutputSchema,
       annotations: WRITES,
@@ -340,7 +384,7 @@ export function barometerTools(): BarometerTool[] {
       name: 'read_archive',
       title: 'Read archived content back',
       description:
-        'Follows a tombstone back to the archived bytes: location is the tombstone or the address it names (<archive path>#<item id>, or /api/v1/archives/<session>/<task>?item=<id>); or give session, task and item. With an item, the text is that item exactly as archived; without, every record of the archive.',
+        'Brings back what a compaction or an eviction took out of your context: give location, the tombstone you see (or the address it names; its #item part picks one item), or sessionId, taskId and item. With an item the text is that item exactly as it was; without, every archived item of the task. An item that is not there is an error listing the items that are.',
       input: ReadArchiveInputSchema,
       output: ReadArchiveOutputSchema,
       annotations: READ_ONLY,
@@ -380,16 +424,32 @@ export function barometerTools(): BarometerTool[] {
   ];
 }
 
+/**
+ * The session of the agent the server serves, when it can tell: the latest session created for the client's
+ * working directory (by the agent's hooks, `barometer watch`, or create_session with workingDirectory).
+ */
+async function ownSession(context: ToolContext): Promise<{ id: string; chosen: string } | undefined> {
+  const cwd = context.clientWorkingDirectory;
+  if (cwd === undefined) return undefined;
+  const mine = (await context.monitor.list()).filter((summary) => summary.workingDirectory === cwd);
+  const latest = mine[0];
+  if (!latest) return undefined;
+  return {
+    id: latest.id,
+    chosen: `session ${latest.id}: the most recently updated of ${mine.length} session${mine.length === 1 ? '' : 's'} whose agent works in ${cwd}, the folder this server was started in`,
+  };
+}
+
 /** Checks the arguments of `read_archive`; a location is resolved against the archive when the tool runs. */
 function readArchiveTarget(raw: unknown): Result<ArchiveTarget> {
   const parsed = parseWith(ReadArchiveInputSchema, raw);
   if (!parsed.ok) return parsed;
-  const { location, session, task, item } = parsed.value;
+  const { location, sessionId, taskId, item } = parsed.value;
   if (location !== undefined) return { ok: true, value: { location } };
-  // The schema requires session and task without a location.
+  // The schema requires sessionId and taskId without a location.
   return {
     ok: true,
-    value: { sessionId: session!, taskId: task!, ...(item === undefined ? {} : { itemId: item }) },
+    value: { sessionId: sessionId!, taskId: taskId!, ...(item === undefined ? {} : { itemId: item }) },
   };
 }
 

@@ -35,6 +35,11 @@ export interface BarometerMcpServerOptions {
    * which never shows a path on the server. @default 'path'
    */
   archiveAddresses?: 'path' | 'api';
+  /**
+   * The working directory of the agent this server serves, when known (a stdio server is started by the agent, in
+   * its folder: `process.cwd()`); tools that name no session then answer for that folder's latest session.
+   */
+  clientWorkingDirectory?: string;
   /** Told of a fault a tool could not turn into an answer (the client gets BR_ERR_INTERNAL). */
   onError?: (error: unknown, tool: string) => void;
 }
@@ -43,8 +48,8 @@ export interface BarometerMcpServerOptions {
 export const BAROMETER_MCP_INSTRUCTIONS = [
   'barometer monitors this agent session: context window, token budget, rate quotas, cost.',
   'Create a session once (create_session), report each model call (report_usage), and act on the verdict:',
-  'continue; optimize (cheaper, shorter); compress (compact_history, or evict_task for finished tasks; a new round when newRoundDue); terminate (stop: budget spent).',
-  'context_status reads the verdict with every reason; read_archive follows a tombstone back to what was evicted.',
+  'continue; optimize (cheaper, shorter); wait (a rate limit refills: wait waitSeconds, then go on); compress (compact_history, or evict_task for finished tasks; a new round when newRoundDue); terminate (stop: budget spent).',
+  'context_status reads the verdict with every reason (without sessionId: the session of the agent you run in, when the server can tell); read_archive follows a tombstone back to what was evicted.',
 ].join(' ');
 
 /** The advertised form of the tools, converted once: the JSON Schema of each tool's zod input schema. */
@@ -129,6 +134,9 @@ export function createBarometerMcpServer(options: BarometerMcpServerOptions): Se
     archive: options.archive,
     now: options.now ?? Date.now,
     archiveAddresses: options.archiveAddresses ?? 'path',
+    ...(options.clientWorkingDirectory === undefined
+      ? {}
+      : { clientWorkingDirectory: options.clientWorkingDirectory }),
   };
   const server = new Server(
     { name: 'barometer', title: 'barometer', version: BAROMETER_VERSION },

@@ -39,12 +39,20 @@ export const AGENT_WINDOWS: Readonly<Record<AgentName, AgentWindowRule>> = Objec
  * @param window the model's listed prompt window (the smaller of context and input), in tokens.
  * @param modelId the id the agent uses, checked for an opt-in to a longer window (`claude-opus-4-6[1m]`).
  * @example agentEffectiveWindow('codex', 272_000, 'gpt-5.3-codex') // 258400
+ * @param stated true when the agent itself stated `window` as the one it runs with (Claude Code's status line
+ * `context_window_size`): its default cap is already applied, so a 1,000,000 it states is not capped again.
  * @example agentEffectiveWindow('claude-code', 1_000_000, 'claude-opus-4-6') // 167000
+ * @example agentEffectiveWindow('claude-code', 1_000_000, 'claude-opus-4-6', true) // 967000
  */
-export function agentEffectiveWindow(agent: AgentName, window: number, modelId: string): number {
+export function agentEffectiveWindow(
+  agent: AgentName,
+  window: number,
+  modelId: string,
+  stated = false,
+): number {
   const rule = AGENT_WINDOWS[agent];
   const capped =
-    rule.defaultCap !== undefined && !hasLongContextSuffix(modelId)
+    rule.defaultCap !== undefined && !stated && !hasLongContextSuffix(modelId)
       ? Math.min(window, rule.defaultCap)
       : window;
   return Math.max(0, Math.floor((capped - rule.reservedTokens) * rule.fraction));

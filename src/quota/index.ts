@@ -1,4 +1,10 @@
 export {
+  DEFAULT_MAX_WAIT_SECONDS,
+  type QuotaAdvice,
+  type QuotaAdviceInput,
+  quotaAdvice,
+} from './quota-advice.js';
+export {
   QUOTA_DIMENSIONS,
   type QuotaDimension,
   type QuotaDimensionInput,

@@ -451,7 +451,10 @@ describe('every answer matches the schema its route declares (src/contract)', ()
         jsonrpc: '2.0',
         id: 2,
         method: 'tools/call',
-        params: { name: 'evaluate_pressure', arguments: {} },
+        params: {
+          name: 'evaluate_pressure',
+          arguments: { memoryUsedPercent: 40, tokenBurnRatePerMin: 30, contextDriftPercent: 10 },
+        },
       },
     });
     expect((tools.body as { result: { structuredContent: unknown } }).result.structuredContent).toBeDefined();

@@ -115,3 +115,40 @@ describe('a session never contradicts itself', () => {
     expect(next.signals.lastPromptTokens).toBe(131_500);
   });
 });
+
+describe('a compaction resets the advice until the next call', () => {
+  it('without an after-size: unknown health, no reminder, no compress, no new round (the found case: 102,168 tokens)', () => {
+    const s = new Session({ model: 'claude-opus-4-6', agent: 'claude-code' }, { now: () => T0 });
+    const before = s.update({ usage: usage(102_168), timestamp: T0 });
+    expect(before.verdict.action).toBe('compress');
+    expect(before.health.reminder?.text).toContain('102,168');
+    s.recordCompaction({ trigger: 'auto', timestamp: T0 + 1000 });
+    expect(s.health()).toMatchObject({
+      level: 'unknown',
+      reminder: null,
+      promptTokens: null,
+      countdown: null,
+    });
+    expect(s.lastVerdict).toMatchObject({ action: 'continue', newRoundDue: false });
+    expect(JSON.stringify(s.lastVerdict)).not.toContain('102168');
+    // The next call judges again from its own usage.
+    expect(s.update({ usage: usage(40_000), timestamp: T0 + 2000 }).health.level).toBe('healthy');
+  });
+
+  it('with an after-size: judged on it (healthy at 30,000 tokens), the critical countdown ended', () => {
+    const s = new Session({ model: 'claude-opus-4-6', agent: 'claude-code' }, { now: () => T0 });
+    const critical = s.update({ usage: usage(160_320), timestamp: T0 });
+    expect(critical.verdict).toMatchObject({ action: 'compress', newRoundDue: true });
+    s.recordCompaction({ after: 30_000, trigger: 'manual', timestamp: T0 + 1000 });
+    expect(s.health()).toMatchObject({
+      level: 'healthy',
+      promptTokens: 30_000,
+      reminder: null,
+      countdown: null,
+    });
+    expect(s.lastVerdict).toMatchObject({ action: 'continue', newRoundDue: false });
+    expect(s.lastVerdict?.reasons.find((reason) => reason.model === 'health')?.reason).toBe(
+      'healthy after the compaction: 30000 tokens <= optimal 100000',
+    );
+  });
+});

@@ -88,10 +88,12 @@ describe('quotas as the providers count them', () => {
         waitSeconds: 0,
       },
     ]);
-    expect(second.trigger).toMatchObject({ fire: true, trigger: 'survival' });
-    expect(second.verdict).toMatchObject({ action: 'compress', priority: 'urgent', waitSeconds: 50 });
-    expect(second.verdict.reasons.find((reason) => reason.model === 'triggers')?.reason).toContain(
-      'or wait 50 s until the next request fits the quota: waiting keeps the prompt cache, compressing rewrites it',
+    // With the margin, 14,400 fit once 15,600 or fewer are counted: also when the first bucket leaves, 50 s from
+    // now, within the 60 s a session waits by default: wait, not compress.
+    expect(second.trigger.fire).toBe(false);
+    expect(second.verdict).toMatchObject({ action: 'wait', priority: 'high', waitSeconds: 50 });
+    expect(second.verdict.reasons.find((reason) => reason.model === 'quota')?.reason).toMatch(
+      /^wait 50 s rather than compress: input tokens per minute: 6000 left, 14400 needed with the margin/,
     );
     // At 20 s, 36,000 counted: the first bucket leaving (60 s) leaves 24,000 used, 6,000 short; the second
     // (70 s) leaves 12,000: 50 s from now.
@@ -112,7 +114,8 @@ describe('quotas as the providers count them', () => {
         'x-ratelimit-reset-requests': '120ms',
       },
     });
-    // 5,000 needed, 1,000 left; the 29,000 missing refill evenly over 29 s, 1,000 a second: 4 s.
+    // 5,000 needed, 1,000 left; the 29,000 missing refill evenly over 29 s, 1,000 a second: 4 s (the standing).
+    // With the survival margin, 6,000 are needed: 5 s, the verdict's wait.
     expect(update.signals.quotas).toEqual([
       { dimension: 'requests', limit: 500, used: 1, left: 499, need: 1, source: 'headers', waitSeconds: 0 },
       {
@@ -125,7 +128,7 @@ describe('quotas as the providers count them', () => {
         waitSeconds: 4,
       },
     ]);
-    expect(update.verdict.waitSeconds).toBe(4);
+    expect(update.verdict).toMatchObject({ action: 'wait', waitSeconds: 5 });
     expect(update.signals.tpmLimit).toBe(30_000);
   });
 
@@ -185,5 +188,90 @@ describe('the thinking budget', () => {
     expect(lowered('gemini-3-pro-preview', gemini('gemini-3-pro-preview'))).toEqual({
       thinkingConfig: { thinkingLevel: 'LOW' },
     });
+  });
+});
+
+describe('wait is an action (maxWaitSeconds)', () => {
+  it('waits, not compresses, with 5,000 of 400,000 input tokens/min left and the bucket full in 20 s (the found case)', () => {
+    const s = new Session({ model: 'claude-sonnet-4-5' }, { now: () => T0 });
+    const update = s.update({
+      usage: anthropic(20_000, 0),
+      timestamp: T0,
+      headers: {
+        'anthropic-ratelimit-input-tokens-limit': '400000',
+        'anthropic-ratelimit-input-tokens-remaining': '5000',
+        'anthropic-ratelimit-input-tokens-reset': new Date(T0 + 20_000).toISOString(),
+      },
+    });
+    // 395,000 refill over 20 s, 19,750 a second; 20,000 × 1.2 = 24,000 needed, 19,000 missing: 0.96 s, rounded up.
+    expect(update.health.level).toBe('healthy');
+    expect(update.trigger.fire).toBe(false);
+    expect(update.verdict).toMatchObject({ action: 'wait', priority: 'high', waitSeconds: 1 });
+    expect(update.verdict.reasons.find((reason) => reason.model === 'quota')).toMatchObject({
+      action: 'wait',
+      reason: expect.stringContaining('waiting keeps the prompt cache'),
+    });
+  });
+
+  it('waits a moment when the next request fits but not with the 1.2 margin (2,000 of 30,000 left, the found case)', () => {
+    const s = new Session({ model: 'gpt-4o-mini' }, { now: () => T0 });
+    const update = s.update({
+      usage: openai(1_500, 200, 'gpt-4o-mini'),
+      timestamp: T0,
+      headers: {
+        'x-ratelimit-limit-tokens': '30000',
+        'x-ratelimit-remaining-tokens': '2000',
+        'x-ratelimit-reset-tokens': '28s',
+      },
+    });
+    // 1,700 fit the 2,000 left (standing wait 0); 2,040 with the margin: 40 missing at 1,000 a second.
+    expect(update.signals.quotas.find((quota) => quota.dimension === 'tokens')?.waitSeconds).toBe(0);
+    expect(update.verdict).toMatchObject({ action: 'wait', waitSeconds: 0.1 });
+  });
+
+  it('compresses when the next request is larger than the whole per-minute limit: waiting cannot help', () => {
+    const s = new Session({ model: 'gpt-4o-mini', tpmLimit: 10_000 }, { now: () => T0 });
+    const update = s.update({ usage: openai(12_000, 100, 'gpt-4o-mini'), timestamp: T0 });
+    expect(update.trigger).toMatchObject({ fire: true, trigger: 'survival' });
+    expect(update.verdict).toMatchObject({ action: 'compress', priority: 'urgent', waitSeconds: null });
+    expect(update.verdict.reasons.find((reason) => reason.model === 'quota')?.reason).toBe(
+      'waiting cannot help: the next request needs 12100 tokens per minute, more than the whole limit of 10000; only a smaller request fits',
+    );
+  });
+
+  it('never waits with maxWaitSeconds 0', () => {
+    const s = new Session({ model: 'gpt-4o-mini', maxWaitSeconds: 0 }, { now: () => T0 });
+    const update = s.update({
+      usage: openai(1_500, 200, 'gpt-4o-mini'),
+      timestamp: T0,
+      headers: {
+        'x-ratelimit-limit-tokens': '30000',
+        'x-ratelimit-remaining-tokens': '2000',
+        'x-ratelimit-reset-tokens': '28s',
+      },
+    });
+    expect(update.verdict.action).toBe('compress');
+    expect(update.verdict.reasons.find((reason) => reason.model === 'quota')?.reason).toContain(
+      'longer than maxWaitSeconds (0 s); compress instead',
+    );
+  });
+
+  it("records a refused request's headers and retry-after as a quota observation: no generation, the verdict waits", () => {
+    let now = T0;
+    const s = new Session({ model: 'gpt-4o-mini' }, { now: () => now });
+    s.update({ usage: openai(1_000, 100, 'gpt-4o-mini'), timestamp: T0 });
+    now = T0 + 5_000;
+    const verdict = s.observeQuota({
+      'x-ratelimit-limit-tokens': '30000',
+      'x-ratelimit-remaining-tokens': '0',
+      'x-ratelimit-reset-tokens': '30s',
+      'retry-after': '20',
+    });
+    expect(s.generations).toBe(1);
+    expect(verdict).toMatchObject({ action: 'wait', waitSeconds: 20 });
+    expect(verdict.reasons.find((reason) => reason.model === 'quota')?.reason).toContain(
+      'the provider asked to retry after 20 s',
+    );
+    expect(s.lastVerdict).toEqual(verdict);
   });
 });

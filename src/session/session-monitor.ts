@@ -15,11 +15,14 @@ import type { EventBus } from '../store/event-bus.js';
 import { MemoryStateStore } from '../store/memory-state-store.js';
 import type { StateStore } from '../store/state-store.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { DEFAULT_CLOCK_SKEW_MS, repairFutureClock } from './clock-repair.js';
+import { toMillis } from './iso-time.js';
 import type { PoolStanding } from './pool-reason.js';
+import { observeQuotaStep } from './rejudge.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type {
@@ -253,7 +256,7 @@ function notFound(id: string): BarometerValidationError {
  * const monitor = new SessionMonitor();
  * await monitor.create({ id: 'run-1', model: 'claude-opus-4-6', agent: 'claude-code' });
  * const answer = await monitor.postUsage('run-1', { usage: normalizeUsage('anthropic', response) });
- * answer.verdict.action; // 'continue' | 'optimize' | 'compress' | 'terminate'
+ * answer.verdict.action; // 'continue' | 'optimize' | 'wait' | 'compress' | 'terminate'
  */
 export class SessionMonitor {
   readonly store: StateStore<SessionRecord>;
@@ -423,11 +426,13 @@ export class SessionMonitor {
   ): Promise<{ event: Extract<SessionEvent, { type: 'compaction' }>; session: SessionSummary }> {
     let event: Extract<SessionEvent, { type: 'compaction' }> | undefined;
     let markers: TimelineMarker[] = [];
+    let changes: SessionEvent[] = [];
     const record = await this.store.update(id, (current) => {
       const now = this.#now();
       const state = repairFutureClock(current.state, now, now + this.#skewMs) ?? current.state;
       const step = recordCompactionStep(state, report, { now, latest: now + this.#skewMs });
       event = step.event;
+      changes = step.events;
       markers = markersOf([step.event], step.state.generations);
       return {
         state: step.state,
@@ -436,8 +441,37 @@ export class SessionMonitor {
       };
     });
     if (!record || !event) throw notFound(id);
-    this.#emit({ type: 'changed', id, state: record.state, points: [], markers, events: [event] });
+    this.#emit({
+      type: 'changed',
+      id,
+      state: record.state,
+      points: [],
+      markers,
+      events: [event, ...changes],
+    });
     return { event, session: sessionSummary(record.state) };
+  }
+
+  /**
+   * Records what a provider's response without a generation says about the quotas (a refused request, 429:
+   * its rate-limit headers and `retry-after`); the verdict is judged again and carries the wait.
+   * @throws BarometerValidationError: no such session
+   */
+  async observeQuota(
+    id: string,
+    observation: { headers: HeaderBag; timestamp?: number | string },
+  ): Promise<SessionSummary> {
+    let events: SessionEvent[] = [];
+    const record = await this.store.update(id, (current) => {
+      const at =
+        observation.timestamp === undefined ? this.#now() : toMillis(observation.timestamp, 'timestamp');
+      const step = observeQuotaStep(current.state, observation.headers, at);
+      events = step.events;
+      return { state: step.state, timeline: current.timeline, touchedAt: this.#now() };
+    });
+    if (!record) throw notFound(id);
+    this.#emit({ type: 'changed', id, state: record.state, points: [], markers: [], events });
+    return sessionSummary(record.state);
   }
 
   /**

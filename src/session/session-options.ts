@@ -48,6 +48,12 @@ export const SessionOptionsSchema = z.strictObject({
   /** The provider's tokens-per-minute quota (alias of `rateLimits.tokensPerMinute`): scales the burn rate. */
   tpmLimit: tokens.optional(),
   rateLimits: RateLimitsSchema.optional(),
+  /**
+   * The longest wait, in seconds, worth advising when only a per-minute quota presses: up to it the verdict is
+   * `wait` (the bucket refills, the prompt cache stays warm); beyond it, or when waiting cannot help, survival
+   * compresses. 0 never waits. @default 60
+   */
+  maxWaitSeconds: z.number().min(0).max(3600).optional(),
   kv: SessionKvSchema.optional(),
   triggers: TriggerConfigSchema.omit({ tpmLimit: true }).optional(),
   /** @default 300 */
@@ -61,6 +67,11 @@ export const SessionOptionsSchema = z.strictObject({
   poolId: IdSchema.optional(),
   /** The agent's priority in its pool (seed 000: urgent > high > normal > low). @default 'normal' */
   poolPriority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
+  /**
+   * The folder the agent works in (a hook payload's `cwd`, a log's working directory): an MCP client in the same
+   * folder that names no session is answered for this one.
+   */
+  workingDirectory: z.string().min(1).max(4096).optional(),
 });
 
 export type SessionOptions = z.input<typeof SessionOptionsSchema>;

@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { AgentNameSchema } from '../models/model-profile.js';
-import {
-  PressureAssessmentSchema,
-  PressureLevelSchema,
-  PrioritySchema,
-  SuggestedActionSchema,
-} from '../pressure/schemas.js';
+import { PressureAssessmentSchema, PressureLevelSchema, PrioritySchema } from '../pressure/schemas.js';
 
 /**
  * The shapes a session shows the world (HTTP answers, event-stream messages, the library's return values), one
@@ -18,9 +13,21 @@ const count = z.number().int().min(0);
 /** Every time an answer shows is ISO 8601 (decision 022); stored state keeps epoch milliseconds. */
 const iso = z.string().meta({ description: 'ISO 8601 time', format: 'date-time' });
 
-export const VerdictActionSchema = SuggestedActionSchema;
+/**
+ * The session's actions, mildest first: the regulator's four plus `wait` (only a per-minute quota presses, and its
+ * bucket admits the next request within `maxWaitSeconds`), ranked between optimize and compress.
+ */
+export const VerdictActionSchema = z.enum(['continue', 'optimize', 'wait', 'compress', 'terminate']);
 export type VerdictAction = z.infer<typeof VerdictActionSchema>;
-export const VerdictModelSchema = z.enum(['health', 'regulator', 'kv', 'triggers', 'budget', 'pool']);
+export const VerdictModelSchema = z.enum([
+  'health',
+  'regulator',
+  'kv',
+  'triggers',
+  'quota',
+  'budget',
+  'pool',
+]);
 export type VerdictModel = z.infer<typeof VerdictModelSchema>;
 
 /** One per-minute quota as the session stands against it. */
@@ -57,8 +64,8 @@ export const VerdictSchema = z
      */
     newRoundDue: z.boolean(),
     /**
-     * Seconds until the next request of the expected size fits the quota left (the cache-friendly alternative to
-     * compressing for quota reasons), or null when it fits now or no quota is known.
+     * Seconds until the next request of the expected size fits the quota left, or null when it fits now, no quota
+     * is known, or it never will. With the action `wait`, how long to wait before sending it.
      */
     waitSeconds: z.number().min(0).nullable(),
     /** Provider parameters to merge into the next request to lower reasoning (seed 004's thinking budget), or null. */
@@ -247,6 +254,13 @@ export const SessionSummarySchema = z
     health: SessionHealthSchema,
     regulator: PressureAssessmentSchema.nullable(),
     verdict: VerdictSchema.nullable(),
+    /**
+     * When the verdict was given: the last usage update, quota observation (a refused request's rate-limit
+     * headers) or compaction. A `waitSeconds` counts from here.
+     */
+    verdictAt: iso.nullable(),
+    /** The folder the agent works in, when its hooks, its log or its creator said (`workingDirectory`). */
+    workingDirectory: z.string().nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

@@ -74,12 +74,20 @@ export function emptyQuotaWindows(): NonNullable<SessionState['quota']> {
 /**
  * Where the session stands against each quota with a known limit: the configured ones (`rateLimits`, `tpmLimit`)
  * and the ones the provider's headers reported at this update. The next request is expected to need what the
- * last one did, counted the same way.
+ * last one did, counted the same way; `margin` multiplies that need (the survival rule's margin), not the one request.
  */
-function quotaStandingsOf(state: SessionState, at: number): QuotaStanding[] {
+export function quotaStandingsOf(state: SessionState, at: number, margin = 1): QuotaStanding[] {
   const limits = state.options.rateLimits ?? {};
   const windows = state.quota ?? emptyQuotaWindows();
-  const need = state.lastCounts ?? { requests: 1, input: 0, output: 0, tokens: 0 };
+  const counts = state.lastCounts ?? { requests: 1, input: 0, output: 0, tokens: 0 };
+  const need =
+    margin === 1
+      ? counts
+      : {
+          input: Math.ceil(counts.input * margin),
+          output: Math.ceil(counts.output * margin),
+          tokens: Math.ceil(counts.tokens * margin),
+        };
   const reported = state.reported ?? undefined;
   return quotaStandings(
     [

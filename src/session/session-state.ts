@@ -90,6 +90,11 @@ export const SessionStateSchema = z
       })
       .optional(),
     lastVerdict: VerdictSchema.nullable(),
+    /**
+     * When `lastVerdict` was given (epoch ms): a usage update, a quota observation (a refused request's headers) or
+     * a compaction; absent in states written before it existed (then `lastAt`).
+     */
+    verdictAt: z.number().nullable().optional(),
     lastPressure: PressureAssessmentSchema.nullable(),
   })
   .meta({ id: 'SessionState' });

@@ -140,6 +140,12 @@ export class SessionTimeline {
   }
 }
 
+/** When a state's verdict was given: its `verdictAt`, else (a state written before it) its last update. */
+function verdictAtOf(state: SessionState): string | null {
+  const at = state.verdictAt ?? state.lastAt;
+  return at === null ? null : isoTime(at);
+}
+
 /** A session's summary: everything but its timeline (what lists and the all-sessions stream carry). */
 export function sessionSummary(state: SessionState): SessionSummary {
   return {
@@ -160,6 +166,8 @@ export function sessionSummary(state: SessionState): SessionSummary {
     health: healthOf(state),
     regulator: state.lastPressure,
     verdict: state.lastVerdict,
+    verdictAt: verdictAtOf(state),
+    workingDirectory: state.options.workingDirectory ?? null,
   };
 }
 

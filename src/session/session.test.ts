@@ -154,13 +154,22 @@ describe('the verdict', () => {
     expect(held.trigger.reasons).toContain('minTurns: 3 turns >= 1: passed');
   });
 
-  it('fires survival when the next request would not fit the TPM quota left, urgently', () => {
-    const s = session({ tpmLimit: 100_000 });
+  it('fires survival when the next request would not fit the TPM quota left and waiting takes too long, urgently', () => {
+    const s = session({ tpmLimit: 100_000, maxWaitSeconds: 30 });
     s.update({ usage: usage(40_000, 0), timestamp: T0 });
-    // 80,000 used in the last minute; next request ~40,000 × 1.2 > 20,000 left.
+    // 80,000 used in the last minute; next request ~40,000 × 1.2 > 20,000 left; the first call's 40,000 leave the
+    // window 50 s from now, longer than the 30 s the session waits.
     const update = s.update({ usage: usage(40_000, 0), timestamp: T0 + 10_000 });
     expect(update.trigger).toMatchObject({ fire: true, trigger: 'survival' });
-    expect(update.verdict.priority).toBe('urgent');
+    expect(update.verdict).toMatchObject({ action: 'compress', priority: 'urgent', waitSeconds: 50 });
+  });
+
+  it('waits instead of compressing when the quota admits the next request within maxWaitSeconds (60 s default)', () => {
+    const s = session({ tpmLimit: 100_000 });
+    s.update({ usage: usage(40_000, 0), timestamp: T0 });
+    const update = s.update({ usage: usage(40_000, 0), timestamp: T0 + 10_000 });
+    expect(update.trigger.fire).toBe(false);
+    expect(update.verdict).toMatchObject({ action: 'wait', priority: 'high', waitSeconds: 50 });
   });
 
   it('maps burn onto the regulator so that 100 is the TPM limit, and says what it did not measure', () => {

@@ -2,6 +2,7 @@ import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthThresholds } from '../health/health-thresholds.js';
 import type { ModelProfile } from '../models/model-profile.js';
 import type { PressureAssessment } from '../pressure/types.js';
+import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { healthOf } from './session-health.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionEvent, SessionHealth, SessionSignals, Verdict } from './session-schemas.js';
@@ -14,6 +15,7 @@ import {
 } from './session-state.js';
 import {
   type CompactionReport,
+  observeQuotaStep,
   recordCompactionStep,
   type SessionUpdate,
   stepSession,
@@ -120,6 +122,16 @@ export class Session {
     const step = recordCompactionStep(this.#state, compaction, { now: this.#clock() });
     this.#state = step.state;
     return step.event;
+  }
+
+  /**
+   * Takes what a provider's response without a generation says about the quotas (a refused request, 429: its
+   * rate-limit headers and `retry-after`) and answers the verdict judged again, carrying the wait.
+   */
+  observeQuota(headers: HeaderBag, at: number = this.#clock()): Verdict {
+    const step = observeQuotaStep(this.#state, headers, at);
+    this.#state = step.state;
+    return step.verdict;
   }
 
   /** The signals as of `at` (the last update's time by default). */

@@ -6,7 +6,13 @@ import {
 } from '../compaction/evaluate-triggers.js';
 import { BarometerValidationError } from '../errors/validation.js';
 import { stepHealth } from '../health/step-health.js';
-import { quotaSurvival, quotaWaitSeconds, survivalText } from '../quota/quota-survival.js';
+import type { QuotaAdvice } from '../quota/quota-advice.js';
+import {
+  type QuotaSurvival,
+  quotaSurvival,
+  quotaWaitSeconds,
+  survivalText,
+} from '../quota/quota-survival.js';
 import { addTokens } from '../quota/token-window.js';
 import { serverCompaction } from '../usage/normalize-anthropic.js';
 import { quotaCounts, quotaRulesOf } from '../usage/quota-count.js';
@@ -19,6 +25,7 @@ import { isoTime, toMillis } from './iso-time.js';
 import { kvReason } from './kv-reason.js';
 import { type PoolStanding, poolReason } from './pool-reason.js';
 import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
+import { quotaAdviceOf, quotaReason, verdictAfterCompaction } from './rejudge.js';
 import { healthOf } from './session-health.js';
 import type { UsageUpdate } from './session-options.js';
 import type {
@@ -34,6 +41,8 @@ import { QUOTA_WINDOW, type SessionState } from './session-state.js';
 import { thinkingOf } from './session-thinking.js';
 import { TRIGGERS_NOT_EVALUATED, triggerReason } from './trigger-reason.js';
 import { combineVerdict, regulatorReason } from './verdict.js';
+
+export { observeQuotaStep } from './rejudge.js';
 
 /** What one update answers. */
 export interface SessionUpdate {
@@ -222,12 +231,19 @@ export function stepSession(
   const kv = kvReason(next);
   if (kv) reasons.push(kv);
   const evaluated = usage.available && next.lastPrompt !== null;
-  const trigger = triggerDecision(next, triggers, at, update.taskCompleted === true, evaluated, signals);
+  const survival = quotaSurvival(signals.quotas, triggers.survivalMargin);
+  const quota = quotaAdviceOf(next, at, survival, triggers.survivalMargin);
+  const trigger = triggerDecision(next, triggers, at, update.taskCompleted === true, evaluated, signals, {
+    survival,
+    quota,
+  });
   next.triggers = trigger.state;
-  const waitSeconds = quotaWaitSeconds(signals.quotas);
+  const waitSeconds = quota.waitSeconds ?? quotaWaitSeconds(signals.quotas);
   const thinking = thinkingOf(next, signals.quotas);
   next.thinkingLow = thinking.low;
-  reasons.push(triggerReason(trigger, evaluated, thinking, waitSeconds));
+  reasons.push(triggerReason(trigger, evaluated, thinking));
+  const quotaSays = quotaReason(quota, survival);
+  if (quotaSays) reasons.push(quotaSays);
   const budget = budgetReason(signals, next);
   if (budget) reasons.push(budget);
   const poolId = next.options.poolId;
@@ -269,6 +285,7 @@ export function stepSession(
     });
   }
   next.lastVerdict = verdict;
+  next.verdictAt = at;
   next.lastPressure = pressure;
   return {
     state: next,
@@ -310,20 +327,28 @@ function nextState(state: SessionState): SessionState {
     thinkingLow: state.thinkingLow,
     spend: state.spend,
     lastVerdict: state.lastVerdict,
+    verdictAt: state.verdictAt,
     lastPressure: state.lastPressure,
   };
 }
 
 /**
  * Tells a state a compaction happened (the agent's own or barometer's), so that the triggers' loop guards hold
- * until the context grows again. Pure, like {@link stepSession}.
+ * until the context grows again, and judges the verdict again from what is known until the next call (the
+ * after-size when reported, else unknown health, no reminder, no compaction advice). Pure, like
+ * {@link stepSession}.
  * @throws BarometerValidationError for a bad time, or `after` larger than `before`
  */
 export function recordCompactionStep(
   state: SessionState,
   compaction: CompactionReport,
   context: StepContext,
-): { state: SessionState; event: Extract<SessionEvent, { type: 'compaction' }> } {
+): {
+  state: SessionState;
+  event: Extract<SessionEvent, { type: 'compaction' }>;
+  /** What else changed: the verdict (`verdict_changed`). */
+  events: SessionEvent[];
+} {
   const at =
     compaction.timestamp === undefined
       ? (state.lastAt ?? context.now)
@@ -351,8 +376,18 @@ export function recordCompactionStep(
       ),
     };
   }
+  // A compaction recorded before the session's first call changes no advice: there is none yet.
+  const judged =
+    state.lastVerdict === null
+      ? { state: next, events: [] }
+      : verdictAfterCompaction(
+          next,
+          after === undefined ? null : Math.round(after),
+          Math.max(at, state.lastAt ?? at),
+        );
   return {
-    state: next,
+    state: judged.state,
+    events: judged.events,
     event: {
       type: 'compaction',
       at: isoTime(at),
@@ -375,11 +410,11 @@ function triggerDecision(
   taskCompleted: boolean,
   evaluated: boolean,
   signals: SessionSignals,
+  { survival, quota }: { survival: QuotaSurvival | undefined; quota: QuotaAdvice },
 ): TriggerDecision {
   if (!evaluated || state.lastPrompt === null) {
     return { fire: false, checks: [], reasons: [TRIGGERS_NOT_EVALUATED], state: state.triggers };
   }
-  const survival = quotaSurvival(signals.quotas, config.survivalMargin);
   return evaluateTriggersResolved(
     state.triggers,
     {
@@ -389,7 +424,16 @@ function triggerDecision(
       now: at,
       windowTokens: signals.tokensLastMinute,
       survival:
-        survival === undefined ? undefined : { fires: survival.fires, reason: survivalText(survival) },
+        survival === undefined
+          ? undefined
+          : {
+              // Survival fires only when waiting cannot help (docs/rules.md, Quotas: wait is an action).
+              fires: quota.kind === 'survival',
+              reason:
+                quota.kind === 'fits'
+                  ? survivalText(survival)
+                  : `${survivalText({ fires: quota.kind === 'survival', checks: survival.checks })}; ${quota.reason}`,
+            },
     },
     config,
   );

@@ -19,19 +19,14 @@ export function triggerReason(
   trigger: TriggerDecision,
   evaluated: boolean,
   thinking: SessionThinking,
-  waitSeconds: number | null,
 ): VerdictReason {
   const mode = trigger.trigger;
   if (trigger.fire && mode !== undefined) {
-    const wait =
-      mode === 'survival' && waitSeconds !== null && waitSeconds > 0
-        ? `; or wait ${waitSeconds} s until the next request fits the quota: waiting keeps the prompt cache, compressing rewrites it`
-        : '';
     return {
       model: 'triggers',
       action: 'compress',
       priority: mode === 'survival' ? 'urgent' : 'high',
-      reason: `${mode} compaction triggered: ${textsOf(trigger.checks, (check) => check.code === mode && check.outcome === 'fired')}${wait}`,
+      reason: `${mode} compaction triggered: ${textsOf(trigger.checks, (check) => check.code === mode && check.outcome === 'fired')}`,
     };
   }
   if (thinking.low) {

@@ -14,10 +14,12 @@ function actionRank(action: VerdictAction): number {
       return 0;
     case 'optimize':
       return 1;
-    case 'compress':
+    case 'wait':
       return 2;
-    case 'terminate':
+    case 'compress':
       return 3;
+    case 'terminate':
+      return 4;
   }
 }
 
@@ -35,8 +37,8 @@ function priorityRank(priority: Priority): number {
 }
 
 /**
- * Combines the models' reasons as DESIGN.md's verdict table says: terminate > compress > optimize >
- * continue, and the priority is the highest any model gave. Each reason is already in session terms (the
+ * Combines the models' reasons as DESIGN.md's verdict table says: terminate > compress > wait >
+ * optimize > continue, and the priority is the highest any model gave. Each reason is already in session terms (the
  * regulator's through {@link regulatorReason}).
  */
 export function combineVerdict(

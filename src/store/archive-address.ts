@@ -23,7 +23,7 @@ export function archiveApiAddress(sessionId: string, taskId: string, itemId?: st
 
 /** After `<root>/`: `<session>/<task>.log` and, optionally, `#<item id>` (ids hold no slash nor space). */
 const PATH_TAIL = /^([^/\\\s]+)[/\\]([^/\\\s]+?)\.log(?:#(\S+))?/;
-const API_ADDRESS = /\/api\/v1\/archives\/([^/?#\s]+)\/([^/?#\s]+)(?:\?(?:[^#\s]*&)?item=([^&#\s]+))?/;
+const API_ADDRESS = /\/api\/v1\/archives\/([^/?#\s]+)\/([^/?#\s]+)(?:\?(?:[^#\s]*&)?item=([^&#\s]+)|#(\S+))?/;
 
 /**
  * Tombstones and archive lists over HTTP name an archive by its API address
@@ -79,7 +79,9 @@ function decoded(text: string): string | undefined {
 export function findArchiveAddress(text: string, archiveRoot: string): ArchiveAddress | undefined {
   const api = API_ADDRESS.exec(text);
   if (api) {
-    const [, session, task, item] = api;
+    // The item as a query (`?item=`) or, as an archive path writes it, a fragment (`#<item>`).
+    const [, session, task, query, fragment] = api;
+    const item = query ?? fragment;
     const sessionId = decoded(session!);
     const taskId = decoded(task!);
     const itemId = item === undefined ? undefined : decoded(item.replaceAll('+', ' '));

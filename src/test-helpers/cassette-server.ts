@@ -20,6 +20,8 @@ export interface ServedResponse {
   status?: number;
   headers: Record<string, string>;
   body: string;
+  /** Keep a server-sent-events response open after its body, as a provider still generating does. */
+  hold?: boolean;
 }
 
 export interface CassetteServer {
@@ -66,7 +68,7 @@ export async function startCassetteServer(
         outgoing.write(bytes.subarray(offset, offset + 64));
         await new Promise((resolve) => setImmediate(resolve));
       }
-      outgoing.end();
+      if (!response.hold) outgoing.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

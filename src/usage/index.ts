@@ -7,6 +7,7 @@ export { normalizeOllama } from './normalize-ollama.js';
 export { normalizeOpenAIChat, normalizeOpenAIChatStream } from './normalize-openai-chat.js';
 export { normalizeOpenAIResponses } from './normalize-openai-responses.js';
 export { normalizeUsage } from './normalize-usage.js';
+export { type QuotaObservation, quotaObservation } from './quota-observation.js';
 export { readClaudeCodeLog } from './read-claude-code-log.js';
 export { readCodexLog } from './read-codex-log.js';
 export { readGeminiCliLog } from './read-gemini-cli-log.js';

@@ -34,6 +34,8 @@ function view(
     health: healthFixture(level ?? 'unknown'),
     regulator: null,
     verdict: null,
+    verdictAt: null,
+    workingDirectory: null,
     timeline: [],
     markers: [],
   };
@@ -135,6 +137,8 @@ describe('applyDelta', () => {
     health: healthFixture('unknown'),
     regulator: null,
     verdict: null,
+    verdictAt: null,
+    workingDirectory: null,
     timeline: [point(0), point(1)],
     markers: [],
   };

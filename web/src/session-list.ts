@@ -38,20 +38,21 @@ const SEVERITY: Readonly<Record<HealthLevel, number>> = { critical: 0, caution: 
 const ACTION_SEVERITY: Readonly<Record<string, number>> = {
   terminate: 0,
   compress: 1,
-  optimize: 2,
-  continue: 3,
+  wait: 2,
+  optimize: 3,
+  continue: 4,
 };
 
 /**
  * The sessions that need attention first: by context health (critical, caution, healthy, unknown), then by the
- * verdict (terminate, compress, optimize, continue), then the most recently updated.
+ * verdict (terminate, compress, wait, optimize, continue), then the most recently updated.
  */
 export function sortSessions(sessions: Iterable<SessionView>): SessionView[] {
   return [...sessions].sort(
     (a, b) =>
       SEVERITY[sessionHealth(a)] - SEVERITY[sessionHealth(b)] ||
-      (ACTION_SEVERITY[a.verdict?.action ?? 'continue'] ?? 3) -
-        (ACTION_SEVERITY[b.verdict?.action ?? 'continue'] ?? 3) ||
+      (ACTION_SEVERITY[a.verdict?.action ?? 'continue'] ?? 4) -
+        (ACTION_SEVERITY[b.verdict?.action ?? 'continue'] ?? 4) ||
       timeOf(b) - timeOf(a) ||
       a.id.localeCompare(b.id),
   );

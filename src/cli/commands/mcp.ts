@@ -114,6 +114,8 @@ Claude Code:  claude mcp add barometer -- barometer mcp --data-dir ~/.barometer`
         monitor,
         archive,
         archiveAddresses: 'path',
+        // Started by the agent over stdio, in the agent's folder: its sessions (hooks, watch) name that folder.
+        clientWorkingDirectory: io.cwd,
         onError: (error, tool) => log.error({ err: error, tool }, 'tool failed'),
       });
       server.onerror = (error) => log.warn({ err: error }, 'MCP protocol error');

@@ -39,7 +39,10 @@ export function ReasonList({ reasons }: { reasons: ReadonlyArray<VerdictReason |
 export function VerdictCard({ verdict }: { verdict: Verdict | null }) {
   if (!verdict) return html`<p class="muted">No verdict yet: post a usage event to get one.</p>`;
   return html`<div class="verdict">
-    <p class="verdict-action">Verdict: <${ActionTag} action=${verdict.action} priority=${verdict.priority} /></p>
+    <p class="verdict-action">
+      Verdict: <${ActionTag} action=${verdict.action} priority=${verdict.priority} />
+      ${verdict.action === 'wait' && verdict.waitSeconds !== null ? html`<span class="muted"> for ${verdict.waitSeconds} s (a rate limit refills)</span>` : null}
+    </p>
     <${ReasonList} reasons=${verdict.reasons} />
   </div>`;
 }
