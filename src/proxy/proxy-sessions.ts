@@ -12,7 +12,6 @@ import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
-import type { UsageRecord } from '../usage/usage-record.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
 import { type EditBook, historyOf } from './wire-history.js';
 
@@ -226,16 +225,15 @@ export class ProxySessions {
     if (status !== 429 && (status < 200 || status >= 300)) return;
     if (!(await ready)) return;
     try {
-      const usage: UsageRecord =
+      // A 429 is no generation: what its headers and retry-after say goes to the quotas alone.
+      const verdict =
         status === 429
-          ? { available: false, source: format, reason: 'rate limited: the provider answered 429' }
-          : normalizeUsage(format, text);
-      const answer = await this.#monitor.postUsage(entry.id, { usage, headers });
-      entry.verdict = {
-        action: answer.verdict.action,
-        waitSeconds: answer.verdict.waitSeconds,
-        at: this.#now(),
-      };
+          ? (await this.#monitor.observeQuota(entry.id, { headers })).verdict
+          : (await this.#monitor.postUsage(entry.id, { usage: normalizeUsage(format, text), headers }))
+              .verdict;
+      // null: a session that has seen no call yet has no verdict to hold a request by.
+      if (verdict)
+        entry.verdict = { action: verdict.action, waitSeconds: verdict.waitSeconds, at: this.#now() };
     } catch (error) {
       this.#options.onFailure('record', error);
     }
