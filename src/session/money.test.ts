@@ -3,9 +3,9 @@ import { normalizeAnthropic } from '../usage/normalize-anthropic.js';
 import { SessionMonitor } from './session-monitor.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
-const call = (uncached: number, write: number, read: number, output: number) =>
+const call = (uncached: number, write: number, read: number, output: number, model = 'claude-sonnet-4-5') =>
   normalizeAnthropic({
-    model: 'claude-sonnet-4-5',
+    model,
     usage: {
       input_tokens: uncached,
       cache_creation_input_tokens: write,
@@ -38,7 +38,10 @@ describe('money: each call priced, the session cumulative', () => {
   it('answers null, never a guess, for a model without a price', async () => {
     const monitor = new SessionMonitor({ now: () => T0 });
     await monitor.create({ id: 'unpriced', model: 'my-local-model', contextWindow: 32_000 });
-    const answer = await monitor.postUsage('unpriced', { usage: call(1000, 0, 0, 10), timestamp: T0 });
+    const answer = await monitor.postUsage('unpriced', {
+      usage: call(1000, 0, 0, 10, 'my-local-model'),
+      timestamp: T0,
+    });
     expect(answer.costUsd).toBeNull();
     expect(answer.signals.costUsd).toBeNull();
     expect(answer.signals.cacheHitPercent).toBe(0);

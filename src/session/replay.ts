@@ -153,7 +153,11 @@ export function replayIntoState(
   const total = log.calls.length;
   for (let position = 0; position < total; position++) {
     const call = log.calls[position]!;
-    const context = { now: Date.parse(call.timestamp) };
+    const context = {
+      now: Date.parse(call.timestamp),
+      followModel: switching.follow !== false,
+      ...(switching.config ? { config: switching.config } : {}),
+    };
     let compactionEvent: SessionEvent | undefined;
     while (
       nextCompaction < log.compactions.length &&

@@ -205,8 +205,9 @@ function applyUsage(
   now: () => number,
   applied: AppliedUsage,
   pool: PoolStanding | null | undefined,
+  config: BarometerConfig | undefined,
 ): SessionRecord {
-  const step = stepSession(current.state, update, { now: now(), pool });
+  const step = stepSession(current.state, update, { now: now(), pool, ...(config ? { config } : {}) });
   const index = step.state.generations - 1;
   const point = pointOf(step.update, index);
   const markers = markersOf(step.update.events, index);
@@ -326,7 +327,7 @@ export class SessionMonitor {
       // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
       record = this.store.update(id, (current) => {
         if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-        return applyUsage(current, update, this.#now, applied, pool);
+        return applyUsage(current, update, this.#now, applied, pool, this.#config);
       });
     } catch (error) {
       if (error !== NEEDS_POOL) throw error;

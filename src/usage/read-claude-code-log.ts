@@ -1,7 +1,7 @@
 import type { LineLogReader } from './line-log-reader.js';
 import { anthropicUsageRecord } from './normalize-anthropic.js';
 import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
-import { cannotBeJsonObject, forEachLine, parseLine, SessionLogBuilder } from './session-log-builder.js';
+import { cannotBeJsonObject, forEachLine, SessionLogBuilder } from './session-log-builder.js';
 import { isObject, isoTimestamp, text, tokenCount } from './usage-fields.js';
 
 /** Claude Code writes this model name on messages it made up itself (API errors, interruptions). */
@@ -53,11 +53,8 @@ export class ClaudeCodeLineReader implements LineLogReader {
       if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
       return;
     }
-    const record = parseLine(line);
-    if (!isObject(record)) {
-      builder.skippedLines.push(lineNumber);
-      return;
-    }
+    const record = builder.parseRecord(line, lineNumber);
+    if (!record) return;
     const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
     if (record.type === 'assistant' && isObject(record.message)) {
       const message = record.message;

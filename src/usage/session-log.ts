@@ -58,6 +58,11 @@ export interface SessionLog {
   compactions: RecordedCompaction[];
   /** 1-based numbers of lines that were not JSON and were skipped (a torn last line, stray output). */
   skippedLines: number[];
+  /**
+   * 1-based numbers of lines that began with a broken fragment (a crash left half a record, the next record was
+   * appended to it): the fragment was dropped and the record after it read. Absent when there is none.
+   */
+  recoveredLines?: number[];
 }
 
 const count = z.number().int().min(0);
@@ -87,6 +92,7 @@ export const SessionLogSchema = z
       }),
     ),
     skippedLines: z.array(z.number().int().min(1)),
+    recoveredLines: z.array(z.number().int().min(1)).optional(),
   })
   .meta({ id: 'SessionLog', description: 'A recorded agent session: its API calls and compactions' });
 

@@ -1,4 +1,5 @@
 import type { HistoryItem } from '../compaction/history-item.js';
+import { recoverRecord } from '../usage/session-log-builder.js';
 
 /** One history item of a recorded session, with where the log holds it. */
 export interface LogItem {
@@ -78,7 +79,10 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-/** One JSON line, or undefined when it is not a JSON object. */
+/**
+ * One JSON line, or undefined when it is not a JSON object; a line that starts with a broken fragment gives the record
+ * after it, as the usage readers read it (`recoverRecord`).
+ */
 export function parseObjectLine(line: string): Record<string, unknown> | undefined {
   const trimmed = line.trim();
   if (trimmed === '' || trimmed[0] !== '{') return undefined;
@@ -88,6 +92,6 @@ export function parseObjectLine(line: string): Record<string, unknown> | undefin
       ? (value as Record<string, unknown>)
       : undefined;
   } catch {
-    return undefined;
+    return recoverRecord(trimmed);
   }
 }
