@@ -56,10 +56,13 @@ export interface LogCall {
 
 /** A recorded session as the history the agent sent, call by call. */
 export interface LogHistory {
-  format: 'claude-code' | 'codex';
+  format: 'claude-code' | 'codex' | 'pi' | 'openhands';
   items: LogItem[];
   calls: LogCall[];
-  /** The log's lines (without their line ends), for re-reading an item where it was logged. */
+  /**
+   * The log's lines (without their line ends), for re-reading an item where it was logged; for an OpenHands
+   * trajectory, its events, one JSON text each (an item's `line` is then its event's 1-based position).
+   */
   lines: readonly string[];
 }
 
