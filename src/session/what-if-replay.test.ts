@@ -98,7 +98,7 @@ describe('replayWhatIf on the recorded sessions', () => {
       BarometerValidationError,
     );
     await expect(replayWhatIf(text, { archive, reader: { readFile: readArchiveFile } })).rejects.toThrow(
-      /only claude-code and codex logs hold/,
+      /only claude-code, codex, pi, openhands logs hold/,
     );
   });
 });

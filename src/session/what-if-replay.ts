@@ -118,7 +118,7 @@ export function logHistoryOf(text: string | HistorySource, log: SessionLog): Log
       {
         field: 'whatIf',
         value: log.format,
-        message: `the what-if replay needs the messages, which only ${WHAT_IF_FORMATS.join(' and ')} logs hold`,
+        message: `the what-if replay needs the messages, which only ${WHAT_IF_FORMATS.join(', ')} logs hold`,
         allowed: { values: [...WHAT_IF_FORMATS] },
       },
     ]);
