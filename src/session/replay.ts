@@ -5,6 +5,7 @@ import type { PressureLevel } from '../pressure/types.js';
 import { attachSubagentLogs, type SubagentFile } from '../usage/attach-subagent-logs.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
+import type { WhatIfReport } from '../whatif/simulate-what-if.js';
 import { Session, type SessionDependencies } from './session.js';
 import type { SessionOptions } from './session-options.js';
 import type { SessionEvent, VerdictAction, VerdictReason } from './session-schemas.js';
@@ -120,7 +121,7 @@ export interface ReplayResult {
     total: ReplayTotals;
   };
   /** Sub-agent sessions (and the trajectories of an evaluation output), each replayed on its own (with its what-if). */
-  children?: Array<ReplayResult & { whatIf?: import('./what-if-replay.js').WhatIfSummary }>;
+  children?: Array<ReplayResult & { whatIf?: Omit<WhatIfReport, 'calls'> }>;
 }
 
 /** A session's totals with its children's added. */
