@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,11 +35,16 @@ describe('barometer replay', () => {
     const result = JSON.parse(stdout);
     expect(Object.keys(result)).toEqual([
       'format',
+      'id',
+      'skippedLines',
+      'recoveredLines',
       'model',
       'contextWindow',
       'calls',
       'compactions',
       'summary',
+      // The compaction agent's transcript beside it (subagents/agent-acompact-e1f845.jsonl).
+      'children',
     ]);
     expect(Object.keys(result.calls[0])).toEqual([
       'index',
@@ -67,7 +72,73 @@ describe('barometer replay', () => {
       'cacheHitPercent',
       'firstCompressCallIndex',
       'peakPromptTokens',
+      'promptTokens',
+      'completionTokens',
+      'total',
     ]);
+  });
+
+  it('replays the sub-agents beside a session as its children, their calls in its total (text and --json)', async () => {
+    // The subagents/ folder holds the compaction agent's transcript: one call of 173,514 prompt tokens
+    // (input 3 + cache write 8,681 + cache read 164,830) and 8 output tokens of claude-opus-4-6.
+    const json = await cli(['replay', CLAUDE, '--json']);
+    expect(json.code).toBe(0);
+    const result = JSON.parse(json.stdout);
+    expect(result.children).toHaveLength(1);
+    const [child] = result.children;
+    expect(child).toMatchObject({
+      id: 'acompact-e1f845',
+      parentId: '4d5611e5-241a-462a-8d15-5122611a9569',
+      file: 'agent-acompact-e1f845.jsonl',
+      model: 'claude-opus-4-6',
+      summary: { calls: 1, promptTokens: 173_514, completionTokens: 8 },
+    });
+    // claude-opus-4-6 at $5 input, $6.25 5-minute write, $0.50 cache read, $25 output per million (Anthropic's
+    // pricing page): $0.13688625.
+    const childCost = (3 * 5 + 8681 * 6.25 + 164_830 * 0.5 + 8 * 25) / 1e6;
+    expect(child.summary.costUsd).toBeCloseTo(childCost, 6);
+    expect(result.summary.calls).toBe(139);
+    expect(result.summary.total).toEqual({
+      calls: 140,
+      promptTokens: result.summary.promptTokens + 173_514,
+      completionTokens: result.summary.completionTokens + 8,
+      costUsd: expect.closeTo(result.summary.costUsd + childCost, 5),
+      unpricedCalls: 0,
+    });
+    const text = await cli(['replay', CLAUDE]);
+    expect(text.stdout).toMatch(
+      /acompact-e1f845 \(agent-acompact-e1f845\.jsonl\) +1 +173514 +173514 +\$0\.14/,
+    );
+    expect(text.stdout).toContain('Total with its child sessions: 140 calls');
+    expect(text.stdout).toContain('(this session alone: 139 calls, $9.53)');
+  });
+
+  it('names every line it could not parse, and reads the record a broken fragment was merged with', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'barometer-replay-broken-'));
+    try {
+      const lines = (await readFile(trace('claude-code/small-sonnet-session.jsonl'), 'utf8'))
+        .trimEnd()
+        .split('\n');
+      const call = lines.findIndex((line) => line.includes('"usage"'));
+      // A crash left half of the line before the call, and the call was appended to it; a stray line at the end.
+      lines[call - 1] = `${lines[call - 1]!.slice(0, 40)}${lines[call]}`;
+      lines.splice(call, 1);
+      lines.push('not json');
+      const file = join(dir, 'broken.jsonl');
+      await writeFile(file, `${lines.join('\n')}\n`);
+      const { code, stdout, stderr } = await cli(['replay', file, '--json']);
+      expect(code).toBe(0);
+      const result = JSON.parse(stdout);
+      expect(result.summary.calls).toBe(31);
+      expect(result.recoveredLines).toEqual([call]);
+      expect(result.skippedLines).toEqual([lines.length]);
+      expect(stderr).toContain(`${file}: 1 line not parsed, skipped: line ${lines.length}`);
+      expect(stderr).toContain(
+        `${file}: 1 line began with a broken fragment (dropped; the record after it was read): line ${call}`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('takes --format, --model and --context-window', async () => {

@@ -45,6 +45,9 @@ describe('barometer replay --what-if', () => {
     const result = JSON.parse(stdout);
     expect(Object.keys(result)).toEqual([
       'format',
+      'id',
+      'skippedLines',
+      'recoveredLines',
       'model',
       'contextWindow',
       'calls',
@@ -153,7 +156,7 @@ describe('barometer replay --what-if', () => {
   it('says which logs it can replay when the log does not hold its messages', async () => {
     const { code, stderr } = await cli(['replay', trace('gemini/small-gemini-session.jsonl'), '--what-if']);
     expect(code).toBe(2);
-    expect(stderr).toContain('only claude-code and codex logs hold');
+    expect(stderr).toContain('only claude-code, codex, pi, openhands logs hold');
   });
 
   describe('several logs: the corpus at a glance', () => {

@@ -154,31 +154,66 @@ export const WhatIfSummarySchema = z
   })
   .meta({ id: 'WhatIfSummary' });
 
+/** A session's calls, tokens and cost: its own, or with every sub-agent's. */
+export const ReplayTotalsSchema = z.strictObject({
+  calls: count,
+  promptTokens: count,
+  completionTokens: count,
+  /** USD of the calls that could be priced, each at its own model; null when none could. */
+  costUsd: usd.nullable(),
+  unpricedCalls: count,
+});
+
+const lineNumbers = z.array(z.number().int().min(1));
+
 /** What `barometer replay --json` prints and `POST /api/v1/replay` answers; `whatIf` with the what-if only. */
-export const ReplayResultSchema = z
-  .strictObject({
-    format: z.enum(LOG_FORMATS),
-    model: z.string(),
-    contextWindow: count.nullable(),
-    calls: z.array(ReplayCallSchema),
-    compactions: z.array(ReplayCompactionSchema),
-    summary: z.strictObject({
-      calls: count,
-      compactions: count,
-      /** Calls the log marks as completing a task. */
-      tasksCompleted: count,
-      /** The session's cost in USD (the calls that could be priced), or null when none could. */
-      costUsd: usd.nullable(),
-      /** Calls without a known price (their cost is not in `costUsd`). */
-      unpricedCalls: count,
-      /** Share of the prompt tokens read from the cache, in percent. */
-      cacheHitPercent: z.number().min(0).max(100).nullable(),
-      firstCompressCallIndex: count.nullable(),
-      peakPromptTokens: count.nullable(),
-    }),
-    whatIf: WhatIfSummarySchema.optional(),
-  })
-  .meta({ id: 'ReplayResult' });
+const ReplayResultBaseSchema = z.strictObject({
+  format: z.enum(LOG_FORMATS),
+  /** The session's id where the log names one (Claude Code sessionId, a sub-agent's agentId, …). */
+  id: z.string().optional(),
+  /** A sub-agent's session: the id of its parent. */
+  parentId: z.string().optional(),
+  /** The file a child was read from, when it is not its parent's (a `subagents/` file). */
+  file: z.string().optional(),
+  /** Lines that could not be parsed, skipped (1-based). */
+  skippedLines: lineNumbers,
+  /** Lines that began with a broken fragment: the fragment dropped, the record after it read (1-based). */
+  recoveredLines: lineNumbers,
+  model: z.string(),
+  contextWindow: count.nullable(),
+  calls: z.array(ReplayCallSchema),
+  compactions: z.array(ReplayCompactionSchema),
+  summary: z.strictObject({
+    calls: count,
+    compactions: count,
+    /** Calls the log marks as completing a task. */
+    tasksCompleted: count,
+    /** The session's cost in USD (the calls that could be priced), or null when none could. */
+    costUsd: usd.nullable(),
+    /** Calls without a known price (their cost is not in `costUsd`). */
+    unpricedCalls: count,
+    /** Share of the prompt tokens read from the cache, in percent. */
+    cacheHitPercent: z.number().min(0).max(100).nullable(),
+    firstCompressCallIndex: count.nullable(),
+    peakPromptTokens: count.nullable(),
+    /** This session's own prompt and completion tokens (sub-agents' not included). */
+    promptTokens: count,
+    completionTokens: count,
+    /** This session and every sub-agent session under it. */
+    total: ReplayTotalsSchema,
+  }),
+  whatIf: WhatIfSummarySchema.optional(),
+});
+
+/** A replay result: a session, and its sub-agent sessions under it. */
+export type ReplayResultShape = z.infer<typeof ReplayResultBaseSchema> & { children?: ReplayResultShape[] };
+
+export const ReplayResultSchema: z.ZodType<ReplayResultShape> = ReplayResultBaseSchema.extend({
+  /** Sub-agent sessions (and the trajectories of an evaluation output), each replayed on its own. */
+  get children() {
+    return z.array(ReplayResultSchema).optional();
+  },
+}).meta({ id: 'ReplayResult' });
 
 /** One session of `barometer replay <files or directories…> --what-if --json`: its figures, or why it has none. */
 export const WhatIfCorpusRowSchema = z.strictObject({

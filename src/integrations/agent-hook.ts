@@ -42,7 +42,10 @@ export type HookAction =
  * Each agent's events, by what they mean here. Gemini CLI names its events differently (`BeforeAgent` is
  * `UserPromptSubmit`, `AfterTool` is `PostToolUse`, `PreCompress` is `PreCompact`, `AfterAgent` is `Stop`).
  */
-const EVENTS: Readonly<Record<AgentName & LineLogFormat, Readonly<Record<string, HookAction>>>> = {
+/** The agents that run hooks (pi has none: its logs are followed by `barometer watch`). */
+type HookAgent = Exclude<LineLogFormat, 'pi'>;
+
+const EVENTS: Readonly<Record<AgentName & HookAgent, Readonly<Record<string, HookAction>>>> = {
   'claude-code': {
     SessionStart: 'report',
     UserPromptSubmit: 'remind',
@@ -78,7 +81,7 @@ const GEMINI_ONLY_EVENTS = new Set([
 ]);
 
 /** Which agent sent a payload: Gemini CLI by its event names, Codex by the `turn_id` it always sends. */
-export function hookAgent(input: HookInput): LineLogFormat {
+export function hookAgent(input: HookInput): HookAgent {
   if (GEMINI_ONLY_EVENTS.has(input.hook_event_name)) return 'gemini-cli';
   if (input.turn_id !== undefined) return 'codex';
   return 'claude-code';

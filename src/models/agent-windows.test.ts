@@ -27,7 +27,13 @@ describe('agentEffectiveWindow', () => {
   });
 
   it('has a rule for every agent, frozen', () => {
-    expect(Object.keys(AGENT_WINDOWS).sort()).toEqual(['claude-code', 'codex', 'gemini-cli', 'openhands']);
+    expect(Object.keys(AGENT_WINDOWS).sort()).toEqual([
+      'claude-code',
+      'codex',
+      'gemini-cli',
+      'openhands',
+      'pi',
+    ]);
     expect(Object.isFrozen(AGENT_WINDOWS)).toBe(true);
   });
 });

@@ -30,6 +30,9 @@ export const AGENT_WINDOWS: Readonly<Record<AgentName, AgentWindowRule>> = Objec
   // OpenHands sizes prompts by the model's max input tokens from LiteLLM's table; its condensers trigger on event
   // counts, so the window itself is the model's.
   openhands: Object.freeze({ reservedTokens: 0, fraction: 1 }),
+  // pi compacts once the context exceeds the window less `compaction.reserveTokens` (16,384 by default):
+  // `shouldCompact` in pi-mono's packages/coding-agent/src/core/compaction/compaction.ts.
+  pi: Object.freeze({ reservedTokens: 16_384, fraction: 1 }),
 });
 
 /**

@@ -9,7 +9,7 @@ export const ProfileSourceSchema = z.enum(['builtin', 'config', 'session']);
 export type ProfileSource = z.infer<typeof ProfileSourceSchema>;
 
 /** The agents whose working window differs from the model's listed window in a known way. */
-export const AgentNameSchema = z.enum(['claude-code', 'codex', 'gemini-cli', 'openhands']);
+export const AgentNameSchema = z.enum(['claude-code', 'codex', 'gemini-cli', 'openhands', 'pi']);
 export type AgentName = z.infer<typeof AgentNameSchema>;
 
 /**

@@ -4,6 +4,7 @@ import { agentEffectiveWindow } from './agent-windows.js';
 import type { BarometerConfig, ModelConfig } from './barometer-config.js';
 import { findModel, firstPartyProvider } from './find-model.js';
 import { canonicalModelId, splitModelId } from './model-id.js';
+import type { ModelPrice } from './model-price.js';
 import {
   type AgentName,
   AgentNameSchema,
@@ -118,4 +119,26 @@ export function resolveProfile(
     }
   }
   return Object.freeze(profile);
+}
+
+const pricesWithoutConfig = new Map<string, ModelPrice | null>();
+const pricesByConfig = new WeakMap<BarometerConfig, Map<string, ModelPrice | null>>();
+
+/**
+ * The price of a model as `resolveProfile` finds it (the registry, the config file's entry on top), or null when
+ * none is known; remembered per model (and config), because every priced call asks it.
+ * @example priceOfModel('claude-haiku-4-5')?.input // 1
+ */
+export function priceOfModel(modelId: string, config?: BarometerConfig): ModelPrice | null {
+  let cache = pricesWithoutConfig;
+  if (config) {
+    cache = pricesByConfig.get(config) ?? new Map();
+    pricesByConfig.set(config, cache);
+  }
+  let price = cache.get(modelId);
+  if (price === undefined) {
+    price = resolveProfile(modelId, config ? { config } : {})?.price ?? null;
+    cache.set(modelId, price);
+  }
+  return price;
 }

@@ -2,8 +2,10 @@ import { BarometerValidationError } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import type { AgentName } from '../models/model-profile.js';
 import type { PressureLevel } from '../pressure/types.js';
+import { attachSubagentLogs, type SubagentFile } from '../usage/attach-subagent-logs.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
+import type { WhatIfReport } from '../whatif/simulate-what-if.js';
 import { Session, type SessionDependencies } from './session.js';
 import type { SessionOptions } from './session-options.js';
 import type { SessionEvent, VerdictAction, VerdictReason } from './session-schemas.js';
@@ -17,6 +19,7 @@ const AGENT_OF_FORMAT: Readonly<Record<LogFormat, AgentName>> = {
   codex: 'codex',
   'gemini-cli': 'gemini-cli',
   openhands: 'openhands',
+  pi: 'pi',
 };
 
 export interface ReplayOptions {
@@ -34,6 +37,8 @@ export interface ReplayOptions {
    * The what-if replay measures it on the history the log holds.
    */
   driftOf?: (callIndex: number) => number | null | undefined;
+  /** The sub-agents' own transcripts beside a Claude Code session (`<session>/subagents/*.jsonl`): its children. */
+  subagents?: readonly SubagentFile[];
 }
 
 export interface ReplayCall {
@@ -69,9 +74,29 @@ export interface ReplayCompaction {
   beforeCallIndex: number;
 }
 
+/** A session's calls, tokens and cost: its own, or with every sub-agent's (`summary.total`). */
+export interface ReplayTotals {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** USD of the calls that could be priced, each at its own model; null when none could. */
+  costUsd: number | null;
+  unpricedCalls: number;
+}
+
 /** What `barometer replay --json` prints and `POST /api/v1/replay` answers. */
 export interface ReplayResult {
   format: LogFormat;
+  /** The session's id where the log names one (see `SessionLog.id`). */
+  id?: string;
+  /** A sub-agent's session: the id of its parent. */
+  parentId?: string;
+  /** The file a child was read from, when it is not its parent's (a `subagents/` file). */
+  file?: string;
+  /** 1-based lines of the log that could not be parsed (not JSON, or a record without a time), skipped. */
+  skippedLines: number[];
+  /** 1-based lines that began with a broken fragment: the fragment was dropped, the record after it read. */
+  recoveredLines: number[];
   model: string;
   contextWindow: number | null;
   calls: ReplayCall[];
@@ -89,7 +114,28 @@ export interface ReplayResult {
     cacheHitPercent: number | null;
     firstCompressCallIndex: number | null;
     peakPromptTokens: number | null;
+    /** This session's own prompt and completion tokens (sub-agents' not included). */
+    promptTokens: number;
+    completionTokens: number;
+    /** This session and every sub-agent session under it: their calls count in its cost and tokens. */
+    total: ReplayTotals;
   };
+  /** Sub-agent sessions (and the trajectories of an evaluation output), each replayed on its own (with its what-if). */
+  children?: Array<ReplayResult & { whatIf?: Omit<WhatIfReport, 'calls'> }>;
+}
+
+/** A session's totals with its children's added. */
+export function totalsWithChildren(own: ReplayTotals, children: readonly ReplayResult[]): ReplayTotals {
+  const total = { ...own };
+  for (const child of children) {
+    const theirs = child.summary.total;
+    total.calls += theirs.calls;
+    total.promptTokens += theirs.promptTokens;
+    total.completionTokens += theirs.completionTokens;
+    total.unpricedCalls += theirs.unpricedCalls;
+    if (theirs.costUsd !== null) total.costUsd = (total.costUsd ?? 0) + theirs.costUsd;
+  }
+  return total;
 }
 
 /** The options of the session a log replays into: the log's model and the agent's effective window. */
@@ -153,7 +199,11 @@ export function replayIntoState(
   const total = log.calls.length;
   for (let position = 0; position < total; position++) {
     const call = log.calls[position]!;
-    const context = { now: Date.parse(call.timestamp) };
+    const context = {
+      now: Date.parse(call.timestamp),
+      followModel: switching.follow !== false,
+      ...(switching.config ? { config: switching.config } : {}),
+    };
     let compactionEvent: SessionEvent | undefined;
     while (
       nextCompaction < log.compactions.length &&
@@ -249,8 +299,29 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
     options.driftOf,
   );
   const signalsOfFinal = signalsOf(final);
+  let promptTokens = 0;
+  let completionTokens = 0;
+  for (const call of calls) {
+    promptTokens += call.promptTokens ?? 0;
+    completionTokens += call.completionTokens ?? 0;
+  }
+  const own: ReplayTotals = {
+    calls: calls.length,
+    promptTokens,
+    completionTokens,
+    costUsd: signalsOfFinal.costUsd,
+    unpricedCalls: final.spend?.unpricedCalls ?? 0,
+  };
+  const children = (log.children ?? []).map((child) =>
+    replaySessionLog(child, { ...options, onProgress: undefined, driftOf: undefined }),
+  );
   return {
     format: log.format,
+    ...(log.id === undefined ? {} : { id: log.id }),
+    ...(log.parentId === undefined ? {} : { parentId: log.parentId }),
+    ...(log.file === undefined ? {} : { file: log.file }),
+    skippedLines: log.skippedLines,
+    recoveredLines: log.recoveredLines ?? [],
     model: initial.model,
     contextWindow: initial.thresholds.limit,
     calls,
@@ -269,7 +340,11 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
       cacheHitPercent: signalsOfFinal.cacheHitPercent,
       firstCompressCallIndex: firstCompress,
       peakPromptTokens: peak,
+      promptTokens,
+      completionTokens,
+      total: totalsWithChildren(own, children),
     },
+    ...(children.length > 0 ? { children } : {}),
   };
 }
 
@@ -281,5 +356,8 @@ export function replayLogText(text: string, options: ReplayOptions = {}): Replay
       ? { onProgress: (done: number, total: number) => options.onProgress?.('read', done, total) }
       : {}),
   });
-  return replaySessionLog(log, options);
+  return replaySessionLog(
+    options.subagents && options.subagents.length > 0 ? attachSubagentLogs(log, options.subagents) : log,
+    options,
+  );
 }

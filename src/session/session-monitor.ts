@@ -216,10 +216,16 @@ function applyUsage(
   skewMs: number,
   applied: AppliedUsage,
   pool: PoolStanding | null | undefined,
+  config: BarometerConfig | undefined,
 ): SessionRecord {
   const time = now();
   const state = repairFutureClock(current.state, time, time + skewMs) ?? current.state;
-  const step = stepSession(state, update, { now: time, latest: time + skewMs, pool });
+  const step = stepSession(state, update, {
+    now: time,
+    latest: time + skewMs,
+    pool,
+    ...(config ? { config } : {}),
+  });
   const index = step.state.generations - 1;
   const point = pointOf(step.update, index);
   const markers = markersOf(step.update.events, index);
@@ -341,7 +347,7 @@ export class SessionMonitor {
       // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
       record = this.store.update(id, (current) => {
         if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-        return applyUsage(current, update, this.#now, this.#skewMs, applied, pool);
+        return applyUsage(current, update, this.#now, this.#skewMs, applied, pool, this.#config);
       });
     } catch (error) {
       if (error !== NEEDS_POOL) throw error;

@@ -6,6 +6,8 @@ import {
 } from '../compaction/evaluate-triggers.js';
 import { BarometerValidationError } from '../errors/validation.js';
 import { stepHealth } from '../health/step-health.js';
+import type { BarometerConfig } from '../models/barometer-config.js';
+import { priceOfModel } from '../models/resolve-profile.js';
 import type { QuotaAdvice } from '../quota/quota-advice.js';
 import {
   type QuotaSurvival,
@@ -73,6 +75,13 @@ export interface StepContext {
    * not exist. Ignored for a session outside any pool.
    */
   pool?: PoolStanding | null;
+  /** The config file whose model entries override the registry, for pricing a call made with another model. */
+  config?: BarometerConfig;
+  /**
+   * Price a call at the model its usage names when that is not the session's (a user who switched models mid-session).
+   * False when the caller forced one model for the whole session (`replay --model`). @default true
+   */
+  followModel?: boolean;
 }
 
 /** A compaction as a caller reports it: the context size before (default: the last prompt) and after. */
@@ -168,8 +177,13 @@ export function stepSession(
   };
   next.minute = addTokens(state.minute, QUOTA_WINDOW, at, counts.tokens);
   if (update.headers !== undefined) next.reported = { at, ...readRateLimitHeaders(update.headers, at) };
-  // Money: this call at the model's price (every pass of a server-side compaction), null when unknown.
-  const costUsd = costOfUsage(usage, state.profile.price);
+  // Money: this call at its own model's price (every pass of a server-side compaction), null when unknown. A session
+  // whose agent switched models mid-way pays each call at the model that made it, as replay does.
+  const price =
+    usage.model !== undefined && usage.model !== state.model && context.followModel !== false
+      ? priceOfModel(usage.model, context.config)
+      : state.profile.price;
+  const costUsd = costOfUsage(usage, price);
   const spend = state.spend ?? {
     costUsd: 0,
     pricedCalls: 0,

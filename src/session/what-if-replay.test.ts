@@ -99,7 +99,58 @@ describe('replayWhatIf on the recorded sessions', () => {
       BarometerValidationError,
     );
     await expect(replayWhatIf(text, { archive, reader: { readFile: readArchiveFile } })).rejects.toThrow(
-      /only claude-code and codex logs hold/,
+      /only claude-code, codex, pi, openhands logs hold/,
     );
+  });
+});
+
+/** The prompts of the extra calls an agent makes to read an evicted file again (none in these sessions). */
+function extraCallTokens(whatIf: WhatIfReplayResult['whatIf']): number {
+  return whatIf.policy.rereads === 0 ? 0 : Number.NaN;
+}
+
+describe('replayWhatIf on the pi, OpenHands-output and sub-agent logs', () => {
+  it('replays a pi session: every call in the history, the archive read back from the log', async () => {
+    const result = await replayWhatIf(readTrace('pi-coding-agent/large-session-head.jsonl'), {
+      archive,
+      reader: { readFile: readArchiveFile },
+      sessionId: 'pi',
+    });
+    expect(result.format).toBe('pi');
+    expect(result.whatIf.calibration.calls).toBe(result.summary.calls);
+    expect(result.whatIf.real.costUsd).toBeCloseTo(result.summary.costUsd ?? Number.NaN, 5);
+    expect(result.whatIf.archiveVerified).toBe(true);
+  });
+
+  it('gives each trajectory of an evaluation output its own what-if, and the file their sum', async () => {
+    const result = await replayWhatIf(readTrace('openhands/multi-swe-bench-output-2.jsonl'), {
+      archive,
+      reader: { readFile: readArchiveFile },
+      sessionId: 'openhands',
+    });
+    expect(result.children).toHaveLength(2);
+    const children = result.children ?? [];
+    for (const child of children) {
+      expect(child.whatIf?.real.costUsd).toBeCloseTo(child.summary.costUsd ?? Number.NaN, 5);
+      expect(child.whatIf?.archiveVerified).toBe(true);
+    }
+    expect(result.whatIf.real.promptTokens).toBe(
+      children.reduce((sum, child) => sum + (child.whatIf?.real.promptTokens ?? 0), 0),
+    );
+    expect(result.summary.total.calls).toBe(children.reduce((sum, child) => sum + child.summary.calls, 0));
+  });
+
+  it('gives each inline sub-agent its own what-if, priced as its replay', async () => {
+    const result = await replayWhatIf(
+      readTrace('claude-code/viewer-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+      {
+        archive,
+        reader: { readFile: readArchiveFile },
+        sessionId: 'sidechains',
+      },
+    );
+    expect(result.children?.map((child) => child.summary.calls)).toEqual([3, 7]);
+    for (const child of result.children ?? [])
+      expect(child.whatIf?.real.costUsd).toBeCloseTo(child.summary.costUsd ?? Number.NaN, 5);
   });
 });

@@ -2,9 +2,10 @@ import type { LineLogReader } from './line-log-reader.js';
 import { ClaudeCodeLineReader } from './read-claude-code-log.js';
 import { CodexLineReader } from './read-codex-log.js';
 import { GeminiCliLineReader } from './read-gemini-cli-log.js';
+import { PiLineReader } from './read-pi-log.js';
 
 /** The agents whose logs are JSON lines, appended as the agent runs (OpenHands writes one JSON array). */
-export const LINE_LOG_FORMATS = ['claude-code', 'codex', 'gemini-cli'] as const;
+export const LINE_LOG_FORMATS = ['claude-code', 'codex', 'gemini-cli', 'pi'] as const;
 export type LineLogFormat = (typeof LINE_LOG_FORMATS)[number];
 
 /** A fresh line-by-line reader of one agent's log format. */
@@ -16,5 +17,7 @@ export function createLineLogReader(format: LineLogFormat): LineLogReader {
       return new CodexLineReader();
     case 'gemini-cli':
       return new GeminiCliLineReader();
+    case 'pi':
+      return new PiLineReader();
   }
 }

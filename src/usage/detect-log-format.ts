@@ -1,4 +1,4 @@
-import { openHandsEvents } from './read-openhands-log.js';
+import { isOpenHandsOutputRecord, openHandsEvents } from './read-openhands-log.js';
 import type { LogFormat } from './session-log.js';
 import { parseLine, withoutByteOrderMark } from './session-log-builder.js';
 import { isObject, type JsonObject } from './usage-fields.js';
@@ -8,14 +8,27 @@ const DETECTION_LINES = 50;
 
 const CODEX_TYPES = new Set(['session_meta', 'response_item', 'event_msg', 'turn_context', 'compacted']);
 const CLAUDE_CODE_TYPES = new Set(['file-history-snapshot', 'summary', 'queue-operation']);
+/** pi's entry types (its session header is `session` with a `cwd`); Claude Code's lines carry a `uuid` instead. */
+const PI_TYPES = new Set([
+  'message',
+  'model_change',
+  'thinking_level_change',
+  'compaction',
+  'branch_summary',
+]);
 
 /** Which agent wrote one JSONL record, when the record says. */
 function classifyRecord(record: JsonObject): LogFormat | undefined {
+  if (isOpenHandsOutputRecord(record)) return 'openhands';
   if (typeof record.type === 'string' && CODEX_TYPES.has(record.type) && isObject(record.payload))
     return 'codex';
   if ('projectHash' in record || '$set' in record || record.type === 'gemini') return 'gemini-cli';
   if (typeof record.uuid === 'string' && typeof record.type === 'string') return 'claude-code';
   if (typeof record.type === 'string' && CLAUDE_CODE_TYPES.has(record.type)) return 'claude-code';
+  if (record.type === 'session' && typeof record.cwd === 'string' && typeof record.id === 'string')
+    return 'pi';
+  if (typeof record.type === 'string' && PI_TYPES.has(record.type) && typeof record.timestamp === 'string')
+    return 'pi';
   return undefined;
 }
 

@@ -19,7 +19,10 @@ function promptParts(usage: JsonObject) {
   const uncached = tokenCount(usage.input_tokens);
   const cachedReadTokens = tokenCount(usage.cache_read_input_tokens) ?? 0;
   const cachedWriteTokens = tokenCount(usage.cache_creation_input_tokens) ?? 0;
-  return { uncached, cachedReadTokens, cachedWriteTokens };
+  // The writes split by lifetime (`cache_creation.ephemeral_5m_input_tokens` / `ephemeral_1h_input_tokens`).
+  const split = isObject(usage.cache_creation) ? usage.cache_creation : undefined;
+  const cachedWrite1hTokens = Math.min(cachedWriteTokens, tokenCount(split?.ephemeral_1h_input_tokens) ?? 0);
+  return { uncached, cachedReadTokens, cachedWriteTokens, cachedWrite1hTokens };
 }
 
 function iterationsOf(value: unknown): UsageIteration[] | undefined {
@@ -45,14 +48,15 @@ function iterationsOf(value: unknown): UsageIteration[] | undefined {
  * Maps an Anthropic Messages `usage` object (also the one Claude Code logs). The prompt is
  * `input_tokens + cache_read_input_tokens + cache_creation_input_tokens`: `input_tokens` alone counts
  * only the uncached tail. Thinking tokens are inside `output_tokens` and not reported apart, so
- * `reasoningTokens` is 0. With server-side compaction the top-level figures are the final pass and
+ * `reasoningTokens` is 0. The 1-hour part of the cache writes (`cache_creation.ephemeral_1h_input_tokens`) is kept
+ * apart, because it is billed at another price. With server-side compaction the top-level figures are the final pass and
  * `iterations` lists every pass.
  */
 export function anthropicUsageRecord(usage: unknown, source: UsageSource, meta: UsageMeta): UsageRecord {
   if (!isObject(usage)) {
     return unavailableUsage(source, `the response carries no usage (got ${describeValue(usage)})`, meta);
   }
-  const { uncached, cachedReadTokens, cachedWriteTokens } = promptParts(usage);
+  const { uncached, cachedReadTokens, cachedWriteTokens, cachedWrite1hTokens } = promptParts(usage);
   if (uncached === undefined) {
     return unavailableUsage(source, missingCount('usage.input_tokens', usage.input_tokens), meta);
   }
@@ -67,6 +71,7 @@ export function anthropicUsageRecord(usage: unknown, source: UsageSource, meta: 
       completionTokens,
       cachedReadTokens,
       cachedWriteTokens,
+      cachedWrite1hTokens,
       iterations: iterationsOf(usage.iterations),
     },
     meta,

@@ -130,3 +130,55 @@ describe('readClaudeCodeLog on other recordings', () => {
     expect(log.calls.map((call) => call.id)).toEqual(['b']);
   });
 });
+
+describe('readClaudeCodeLog: inline sub-agents (isSidechain) as child sessions', () => {
+  const text = readTrace('claude-code/viewer-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
+  const records = text
+    .trimEnd()
+    .split('\n')
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          type: string;
+          uuid: string;
+          parentUuid: string | null;
+          isSidechain?: boolean;
+          message: { id: string };
+        },
+    );
+  const log = readClaudeCodeLog(text);
+  // Each chain starts at a sidechain line without a parent (the Task prompt) and follows parentUuid.
+  const roots = records
+    .filter((record) => record.isSidechain && record.parentUuid === null)
+    .map((record) => record.uuid);
+  const idsOf = (sidechain: boolean) =>
+    new Set(
+      records
+        .filter((record) => record.type === 'assistant' && (record.isSidechain === true) === sidechain)
+        .map((record) => record.message.id),
+    );
+
+  it('keeps the main conversation apart, and counts each chain as a child with its own calls', () => {
+    expect(log.id).toBe('5c0375b4-57a5-4f26-b12d-d022ee4e51b7');
+    expect(log.calls).toHaveLength(idsOf(false).size);
+    expect(log.children?.map((child) => child.id)).toEqual(roots);
+    expect(log.children?.every((child) => child.parentId === log.id)).toBe(true);
+    const childCalls = log.children?.reduce((sum, child) => sum + child.calls.length, 0);
+    expect(childCalls).toBe(idsOf(true).size);
+    expect(SessionLogSchema.safeParse(log).success).toBe(true);
+  });
+
+  it('reads a call a crash fragment was merged with, and reports the line', () => {
+    const lines = text.trimEnd().split('\n');
+    const at = lines.findIndex((line) => line.includes('"usage"') && !line.includes('"isSidechain":true'));
+    const merged = [
+      ...lines.slice(0, at - 1),
+      `${lines[at - 1]!.slice(0, 60)}${lines[at]}`,
+      ...lines.slice(at + 1),
+    ];
+    const broken = readClaudeCodeLog(merged.join('\n'));
+    expect(broken.calls).toHaveLength(log.calls.length);
+    expect(broken.recoveredLines).toEqual([at]);
+    expect(broken.skippedLines).toEqual([]);
+  });
+});

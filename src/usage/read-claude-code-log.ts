@@ -1,8 +1,8 @@
 import type { LineLogReader } from './line-log-reader.js';
 import { anthropicUsageRecord } from './normalize-anthropic.js';
 import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
-import { cannotBeJsonObject, forEachLine, parseLine, SessionLogBuilder } from './session-log-builder.js';
-import { isObject, isoTimestamp, text, tokenCount } from './usage-fields.js';
+import { cannotBeJsonObject, forEachLine, SessionLogBuilder } from './session-log-builder.js';
+import { isObject, isoTimestamp, type JsonObject, text, tokenCount } from './usage-fields.js';
 
 /** Claude Code writes this model name on messages it made up itself (API errors, interruptions). */
 const SYNTHETIC_MODEL = '<synthetic>';
@@ -31,6 +31,29 @@ function newlyCompletedTodos(content: unknown, completed: Set<string>): number {
 }
 
 /**
+ * Which sub-agent chain a sidechain line belongs to, fed the `user` and `assistant` lines in log order: its `agentId`
+ * where it has one (newer Claude Code), else the chain its `parentUuid` is in, else a chain of its own started by
+ * its `uuid` (a chain's first line has no parent among the sidechain lines). Undefined for a line of the main
+ * conversation. The usage and history readers share it, so that they number the same sub-agents.
+ */
+export class SidechainChains {
+  readonly #chainOf = new Map<string, string>();
+
+  keyOf(record: JsonObject): string | undefined {
+    if (record.isSidechain !== true || (record.type !== 'user' && record.type !== 'assistant'))
+      return undefined;
+    const parent = text(record.parentUuid);
+    const key =
+      text(record.agentId) ??
+      (parent === undefined ? undefined : this.#chainOf.get(parent)) ??
+      text(record.uuid);
+    const uuid = text(record.uuid);
+    if (uuid !== undefined && key !== undefined) this.#chainOf.set(uuid, key);
+    return key ?? 'sidechain';
+  }
+}
+
+/**
  * The line-by-line reader behind {@link readClaudeCodeLog} (see it for the rules): `calls` are the main
  * conversation's calls, or, while the file holds none, its sidechain calls (a subagent's own transcript).
  */
@@ -41,6 +64,10 @@ export class ClaudeCodeLineReader implements LineLogReader {
   // The completed TodoWrite items seen so far (by their text), for the main conversation and for sidechains.
   readonly #todos = new Set<string>();
   readonly #sideTodos = new Set<string>();
+  readonly #chains = new SidechainChains();
+  /** Each sub-agent chain's calls, by chain key, in order of first appearance. */
+  readonly #children = new Map<string, SessionLogBuilder>();
+  #sessionId: string | undefined;
   #merged = false;
 
   get calls(): readonly SessionCall[] {
@@ -49,15 +76,19 @@ export class ClaudeCodeLineReader implements LineLogReader {
 
   line(line: string, lineNumber: number): void {
     const builder = this.builder;
-    if (!line.includes('"usage"') && !line.includes('compact_boundary')) {
+    if (
+      !line.includes('"usage"') &&
+      !line.includes('compact_boundary') &&
+      !line.includes('"isSidechain":true') &&
+      (this.#sessionId !== undefined || !line.includes('"sessionId"'))
+    ) {
       if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
       return;
     }
-    const record = parseLine(line);
-    if (!isObject(record)) {
-      builder.skippedLines.push(lineNumber);
-      return;
-    }
+    const record = builder.parseRecord(line, lineNumber);
+    if (!record) return;
+    this.#sessionId ??= text(record.sessionId);
+    const chain = this.#chains.keyOf(record);
     const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
     if (record.type === 'assistant' && isObject(record.message)) {
       const message = record.message;
@@ -71,9 +102,19 @@ export class ClaudeCodeLineReader implements LineLogReader {
       const id = text(message.id) ?? text(record.requestId) ?? text(record.uuid);
       const side = record.isSidechain === true;
       const target = side ? this.#sidechain : builder;
-      target.addCall(id, timestamp, model, anthropicUsageRecord(usage, 'claude-code', { model, timestamp }));
+      const usageRecord = anthropicUsageRecord(usage, 'claude-code', { model, timestamp });
+      target.addCall(id, timestamp, model, usageRecord);
       const completed = newlyCompletedTodos(message.content, side ? this.#sideTodos : this.#todos);
       if (completed > 0) target.markTaskCompleted(id === undefined ? {} : { id });
+      if (chain !== undefined) {
+        let child = this.#children.get(chain);
+        if (!child) {
+          child = new SessionLogBuilder('claude-code');
+          this.#children.set(chain, child);
+        }
+        child.addCall(id, timestamp, model, { ...usageRecord });
+        if (completed > 0) child.markTaskCompleted(id === undefined ? {} : { id });
+      }
       return;
     }
     if (record.type === 'system' && record.subtype === 'compact_boundary') {
@@ -94,14 +135,31 @@ export class ClaudeCodeLineReader implements LineLogReader {
   build(): SessionLog {
     const builder = this.builder;
     // A subagent's own transcript (`<session>/subagents/agent-*.jsonl`) is all sidechain: read it whole.
-    if (builder.calls.length === 0 && !this.#merged) {
+    const ownTranscript = builder.calls.length === 0;
+    if (ownTranscript && !this.#merged) {
       this.#merged = true;
       for (const call of this.#sidechain.calls) {
         builder.addCall(call.id, call.timestamp, call.model, call.usage);
         if (call.taskCompleted) builder.markTaskCompleted();
       }
     }
-    return builder.build();
+    const log = builder.build();
+    const chains = [...this.#children.keys()];
+    if (ownTranscript) {
+      if (chains.length === 1) log.id = chains[0]!;
+      if (this.#sessionId !== undefined) log.parentId = this.#sessionId;
+      return log;
+    }
+    if (this.#sessionId !== undefined) log.id = this.#sessionId;
+    if (chains.length > 0) {
+      log.children = chains.map((chain) => {
+        const child = this.#children.get(chain)!.build();
+        child.id = chain;
+        if (this.#sessionId !== undefined) child.parentId = this.#sessionId;
+        return child;
+      });
+    }
+    return log;
   }
 }
 
@@ -116,10 +174,12 @@ export class ClaudeCodeLineReader implements LineLogReader {
  *   its call gets `taskCompleted`.
  * - `system` lines with subtype `compact_boundary` are compactions (`compactMetadata.trigger`,
  *   `compactMetadata.preTokens`).
- * - Not calls of this context: sidechain lines (`isSidechain: true`: subagents, which have their own
- *   context), subagent messages nested in `progress` lines, lines without usage figures (`usage: {}`)
- *   and synthetic messages. A file whose calls are all sidechain (a subagent's own transcript, such as
- *   the compaction agent's `subagents/agent-acompact-*.jsonl`) is read as that subagent's session.
+ * - Sub-agents: sidechain lines (`isSidechain: true`, Task sub-agents run inline) are not calls of this context;
+ *   each chain of them (see `SidechainChains`) is a child session in `children`, with its own calls. A file whose
+ *   calls are all sidechain (a subagent's own transcript, such as `subagents/agent-acompact-*.jsonl`) is read as
+ *   that subagent's session (its `agentId` as id, the session's as `parentId`).
+ * - Not calls: subagent messages nested in `progress` lines, lines without usage figures (`usage: {}`) and
+ *   synthetic messages.
  *
  * Only lines that mention `"usage"` or `compact_boundary` are parsed: on the 3 MB reference log that
  * is 288 lines of 1,512.

@@ -1,6 +1,6 @@
 import type { LineLogReader } from './line-log-reader.js';
 import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
-import { cannotBeJsonObject, forEachLine, parseLine, SessionLogBuilder } from './session-log-builder.js';
+import { cannotBeJsonObject, forEachLine, SessionLogBuilder } from './session-log-builder.js';
 import {
   availableUsage,
   isObject,
@@ -84,11 +84,8 @@ export class CodexLineReader implements LineLogReader {
       if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
       return;
     }
-    const record = parseLine(line);
-    if (!isObject(record)) {
-      builder.skippedLines.push(lineNumber);
-      return;
-    }
+    const record = builder.parseRecord(line, lineNumber);
+    if (!record) return;
     const payload = isObject(record.payload) ? record.payload : {};
     const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
     if (record.type === 'turn_context' || record.type === 'session_meta') {

@@ -93,9 +93,8 @@ export class GeminiCliLineReader implements LineLogReader {
       if (cannotBeJsonObject(line)) this.builder.skippedLines.push(lineNumber);
       return;
     }
-    const record = parseLine(line);
-    if (record === undefined) this.builder.skippedLines.push(lineNumber);
-    else visitMessage(this.builder, record, lineNumber);
+    const record = this.builder.parseRecord(line, lineNumber);
+    if (record !== undefined) visitMessage(this.builder, record, lineNumber);
   }
 
   build(): SessionLog {

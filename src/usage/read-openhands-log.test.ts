@@ -113,3 +113,42 @@ describe('readOpenHandsLog on the llm_metrics form', () => {
     expect(readSessionLog(JSON.stringify(events, null, 2)).calls).toHaveLength(2);
   });
 });
+
+describe('readSessionLog on an OpenHands evaluation output (two trajectories of output.jsonl)', () => {
+  const text = readTrace('openhands/multi-swe-bench-output-2.jsonl');
+  const runs = text
+    .trimEnd()
+    .split('\n')
+    .map(
+      (line) =>
+        JSON.parse(line) as {
+          instance_id: string;
+          metrics: { token_usages: Array<{ response_id: string; prompt_tokens: number }> };
+        },
+    );
+  const log = readSessionLog(text);
+
+  it('is detected, and each trajectory is a child session of its own', () => {
+    expect(log.format).toBe('openhands');
+    expect(log.calls).toHaveLength(0);
+    expect(log.children?.map((child) => child.id)).toEqual(runs.map((run) => run.instance_id));
+  });
+
+  it("reads every call metrics.token_usages lists, priced through the run's route (OpenRouter)", () => {
+    log.children?.forEach((child, position) => {
+      const usages = runs[position]!.metrics.token_usages;
+      expect(child.calls.map((call) => call.id)).toEqual(usages.map((usage) => usage.response_id));
+      expect(child.calls.map((call) => call.usage.available && call.usage.promptTokens)).toEqual(
+        usages.map((usage) => usage.prompt_tokens),
+      );
+      // metadata.llm_config.model is openai/openrouter-llama-4-maverick: the calls went through OpenRouter.
+      expect(new Set(child.calls.map((call) => call.model))).toEqual(
+        new Set(['openrouter/meta-llama/llama-4-maverick']),
+      );
+    });
+  });
+
+  it('marks the call that produced the finish action as completing the task', () => {
+    expect(log.children?.[0]?.calls.at(-1)?.taskCompleted).toBe(true);
+  });
+});

@@ -3,7 +3,13 @@ import { sniffLog } from './detect-log-format.js';
 import { readClaudeCodeLog } from './read-claude-code-log.js';
 import { readCodexLog } from './read-codex-log.js';
 import { readGeminiCliLog } from './read-gemini-cli-log.js';
-import { openHandsEvents, readOpenHandsLog } from './read-openhands-log.js';
+import {
+  isOpenHandsOutputRecord,
+  openHandsEvents,
+  readOpenHandsLog,
+  readOpenHandsOutput,
+} from './read-openhands-log.js';
+import { readPiLog } from './read-pi-log.js';
 import {
   LOG_FORMATS,
   type LogFormat,
@@ -12,7 +18,8 @@ import {
   ReadSessionLogOptionsSchema,
   type SessionLog,
 } from './session-log.js';
-import { withoutByteOrderMark } from './session-log-builder.js';
+import { parseLine, withoutByteOrderMark } from './session-log-builder.js';
+import { isObject } from './usage-fields.js';
 
 function invalid(message: string, value: unknown): BarometerValidationError {
   return new BarometerValidationError([{ field: 'text', value, message }], 'session log');
@@ -29,12 +36,23 @@ function readAs(format: LogFormat, text: string, whole: unknown, onProgress?: Pr
       return readCodexLog(text, onProgress);
     case 'gemini-cli':
       return readGeminiCliLog(text, onProgress);
+    case 'pi':
+      return readPiLog(text, onProgress);
     case 'openhands': {
+      // An evaluation output is JSON lines, one trajectory each; a saved trajectory is one JSON value.
+      if (whole === undefined && sniffOpenHandsOutput(text)) return readOpenHandsOutput(text, onProgress);
       const events = openHandsEvents(whole ?? safeParse(text));
       if (!events) throw invalid('an OpenHands trajectory is a JSON array of events', excerpt(text));
       return readOpenHandsLog(events, onProgress);
     }
   }
+}
+
+/** Whether the text's first line is a whole trajectory of an evaluation output (JSON lines). */
+function sniffOpenHandsOutput(text: string): boolean {
+  const end = text.indexOf('\n');
+  const first = parseLine(end === -1 ? text : text.slice(0, end));
+  return isObject(first) && isOpenHandsOutputRecord(first);
 }
 
 function safeParse(text: string): unknown {

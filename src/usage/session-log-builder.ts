@@ -5,6 +5,7 @@ import type {
   SessionCall,
   SessionLog,
 } from './session-log.js';
+import { isObject, type JsonObject } from './usage-fields.js';
 import type { UsageRecord } from './usage-record.js';
 
 /** How often the line readers report progress. */
@@ -44,6 +45,25 @@ export function parseLine(line: string): unknown {
   }
 }
 
+/** How many `{"` positions of a broken line are tried as the start of a record before giving up. */
+const RECOVERY_ATTEMPTS = 10_000;
+
+/**
+ * The record at the end of a line that does not parse whole, when there is one: a writer that crashed mid-line
+ * leaves a fragment, and the next record is appended to it on the same line (`{"partial…{"type":"assistant",…}`).
+ * The first `{"` after the line's start from which the rest of the line parses as one JSON object with a `type`
+ * starts that record (an object nested in the fragment cannot parse to the line's end). Undefined when none does.
+ */
+export function recoverRecord(line: string): JsonObject | undefined {
+  let attempts = 0;
+  for (let at = line.indexOf('{"', 1); at !== -1 && attempts < RECOVERY_ATTEMPTS; attempts++) {
+    const value = parseLine(line.slice(at));
+    if (isObject(value) && typeof value.type === 'string') return value;
+    at = line.indexOf('{"', at + 1);
+  }
+  return undefined;
+}
+
 /** A cheap test that tells a line that cannot be a JSON object without parsing it. */
 export function cannotBeJsonObject(line: string): boolean {
   const trimmed = line.trim();
@@ -55,6 +75,8 @@ export class SessionLogBuilder {
   readonly calls: SessionCall[] = [];
   readonly compactions: RecordedCompaction[] = [];
   readonly skippedLines: number[] = [];
+  /** Lines that began with a broken fragment: the fragment was dropped, the record after it was read. */
+  readonly recoveredLines: number[] = [];
   contextWindow: number | undefined;
   /** The model when no call names one (a Codex session_meta, say). */
   fallbackModel: string | undefined;
@@ -96,6 +118,19 @@ export class SessionLogBuilder {
     return index;
   }
 
+  /**
+   * One line as a JSON object: the whole line, else the record after a broken fragment (noted in `recoveredLines`),
+   * else undefined (noted in `skippedLines`).
+   */
+  parseRecord(line: string, lineNumber: number): JsonObject | undefined {
+    const record = parseLine(line);
+    if (isObject(record)) return record;
+    const recovered = record === undefined ? recoverRecord(line) : undefined;
+    if (recovered) this.recoveredLines.push(lineNumber);
+    else this.skippedLines.push(lineNumber);
+    return recovered;
+  }
+
   hasCall(id: string): boolean {
     return this.indexById.has(id);
   }
@@ -124,6 +159,7 @@ export class SessionLogBuilder {
       compactions: this.compactions,
       skippedLines: this.skippedLines,
     };
+    if (this.recoveredLines.length > 0) log.recoveredLines = this.recoveredLines;
     const model = this.calls.findLast((call) => call.model !== undefined)?.model ?? this.fallbackModel;
     if (model !== undefined) log.model = model;
     if (this.contextWindow !== undefined) log.contextWindow = this.contextWindow;

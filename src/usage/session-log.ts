@@ -3,7 +3,7 @@ import type { UsageRecord } from './usage-record.js';
 import { UsageRecordSchema } from './usage-record-schema.js';
 
 /** The recorded agent sessions `readSessionLog` reads. */
-export const LOG_FORMATS = ['claude-code', 'codex', 'gemini-cli', 'openhands'] as const;
+export const LOG_FORMATS = ['claude-code', 'codex', 'gemini-cli', 'openhands', 'pi'] as const;
 
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
@@ -50,6 +50,21 @@ export interface RecordedCompaction {
 /** A recorded agent session, reduced to what pressure needs: its calls and its compactions. */
 export interface SessionLog {
   format: LogFormat;
+  /**
+   * The session's id where the log names one: Claude Code's `sessionId`, a sub-agent's `agentId`, pi's session id, an
+   * OpenHands trajectory's `instance_id`.
+   */
+  id?: string;
+  /** A sub-agent's session (a child): the id of the session that started it. */
+  parentId?: string;
+  /** The file a child was read from, when it is not its parent's (a `subagents/` file, by its name). */
+  file?: string;
+  /**
+   * Sessions of their own that the log holds, each with its own calls and context: Claude Code sub-agents (inline
+   * sidechains, and the `subagents/` files `attachSubagentLogs` adds), the trajectories of an OpenHands evaluation
+   * output. Their calls are not in `calls`; they count in the parent's totals (`sessionLogTotals`). Absent: none.
+   */
+  children?: SessionLog[];
   /** The model of the last call that names one (the model the session ended on). */
   model?: string;
   /** The context window the log states (Codex `model_context_window`, OpenHands `context_window`). */
@@ -58,13 +73,24 @@ export interface SessionLog {
   compactions: RecordedCompaction[];
   /** 1-based numbers of lines that were not JSON and were skipped (a torn last line, stray output). */
   skippedLines: number[];
+  /**
+   * 1-based numbers of lines that began with a broken fragment (a crash left half a record, the next record was
+   * appended to it): the fragment was dropped and the record after it read. Absent when there is none.
+   */
+  recoveredLines?: number[];
 }
 
 const count = z.number().int().min(0);
 
-export const SessionLogSchema = z
+export const SessionLogSchema: z.ZodType<SessionLog> = z
   .strictObject({
     format: LogFormatSchema,
+    id: z.string().optional(),
+    parentId: z.string().optional(),
+    file: z.string().optional(),
+    get children() {
+      return z.array(SessionLogSchema).optional();
+    },
     model: z.string().optional(),
     contextWindow: count.optional(),
     calls: z.array(
@@ -87,6 +113,7 @@ export const SessionLogSchema = z
       }),
     ),
     skippedLines: z.array(z.number().int().min(1)),
+    recoveredLines: z.array(z.number().int().min(1)).optional(),
   })
   .meta({ id: 'SessionLog', description: 'A recorded agent session: its API calls and compactions' });
 

@@ -46,8 +46,15 @@ interface Pass {
   completionTokens: number;
   cachedReadTokens: number;
   cachedWriteTokens: number;
+  cachedWrite1hTokens?: number | undefined;
   reasoningTokens: number;
 }
+
+/**
+ * Anthropic bills a 1-hour cache write at 2 × the base input price (a 5-minute write at 1.25 ×, models.dev's
+ * `cache_write`): "1-hour cache write 2x base input price" (https://platform.claude.com/docs/en/about-claude/pricing).
+ */
+export const ONE_HOUR_WRITE_INPUT_MULTIPLIER = 2;
 
 type PassCost = { parts: UsageCostParts; aboveTokens: number | null } | Extract<UsageCost, { known: false }>;
 
@@ -88,20 +95,26 @@ function passCost(pass: Pass, price: ModelPrice): PassCost {
       `${pass.cachedReadTokens} cache-read tokens but no cache-read price${where}`,
     );
   }
-  if (pass.cachedWriteTokens > 0 && rates.cacheWrite === undefined) {
+  const fiveMinuteWrites =
+    pass.cachedWriteTokens - Math.min(pass.cachedWrite1hTokens ?? 0, pass.cachedWriteTokens);
+  if (fiveMinuteWrites > 0 && rates.cacheWrite === undefined) {
     return unknown(
       'cache_write_price_unknown',
       `${pass.cachedWriteTokens} cache-write tokens but no cache-write price${where}`,
     );
   }
   const apart = rates.reasoning !== undefined ? pass.reasoningTokens : 0;
+  // 1-hour writes (a part of the writes) at twice the input price of the tier in force, the rest at the 5-minute price.
+  const oneHour = Math.min(pass.cachedWrite1hTokens ?? 0, pass.cachedWriteTokens);
+  const fiveMinute = pass.cachedWriteTokens - oneHour;
   return {
     aboveTokens,
     parts: {
       inputUsd: (uncached * rates.input) / PER_MILLION,
       cacheReadUsd: pass.cachedReadTokens > 0 ? (pass.cachedReadTokens * rates.cacheRead!) / PER_MILLION : 0,
       cacheWriteUsd:
-        pass.cachedWriteTokens > 0 ? (pass.cachedWriteTokens * rates.cacheWrite!) / PER_MILLION : 0,
+        (fiveMinute > 0 ? (fiveMinute * rates.cacheWrite!) / PER_MILLION : 0) +
+        (oneHour > 0 ? (oneHour * ONE_HOUR_WRITE_INPUT_MULTIPLIER * rates.input) / PER_MILLION : 0),
       outputUsd: ((pass.completionTokens - apart) * rates.output) / PER_MILLION,
       reasoningUsd: apart > 0 ? (apart * rates.reasoning!) / PER_MILLION : 0,
     },
@@ -126,8 +139,11 @@ function passesOf(record: Extract<UsageRecord, { available: true }>): Pass[] {
  * - a response with `iterations` (Anthropic server-side compaction) costs the sum of its passes, each priced alone;
  * - unknown, never guessed: no usage, no price, cached tokens without a cache price, or parts above their totals.
  *
- * Anthropic 1-hour cache writes cost 2 × input, but records do not tell them from 5-minute writes (1.25 × input,
- * models.dev's `cache_write`): they are priced as 5-minute writes.
+ * Cache writes are priced by lifetime: the record's `cachedWrite1hTokens` (Anthropic 1-hour writes) at 2 × the input
+ * price of the tier in force, the other writes at the cache-write price (the 5-minute write, 1.25 × input).
+ *
+ * This is the one price of a call: the replay summary, the what-if's real cost, live sessions, the status line and
+ * the dashboard all price each call with it, at the call's own model.
  *
  * @example usageCost(normalizeAnthropic(body), findModel('claude-opus-4-6')?.price)
  */

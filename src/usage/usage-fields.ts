@@ -44,6 +44,8 @@ export interface UsageFigures {
   totalTokens?: number | undefined;
   cachedReadTokens?: number | undefined;
   cachedWriteTokens?: number | undefined;
+  /** The 1-hour part of the cache writes (kept only when above 0). */
+  cachedWrite1hTokens?: number | undefined;
   reasoningTokens?: number | undefined;
   iterations?: UsageIteration[] | undefined;
 }
@@ -59,6 +61,7 @@ export function availableUsage(source: UsageSource, figures: UsageFigures, meta:
     cachedWriteTokens: figures.cachedWriteTokens ?? 0,
     reasoningTokens: figures.reasoningTokens ?? 0,
   };
+  if (figures.cachedWrite1hTokens) record.cachedWrite1hTokens = figures.cachedWrite1hTokens;
   if (meta.model !== undefined) record.model = meta.model;
   if (meta.timestamp !== undefined) record.timestamp = meta.timestamp;
   if (figures.iterations !== undefined) record.iterations = figures.iterations;

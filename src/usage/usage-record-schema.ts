@@ -15,6 +15,7 @@ export const USAGE_SOURCES = [
   'codex',
   'gemini-cli',
   'openhands',
+  'pi',
   'manual',
 ] as const;
 
@@ -41,6 +42,7 @@ export const UsageRecordSchema = z
       totalTokens: count,
       cachedReadTokens: count,
       cachedWriteTokens: count,
+      cachedWrite1hTokens: count.optional(),
       reasoningTokens: count,
       model: z.string().optional(),
       timestamp: z.iso.datetime({ offset: true }).optional(),

@@ -11,6 +11,7 @@ export type UsageSource =
   | 'codex'
   | 'gemini-cli'
   | 'openhands'
+  | 'pi'
   | 'manual';
 
 /**
@@ -43,6 +44,11 @@ export interface AvailableUsage {
   cachedReadTokens: number;
   /** Prompt tokens written to the cache (Anthropic cache_creation); 0 where the provider has no such notion. */
   cachedWriteTokens: number;
+  /**
+   * The part of `cachedWriteTokens` written with a 1-hour lifetime (Anthropic `cache_creation.ephemeral_1h_input_tokens`),
+   * billed at 2 × input instead of the 5-minute write's 1.25 ×. Absent: every write is a 5-minute one.
+   */
+  cachedWrite1hTokens?: number;
   /** Reasoning/thinking tokens, included in completionTokens where the provider counts them there. */
   reasoningTokens: number;
   model?: string;

@@ -1,4 +1,5 @@
 import type { HistoryItem } from '../compaction/history-item.js';
+import { recoverRecord } from '../usage/session-log-builder.js';
 
 /** One history item of a recorded session, with where the log holds it. */
 export interface LogItem {
@@ -66,12 +67,15 @@ export interface LogSegmentStart {
 
 /** A recorded session as the history the agent sent, call by call. */
 export interface LogHistory {
-  format: 'claude-code' | 'codex';
+  format: 'claude-code' | 'codex' | 'pi' | 'openhands';
   items: LogItem[];
   calls: LogCall[];
   /** How each segment after the first began (index 0 is segment 1). */
   segmentStarts: LogSegmentStart[];
-  /** The log's lines (without their line ends), for re-reading an item where it was logged. */
+  /**
+   * The log's lines (without their line ends), for re-reading an item where it was logged; for an OpenHands
+   * trajectory, its events, one JSON text each (an item's `line` is then its event's 1-based position).
+   */
   lines: readonly string[];
 }
 
@@ -91,7 +95,10 @@ export function splitLines(text: string): string[] {
   return lines;
 }
 
-/** One JSON line, or undefined when it is not a JSON object. */
+/**
+ * One JSON line, or undefined when it is not a JSON object; a line that starts with a broken fragment gives the record
+ * after it, as the usage readers read it (`recoverRecord`).
+ */
 export function parseObjectLine(line: string): Record<string, unknown> | undefined {
   const trimmed = line.trim();
   if (trimmed === '' || trimmed[0] !== '{') return undefined;
@@ -101,6 +108,6 @@ export function parseObjectLine(line: string): Record<string, unknown> | undefin
       ? (value as Record<string, unknown>)
       : undefined;
   } catch {
-    return undefined;
+    return recoverRecord(trimmed);
   }
 }

@@ -1,4 +1,5 @@
 import { fromAnthropicMessages } from '../compaction/anthropic-messages.js';
+import { SidechainChains } from '../usage/read-claude-code-log.js';
 import type { LogCall, LogCallUsage, LogHistory, LogItem, LogSegmentStart } from './log-history.js';
 import { parseObjectLine, splitLines } from './log-history.js';
 
@@ -32,20 +33,27 @@ function usageOf(usage: Json): LogCallUsage {
  *
  * - Items: the `message` of every `user` and `assistant` line, one content block per item (text, tool_use,
  *   tool_result; thinking and other blocks as opaque items), in log order. Sidechain lines (sub-agents, which
- *   have their own context) are left out unless the whole file is a sub-agent's.
+ *   have their own context) are left out unless the whole file is a sub-agent's, or `chain` names the sub-agent
+ *   whose history to read.
  * - Calls: one per assistant `message.id` with usage (as `readClaudeCodeLog` counts them); the call's prompt is
  *   the items of its segment logged before the message's first line; its usage is the message's last line's.
  * - A `system` line with subtype `compact_boundary` starts a new segment (`compactMetadata.trigger`: `manual` for
  *   the user's `/compact`, else the agent's own); the summary Claude Code puts first in it (`isCompactSummary: true`)
  *   is `carried`.
  */
-export function readClaudeCodeHistory(text: string): LogHistory {
+export function readClaudeCodeHistory(text: string, options: { chain?: string } = {}): LogHistory {
   const lines = splitLines(text);
+  if (options.chain !== undefined) return readLines(lines, true, options.chain);
   const main = readLines(lines, false);
   return main.calls.length > 0 ? main : readLines(lines, true);
 }
 
-function readLines(lines: readonly string[], sidechain: boolean): LogHistory {
+/**
+ * The items and calls of the main conversation (`sidechain` false), of every sidechain line, or of one sub-agent's
+ * chain (`chain`: its key, as `SidechainChains` numbers them).
+ */
+function readLines(lines: readonly string[], sidechain: boolean, chain?: string): LogHistory {
+  const chains = new SidechainChains();
   const items: LogItem[] = [];
   const calls: LogCall[] = [];
   const callById = new Map<string, LogCall>();
@@ -64,7 +72,9 @@ function readLines(lines: readonly string[], sidechain: boolean): LogHistory {
       continue;
     }
     if (record.type !== 'user' && record.type !== 'assistant') continue;
+    const key = chains.keyOf(record);
     if ((record.isSidechain === true) !== sidechain) continue;
+    if (chain !== undefined && key !== chain) continue;
     const message = record.message;
     if (!isObject(message)) continue;
     const role = message.role;

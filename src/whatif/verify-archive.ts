@@ -26,8 +26,35 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The blocks of a logged line that can hold items: a Claude Code message's content, a Codex response item. */
+/** The text blocks of a pi tool result's content, joined, as the history reader takes them. */
+const piText = (content: unknown) =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((block) => (isObject(block) && typeof block.text === 'string' ? block.text : '')).join('')
+      : '';
+
+/**
+ * The blocks of a logged line that can hold items: a Claude Code or pi message's content, a Codex response item, an
+ * OpenHands event (its tool call or its observation), each put in Claude Code's terms.
+ */
 function blocksOf(record: Json): unknown[] {
+  if (isObject(record.message) && record.message.role === 'toolResult') {
+    const message = record.message;
+    return [{ type: 'tool_result', tool_use_id: message.toolCallId, content: piText(message.content) }];
+  }
+  if (isObject(record.tool_call_metadata)) {
+    const id = record.tool_call_metadata.tool_call_id;
+    return 'observation' in record
+      ? [
+          {
+            type: 'tool_result',
+            tool_use_id: id,
+            content: typeof record.content === 'string' ? record.content : '',
+          },
+        ]
+      : [{ type: 'tool_use', id, input: record.args ?? {} }];
+  }
   if (isObject(record.message)) {
     const content = record.message.content;
     return Array.isArray(content) ? content : [{ type: 'text', text: content }];
@@ -39,6 +66,7 @@ function blocksOf(record: Json): unknown[] {
 /** A tool call's input as the log holds it (Claude Code `tool_use.input`, Codex `arguments` / `input` text). */
 function loggedInput(block: Json): unknown {
   if (block.type === 'tool_use') return block.input;
+  if (block.type === 'toolCall') return block.arguments;
   if (block.type === 'function_call') return block.arguments;
   return block.input;
 }
@@ -68,7 +96,7 @@ export function expectedFromLog(
   const callId = item.kind === 'tool-call' || item.kind === 'tool-result' ? item.callId : undefined;
   const call = blocks.find(
     (block) =>
-      (block.type === 'tool_use' && block.id === callId) ||
+      ((block.type === 'tool_use' || block.type === 'toolCall') && block.id === callId) ||
       ((block.type === 'function_call' || block.type === 'custom_tool_call') && block.call_id === callId),
   );
   const result = blocks.find(

@@ -108,6 +108,8 @@ function call(
 
 const replay: ReplayResult = {
   format: 'claude-code',
+  skippedLines: [],
+  recoveredLines: [],
   model: 'claude-opus-4-6',
   contextWindow: 200000,
   calls: [
@@ -126,6 +128,9 @@ const replay: ReplayResult = {
     cacheHitPercent: null,
     firstCompressCallIndex: 0,
     peakPromptTokens: 170000,
+    promptTokens: 206000,
+    completionTokens: 0,
+    total: { calls: 2, promptTokens: 206000, completionTokens: 0, costUsd: null, unpricedCalls: 2 },
   },
 };
 

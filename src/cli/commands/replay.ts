@@ -1,6 +1,6 @@
-import { access, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { access, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { EvictionPolicyOptions } from '../../compaction/eviction-policy.js';
 import { ReplayQuerySchema } from '../../contract/replay.js';
@@ -17,6 +17,7 @@ import {
 import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-replay.js';
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
+import type { SubagentFile } from '../../usage/attach-subagent-logs.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
 import { parseFlags } from '../flag-schema.js';
@@ -96,9 +97,11 @@ function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint)
     `Summary: ${summary.calls} calls, ${summary.compactions} recorded compaction${summary.compactions === 1 ? '' : 's'}, ` +
       `peak ${summary.peakPromptTokens ?? '—'} prompt tokens, first compress verdict at call ${summary.firstCompressCallIndex ?? '—'}`,
     `Cost: ${
-      summary.costUsd === null
-        ? `unknown (no price for ${result.model}: set one in barometer.config.json)`
-        : `$${summary.costUsd.toFixed(2)}${summary.unpricedCalls > 0 ? ` (${summary.unpricedCalls} calls without a price not included)` : ''}`
+      summary.calls === 0
+        ? 'no calls of its own'
+        : summary.costUsd === null
+          ? `unknown (no price for ${result.model}: set one in barometer.config.json)`
+          : `$${summary.costUsd.toFixed(2)}${summary.unpricedCalls > 0 ? ` (${summary.unpricedCalls} calls without a price not included)` : ''}`
     }, cache hits ${summary.cacheHitPercent === null ? '—' : `${summary.cacheHitPercent}%`} of prompt tokens` +
       (summary.tasksCompleted > 0 ? `, ${summary.tasksCompleted} tasks completed` : ''),
   );
@@ -113,7 +116,78 @@ function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint)
     );
   }
   if (whatIf) lines.push('', ...whatIfLines(whatIf, paint));
+  if (result.children && result.children.length > 0) lines.push('', ...childLines(result, paint));
   return `${lines.join('\n')}\n`;
+}
+
+/** One row per sub-agent session (and per child of those), then the parent's total with them. */
+function childLines(result: ReplayResult | WhatIfReplayResult, paint: Paint): string[] {
+  const whatIf = 'whatIf' in result;
+  const lines = [
+    paint(
+      'bold',
+      `Child sessions of ${result.id ?? 'this log'}: sub-agents or trajectories, each its own context; their calls count in the total`,
+    ),
+    `  ${'session'.padEnd(40)}  ${'calls'.padStart(5)}  ${'prompt tokens'.padStart(13)}  ${'peak'.padStart(7)}  ${'cost'.padStart(8)}${whatIf ? `  ${'what-if cost'.padStart(12)}` : ''}`,
+  ];
+  const row = (child: NonNullable<ReplayResult['children']>[number], depth: number) => {
+    const name = `${'  '.repeat(depth)}${child.id ?? '—'}${child.file ? ` (${child.file})` : ''}`;
+    const policy = child.whatIf ? dollars(child.whatIf.policy.costUsd) : '—';
+    lines.push(
+      `  ${name.padEnd(40)}  ${String(child.summary.calls).padStart(5)}  ${String(child.summary.promptTokens).padStart(13)}  ` +
+        `${String(child.summary.peakPromptTokens ?? '—').padStart(7)}  ${dollars(child.summary.costUsd).padStart(8)}${whatIf ? `  ${policy.padStart(12)}` : ''}`,
+    );
+    for (const grandchild of child.children ?? []) row(grandchild, depth + 1);
+  };
+  for (const child of result.children ?? []) row(child, 0);
+  const total = result.summary.total;
+  lines.push(
+    paint(
+      'bold',
+      `Total with its child sessions: ${total.calls} calls, ${total.promptTokens} prompt tokens, ${dollars(total.costUsd)}` +
+        `${total.unpricedCalls > 0 ? ` (${total.unpricedCalls} calls without a price not included)` : ''}` +
+        ` (this session alone: ${result.summary.calls} calls, ${dollars(result.summary.costUsd)})`,
+    ),
+  );
+  return lines;
+}
+
+/** Up to this many line numbers are named; the rest are counted. */
+const NAMED_LINES = 20;
+
+/** Every line of the log (and of its sub-agents' files) that was not parsed, by file and line number, on stderr. */
+function unparsedLines(result: ReplayResult, file: string): string[] {
+  const out: string[] = [];
+  const visit = (session: ReplayResult, where: string) => {
+    const named = (numbers: number[]) =>
+      `${numbers.slice(0, NAMED_LINES).join(', ')}${numbers.length > NAMED_LINES ? ` and ${numbers.length - NAMED_LINES} more` : ''}`;
+    if (session.skippedLines.length > 0)
+      out.push(
+        `replay: ${where}: ${session.skippedLines.length} line${session.skippedLines.length === 1 ? '' : 's'} not parsed, skipped: line ${named(session.skippedLines)}`,
+      );
+    if (session.recoveredLines.length > 0)
+      out.push(
+        `replay: ${where}: ${session.recoveredLines.length} line${session.recoveredLines.length === 1 ? '' : 's'} began with a broken fragment (dropped; the record after it was read): line ${named(session.recoveredLines)}`,
+      );
+    for (const child of session.children ?? [])
+      if (child.file !== undefined)
+        visit(child, join(dirname(where), basename(where, '.jsonl'), 'subagents', child.file));
+  };
+  visit(result, file);
+  return out;
+}
+
+/** The sub-agents' transcripts newer Claude Code writes beside a session: `<session>/subagents/*.jsonl`. */
+async function subagentFiles(path: string): Promise<SubagentFile[]> {
+  if (!path.endsWith('.jsonl')) return [];
+  const folder = join(dirname(path), basename(path, '.jsonl'), 'subagents');
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter((name) => name.endsWith('.jsonl')).sort();
+  } catch {
+    return [];
+  }
+  return Promise.all(names.map(async (name) => ({ name, text: await readFile(join(folder, name), 'utf8') })));
 }
 
 const dollars = (value: number | null) => (value === null ? 'unknown' : `$${value.toFixed(2)}`);
@@ -386,15 +460,18 @@ Example:
           size >= PROGRESS_BYTES
             ? (phase: 'read' | 'replay', done: number, total: number) => {
                 if (done === total || phase === 'replay') {
+                  // Progress only: which lines could not be parsed is said once the log is read.
                   io.stderr.write(
-                    `replay: ${phase === 'read' ? 'parsed' : 'replayed'} ${done}/${total}${phase === 'read' ? ' lines' : ' calls'}\n`,
+                    `replay: ${phase === 'read' ? 'read' : 'replayed'} ${done}/${total}${phase === 'read' ? ' lines' : ' calls'}\n`,
                   );
                 }
               }
             : undefined;
         const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
+        const subagents = await subagentFiles(resolve(io.cwd, file));
         const options = {
           config,
+          ...(subagents.length > 0 ? { subagents } : {}),
           format: format ?? 'auto',
           ...(model ? { model } : {}),
           ...(contextWindow === undefined ? {} : { contextWindow }),
@@ -422,6 +499,7 @@ Example:
             if (flags.archiveDir === undefined) await rm(root, { recursive: true, force: true });
           }
         } else result = replayLogText(text, options);
+        for (const line of unparsedLines(result, file)) io.stderr.write(`${line}\n`);
         io.stdout.write(
           flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatTimeline(result, painter(io)),
         );
