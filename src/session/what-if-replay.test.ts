@@ -104,11 +104,6 @@ describe('replayWhatIf on the recorded sessions', () => {
   });
 });
 
-/** The prompts of the extra calls an agent makes to read an evicted file again (none in these sessions). */
-function extraCallTokens(whatIf: WhatIfReplayResult['whatIf']): number {
-  return whatIf.policy.rereads === 0 ? 0 : Number.NaN;
-}
-
 describe('replayWhatIf on the pi, OpenHands-output and sub-agent logs', () => {
   it('replays a pi session: every call in the history, the archive read back from the log', async () => {
     const result = await replayWhatIf(readTrace('pi-coding-agent/large-session-head.jsonl'), {

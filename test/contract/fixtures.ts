@@ -9,6 +9,12 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 
+/**
+ * How far ahead of the drivers' fixed clock (`STEPS_START`) a step's time may be: the cases' steps go on a minute
+ * each, and live usage more than the tolerance ahead of the clock is refused (issue 29's clock rule).
+ */
+export const CASE_CLOCK_SKEW_SECONDS = 86_400;
+
 /** Where usage steps without a timestamp start; each later step is one minute on. */
 export const STEPS_START = Date.parse('2026-11-22T12:00:00Z');
 const STEP_MS = 60_000;

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { PressureReport, ReplayResult } from '../../../src/internal.js';
 import { REPO_ROOT } from '../fixtures.js';
 import type { Driver, Refusal } from './driver.js';
@@ -126,10 +126,19 @@ export function cliDriver(): Driver {
       return refusalOf(run.stderr, input);
     },
     async replay(file) {
-      const args = ['replay', join(REPO_ROOT, file), '--json'];
-      const run = await barometer(args);
-      if (run.code !== 0) throw failure(args, run);
-      return JSON.parse(run.stdout) as ReplayResult;
+      // The contract's replay is of the log's text, as the library and HTTP get it: the file alone in a folder of
+      // its own, so the CLI does not also pick up sub-agent transcripts kept beside it (its own tests cover those).
+      const folder = await mkdtemp(join(tmpdir(), 'barometer-contract-replay-'));
+      try {
+        const alone = join(folder, basename(file));
+        await copyFile(join(REPO_ROOT, file), alone);
+        const args = ['replay', alone, '--json'];
+        const run = await barometer(args);
+        if (run.code !== 0) throw failure(args, run);
+        return JSON.parse(run.stdout) as ReplayResult;
+      } finally {
+        await rm(folder, { recursive: true, force: true });
+      }
     },
   };
 }

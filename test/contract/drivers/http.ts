@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../../src/server/index.js';
-import { REPO_ROOT } from '../fixtures.js';
+import { CASE_CLOCK_SKEW_SECONDS, REPO_ROOT } from '../fixtures.js';
 import type { Driver, Outcome } from './driver.js';
 
 /** A 400's issues as a refusal; any other status that is not the expected one fails the test with the body. */
@@ -61,7 +61,14 @@ export function httpDriver(now: number): Driver {
     async start() {
       dataDir = await mkdtemp(join(tmpdir(), 'barometer-contract-'));
       app = await buildApp(
-        { logLevel: 'silent', rateLimitPerMinute: 0, dataDir, dashboard: false },
+        {
+          logLevel: 'silent',
+          rateLimitPerMinute: 0,
+          dataDir,
+          dashboard: false,
+          // The clock is fixed; the cases' steps go on a minute each (see the library driver).
+          clockSkewSeconds: CASE_CLOCK_SKEW_SECONDS,
+        },
         { now: () => now },
       );
     },

@@ -23,7 +23,7 @@ import {
   thinkingBudget,
   validateBudgets,
 } from '../../../src/internal.js';
-import { REPO_ROOT } from '../fixtures.js';
+import { CASE_CLOCK_SKEW_SECONDS, REPO_ROOT } from '../fixtures.js';
 import type { Driver, Refusal } from './driver.js';
 
 function refusalOf(error: unknown): Refusal {
@@ -43,14 +43,16 @@ function hotStateOf(value: unknown): HotState {
  * boundary parser (the one the HTTP route calls). It has every operation of the contract.
  */
 export function libraryDriver(now: number): Driver {
-  // The monitor's clock is fixed so that createdAt is the same on the library and HTTP drivers.
-  let monitor = new SessionMonitor({ now: () => now });
+  // The monitor's clock is fixed so that createdAt is the same on the library and HTTP drivers; the cases post
+  // their steps a minute apart from it, so the clock's tolerance for times ahead of it covers a day of steps.
+  const options = { now: () => now, clockSkewMs: CASE_CLOCK_SKEW_SECONDS * 1000 };
+  let monitor = new SessionMonitor(options);
   const driver: Driver = {
     name: 'library',
     // The library is the product: every operation of the contract.
     lacks: {},
     async start() {
-      monitor = new SessionMonitor({ now: () => now });
+      monitor = new SessionMonitor(options);
     },
     async stop() {
       await monitor.close();
