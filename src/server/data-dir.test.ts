@@ -79,8 +79,11 @@ describe('one data dir, one process, state that agrees after kill -9 (issue 29)'
       }
     };
     const workers = Array.from({ length: 16 }, (_, offset) => worker(offset));
-    // Long enough for several flushes (one a second) to have happened mid-way.
-    while (answered < 1500) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Long enough for several flushes (one a second) to have happened mid-way: at least 1,500 answers and 2.5 s
+    // (on a quiet machine 1,500 answers take well under a second, before the first flush).
+    const loadStarted = Date.now();
+    while (answered < 1500 || Date.now() - loadStarted < 2500)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     first.child.kill('SIGKILL');
     posting = false;
     await exitOf(first.child);
