@@ -226,7 +226,7 @@ describe('barometer replay --what-if', () => {
       const code = await run(['replay', SONNET, gemini, '--what-if'], { io: terminal.io });
       expect(code).toBe(0);
       expect(terminal.stdout).toMatch(
-        /small-gemini-session\.jsonl\s+skipped: .*only claude-code and codex logs hold/,
+        /small-gemini-session\.jsonl\s+skipped: .*the what-if replay needs the messages, which only claude-code, codex, pi, openhands logs hold/,
       );
       expect(terminal.stdout).toMatch(/^all 1 sessions \(1 skipped\)/m);
       expect(terminal.stderr).toContain('replay [');

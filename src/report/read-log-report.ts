@@ -161,18 +161,28 @@ export async function readLogReport(
 ): Promise<LogReport> {
   const log = readSessionLog(text);
   const agent = log.format;
-  const compactions: ReportCompaction[] = log.compactions.map((compaction) => ({
-    time: compaction.timestamp,
-    kind: compaction.trigger === 'manual' ? 'manual' : 'auto',
-  }));
+  // A session's calls and compactions with those of the sub-agents it ran inline (Claude Code sidechains, the
+  // trajectories of an OpenHands output): they are billed to the session, as ccusage counts them too.
+  const sessions: SessionLog[] = [];
+  const gather = (session: SessionLog) => {
+    sessions.push(session);
+    for (const child of session.children ?? []) gather(child);
+  };
+  gather(log);
+  const compactions: ReportCompaction[] = sessions.flatMap((session) =>
+    session.compactions.map((compaction) => ({
+      time: compaction.timestamp,
+      kind: compaction.trigger === 'manual' ? ('manual' as const) : ('auto' as const),
+    })),
+  );
   const report: LogReport = {
     ...place,
     agent,
-    calls: log.calls.map((call) => reportCall(call, agent, pricing)),
+    calls: sessions.flatMap((session) => session.calls.map((call) => reportCall(call, agent, pricing))),
     compactions,
     whatIf: null,
   };
-  if (options.whatIf !== false && log.calls.length > 0) {
+  if (options.whatIf !== false && report.calls.length > 0) {
     const whatIf = await whatIfOf(text, log, pricing.config);
     if (typeof whatIf === 'string') report.whatIfProblem = whatIf;
     else report.whatIf = whatIf;

@@ -6,9 +6,9 @@ import type { ReportRow } from './aggregate-report.js';
  */
 export const CLAUDE_CODE_FOOTNOTES = [
   'Streamed lines: Claude Code logs one API message over several lines that share its message id, and output_tokens grows across them. barometer counts each message once with its last line (the final usage); ccusage keeps the first line of each message id + request id, so it counts fewer output tokens and a lower cost (the whole difference on the recorded sessions).',
-  'Sub-agents: calls a sub-agent logged inside the main transcript (isSidechain lines) are not in this report yet; ccusage adds them to the main session. Sub-agent transcripts of their own (<session>/subagents/*.jsonl) are sessions here, as in ccusage.',
+  'Sub-agents: calls a sub-agent logged inside the main transcript (isSidechain lines) count in the main session, as in ccusage. Sub-agent transcripts of their own (<session>/subagents/*.jsonl) are sessions here, as in ccusage.',
   "Sessions: a session here is one transcript file; ccusage's session view groups by the file's folder (one row per project folder).",
-  "Prices: the models.dev snapshot barometer ships (ccusage: LiteLLM's table); both give the same prices for the Claude models of the recorded sessions. Cache writes are priced at the 5-minute rate, as ccusage does; a 1-hour write costs 2 × input (Anthropic).",
+  "Prices: the models.dev snapshot barometer ships (ccusage: LiteLLM's table); both give the same prices for the Claude models of the recorded sessions. A 1-hour cache write costs 2 × input (Anthropic) here; ccusage prices every cache write at the 5-minute rate, so it counts less where a log holds 1-hour writes.",
 ] as const;
 
 /** The footnotes of a report: the rules behind its figures where ccusage's would differ, and what is left out. */

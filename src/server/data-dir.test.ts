@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -81,8 +81,13 @@ describe('one data dir, one process, state that agrees after kill -9 (issue 29)'
     const workers = Array.from({ length: 16 }, (_, offset) => worker(offset));
     // Long enough for several flushes (one a second) to have happened mid-way: at least 1,500 answers and 2.5 s
     // (on a quiet machine 1,500 answers take well under a second, before the first flush).
+    // And every session written at least once (a process starved of CPU by other work flushes later than a second).
     const loadStarted = Date.now();
-    while (answered < 1500 || Date.now() - loadStarted < 2500)
+    const written = () =>
+      existsSync(join(dataDir, 'sessions'))
+        ? readdirSync(join(dataDir, 'sessions')).filter((name) => /^s\d+\.json$/.test(name)).length
+        : 0;
+    while (answered < 1500 || Date.now() - loadStarted < 2500 || written() < SESSIONS)
       await new Promise((resolve) => setTimeout(resolve, 50));
     first.child.kill('SIGKILL');
     posting = false;
@@ -94,7 +99,7 @@ describe('one data dir, one process, state that agrees after kill -9 (issue 29)'
     let mismatched = 0;
     for (let index = 0; index < SESSIONS; index++) {
       const view = await call<SessionView>(restarted.url, 'GET', `/api/v1/sessions/s${index}`);
-      expect(view.status).toBe(200);
+      expect(view.status, `s${index}: ${JSON.stringify(view.body)}\n${restarted.output()}`).toBe(200);
       const last = view.body.timeline.at(-1);
       // A session's generation g has its points 0 … g-1: the last is g-1.
       if (view.body.generations > 0 && last?.index !== view.body.generations - 1) mismatched++;
