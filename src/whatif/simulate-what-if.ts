@@ -179,7 +179,9 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
     const keep = noticeKeep(trimAbove);
     pendingTrims.push({
       source,
-      location,
+      // The address the notice shows (and the agent would read): the archive's own path may be a temporary folder
+      // whose random name must not change the figures.
+      location: shown,
       // What the notice shows, and what the call itself holds (a write's text), is no sign of a use of the middle.
       marks: distinctiveMarks(
         item.content.slice(keep, -keep),
