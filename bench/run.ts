@@ -257,7 +257,7 @@ if (wants('usage')) {
       }
       console.log(`answers: usage ${result.usageBytes} bytes, pressure ${result.pressureBytes} bytes`);
       console.log(
-        "(a round's p99 far above the server's longest event-loop delay was spent outside the server: the kernel, wrk, other work on the machine; the figure is the median of the rounds)",
+        "(a round's p99 far above the server's longest event-loop delay was not spent running on the server's event loop: the request waited in the kernel, in wrk or in a queue; compare the baseline's p99 in the same rounds; each figure is the median of the rounds)",
       );
       const at50 = (route: 'usage' | 'pressure') =>
         result.figures[route].find((figures) => figures.connections === 50);
