@@ -17,13 +17,13 @@ import { ArchiveStore, readArchiveFile } from '../src/store/archive.js';
 import { createTokenCounter } from '../src/tokens/create-token-counter.js';
 
 /**
- * Where the recorded sessions are: `BAROMETER_TRACES`, else the shared corpus beside the repository
- * (`../shared/traces`), else the copies in test/fixtures/traces.
+ * Where the recorded sessions are: `BAROMETER_TRACES` (a folder of session logs, e.g. a whole recorded corpus),
+ * else the copies the repository holds in test/fixtures/traces.
  */
 export function tracesDirectory(): string {
   const repository = fileURLToPath(new URL('..', import.meta.url));
-  const candidates = [process.env.BAROMETER_TRACES, join(repository, '..', 'shared', 'traces')];
-  for (const candidate of candidates) if (candidate && existsSync(candidate)) return candidate;
+  const chosen = process.env.BAROMETER_TRACES;
+  if (chosen && existsSync(chosen)) return chosen;
   return join(repository, 'test', 'fixtures', 'traces');
 }
 
