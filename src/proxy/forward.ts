@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { Readable } from 'node:stream';
 
 /**
  * Headers that describe one hop, not the message (RFC 9110 §7.6.1), and the ones Node sets itself: never copied
@@ -19,20 +20,18 @@ const HOP_BY_HOP = new Set([
 
 /**
  * The agent's headers as they go upstream: every one as sent (keys and authorization included, never read), less
- * the hop-by-hop ones; `accept-encoding: identity`, so that the answer's bytes are the provider's own and barometer
+ * the hop-by-hop ones (the content-length stays: `forward` sets its own when it sends other bytes);
+ * `accept-encoding: identity`, so that the answer's bytes are the provider's own and barometer
  * can read its usage as they pass (the hop between agent and proxy is the loopback: nothing to compress).
  */
-export function upstreamHeaders(
-  headers: IncomingHttpHeaders,
-  length: number,
-): Record<string, string | string[]> {
+export function upstreamHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith('x-barometer-')) continue;
+    const hop = HOP_BY_HOP.has(name) && name !== 'content-length';
+    if (value === undefined || hop || name.startsWith('x-barometer-')) continue;
     out[name] = value;
   }
   out['accept-encoding'] = 'identity';
-  out['content-length'] = String(length);
   return out;
 }
 
@@ -48,19 +47,35 @@ export function downstreamHeaders(headers: IncomingHttpHeaders): Record<string, 
 
 /**
  * Sends one request upstream and resolves with the answer as it starts (status and headers); its body streams.
- * Rejects when the upstream cannot be reached. `signal` aborts it (the agent went away).
+ * The body is the agent's stream, passed on as it arrives (with the agent's content-length, or chunked), or parts
+ * sent one after the other with their total length. Rejects when the upstream cannot be reached. `signal` aborts
+ * it (the agent went away).
  */
 export function forward(
   url: URL,
   method: string,
   headers: Record<string, string | string[]>,
-  body: Buffer,
+  body: readonly Buffer[] | Readable,
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing = send(url, { method, headers, signal }, resolve);
+    if (body instanceof Readable) {
+      const outgoing = send(url, { method, headers, signal }, resolve);
+      outgoing.on('error', reject);
+      body.pipe(outgoing);
+      return;
+    }
+    let length = 0;
+    for (const part of body) length += part.length;
+    const outgoing = send(
+      url,
+      { method, headers: { ...headers, 'content-length': String(length) }, signal },
+      resolve,
+    );
     outgoing.on('error', reject);
-    outgoing.end(body);
+    outgoing.cork();
+    for (const part of body) outgoing.write(part);
+    outgoing.end();
   });
 }

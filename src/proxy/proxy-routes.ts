@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { Transform, type TransformCallback } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from '../server/problem.js';
 import type { ApiRoute } from '../server/route-table.js';
@@ -14,6 +14,7 @@ import {
   type WireFormat,
 } from './session-key.js';
 import { applyEdits } from './wire-history.js';
+import { spliceEdits } from './wire-splice.js';
 
 type Json = Record<string, unknown>;
 
@@ -61,6 +62,29 @@ function parse(bytes: Buffer): Json | undefined {
   return isObject(value) ? value : undefined;
 }
 
+function join(chunks: readonly Buffer[]): Buffer {
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+class BodyTooLarge extends Error {}
+
+/** Reads a request body whole, as the chunks received (no copy); rejects past `limit` bytes. */
+function readAll(stream: Readable, limit: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    stream.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        stream.destroy();
+        reject(new BodyTooLarge());
+      } else chunks.push(chunk);
+    });
+    stream.once('end', () => resolve(chunks));
+    stream.once('error', reject);
+  });
+}
+
 interface Endpoint {
   format: WireFormat;
   /** Measured and acted on (a generation), or only passed through (count_tokens, model lists). */
@@ -71,6 +95,12 @@ function upstreamOf(context: ProxyRouteContext, format: WireFormat): string {
   return format === 'anthropic' ? context.options.anthropicUpstream : context.options.openaiUpstream;
 }
 
+function tooLarge(reply: FastifyReply, limit: number): FastifyReply {
+  return sendProblem(reply, 'BR_ERR_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, {
+    limit,
+  });
+}
+
 async function proxy(
   context: ProxyRouteContext,
   endpoint: Endpoint,
@@ -78,9 +108,15 @@ async function proxy(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const { options, sessions, counters } = context;
-  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  const limit = options.bodyLimitBytes;
+  // The body is the agent's stream (the proxy's content-type parser leaves it unread).
+  const payload = request.body instanceof Readable ? request.body : Readable.from([]);
+  if (Number(request.headers['content-length']) > limit) return tooLarge(reply, limit);
   const api = request.routeOptions.url ?? request.url;
-  let bytes = raw;
+  /** The request as received, once read whole. */
+  let chunks: Buffer[] | undefined;
+  /** What goes upstream: the agent's stream as it arrives, or the request read whole (edits written in). */
+  let upstreamBody: Buffer[] | undefined;
   let body: Json | undefined;
   let entry: ProxySession | undefined;
   let source: ReturnType<typeof sessionIdFromHeaders>;
@@ -90,17 +126,26 @@ async function proxy(
     try {
       source = sessionIdFromHeaders(request.headers);
       if (!source) {
-        body = parse(raw);
+        chunks = await readAll(payload, limit);
+        body = parse(join(chunks));
         if (body) source = sessionIdFromBody(endpoint.format, body);
       }
       if (source) {
         entry = sessions.session(source.id);
         await entry.pending;
         if (options.mode === 'act' && entry.edits.size > 0) {
-          body ??= parse(raw);
-          if (body && applyEdits(endpoint.format, body, entry.edits) > 0) {
-            bytes = Buffer.from(JSON.stringify(body), 'utf8');
-            outcome = 'edited';
+          chunks ??= await readAll(payload, limit);
+          // The edited blocks' byte ranges, from the session's earlier requests; else parse and re-serialize.
+          const spliced = body ? undefined : spliceEdits(chunks, entry.copies, entry.version);
+          if (spliced) {
+            upstreamBody = spliced.parts;
+            if (spliced.blocks > 0) outcome = 'edited';
+          } else {
+            body ??= parse(join(chunks));
+            if (body && applyEdits(endpoint.format, body, entry.edits) > 0) {
+              upstreamBody = [Buffer.from(JSON.stringify(body), 'utf8')];
+              outcome = 'edited';
+            }
           }
         }
         const hold = sessions.holdMs(entry, options.maxWaitSeconds);
@@ -110,10 +155,11 @@ async function proxy(
         }
       }
     } catch (error) {
+      if (error instanceof BodyTooLarge) return tooLarge(reply, limit);
+      if (payload.destroyed && !chunks) throw error;
       context.log('edit', error);
       counters.failure('edit');
-      bytes = raw;
-      body = undefined;
+      upstreamBody = undefined;
       outcome = 'passed';
     }
   }
@@ -122,33 +168,55 @@ async function proxy(
     if (!reply.raw.writableFinished) abort.abort();
   });
   const url = new URL(`${upstreamOf(context, endpoint.format)}${request.url}`);
-  const answered = forward(
-    url,
-    request.method,
-    upstreamHeaders(request.headers, bytes.length),
-    bytes,
-    abort.signal,
-  );
+  let overLimit = false;
+  let sent: Buffer[] | Readable;
+  if (upstreamBody) sent = upstreamBody;
+  else if (chunks) sent = chunks;
+  else {
+    // Nothing to change: the agent's bytes go upstream as they arrive, a copy kept for the analysis.
+    const received: Buffer[] = [];
+    let bytes = 0;
+    payload.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= limit) received.push(chunk);
+      else if (!overLimit) {
+        overLimit = true;
+        abort.abort();
+      }
+    });
+    payload.once('end', () => {
+      chunks = received;
+    });
+    sent = payload;
+  }
+  const answered = forward(url, request.method, upstreamHeaders(request.headers), sent, abort.signal);
   // Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session,
   // then (act) the policy on this request's history, whose edits the session's next request carries.
-  const prepare = (session: ProxySession, from: SessionSource): Promise<boolean> => {
+  const prepare = async (session: ProxySession, from: SessionSource): Promise<boolean> => {
     try {
-      body ??= parse(raw);
-      if (!body) return Promise.resolve(false);
-      const model = typeof body.model === 'string' && body.model !== '' ? body.model : 'unknown';
+      // A session already known needs no model; observe mode reads nothing else from the body.
+      if (options.mode === 'observe' && session.ready) return await session.ready;
+      const received = chunks;
+      if (!received) return false;
+      await setImmediate();
+      const raw = join(received);
+      const parsed = parse(raw);
+      if (!parsed) return false;
+      const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
       const created = sessions.ensure(session, model, from);
-      if (options.mode === 'act') sessions.analyze(session, endpoint.format, body);
-      return created;
+      if (options.mode === 'act') sessions.analyze(session, endpoint.format, raw, parsed);
+      return await created;
     } catch (error) {
       context.log('analyze', error);
       counters.failure('analyze');
-      return Promise.resolve(false);
+      return false;
     }
   };
   let answer: IncomingMessage;
   try {
     answer = await answered;
   } catch (error) {
+    if (overLimit) return tooLarge(reply, limit);
     counters.request(api, 'unreachable');
     if (abort.signal.aborted) return reply;
     return sendProblem(

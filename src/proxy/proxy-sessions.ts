@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import {
   EvictionPolicy,
@@ -13,7 +14,8 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
-import { type EditBook, historyOf } from './wire-history.js';
+import { applyEdits, type EditBook, historyOf } from './wire-history.js';
+import { locateEdits, type WireCopy } from './wire-splice.js';
 
 type Json = Record<string, unknown>;
 
@@ -25,6 +27,10 @@ export interface ProxySession {
   id: string;
   /** Every edit made so far, by call id: the same tombstones go into every later request. */
   edits: EditBook;
+  /** Bumped whenever `edits` changes. */
+  version: number;
+  /** The latest requests (at most two: a conversation and a sub-agent's) with where their edited blocks are. */
+  copies: WireCopy[];
   /** The policy's state per conversation of the session (Claude Code's sub-agents share its session id). */
   threads: Map<string, EvictionPolicyState>;
   /** The analysis of the latest request: the next request of the session waits for it before it is edited. */
@@ -93,6 +99,8 @@ export class ProxySessions {
       entry = {
         id,
         edits: new Map(),
+        version: 0,
+        copies: [],
         threads: new Map(),
         pending: Promise.resolve(),
         ready: null,
@@ -136,10 +144,29 @@ export class ProxySessions {
    * archived first, and only then do its tombstones join the session's edits, for the next request on. Chained:
    * one analysis per session at a time, in request order.
    */
-  analyze(entry: ProxySession, format: WireFormat, body: Json): void {
+  analyze(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): void {
     entry.pending = entry.pending
-      .then(() => this.#analyze(entry, format, body))
+      .then(async () => {
+        const version = entry.version;
+        this.#copy(entry, format, raw, body);
+        applyEdits(format, body, entry.edits);
+        await setImmediate();
+        await this.#analyze(entry, format, body);
+        // A new batch: where its blocks are in this request, for the next one (`body` now holds tombstones).
+        if (entry.version !== version) {
+          await setImmediate();
+          this.#copy(entry, format, raw, JSON.parse(raw.toString('utf8')) as Json);
+        }
+      })
       .catch((error: unknown) => this.#options.onFailure('analyze', error));
+  }
+
+  /** Keeps the request and where its edited blocks are, so that the session's next request is edited unparsed. */
+  #copy(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): void {
+    if (entry.edits.size === 0) return;
+    const copy = locateEdits(format, raw, body, entry.edits, entry.version);
+    const others = entry.copies.filter((other) => other.version === entry.version && other.bytes !== raw);
+    entry.copies = copy ? [copy, ...others.slice(0, 1)] : others.slice(0, 1);
   }
 
   #sizeOf(entry: ProxySession) {
@@ -196,6 +223,7 @@ export class ProxySessions {
       if (item.kind === 'tool-result') edit.result = tombstone;
       else edit.input = tombstone;
       entry.edits.set(item.callId, edit);
+      entry.version++;
     }
     entry.threads.set(thread, applied.state);
     if (applied.archive) {

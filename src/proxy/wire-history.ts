@@ -131,13 +131,17 @@ function evictedInput(format: WireFormat, tombstone: string): unknown {
 }
 
 /**
- * Writes the session's edits into a request body, in place: every tool result and tool call the book names gets
- * its tombstone, and nothing else changes (thinking blocks, signatures, cache_control, ids and order stay).
- * Answers how many blocks were rewritten.
+ * The blocks of a request the session's edits rewrite, in document order, each with its edited copy (same keys in
+ * the same order, only the tool result's content or the call's arguments replaced): an Anthropic content block, a
+ * Chat Completions message (its tool result and its calls' arguments), a Responses input item.
  */
-export function applyEdits(format: WireFormat, body: Json, edits: EditBook): number {
-  if (edits.size === 0) return 0;
-  let changed = 0;
+export function editedBlocks(
+  format: WireFormat,
+  body: Json,
+  edits: EditBook,
+): { block: Json; edited: Json; rewrites: number }[] {
+  const out: { block: Json; edited: Json; rewrites: number }[] = [];
+  if (edits.size === 0) return out;
   const resultOf = (callId: unknown) => (typeof callId === 'string' ? edits.get(callId)?.result : undefined);
   const inputOf = (callId: unknown) => (typeof callId === 'string' ? edits.get(callId)?.input : undefined);
   if (format === 'anthropic') {
@@ -147,50 +151,59 @@ export function applyEdits(format: WireFormat, body: Json, edits: EditBook): num
         if (!isObject(block)) continue;
         const result = block.type === 'tool_result' ? resultOf(block.tool_use_id) : undefined;
         const input = block.type === 'tool_use' ? inputOf(block.id) : undefined;
-        if (result !== undefined) {
-          block.content = result;
-          changed++;
-        } else if (input !== undefined) {
-          block.input = evictedInput(format, input);
-          changed++;
-        }
+        if (result !== undefined) out.push({ block, edited: { ...block, content: result }, rewrites: 1 });
+        else if (input !== undefined)
+          out.push({ block, edited: { ...block, input: evictedInput(format, input) }, rewrites: 1 });
       }
     }
-    return changed;
+    return out;
   }
   if (format === 'openai-chat') {
     for (const message of Array.isArray(body.messages) ? body.messages : []) {
       if (!isObject(message)) continue;
       const result = message.role === 'tool' ? resultOf(message.tool_call_id) : undefined;
-      if (result !== undefined) {
-        message.content = result;
-        changed++;
+      let rewrites = result === undefined ? 0 : 1;
+      const edited: Json = result === undefined ? { ...message } : { ...message, content: result };
+      if (Array.isArray(message.tool_calls)) {
+        edited.tool_calls = message.tool_calls.map((toolCall: unknown) => {
+          const input = isObject(toolCall) ? inputOf(toolCall.id) : undefined;
+          if (input === undefined || !isObject(toolCall) || !isObject(toolCall.function)) return toolCall;
+          rewrites++;
+          return { ...toolCall, function: { ...toolCall.function, arguments: evictedInput(format, input) } };
+        });
       }
-      for (const toolCall of Array.isArray(message.tool_calls) ? message.tool_calls : []) {
-        const input = isObject(toolCall) ? inputOf(toolCall.id) : undefined;
-        if (input !== undefined && isObject(toolCall) && isObject(toolCall.function)) {
-          toolCall.function.arguments = evictedInput(format, input);
-          changed++;
-        }
-      }
+      if (rewrites > 0) out.push({ block: message, edited, rewrites });
     }
-    return changed;
+    return out;
   }
   for (const item of Array.isArray(body.input) ? body.input : []) {
     if (!isObject(item)) continue;
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       const result = resultOf(item.call_id);
-      if (result !== undefined) {
-        item.output = result;
-        changed++;
-      }
+      if (result !== undefined) out.push({ block: item, edited: { ...item, output: result }, rewrites: 1 });
     } else if (item.type === 'function_call' || item.type === 'custom_tool_call') {
       const input = inputOf(item.call_id);
       if (input === undefined) continue;
-      if (item.type === 'function_call') item.arguments = evictedInput(format, input);
-      else item.input = input;
-      changed++;
+      const edited =
+        item.type === 'function_call'
+          ? { ...item, arguments: evictedInput(format, input) }
+          : { ...item, input };
+      out.push({ block: item, edited, rewrites: 1 });
     }
+  }
+  return out;
+}
+
+/**
+ * Writes the session's edits into a request body, in place: every tool result and tool call the book names gets
+ * its tombstone, and nothing else changes (thinking blocks, signatures, cache_control, ids and order stay).
+ * Answers how many blocks were rewritten.
+ */
+export function applyEdits(format: WireFormat, body: Json, edits: EditBook): number {
+  let changed = 0;
+  for (const { block, edited, rewrites } of editedBlocks(format, body, edits)) {
+    Object.assign(block, edited);
+    changed += rewrites;
   }
   return changed;
 }

@@ -534,13 +534,10 @@ export async function buildApp(
   });
   if (proxy) {
     await app.register(async (raw) => {
-      // The proxy forwards the agent's bytes: any content type, read as a buffer, up to its own limit.
+      // The proxy forwards the agent's bytes: any content type, left unread as the request's stream (the proxy
+      // passes it on as it arrives, or reads it whole to write edits in, up to its own limit).
       raw.removeAllContentTypeParsers();
-      raw.addContentTypeParser(
-        '*',
-        { parseAs: 'buffer', bodyLimit: proxy.bodyLimitBytes },
-        (_request, body, done) => done(null, body),
-      );
+      raw.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
       registerRoutes(raw, routes, 'raw');
     });
   }
