@@ -1,4 +1,7 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
+import { z } from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import {
   EvictionPolicy,
@@ -20,7 +23,29 @@ import { locateEdits, type WireCopy } from './wire-splice.js';
 type Json = Record<string, unknown>;
 
 /** Where a proxy step failed: each is counted in /metrics, and the request went on unchanged. */
-export type ProxyStage = 'session' | 'edit' | 'analyze' | 'record';
+export type ProxyStage = 'session' | 'edit' | 'analyze' | 'record' | 'persist';
+
+/**
+ * A session's edits and policy states as kept in `<data dir>/proxy/<session>.json`: after a restart the session's
+ * next request carries the same tombstones (the cache stays warm), and the policy goes on where it was.
+ */
+const SavedProxySessionSchema = z.object({
+  edits: z.array(
+    z.tuple([z.string(), z.object({ result: z.string().optional(), input: z.string().optional() })]),
+  ),
+  threads: z.array(
+    z.tuple([
+      z.string(),
+      z.object({
+        scanned: z.number(),
+        completedUpTo: z.number(),
+        evictedUpTo: z.number(),
+        batches: z.number(),
+        completedPlanItems: z.array(z.string()),
+      }),
+    ]),
+  ),
+});
 
 /** What the proxy keeps of one session, in memory: its edits (re-applied to every request) and policy states. */
 export interface ProxySession {
@@ -41,6 +66,8 @@ export interface ProxySession {
   verdict: { action: string; waitSeconds: number | null; at: number } | null;
   /** Token counts of items already seen, by item id and length. */
   sizes: Map<string, number>;
+  /** What was last written to (or read from) the session's file. */
+  saved: string;
 }
 
 export interface ProxySessionsOptions {
@@ -52,6 +79,8 @@ export interface ProxySessionsOptions {
   onFailure: (stage: ProxyStage, error: unknown) => void;
   /** A batch was evicted: how many items, and the archive. */
   onEviction?: (sessionId: string, items: number, archive: string) => void;
+  /** Where each session's edits are kept across restarts (normally `<data dir>/proxy`); none: in memory only. */
+  directory?: string;
 }
 
 const AGENT_OF: Partial<Record<SessionSource, 'claude-code' | 'codex'>> = {
@@ -82,6 +111,7 @@ export class ProxySessions {
   readonly #counter: TokenCounter;
   readonly #policy: EvictionPolicy;
   readonly #options: ProxySessionsOptions;
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(options: ProxySessionsOptions) {
     this.#options = options;
@@ -106,10 +136,50 @@ export class ProxySessions {
         ready: null,
         verdict: null,
         sizes: new Map(),
+        saved: '',
       };
+      entry.pending = this.#restore(entry);
       this.#sessions.set(id, entry);
     }
     return entry;
+  }
+
+  #file(entry: ProxySession): string | undefined {
+    return this.#options.directory === undefined
+      ? undefined
+      : join(this.#options.directory, `${entry.id}.json`);
+  }
+
+  /** Reads back the session's edits and policy states kept by an earlier run, if any. */
+  async #restore(entry: ProxySession): Promise<void> {
+    const file = this.#file(entry);
+    if (!file) return;
+    try {
+      const text = await readFile(file, 'utf8');
+      const saved = SavedProxySessionSchema.parse(JSON.parse(text));
+      for (const [callId, edit] of saved.edits) entry.edits.set(callId, edit);
+      for (const [thread, state] of saved.threads) entry.threads.set(thread, state);
+      entry.version++;
+      entry.saved = text;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#options.onFailure('persist', error);
+    }
+  }
+
+  /** Writes the session's edits and policy states when they changed (a temporary file, then renamed). */
+  async #save(entry: ProxySession): Promise<void> {
+    const file = this.#file(entry);
+    if (!file) return;
+    const text = JSON.stringify({ edits: [...entry.edits], threads: [...entry.threads] });
+    if (text === entry.saved) return;
+    try {
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(`${file}.tmp`, text);
+      await rename(`${file}.tmp`, file);
+      entry.saved = text;
+    } catch (error) {
+      this.#options.onFailure('persist', error);
+    }
   }
 
   /** Makes sure the monitor has the session (created with the request's model); false when it could not. */
@@ -157,6 +227,7 @@ export class ProxySessions {
           await setImmediate();
           this.#copy(entry, format, raw, JSON.parse(raw.toString('utf8')) as Json);
         }
+        await this.#save(entry);
       })
       .catch((error: unknown) => this.#options.onFailure('analyze', error));
   }
@@ -242,7 +313,27 @@ export class ProxySessions {
    * Records an answer: a success's usage (streamed or not) with its rate-limit headers; a 429's headers and
    * retry-after as what the quota said. Other errors are the agent's to see; nothing is recorded of them.
    */
-  async record(
+  record(
+    entry: ProxySession,
+    format: WireFormat,
+    status: number,
+    headers: HeaderBag,
+    text: string,
+    ready: Promise<boolean>,
+  ): Promise<void> {
+    const recorded = this.#record(entry, format, status, headers, text, ready);
+    this.#inFlight.add(recorded);
+    void recorded.finally(() => this.#inFlight.delete(recorded));
+    return recorded;
+  }
+
+  /** Resolves once every answer is recorded and every analysis is done (and saved): the service's close waits. */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
+    await Promise.all([...this.#sessions.values()].map((entry) => entry.pending));
+  }
+
+  async #record(
     entry: ProxySession,
     format: WireFormat,
     status: number,

@@ -318,7 +318,10 @@ export async function buildApp(
     },
     onError: (error) => app.log.error({ err: error }, 'session sweep failed'),
   });
+  // The proxy's last answers recorded and their edits saved (for the next run) before the monitor closes.
+  let settleProxy = async (): Promise<void> => {};
   app.addHook('onClose', async () => {
+    await settleProxy();
     stopSweeping();
     hub.close();
     stopWebhooks();
@@ -384,11 +387,13 @@ export async function buildApp(
       monitor,
       archive,
       now,
+      directory: join(dataDir.root, 'proxy'),
       onFailure: (stage, error) => {
         metrics.proxyFailures.inc({ stage });
         log(stage, error);
       },
     });
+    settleProxy = () => sessions.settled();
     routes.push(
       ...proxyRoutes({
         options: proxy,

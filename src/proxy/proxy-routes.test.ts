@@ -1,0 +1,161 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../server/serve.js';
+import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
+
+type Json = Record<string, unknown>;
+
+const SESSION = 'restart-session';
+
+/** A Claude Code-like history: `reads` reads of 16 KB files, a `git commit` (a sub-task boundary) after the third. */
+function history(reads: number): Json {
+  const messages: Json[] = [{ role: 'user', content: 'Read the files; commit after the third.' }];
+  for (let index = 0; index < reads; index++) {
+    const commit = index === 3;
+    const id = `toolu_${index}`;
+    messages.push({
+      role: 'assistant',
+      content: [
+        commit
+          ? { type: 'tool_use', id, name: 'Bash', input: { command: 'git commit -qm "first part"' } }
+          : { type: 'tool_use', id, name: 'Read', input: { file_path: `/work/file-${index}.ts` } },
+      ],
+    });
+    const text = commit
+      ? '[main 1a2b3c4] first part'
+      : Array.from({ length: 400 }, (_, line) => `file ${index} line ${line}: ${(line * 7919) % 1000};`).join(
+          '\n',
+        );
+    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] });
+  }
+  return { model: 'claude-sonnet-4-5', max_tokens: 1024, messages };
+}
+
+/** The tombstoned tool results of a request as the provider received it, by call id. */
+function tombstones(body: Json | undefined): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const message of (body?.messages ?? []) as { content: unknown }[]) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as Json[])
+      if (
+        block.type === 'tool_result' &&
+        typeof block.content === 'string' &&
+        block.content.startsWith('[barometer evicted')
+      )
+        found.set(block.tool_use_id as string, block.content);
+  }
+  return found;
+}
+
+let root: string;
+let fake: CassetteServer;
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'barometer-proxy-restart-'));
+  fake = await startCassetteServer(() => ({
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'text', text: 'ok' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 100, output_tokens: 5 },
+    }),
+  }));
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function send(url: string, body: Json): Promise<void> {
+  const answer = await fetch(`${url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'test', 'x-barometer-session': SESSION },
+    body: JSON.stringify(body),
+  });
+  expect(answer.status).toBe(200);
+  await answer.text();
+}
+
+describe('barometer proxy across a restart', () => {
+  it('sends the same tombstones after a restart as before it', async () => {
+    const dataDir = join(root, 'data');
+    const options = {
+      port: 0,
+      logLevel: 'silent' as const,
+      dashboard: false,
+      dataDir,
+      proxy: { anthropicUpstream: fake.url },
+    };
+    let server = await startServer(options);
+    await send(server.url, history(6));
+    await send(server.url, history(7));
+    await server.close();
+    const before = tombstones(fake.requests[1]?.body);
+    // The reads of the finished sub-task (before the commit) were evicted.
+    expect([...before.keys()].sort()).toEqual(['toolu_0', 'toolu_1', 'toolu_2']);
+    expect(existsSync(join(dataDir, 'proxy', `${SESSION}.json`))).toBe(true);
+
+    server = await startServer(options);
+    try {
+      await send(server.url, history(8));
+    } finally {
+      await server.close();
+    }
+    const after = tombstones(fake.requests[2]?.body);
+    expect(after).toEqual(before);
+    // Each tombstone names its archive, which holds the original.
+    const archive = /in (\S+\.log):/.exec(before.get('toolu_0') ?? '')?.[1] ?? '';
+    expect(readFileSync(archive, 'utf8')).toContain('file 0 line 399');
+  });
+});
+
+describe('barometer proxy request bodies', () => {
+  it('refuses a body over its limit with BR_ERR_BODY_TOO_LARGE, streamed or declared, and sends nothing on', async () => {
+    const server = await startServer({
+      port: 0,
+      logLevel: 'silent',
+      dashboard: false,
+      dataDir: join(root, 'limit'),
+      proxy: { anthropicUpstream: fake.url, bodyLimitBytes: 4096 },
+    });
+    const seen = fake.requests.length;
+    try {
+      const big = JSON.stringify(history(1));
+      // Declared by its content-length.
+      const declared = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-barometer-session': 'limit' },
+        body: big,
+      });
+      expect(declared.status).toBe(413);
+      expect(((await declared.json()) as Json).code).toBe('BR_ERR_BODY_TOO_LARGE');
+      // Chunked, no length: found while it streams.
+      const streamed = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-barometer-session': 'limit' },
+        body: new Blob([big]).stream(),
+        duplex: 'half',
+      } as RequestInit);
+      expect(streamed.status).toBe(413);
+      expect(((await streamed.json()) as Json).code).toBe('BR_ERR_BODY_TOO_LARGE');
+      // Under the limit, it goes on.
+      const small = await fetch(`${server.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-barometer-session': 'limit' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(small.status).toBe(200);
+      await small.text();
+    } finally {
+      await server.close();
+    }
+    expect(fake.requests.slice(seen).map((request) => request.body?.messages)).toEqual([
+      [{ role: 'user', content: 'hi' }],
+    ]);
+  });
+});
