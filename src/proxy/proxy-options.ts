@@ -4,6 +4,11 @@ import { z } from 'zod';
 export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
 export const DEFAULT_OPENAI_UPSTREAM = 'https://api.openai.com';
 /**
+ * Where Codex signed in with ChatGPT sends its Responses requests (its default base URL in that mode,
+ * codex-rs/core/src/model_provider_info.rs): a ChatGPT token is refused by api.openai.com.
+ */
+export const DEFAULT_CHATGPT_UPSTREAM = 'https://chatgpt.com/backend-api/codex';
+/**
  * The longest a request is held when the session's verdict is `wait` (a per-minute quota refills): past it the
  * request goes on and the provider answers (a 429 with its own retry-after, which reaches the agent as sent).
  */
@@ -23,6 +28,11 @@ export const ProxyOptionsSchema = z.strictObject({
   anthropicUpstream: upstream.default(DEFAULT_ANTHROPIC_UPSTREAM),
   /** Base URL the OpenAI Chat Completions and Responses requests are forwarded to (`/v1/...` appended). */
   openaiUpstream: upstream.default(DEFAULT_OPENAI_UPSTREAM),
+  /**
+   * Base URL of Codex's ChatGPT-login backend: a Responses request carrying a `chatgpt-account-id` header (Codex
+   * sends one with a ChatGPT login, never with an API key) goes to `<this>/responses`.
+   */
+  chatgptUpstream: upstream.default(DEFAULT_CHATGPT_UPSTREAM),
   /** `act` (the default) evicts completed sub-tasks' tool output; `observe` only measures. */
   mode: z.enum(['act', 'observe']).default('act'),
   /** Longest hold of a request on a `wait` verdict, in seconds; 0 never holds. */

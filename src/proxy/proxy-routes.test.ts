@@ -159,3 +159,52 @@ describe('barometer proxy request bodies', () => {
     ]);
   });
 });
+
+describe('barometer proxy and Codex signed in with ChatGPT', () => {
+  it('sends a Responses request carrying chatgpt-account-id to the ChatGPT backend, others to the OpenAI API', async () => {
+    const answer = () => ({
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'resp_1', object: 'response', model: 'gpt-5.3-codex', output: [] }),
+    });
+    const openai = await startCassetteServer(answer);
+    const chatgpt = await startCassetteServer(answer);
+    const server = await startServer({
+      port: 0,
+      logLevel: 'silent',
+      dashboard: false,
+      dataDir: join(root, 'chatgpt'),
+      // A base URL with a path, as the ChatGPT backend's (https://chatgpt.com/backend-api/codex).
+      proxy: { openaiUpstream: openai.url, chatgptUpstream: `${chatgpt.url}/backend-api/codex` },
+    });
+    const body = JSON.stringify({ model: 'gpt-5.3-codex', input: 'hi', prompt_cache_key: 'codex-session' });
+    try {
+      const signedIn = await fetch(`${server.url}/v1/responses`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: 'Bearer chatgpt-access-token',
+          'chatgpt-account-id': 'account-1',
+        },
+        body,
+      });
+      expect(signedIn.status).toBe(200);
+      await signedIn.text();
+      const withKey = await fetch(`${server.url}/v1/responses`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+        body,
+      });
+      expect(withKey.status).toBe(200);
+      await withKey.text();
+    } finally {
+      await server.close();
+      await openai.close();
+      await chatgpt.close();
+    }
+    expect(chatgpt.requests.map((request) => request.path)).toEqual(['/backend-api/codex/responses']);
+    expect(chatgpt.requests[0]?.headers.authorization).toBe('Bearer chatgpt-access-token');
+    expect(chatgpt.requests[0]?.headers['chatgpt-account-id']).toBe('account-1');
+    expect(openai.requests.map((request) => request.path)).toEqual(['/v1/responses']);
+    expect(openai.requests[0]?.headers.authorization).toBe('Bearer sk-test');
+  });
+});

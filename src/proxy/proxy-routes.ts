@@ -91,8 +91,16 @@ interface Endpoint {
   generation: boolean;
 }
 
-function upstreamOf(context: ProxyRouteContext, format: WireFormat): string {
-  return format === 'anthropic' ? context.options.anthropicUpstream : context.options.openaiUpstream;
+/**
+ * Where a request goes: the Anthropic or OpenAI upstream with the request's own path, or, for a Responses request
+ * of Codex signed in with ChatGPT (its `chatgpt-account-id` header), the ChatGPT backend with the path after `/v1`.
+ */
+function upstreamUrl(context: ProxyRouteContext, format: WireFormat, request: FastifyRequest): URL {
+  const { options } = context;
+  if (format === 'anthropic') return new URL(`${options.anthropicUpstream}${request.url}`);
+  if (format === 'openai-responses' && request.headers['chatgpt-account-id'] !== undefined)
+    return new URL(`${options.chatgptUpstream}${request.url.replace(/^\/v1/, '')}`);
+  return new URL(`${options.openaiUpstream}${request.url}`);
 }
 
 function tooLarge(reply: FastifyReply, limit: number): FastifyReply {
@@ -167,7 +175,7 @@ async function proxy(
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
-  const url = new URL(`${upstreamOf(context, endpoint.format)}${request.url}`);
+  const url = upstreamUrl(context, endpoint.format, request);
   let overLimit = false;
   let sent: Buffer[] | Readable;
   if (upstreamBody) sent = upstreamBody;

@@ -3,7 +3,11 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseWith } from '../../errors/validation.js';
-import { DEFAULT_ANTHROPIC_UPSTREAM, DEFAULT_OPENAI_UPSTREAM } from '../../proxy/proxy-options.js';
+import {
+  DEFAULT_ANTHROPIC_UPSTREAM,
+  DEFAULT_CHATGPT_UPSTREAM,
+  DEFAULT_OPENAI_UPSTREAM,
+} from '../../proxy/proxy-options.js';
 import { DEFAULT_HOST, DEFAULT_PORT, ServerOptionsSchema } from '../../server/options.js';
 import { type RunningServer, startServer } from '../../server/serve.js';
 import { type CliIo, UsageError } from '../io.js';
@@ -17,6 +21,7 @@ interface ProxyFlags {
   dataDir?: string;
   anthropicUpstream?: string;
   openaiUpstream?: string;
+  chatgptUpstream?: string;
   observe?: boolean;
   logLevel?: string;
 }
@@ -30,6 +35,10 @@ function withProxyFlags(command: Command): Command {
       `where Anthropic requests go (default ${DEFAULT_ANTHROPIC_UPSTREAM})`,
     )
     .option('--openai-upstream <url>', `where OpenAI requests go (default ${DEFAULT_OPENAI_UPSTREAM})`)
+    .option(
+      '--chatgpt-upstream <url>',
+      `where Codex's requests go when it is signed in with ChatGPT (default ${DEFAULT_CHATGPT_UPSTREAM})`,
+    )
     .option('--observe', 'only measure: forward every request unchanged (default: evict completed sub-tasks)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default warn)');
 }
@@ -44,6 +53,7 @@ function serverOptions(flags: ProxyFlags, io: CliIo, port: number) {
       mode: flags.observe ? 'observe' : 'act',
       ...(flags.anthropicUpstream ? { anthropicUpstream: flags.anthropicUpstream } : {}),
       ...(flags.openaiUpstream ? { openaiUpstream: flags.openaiUpstream } : {}),
+      ...(flags.chatgptUpstream ? { chatgptUpstream: flags.chatgptUpstream } : {}),
     },
   };
   if (flags.host !== undefined) raw.host = flags.host;
@@ -80,7 +90,8 @@ export function agentCommand(
 ): { command: string; args: string[]; env: Record<string, string> } {
   if (agent === 'claude') return { command: 'claude', args: [...args], env: { ANTHROPIC_BASE_URL: url } };
   // Codex ignores OPENAI_BASE_URL: a model-provider override names the proxy; the user's model stays theirs. An
-  // API key in OPENAI_API_KEY is sent as it is; otherwise Codex's own login is used (requires_openai_auth).
+  // API key in OPENAI_API_KEY is sent as it is; otherwise Codex's own login is used (requires_openai_auth): an API
+  // key it keeps, or a ChatGPT login, whose requests the proxy sends to the ChatGPT backend.
   const auth = env.OPENAI_API_KEY ? 'env_key="OPENAI_API_KEY"' : 'requires_openai_auth=true';
   const provider = `model_providers.barometer={name="barometer",base_url="${url}/v1",${auth},wire_api="responses",supports_websockets=false}`;
   return { command: 'codex', args: ['-c', 'model_provider=barometer', '-c', provider, ...args], env: {} };
