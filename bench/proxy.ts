@@ -3,8 +3,9 @@
  * - a 500 KB Messages request (a Claude Code-like history of tool results): the time from the client starting to
  *   send it to the provider having all of it (a provider starts on a whole request), through the proxy and
  *   directly; the difference is what the proxy adds (it must have the whole body before it can send its first
- *   byte, since an edit may change any of it). Measured for a session with no edits (bytes forwarded as received) and
- *   for one whose earlier boundary left edits (parsed, tombstones written, serialized);
+ *   byte when it edits). Measured for a session with no edits (bytes streamed upstream as received) and
+ *   for one whose earlier boundary left edits, each request its previous one plus a turn (the tombstones written
+ *   into the bytes received where the previous request had them, decision 065);
  * - a streamed answer: the time from the provider writing its first event to the client reading it.
  * The client, the proxy and the fake provider share this process (one core each would be fairer; the machine has 2).
  */
@@ -93,6 +94,13 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const body = Buffer.from(messagesBody(500_000, true));
+  // The edited session's requests grow by a turn each, as an agent's do: its history resent, a turn appended.
+  const open = body.subarray(0, body.length - 2);
+  let turns = '';
+  const nextTurn = (round: number) => {
+    turns += `,{"role":"assistant","content":"step ${round}"},{"role":"user","content":"go on ${round}"}`;
+    return Buffer.concat([open, Buffer.from(`${turns}]}`)]);
+  };
   // A session whose history has no boundary: nothing to edit, its bytes are forwarded as received.
   const plain = Buffer.from(messagesBody(500_000, false));
 
@@ -128,7 +136,7 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
   const firstTokenDirect: number[] = [];
   // Warm up, and leave the edited session its edits: the commit in the history is a boundary.
   for (let index = 0; index < 20; index++) {
-    await send(proxy.url, '/v1/messages', 'bench-edited');
+    await send(proxy.url, '/v1/messages', 'bench-edited', nextTurn(index));
     await send(proxy.url, '/v1/messages', 'bench-passed', plain);
     await send(upstreamUrl, '/v1/messages', 'x');
     await sleep(20);
@@ -137,7 +145,8 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
     direct.push((await send(upstreamUrl, '/v1/messages', 'x')).arrival);
     passed.push((await send(proxy.url, '/v1/messages', 'bench-passed', plain)).arrival);
     await sleep(15);
-    edited.push((await send(proxy.url, '/v1/messages', 'bench-edited')).arrival);
+    const grown = nextTurn(20 + round);
+    edited.push((await send(proxy.url, '/v1/messages', 'bench-edited', grown)).arrival);
     await sleep(15);
     firstTokenDirect.push((await send(upstreamUrl, '/v1/messages?stream=bench', 'x')).firstByte);
     firstToken.push((await send(proxy.url, '/v1/messages?stream=bench', 'bench-stream')).firstByte);
