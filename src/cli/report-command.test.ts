@@ -134,6 +134,12 @@ describe('barometer report', () => {
       '2026-02-24',
       '2026-04-23',
     ]);
+    // The daily view explains its Claude Code figures against ccusage's with the same footnotes as the session view.
+    const session = JSON.parse((await report(['--json', '--no-what-if'])).stdout);
+    expect(second.footnotes).toEqual(session.footnotes);
+    expect(second.footnotes[0]).toMatch(/^Streamed lines: /);
+    const dailyTable = (await report(['--view', 'daily', '--no-what-if'])).stdout;
+    expect(dailyTable).toContain(`[1] ${second.footnotes[0]}`);
   }, 120_000);
 
   it('narrows to one agent and one project, and writes CSV and Markdown', async () => {

@@ -1,4 +1,4 @@
-import type { LogReport, ReportCall } from './log-report.js';
+import type { LogReport, ReportSlot } from './log-report.js';
 
 /** How a report groups the calls. */
 export const REPORT_VIEWS = ['daily', 'session', 'project', 'model'] as const;
@@ -84,24 +84,24 @@ class RowBuilder {
     if (day > this.lastDay) this.lastDay = day;
   }
 
-  add(call: ReportCall, day: string, log: LogReport): void {
+  add(slot: ReportSlot, day: string, log: LogReport): void {
     this.agents.add(log.agent);
     this.projects.add(log.project);
     this.day(day);
-    this.calls++;
-    this.inputTokens += call.inputTokens;
-    this.outputTokens += call.outputTokens;
-    this.cacheReadTokens += call.cacheReadTokens;
-    this.cacheWriteTokens += call.cacheWriteTokens;
-    if (call.costUsd === null) this.unpricedCalls++;
-    else this.costUsd += call.costUsd;
+    this.calls += slot.calls;
+    this.inputTokens += slot.inputTokens;
+    this.outputTokens += slot.outputTokens;
+    this.cacheReadTokens += slot.cacheReadTokens;
+    this.cacheWriteTokens += slot.cacheWriteTokens;
+    this.costUsd += slot.costUsd;
+    this.unpricedCalls += slot.unpricedCalls;
     if (
-      call.promptTokens !== null &&
-      (this.peakPromptTokens === null || call.promptTokens > this.peakPromptTokens)
+      slot.peakPromptTokens !== null &&
+      (this.peakPromptTokens === null || slot.peakPromptTokens > this.peakPromptTokens)
     )
-      this.peakPromptTokens = call.promptTokens;
-    if (call.health === 'caution') this.caution++;
-    else if (call.health === 'critical') this.critical++;
+      this.peakPromptTokens = slot.peakPromptTokens;
+    this.caution += slot.cautionCalls;
+    this.critical += slot.criticalCalls;
   }
 
   addWhatIf(log: LogReport): void {
@@ -174,20 +174,21 @@ class RowBuilder {
 const sessionKey = (log: LogReport) => log.session;
 
 /** The model a session mostly ran on (the most calls), for the model view's what-if and compactions. */
-function mainModel(calls: readonly ReportCall[]): string {
+function mainModel(slots: readonly ReportSlot[]): string {
   const counts = new Map<string, number>();
-  let best = calls[0]?.model ?? 'unknown';
-  for (const call of calls) {
-    const count = (counts.get(call.model) ?? 0) + 1;
-    counts.set(call.model, count);
-    if (count > (counts.get(best) ?? 0)) best = call.model;
+  let best = slots[0]?.model ?? 'unknown';
+  for (const slot of slots) {
+    const count = (counts.get(slot.model) ?? 0) + slot.calls;
+    counts.set(slot.model, count);
+    if (count > (counts.get(best) ?? 0)) best = slot.model;
   }
   return best;
 }
 
 /**
  * Adds the calls of many logs up by day, session, project or model, with a total row. Pure: `dayOf` turns a
- * call's ISO time into its day (`YYYY-MM-DD`, in the time zone the caller chose).
+ * call's ISO time into its day (`YYYY-MM-DD`, in the time zone the caller chose). The calls come added up by
+ * quarter hour and model (`ReportSlot`), which puts each on the same day as alone.
  *
  * - A call counts on its own day, in its own session, project and model.
  * - A compaction counts on its own day; in the model view, under the model its session mostly ran on.
@@ -216,7 +217,7 @@ export function aggregateReport(
   for (const log of logs) {
     if (filter.project !== undefined && log.project !== filter.project) continue;
     if (filter.agent !== undefined && log.agent !== filter.agent) continue;
-    const main = mainModel(log.calls);
+    const main = mainModel(log.slots);
     const fixedKey =
       view === 'session'
         ? sessionKey(log)
@@ -226,12 +227,12 @@ export function aggregateReport(
             ? main
             : undefined;
     let firstDay: string | undefined;
-    for (const call of log.calls) {
-      const day = dayOf(call.time);
+    for (const slot of log.slots) {
+      const day = dayOf(slot.time);
       if (!inRange(day)) continue;
       firstDay ??= day;
-      const key = view === 'daily' ? day : view === 'model' ? call.model : (fixedKey as string);
-      rowFor(key).add(call, day, log);
+      const key = view === 'daily' ? day : view === 'model' ? slot.model : (fixedKey as string);
+      rowFor(key).add(slot, day, log);
     }
     if (firstDay === undefined) continue;
     for (const compaction of log.compactions) {

@@ -11,6 +11,7 @@ import { usageCost } from '../usage/usage-cost.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import type { ArchiveReader } from '../whatif/verify-archive.js';
 import type { LogReport, ReportCall, ReportCompaction, ReportWhatIf } from './log-report.js';
+import { reportSlots } from './report-slots.js';
 
 /** Where the log sits: the views group by these. */
 export interface LogPlace {
@@ -178,11 +179,13 @@ export async function readLogReport(
   const report: LogReport = {
     ...place,
     agent,
-    calls: sessions.flatMap((session) => session.calls.map((call) => reportCall(call, agent, pricing))),
+    slots: reportSlots(
+      sessions.flatMap((session) => session.calls.map((call) => reportCall(call, agent, pricing))),
+    ),
     compactions,
     whatIf: null,
   };
-  if (options.whatIf !== false && report.calls.length > 0) {
+  if (options.whatIf !== false && report.slots.length > 0) {
     const whatIf = await whatIfOf(text, log, pricing.config);
     if (typeof whatIf === 'string') report.whatIfProblem = whatIf;
     else report.whatIf = whatIf;
