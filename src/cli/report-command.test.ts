@@ -11,6 +11,7 @@ import { run } from './program.js';
 const trace = (path: string) => fileURLToPath(new URL(path, TRACES));
 const CLAUDE_SESSION = '4d5611e5-241a-462a-8d15-5122611a9569';
 const CODEX_ROLLOUT = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9';
+const PI_SESSION = '2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617';
 
 let home: string;
 
@@ -62,6 +63,10 @@ beforeAll(async () => {
   const codexDay = join(home, '.codex', 'sessions', '2026', '02', '23');
   await mkdir(codexDay, { recursive: true });
   await cp(trace(`codex/${CODEX_ROLLOUT}.jsonl`), join(codexDay, `${CODEX_ROLLOUT}.jsonl`));
+  // pi keeps a folder per working directory, its path with dashes (`--<cwd>--`), and names files `<time>_<id>`.
+  const piSessions = join(home, '.pi', 'agent', 'sessions', '--Users-badlogic-workspaces-pi-mono--');
+  await mkdir(piSessions, { recursive: true });
+  await cp(trace('pi-coding-agent/large-session-head.jsonl'), join(piSessions, `${PI_SESSION}.jsonl`));
   const geminiChats = join(home, '.gemini', 'tmp', 'abc123', 'chats');
   await mkdir(geminiChats, { recursive: true });
   await cp(trace('gemini/small-gemini-session.jsonl'), join(geminiChats, 'session-small.jsonl'));
@@ -119,6 +124,9 @@ describe('barometer report', () => {
       },
     ]);
     expect(table.stdout).toContain('[1] Streamed lines');
+    // Every agent's default place was searched: two Claude Code projects (a sub-agent's own file among them, and the
+    // note), Codex's sessions by day, pi's and Gemini CLI's folders.
+    expect(result.files.found).toBe(7);
   }, 120_000);
 
   it('answers a second run from its cache, with the same figures', async () => {
@@ -129,6 +137,7 @@ describe('barometer report', () => {
     expect(second.rows).toEqual(first.rows);
     expect(second.rows.map((row: { key: string }) => row.key)).toEqual([
       '2025-08-28',
+      '2025-11-20',
       '2026-02-12',
       '2026-02-23',
       '2026-02-24',
@@ -154,6 +163,13 @@ describe('barometer report', () => {
     );
     expect(spotter.rows.map((row: { key: string }) => row.key)).toEqual(['claude-opus-4-6']);
     expect(spotter.total.calls).toBe(140);
+    // pi logs its own price of each message (usage.cost.total): 14 billed claude-sonnet-4-5 messages, $0.61852365
+    // in all, and one aborted gpt-5.1-codex response with no tokens.
+    const pi = JSON.parse(
+      (await reportHere(['--agent', 'pi', '--view', 'project', '--json', '--no-what-if'])).stdout,
+    );
+    expect(pi.rows.map((row: { key: string }) => row.key)).toEqual(['Users-badlogic-workspaces-pi-mono']);
+    expect(pi.total.costUsd).toBeCloseTo(0.61852365, 6);
     const csv = await reportHere(['--view', 'model', '--csv', '--no-what-if']);
     expect(csv.stdout.split('\r\n')[0]).toMatch(/^model,calls,input,output,cache read,cache write,cost,/);
     const markdown = await reportHere(['--view', 'model', '--markdown', '--no-what-if']);
