@@ -106,6 +106,13 @@ describe('barometer report', () => {
       autoCompactions: 1,
       manualCompactions: 0,
     });
+    // What the footnote counts is ccusage's difference: its 7,933 output tokens and $9.0056 are ours less the streamed.
+    expect(claude.streamedOutputTokens).toBe(28_755 - 7_933);
+    expect(claude.costUsd - claude.streamedCostUsd).toBeCloseTo(9.0056, 4);
+    expect(result.total.streamedOutputTokens).toBe(20_822);
+    expect(result.footnotes[0]).toContain(
+      "In this report: 20,822 output tokens after a message's first line, $0.5206 of the cost",
+    );
     expect(claude.whatIf.sessions).toBe(1);
     expect(claude.whatIf.savedPromptTokens).toBeGreaterThan(0);
     // Every row of the JSON is a line of the table, with its calls and its cost as the table rounds it.

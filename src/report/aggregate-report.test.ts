@@ -17,6 +17,8 @@ function call(time: string, model: string, figures: Partial<ReportCall> = {}): R
     costUsd: 1,
     promptTokens: 130,
     health: 'healthy',
+    streamedOutputTokens: 0,
+    streamedCostUsd: 0,
     ...figures,
   };
 }

@@ -39,6 +39,12 @@ export interface ReportRow {
   /** Share of the calls whose prompt was in caution, and in critical, in percent (one decimal). */
   cautionPercent: number;
   criticalPercent: number;
+  /**
+   * What ccusage would leave out of the row's Claude Code calls: the output tokens after each streamed message's
+   * first line, and their cost (ccusage's cost for the same calls is `costUsd − streamedCostUsd`).
+   */
+  streamedOutputTokens: number;
+  streamedCostUsd: number;
   /** barometer's what-if over the sessions of the row that have one. */
   whatIf: {
     sessions: number;
@@ -72,6 +78,8 @@ class RowBuilder {
   peakPromptTokens: number | null = null;
   caution = 0;
   critical = 0;
+  streamedOutputTokens = 0;
+  streamedCostUsd = 0;
   whatIfSessions = 0;
   savedPromptTokens = 0;
   savedCostUsd: number | null = null;
@@ -102,6 +110,8 @@ class RowBuilder {
       this.peakPromptTokens = slot.peakPromptTokens;
     this.caution += slot.cautionCalls;
     this.critical += slot.criticalCalls;
+    this.streamedOutputTokens += slot.streamedOutputTokens;
+    this.streamedCostUsd += slot.streamedCostUsd;
   }
 
   addWhatIf(log: LogReport): void {
@@ -134,6 +144,8 @@ class RowBuilder {
       this.peakPromptTokens = other.peakPromptTokens;
     this.caution += other.caution;
     this.critical += other.critical;
+    this.streamedOutputTokens += other.streamedOutputTokens;
+    this.streamedCostUsd += other.streamedCostUsd;
     this.whatIfSessions += other.whatIfSessions;
     this.savedPromptTokens += other.savedPromptTokens;
     this.compactionsAvoided += other.compactionsAvoided;
@@ -160,6 +172,8 @@ class RowBuilder {
       peakPromptTokens: this.peakPromptTokens,
       cautionPercent: percent(this.caution),
       criticalPercent: percent(this.critical),
+      streamedOutputTokens: this.streamedOutputTokens,
+      streamedCostUsd: this.streamedCostUsd,
       whatIf: {
         sessions: this.whatIfSessions,
         savedPromptTokens: this.savedPromptTokens,

@@ -17,6 +17,13 @@ export interface ReportCall {
   promptTokens: number | null;
   /** Context health of the prompt against the model's thresholds as the agent runs it (seed 003). */
   health: HealthLevel;
+  /**
+   * What ccusage leaves out of a Claude Code call logged over several streamed lines (it counts the first line, this
+   * report the last): the output tokens after the first line, and the cost of the call less its cost at the first
+   * line's usage. 0 for a call logged once, and for other agents.
+   */
+  streamedOutputTokens: number;
+  streamedCostUsd: number;
 }
 
 /**
@@ -43,6 +50,9 @@ export interface ReportSlot {
   /** Calls whose prompt was in caution, and in critical. */
   cautionCalls: number;
   criticalCalls: number;
+  /** Sums of the calls' `streamedOutputTokens` and `streamedCostUsd`. */
+  streamedOutputTokens: number;
+  streamedCostUsd: number;
 }
 
 /** A compaction the log records. */

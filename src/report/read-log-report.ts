@@ -73,8 +73,14 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
       costUsd: null,
       promptTokens: null,
       health: 'unknown',
+      streamedOutputTokens: 0,
+      streamedCostUsd: 0,
     };
   }
+  const cost = pricing.costUsd(usage, model, agent);
+  // ccusage keeps a Claude Code message's first streamed line (docs/rules.md, "barometer report against ccusage").
+  const first = agent === 'claude-code' && call.firstUsage?.available ? call.firstUsage : undefined;
+  const firstCost = first ? pricing.costUsd(first, model, agent) : null;
   return {
     time: call.timestamp,
     model,
@@ -82,9 +88,11 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
     outputTokens: usage.completionTokens,
     cacheReadTokens: usage.cachedReadTokens,
     cacheWriteTokens: usage.cachedWriteTokens,
-    costUsd: pricing.costUsd(usage, model, agent),
+    costUsd: cost,
     promptTokens: usage.promptTokens,
     health: healthLevel(usage.promptTokens, thresholds),
+    streamedOutputTokens: first ? Math.max(0, usage.completionTokens - first.completionTokens) : 0,
+    streamedCostUsd: cost !== null && firstCost !== null ? cost - firstCost : 0,
   };
 }
 

@@ -14,6 +14,8 @@ function call(time: string, model: string, figures: Partial<ReportCall> = {}): R
     costUsd: 1,
     promptTokens: 130,
     health: 'healthy',
+    streamedOutputTokens: 0,
+    streamedCostUsd: 0,
     ...figures,
   };
 }
@@ -30,8 +32,14 @@ function offsetMinutes(format: Intl.DateTimeFormat, at: Date): number {
 describe('reportSlots', () => {
   it('adds up the calls of one model in one quarter hour, and keeps models and quarters apart', () => {
     const slots = reportSlots([
-      call('2026-01-01T10:00:00Z', 'opus'),
-      call('2026-01-01T10:14:59.999Z', 'opus', { health: 'caution', promptTokens: 150_000, costUsd: 2 }),
+      call('2026-01-01T10:00:00Z', 'opus', { streamedOutputTokens: 3, streamedCostUsd: 0.25 }),
+      call('2026-01-01T10:14:59.999Z', 'opus', {
+        health: 'caution',
+        promptTokens: 150_000,
+        costUsd: 2,
+        streamedOutputTokens: 4,
+        streamedCostUsd: 0.5,
+      }),
       call('2026-01-01T10:05:00Z', 'sonnet', { costUsd: null, health: 'critical', promptTokens: 190_000 }),
       call('2026-01-01T10:15:00Z', 'opus', { health: 'unknown', promptTokens: null, costUsd: null }),
     ]);
@@ -49,6 +57,8 @@ describe('reportSlots', () => {
         peakPromptTokens: 150_000,
         cautionCalls: 1,
         criticalCalls: 0,
+        streamedOutputTokens: 7,
+        streamedCostUsd: 0.75,
       },
       expect.objectContaining({
         time: '2026-01-01T10:00:00.000Z',

@@ -29,6 +29,8 @@ export function reportSlots(calls: readonly ReportCall[]): ReportSlot[] {
         peakPromptTokens: null,
         cautionCalls: 0,
         criticalCalls: 0,
+        streamedOutputTokens: 0,
+        streamedCostUsd: 0,
       };
       slots.set(key, slot);
     }
@@ -46,6 +48,8 @@ export function reportSlots(calls: readonly ReportCall[]): ReportSlot[] {
       slot.peakPromptTokens = call.promptTokens;
     if (call.health === 'caution') slot.cautionCalls++;
     else if (call.health === 'critical') slot.criticalCalls++;
+    slot.streamedOutputTokens += call.streamedOutputTokens;
+    slot.streamedCostUsd += call.streamedCostUsd;
   }
   return [...slots.values()];
 }
