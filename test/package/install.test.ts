@@ -201,6 +201,8 @@ describe('using the installed package', () => {
       CLAUDE_CONFIG_DIR: '',
       CODEX_HOME: '',
       PI_CODING_AGENT_DIR: '',
+      // npm keeps its update check's state under HOME: a fresh one would print npm's own notice on stderr.
+      npm_config_update_notifier: 'false',
     };
     const report = (args: string[]) =>
       runCommand('npx', ['--no-install', 'barometer', 'report', '--since', '2026-01-01', ...args], {
