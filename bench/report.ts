@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,16 +16,23 @@ const BUILT_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
 export interface ReportFigures {
   bytes: number;
   files: number;
-  /** `barometer report --no-what-if`, no cache: every file read (wall time, and CPU time when measured). */
+  /** `barometer report` as a user runs it (the what-if included), no cache: every file read and replayed. */
   coldMs: number;
   coldCpuMs: number | null;
-  /** The same again: every file answered from the cache. */
+  /** The same again, every file answered from the cache: the median of `WARM_RUNS` runs, and its CPU time. */
   warmMs: number;
   warmCpuMs: number | null;
-  /** The default report (with the what-if) on the first `whatIfBytes` of the folder, cold then warm. */
-  whatIfBytes: number;
-  whatIfColdMs: number;
-  whatIfWarmMs: number;
+  /** Every warm run's wall time, in order. */
+  warmRunsMs: number[];
+  /** The same again after one file changed (appended to): that file read, the others from the cache. */
+  oneChangedMs: number;
+  oneChangedCpuMs: number | null;
+  /** `barometer report --no-what-if`, no cache: the reading alone. */
+  noWhatIfColdMs: number;
+  noWhatIfColdCpuMs: number | null;
+  /** Baseline, same run: `node -e 0`, the start of Node itself (the median of `WARM_RUNS`). */
+  nodeMs: number;
+  nodeCpuMs: number | null;
   /** Baseline, same run, same folder: `ccusage daily --json --offline`; null when ccusage 18 is not installed. */
   ccusageMs: number | null;
   ccusageCpuMs: number | null;
@@ -34,6 +41,9 @@ export interface ReportFigures {
   costUsd: number;
   ccusageCostUsd: number | null;
 }
+
+/** Warm runs measured (their median is the figure): one run's wall time on a shared machine is mostly the load. */
+const WARM_RUNS = 5;
 
 /** A copy of a session under new ids: its session id, message ids and request ids made unique to the copy. */
 function renumber(text: string, copy: number): string {
@@ -111,48 +121,44 @@ function timed(
   return { ms, cpuMs, stdout: result.stdout };
 }
 
+/** The run of a list with the median wall time. */
+function median<T extends { ms: number }>(runs: readonly T[]): T {
+  return [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)]!;
+}
+
 /**
- * `barometer report` on a folder of about `megabytes` of logs, cold (no cache) and warm (the cache written by the
- * cold run), with the built CLI as a user runs it (node dist/cli/main.js), against ccusage on the same folder in
- * the same run. The what-if (which rebuilds each session's history) is measured apart, on the first
- * `whatIfMegabytes` of the folder.
+ * `barometer report` on a folder of about `megabytes` of logs with the built CLI as a user runs it (node
+ * dist/cli/main.js): the default report (the what-if included) cold (no cache) and warm (the cache the cold run
+ * wrote), warm after one file changed, and `--no-what-if` cold; against ccusage on the same folder and `node -e 0`
+ * in the same run.
  */
-export async function benchReport(megabytes: number, whatIfMegabytes = 30): Promise<ReportFigures> {
+export async function benchReport(megabytes: number): Promise<ReportFigures> {
   if (!existsSync(BUILT_CLI)) throw new Error('dist/cli/main.js is missing: npm run build first');
   const folder = await buildLogFolder(megabytes);
-  const sample = await buildLogFolder(Math.min(whatIfMegabytes, megabytes));
   try {
-    const env = (home: string, data: string) => ({
-      HOME: home,
-      BAROMETER_DATA_DIR: data,
-      CLAUDE_CONFIG_DIR: '',
-    });
+    const env = (data: string) => ({ HOME: folder.home, BAROMETER_DATA_DIR: data, CLAUDE_CONFIG_DIR: '' });
+    const report = (data: string, ...args: string[]) =>
+      timed(process.execPath, [BUILT_CLI, 'report', '--view', 'daily', '--json', ...args], env(data));
     const data = join(folder.home, 'barometer-data');
-    const cold = timed(
-      process.execPath,
-      [BUILT_CLI, 'report', '--view', 'daily', '--json', '--no-what-if'],
-      env(folder.home, data),
-    );
-    const warm = timed(
-      process.execPath,
-      [BUILT_CLI, 'report', '--view', 'daily', '--json', '--no-what-if'],
-      env(folder.home, data),
-    );
-    const sampleData = join(sample.home, 'barometer-data');
-    const whatIfCold = timed(process.execPath, [BUILT_CLI, 'report', '--json'], env(sample.home, sampleData));
-    const whatIfWarm = timed(process.execPath, [BUILT_CLI, 'report', '--json'], env(sample.home, sampleData));
+    const cold = report(data);
+    const warmRuns = Array.from({ length: WARM_RUNS }, () => report(data));
+    const warm = median(warmRuns);
+    const node = median(Array.from({ length: WARM_RUNS }, () => timed(process.execPath, ['-e', '0'], {})));
+    // One session goes on: a line appended (a copy of its last) changes its size and time.
+    const changed = join(folder.home, '.claude', 'projects', '-home-dev-project-0', 'session-00000.jsonl');
+    const lines = (await readFile(changed, 'utf8')).trimEnd().split('\n');
+    await appendFile(changed, `${lines.at(-1)}\n`);
+    const oneChanged = report(data);
+    const readAgain = (JSON.parse(oneChanged.stdout) as { files: { read: number } }).files.read;
+    if (readAgain !== 1) throw new Error(`one file changed, but the report read ${readAgain}`);
+    const noWhatIfCold = report(join(folder.home, 'barometer-data-no-what-if'), '--no-what-if');
     const ccusage = findCcusage();
-    let ccusageMs: number | null = null;
-    let ccusageCpuMs: number | null = null;
-    let ccusageCostUsd: number | null = null;
+    let ccusageRun: ReturnType<typeof timed> | null = null;
     if (ccusage) {
-      const run = timed(process.execPath, [ccusage.bin, 'daily', '--json', '--offline'], {
+      ccusageRun = timed(process.execPath, [ccusage.bin, 'daily', '--json', '--offline'], {
         HOME: folder.home,
         CLAUDE_CONFIG_DIR: join(folder.home, '.claude'),
       });
-      ccusageMs = run.ms;
-      ccusageCpuMs = run.cpuMs;
-      ccusageCostUsd = (JSON.parse(run.stdout) as { totals: { totalCost: number } }).totals.totalCost;
     }
     return {
       bytes: folder.bytes,
@@ -161,17 +167,23 @@ export async function benchReport(megabytes: number, whatIfMegabytes = 30): Prom
       coldCpuMs: cold.cpuMs,
       warmMs: warm.ms,
       warmCpuMs: warm.cpuMs,
-      whatIfBytes: sample.bytes,
-      whatIfColdMs: whatIfCold.ms,
-      whatIfWarmMs: whatIfWarm.ms,
-      ccusageMs,
-      ccusageCpuMs,
+      warmRunsMs: warmRuns.map((run) => run.ms),
+      oneChangedMs: oneChanged.ms,
+      oneChangedCpuMs: oneChanged.cpuMs,
+      noWhatIfColdMs: noWhatIfCold.ms,
+      noWhatIfColdCpuMs: noWhatIfCold.cpuMs,
+      nodeMs: node.ms,
+      nodeCpuMs: node.cpuMs,
+      ccusageMs: ccusageRun?.ms ?? null,
+      ccusageCpuMs: ccusageRun?.cpuMs ?? null,
       ccusageVersion: ccusage?.version ?? null,
       costUsd: (JSON.parse(cold.stdout) as { total: { costUsd: number } }).total.costUsd,
-      ccusageCostUsd,
+      ccusageCostUsd:
+        ccusageRun === null
+          ? null
+          : (JSON.parse(ccusageRun.stdout) as { totals: { totalCost: number } }).totals.totalCost,
     };
   } finally {
     await rm(folder.home, { recursive: true, force: true });
-    await rm(sample.home, { recursive: true, force: true });
   }
 }

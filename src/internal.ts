@@ -603,8 +603,10 @@ export {
   type ReportFilter,
   ReportPricing,
   type ReportRow,
+  type ReportSlot,
   type ReportView,
   readLogReport,
+  reportSlots,
 } from './report/index.js';
 export { makeReport, type ReportRequest, type ReportResult } from './report/make-report.js';
 export { ColumnTimeline } from './session/column-timeline.js';

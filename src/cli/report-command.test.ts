@@ -11,6 +11,7 @@ import { run } from './program.js';
 const trace = (path: string) => fileURLToPath(new URL(path, TRACES));
 const CLAUDE_SESSION = '4d5611e5-241a-462a-8d15-5122611a9569';
 const CODEX_ROLLOUT = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9';
+const PI_SESSION = '2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617';
 
 let home: string;
 
@@ -62,6 +63,10 @@ beforeAll(async () => {
   const codexDay = join(home, '.codex', 'sessions', '2026', '02', '23');
   await mkdir(codexDay, { recursive: true });
   await cp(trace(`codex/${CODEX_ROLLOUT}.jsonl`), join(codexDay, `${CODEX_ROLLOUT}.jsonl`));
+  // pi keeps a folder per working directory, its path with dashes (`--<cwd>--`), and names files `<time>_<id>`.
+  const piSessions = join(home, '.pi', 'agent', 'sessions', '--Users-badlogic-workspaces-pi-mono--');
+  await mkdir(piSessions, { recursive: true });
+  await cp(trace('pi-coding-agent/large-session-head.jsonl'), join(piSessions, `${PI_SESSION}.jsonl`));
   const geminiChats = join(home, '.gemini', 'tmp', 'abc123', 'chats');
   await mkdir(geminiChats, { recursive: true });
   await cp(trace('gemini/small-gemini-session.jsonl'), join(geminiChats, 'session-small.jsonl'));
@@ -101,6 +106,13 @@ describe('barometer report', () => {
       autoCompactions: 1,
       manualCompactions: 0,
     });
+    // What the footnote counts is ccusage's difference: its 7,933 output tokens and $9.0056 are ours less the streamed.
+    expect(claude.streamedOutputTokens).toBe(28_755 - 7_933);
+    expect(claude.costUsd - claude.streamedCostUsd).toBeCloseTo(9.0056, 4);
+    expect(result.total.streamedOutputTokens).toBe(20_822);
+    expect(result.footnotes[0]).toContain(
+      "In this report: 20,822 output tokens after a message's first line, $0.5206 of the cost",
+    );
     expect(claude.whatIf.sessions).toBe(1);
     expect(claude.whatIf.savedPromptTokens).toBeGreaterThan(0);
     // Every row of the JSON is a line of the table, with its calls and its cost as the table rounds it.
@@ -119,6 +131,9 @@ describe('barometer report', () => {
       },
     ]);
     expect(table.stdout).toContain('[1] Streamed lines');
+    // Every agent's default place was searched: two Claude Code projects (a sub-agent's own file among them, and the
+    // note), Codex's sessions by day, pi's and Gemini CLI's folders.
+    expect(result.files.found).toBe(7);
   }, 120_000);
 
   it('answers a second run from its cache, with the same figures', async () => {
@@ -129,11 +144,18 @@ describe('barometer report', () => {
     expect(second.rows).toEqual(first.rows);
     expect(second.rows.map((row: { key: string }) => row.key)).toEqual([
       '2025-08-28',
+      '2025-11-20',
       '2026-02-12',
       '2026-02-23',
       '2026-02-24',
       '2026-04-23',
     ]);
+    // The daily view explains its Claude Code figures against ccusage's with the same footnotes as the session view.
+    const session = JSON.parse((await report(['--json', '--no-what-if'])).stdout);
+    expect(second.footnotes).toEqual(session.footnotes);
+    expect(second.footnotes[0]).toMatch(/^Streamed lines: /);
+    const dailyTable = (await report(['--view', 'daily', '--no-what-if'])).stdout;
+    expect(dailyTable).toContain(`[1] ${second.footnotes[0]}`);
   }, 120_000);
 
   it('narrows to one agent and one project, and writes CSV and Markdown', async () => {
@@ -148,6 +170,13 @@ describe('barometer report', () => {
     );
     expect(spotter.rows.map((row: { key: string }) => row.key)).toEqual(['claude-opus-4-6']);
     expect(spotter.total.calls).toBe(140);
+    // pi logs its own price of each message (usage.cost.total): 14 billed claude-sonnet-4-5 messages, $0.61852365
+    // in all, and one aborted gpt-5.1-codex response with no tokens.
+    const pi = JSON.parse(
+      (await reportHere(['--agent', 'pi', '--view', 'project', '--json', '--no-what-if'])).stdout,
+    );
+    expect(pi.rows.map((row: { key: string }) => row.key)).toEqual(['Users-badlogic-workspaces-pi-mono']);
+    expect(pi.total.costUsd).toBeCloseTo(0.61852365, 6);
     const csv = await reportHere(['--view', 'model', '--csv', '--no-what-if']);
     expect(csv.stdout.split('\r\n')[0]).toMatch(/^model,calls,input,output,cache read,cache write,cost,/);
     const markdown = await reportHere(['--view', 'model', '--markdown', '--no-what-if']);

@@ -1,23 +1,12 @@
-import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, formatIssue } from '../errors/validation.js';
 import { parseStatuslineInput, statuslineReport } from '../integrations/claude-code-statusline.js';
-import type { BarometerConfig } from '../models/barometer-config.js';
 import { painter } from './colors.js';
+import { configFor } from './config-for.js';
 import { formatStatusline } from './format-statusline.js';
 import { type CliIo, UsageError } from './io.js';
 import { readStdin } from './read-stdin.js';
-
-const CONFIG_NAMES = ['barometer.config.json', 'barometer.config.yaml', 'barometer.config.yml'];
-
-/** The config file, loaded only when there is one: the config reader (and its YAML parser) costs start-up time. */
-async function configFor(io: CliIo, path: string | undefined): Promise<BarometerConfig | undefined> {
-  if (path === undefined && !CONFIG_NAMES.some((name) => existsSync(join(io.cwd, name)))) return undefined;
-  const { loadConfig } = await import('../models/load-config.js');
-  return loadConfig(path === undefined ? io.cwd : resolve(io.cwd, path));
-}
 
 /**
  * Reads Claude Code's status line JSON from stdin and prints the one line. Input it cannot read prints a one-line

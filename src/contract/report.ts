@@ -62,6 +62,9 @@ export const ReportRowSchema = z
     peakPromptTokens: count.nullable(),
     cautionPercent: z.number().min(0).max(100),
     criticalPercent: z.number().min(0).max(100),
+    /** What ccusage would leave out of the row's Claude Code calls (it counts a message's first streamed line). */
+    streamedOutputTokens: count,
+    streamedCostUsd: z.number(),
     whatIf: z.strictObject({
       sessions: count,
       savedPromptTokens: z.number().int(),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { aggregateReport } from './aggregate-report.js';
 import { dayOf } from './day-of.js';
 import type { LogReport, ReportCall } from './log-report.js';
+import { reportSlots } from './report-slots.js';
 
 const utc = dayOf('UTC');
 
@@ -16,6 +17,8 @@ function call(time: string, model: string, figures: Partial<ReportCall> = {}): R
     costUsd: 1,
     promptTokens: 130,
     health: 'healthy',
+    streamedOutputTokens: 0,
+    streamedCostUsd: 0,
     ...figures,
   };
 }
@@ -25,11 +28,11 @@ const alpha: LogReport = {
   agent: 'claude-code',
   project: 'alpha',
   session: 'a',
-  calls: [
+  slots: reportSlots([
     call('2026-01-01T10:00:00Z', 'opus'),
     call('2026-01-01T23:59:59Z', 'opus', { health: 'caution', promptTokens: 150_000, costUsd: 2 }),
     call('2026-01-02T00:00:01Z', 'sonnet', { health: 'critical', promptTokens: 190_000, costUsd: null }),
-  ],
+  ]),
   compactions: [
     { time: '2026-01-01T23:00:00Z', kind: 'auto' },
     { time: '2026-01-02T00:30:00Z', kind: 'manual' },
@@ -41,7 +44,7 @@ const beta: LogReport = {
   agent: 'codex',
   project: 'beta',
   session: 'b',
-  calls: [call('2026-01-02T12:00:00Z', 'gpt', { costUsd: 4 })],
+  slots: reportSlots([call('2026-01-02T12:00:00Z', 'gpt', { costUsd: 4 })]),
   compactions: [],
   whatIf: null,
 };

@@ -1,4 +1,4 @@
-import type { LogReport, ReportCall } from './log-report.js';
+import type { LogReport, ReportSlot } from './log-report.js';
 
 /** How a report groups the calls. */
 export const REPORT_VIEWS = ['daily', 'session', 'project', 'model'] as const;
@@ -39,6 +39,12 @@ export interface ReportRow {
   /** Share of the calls whose prompt was in caution, and in critical, in percent (one decimal). */
   cautionPercent: number;
   criticalPercent: number;
+  /**
+   * What ccusage would leave out of the row's Claude Code calls: the output tokens after each streamed message's
+   * first line, and their cost (ccusage's cost for the same calls is `costUsd − streamedCostUsd`).
+   */
+  streamedOutputTokens: number;
+  streamedCostUsd: number;
   /** barometer's what-if over the sessions of the row that have one. */
   whatIf: {
     sessions: number;
@@ -72,6 +78,8 @@ class RowBuilder {
   peakPromptTokens: number | null = null;
   caution = 0;
   critical = 0;
+  streamedOutputTokens = 0;
+  streamedCostUsd = 0;
   whatIfSessions = 0;
   savedPromptTokens = 0;
   savedCostUsd: number | null = null;
@@ -84,24 +92,26 @@ class RowBuilder {
     if (day > this.lastDay) this.lastDay = day;
   }
 
-  add(call: ReportCall, day: string, log: LogReport): void {
+  add(slot: ReportSlot, day: string, log: LogReport): void {
     this.agents.add(log.agent);
     this.projects.add(log.project);
     this.day(day);
-    this.calls++;
-    this.inputTokens += call.inputTokens;
-    this.outputTokens += call.outputTokens;
-    this.cacheReadTokens += call.cacheReadTokens;
-    this.cacheWriteTokens += call.cacheWriteTokens;
-    if (call.costUsd === null) this.unpricedCalls++;
-    else this.costUsd += call.costUsd;
+    this.calls += slot.calls;
+    this.inputTokens += slot.inputTokens;
+    this.outputTokens += slot.outputTokens;
+    this.cacheReadTokens += slot.cacheReadTokens;
+    this.cacheWriteTokens += slot.cacheWriteTokens;
+    this.costUsd += slot.costUsd;
+    this.unpricedCalls += slot.unpricedCalls;
     if (
-      call.promptTokens !== null &&
-      (this.peakPromptTokens === null || call.promptTokens > this.peakPromptTokens)
+      slot.peakPromptTokens !== null &&
+      (this.peakPromptTokens === null || slot.peakPromptTokens > this.peakPromptTokens)
     )
-      this.peakPromptTokens = call.promptTokens;
-    if (call.health === 'caution') this.caution++;
-    else if (call.health === 'critical') this.critical++;
+      this.peakPromptTokens = slot.peakPromptTokens;
+    this.caution += slot.cautionCalls;
+    this.critical += slot.criticalCalls;
+    this.streamedOutputTokens += slot.streamedOutputTokens;
+    this.streamedCostUsd += slot.streamedCostUsd;
   }
 
   addWhatIf(log: LogReport): void {
@@ -134,6 +144,8 @@ class RowBuilder {
       this.peakPromptTokens = other.peakPromptTokens;
     this.caution += other.caution;
     this.critical += other.critical;
+    this.streamedOutputTokens += other.streamedOutputTokens;
+    this.streamedCostUsd += other.streamedCostUsd;
     this.whatIfSessions += other.whatIfSessions;
     this.savedPromptTokens += other.savedPromptTokens;
     this.compactionsAvoided += other.compactionsAvoided;
@@ -160,6 +172,8 @@ class RowBuilder {
       peakPromptTokens: this.peakPromptTokens,
       cautionPercent: percent(this.caution),
       criticalPercent: percent(this.critical),
+      streamedOutputTokens: this.streamedOutputTokens,
+      streamedCostUsd: this.streamedCostUsd,
       whatIf: {
         sessions: this.whatIfSessions,
         savedPromptTokens: this.savedPromptTokens,
@@ -174,20 +188,21 @@ class RowBuilder {
 const sessionKey = (log: LogReport) => log.session;
 
 /** The model a session mostly ran on (the most calls), for the model view's what-if and compactions. */
-function mainModel(calls: readonly ReportCall[]): string {
+function mainModel(slots: readonly ReportSlot[]): string {
   const counts = new Map<string, number>();
-  let best = calls[0]?.model ?? 'unknown';
-  for (const call of calls) {
-    const count = (counts.get(call.model) ?? 0) + 1;
-    counts.set(call.model, count);
-    if (count > (counts.get(best) ?? 0)) best = call.model;
+  let best = slots[0]?.model ?? 'unknown';
+  for (const slot of slots) {
+    const count = (counts.get(slot.model) ?? 0) + slot.calls;
+    counts.set(slot.model, count);
+    if (count > (counts.get(best) ?? 0)) best = slot.model;
   }
   return best;
 }
 
 /**
  * Adds the calls of many logs up by day, session, project or model, with a total row. Pure: `dayOf` turns a
- * call's ISO time into its day (`YYYY-MM-DD`, in the time zone the caller chose).
+ * call's ISO time into its day (`YYYY-MM-DD`, in the time zone the caller chose). The calls come added up by
+ * quarter hour and model (`ReportSlot`), which puts each on the same day as alone.
  *
  * - A call counts on its own day, in its own session, project and model.
  * - A compaction counts on its own day; in the model view, under the model its session mostly ran on.
@@ -216,7 +231,7 @@ export function aggregateReport(
   for (const log of logs) {
     if (filter.project !== undefined && log.project !== filter.project) continue;
     if (filter.agent !== undefined && log.agent !== filter.agent) continue;
-    const main = mainModel(log.calls);
+    const main = mainModel(log.slots);
     const fixedKey =
       view === 'session'
         ? sessionKey(log)
@@ -226,12 +241,12 @@ export function aggregateReport(
             ? main
             : undefined;
     let firstDay: string | undefined;
-    for (const call of log.calls) {
-      const day = dayOf(call.time);
+    for (const slot of log.slots) {
+      const day = dayOf(slot.time);
       if (!inRange(day)) continue;
       firstDay ??= day;
-      const key = view === 'daily' ? day : view === 'model' ? call.model : (fixedKey as string);
-      rowFor(key).add(call, day, log);
+      const key = view === 'daily' ? day : view === 'model' ? slot.model : (fixedKey as string);
+      rowFor(key).add(slot, day, log);
     }
     if (firstDay === undefined) continue;
     for (const compaction of log.compactions) {

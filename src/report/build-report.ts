@@ -6,7 +6,7 @@ import { BAROMETER_VERSION } from '../version.js';
 import { discoverLogs, type FoundLog, type LogRoot } from './discover-logs.js';
 import type { LogReport } from './log-report.js';
 import { ReportPricing, readLogReport } from './read-log-report.js';
-import { type CachedLog, ReportCache } from './report-cache.js';
+import { type CachedLog, REPORT_CACHE_FORMAT, ReportCache } from './report-cache.js';
 
 /** Files read at once: enough to keep the disk busy while one file is parsed. */
 const DEFAULT_CONCURRENCY = 8;
@@ -66,7 +66,7 @@ async function readOne(found: FoundLog, pricing: ReportPricing, whatIf: boolean)
 }
 
 /**
- * Finds the session logs (the agents' default places, or the paths given) and turns each into its calls,
+ * Finds the session logs (the agents' default places, or the paths given) and turns each into its calls (by slot),
  * compactions and what-if: from the cache when the file has not changed since (same size and modification time),
  * else by reading it, several files at a time. A file that is not a session log is skipped and listed.
  */
@@ -80,7 +80,7 @@ export async function collectLogs(options: CollectLogsOptions): Promise<Collecte
       'report',
     );
   }
-  const cacheKey = `${BAROMETER_VERSION}:${JSON.stringify(options.config ?? null)}`;
+  const cacheKey = `${REPORT_CACHE_FORMAT}:${BAROMETER_VERSION}:${JSON.stringify(options.config ?? null)}`;
   const cache = options.cacheFile === null ? undefined : await ReportCache.open(options.cacheFile, cacheKey);
   const pricing = new ReportPricing(options.config);
   const results: CachedLog[] = new Array(found.length);

@@ -9,6 +9,7 @@ export {
 export { type CollectedLogs, type CollectLogsOptions, collectLogs } from './build-report.js';
 export { dayOf } from './day-of.js';
 export { defaultLogRoots, discoverLogs, type FoundLog, type LogRoot } from './discover-logs.js';
-export type { LogReport, ReportCall, ReportCompaction, ReportWhatIf } from './log-report.js';
+export type { LogReport, ReportCall, ReportCompaction, ReportSlot, ReportWhatIf } from './log-report.js';
 export { type LogPlace, ReportPricing, readLogReport } from './read-log-report.js';
-export { type CachedLog, ReportCache } from './report-cache.js';
+export { type CachedLog, REPORT_CACHE_FORMAT, ReportCache } from './report-cache.js';
+export { reportSlots } from './report-slots.js';

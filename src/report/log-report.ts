@@ -1,6 +1,6 @@
 import type { HealthLevel } from '../health/health-level.js';
 
-/** One API call of a log, reduced to what the report's views add up. */
+/** One API call of a log, as the report reads it (before its calls are added up into slots). */
 export interface ReportCall {
   /** ISO 8601 time the log recorded the call. */
   time: string;
@@ -17,6 +17,42 @@ export interface ReportCall {
   promptTokens: number | null;
   /** Context health of the prompt against the model's thresholds as the agent runs it (seed 003). */
   health: HealthLevel;
+  /**
+   * What ccusage leaves out of a Claude Code call logged over several streamed lines (it counts the first line, this
+   * report the last): the output tokens after the first line, and the cost of the call less its cost at the first
+   * line's usage. 0 for a call logged once, and for other agents.
+   */
+  streamedOutputTokens: number;
+  streamedCostUsd: number;
+}
+
+/**
+ * The calls of one model in one quarter of an hour (UTC) of a log, added up: what a log keeps for the report's views,
+ * and what the cache holds. A slot never straddles a day in any time zone: a day starts at a local midnight, and
+ * every time zone's offset from UTC is a whole number of quarter hours (report-slots.test.ts checks it for every zone the
+ * runtime knows), so each call counts on the day it would count on alone.
+ */
+export interface ReportSlot {
+  /** ISO 8601 start of the quarter hour, UTC (`2026-01-02T10:15:00.000Z`). */
+  time: string;
+  model: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** US dollars of the calls with a known price. */
+  costUsd: number;
+  /** Calls whose cost is unknown (not in `costUsd`). */
+  unpricedCalls: number;
+  /** The largest prompt of the slot's calls; null when none has usage. */
+  peakPromptTokens: number | null;
+  /** Calls whose prompt was in caution, and in critical. */
+  cautionCalls: number;
+  criticalCalls: number;
+  /** Sums of the calls' `streamedOutputTokens` and `streamedCostUsd`. */
+  streamedOutputTokens: number;
+  streamedCostUsd: number;
 }
 
 /** A compaction the log records. */
@@ -41,7 +77,8 @@ export interface LogReport {
   agent: string;
   project: string;
   session: string;
-  calls: ReportCall[];
+  /** Its calls, added up by quarter hour and model (see `ReportSlot`). */
+  slots: ReportSlot[];
   compactions: ReportCompaction[];
   /**
    * The what-if of barometer's policy on the session, null when it was not asked for or cannot run on this log

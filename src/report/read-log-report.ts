@@ -11,6 +11,7 @@ import { usageCost } from '../usage/usage-cost.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import type { ArchiveReader } from '../whatif/verify-archive.js';
 import type { LogReport, ReportCall, ReportCompaction, ReportWhatIf } from './log-report.js';
+import { reportSlots } from './report-slots.js';
 
 /** Where the log sits: the views group by these. */
 export interface LogPlace {
@@ -72,8 +73,14 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
       costUsd: null,
       promptTokens: null,
       health: 'unknown',
+      streamedOutputTokens: 0,
+      streamedCostUsd: 0,
     };
   }
+  const cost = pricing.costUsd(usage, model, agent);
+  // ccusage keeps a Claude Code message's first streamed line (docs/rules.md, "barometer report against ccusage").
+  const first = agent === 'claude-code' && call.firstUsage?.available ? call.firstUsage : undefined;
+  const firstCost = first ? pricing.costUsd(first, model, agent) : null;
   return {
     time: call.timestamp,
     model,
@@ -81,9 +88,11 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
     outputTokens: usage.completionTokens,
     cacheReadTokens: usage.cachedReadTokens,
     cacheWriteTokens: usage.cachedWriteTokens,
-    costUsd: pricing.costUsd(usage, model, agent),
+    costUsd: cost,
     promptTokens: usage.promptTokens,
     health: healthLevel(usage.promptTokens, thresholds),
+    streamedOutputTokens: first ? Math.max(0, usage.completionTokens - first.completionTokens) : 0,
+    streamedCostUsd: cost !== null && firstCost !== null ? cost - firstCost : 0,
   };
 }
 
@@ -178,11 +187,13 @@ export async function readLogReport(
   const report: LogReport = {
     ...place,
     agent,
-    calls: sessions.flatMap((session) => session.calls.map((call) => reportCall(call, agent, pricing))),
+    slots: reportSlots(
+      sessions.flatMap((session) => session.calls.map((call) => reportCall(call, agent, pricing))),
+    ),
     compactions,
     whatIf: null,
   };
-  if (options.whatIf !== false && report.calls.length > 0) {
+  if (options.whatIf !== false && report.slots.length > 0) {
     const whatIf = await whatIfOf(text, log, pricing.config);
     if (typeof whatIf === 'string') report.whatIfProblem = whatIf;
     else report.whatIf = whatIf;

@@ -11,7 +11,7 @@ const report: LogReport = {
   agent: 'codex',
   project: 'p',
   session: 'a',
-  calls: [],
+  slots: [],
   compactions: [],
   whatIf: null,
 };

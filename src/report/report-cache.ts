@@ -13,6 +13,12 @@ export interface CachedLog {
   problem?: string;
 }
 
+/**
+ * The shape of the cache's entries: part of every cache's key, raised when what an entry holds changes, so that a
+ * cache an older build wrote is ignored rather than misread. 2: calls added up by quarter hour (`ReportSlot`).
+ */
+export const REPORT_CACHE_FORMAT = 2;
+
 /** Saves so far in this process: each writes a temporary file of its own. */
 let saves = 0;
 

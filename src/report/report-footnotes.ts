@@ -11,10 +11,22 @@ export const CLAUDE_CODE_FOOTNOTES = [
   "Prices: the models.dev snapshot barometer ships (ccusage: LiteLLM's table); both give the same prices for the Claude models of the recorded sessions. A 1-hour cache write costs 2 × input (Anthropic) here; ccusage prices every cache write at the 5-minute rate, so it counts less where a log holds 1-hour writes.",
 ] as const;
 
-/** The footnotes of a report: the rules behind its figures where ccusage's would differ, and what is left out. */
+/** 1234567 → "1,234,567", without `toLocaleString` (whose ICU number data costs the lean entry start-up time). */
+const grouped = (value: number) => String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/**
+ * The footnotes of a report: the rules behind its figures where ccusage's would differ, and what is left out. The
+ * streamed-lines note says how much it accounts for in this report (each row's share is in `--json`).
+ */
 export function reportFootnotes(total: ReportRow): string[] {
   const notes: string[] = [];
-  if (total.agents.includes('claude-code')) notes.push(...CLAUDE_CODE_FOOTNOTES);
+  if (total.agents.includes('claude-code')) {
+    const [streamed, ...others] = CLAUDE_CODE_FOOTNOTES;
+    notes.push(
+      `${streamed} In this report: ${grouped(total.streamedOutputTokens)} output tokens after a message's first line, $${total.streamedCostUsd.toFixed(4)} of the cost, that ccusage leaves out (each row's: streamedOutputTokens, streamedCostUsd in --json).`,
+      ...others,
+    );
+  }
   if (total.unpricedCalls > 0)
     notes.push(
       `* ${total.unpricedCalls} calls have no known price (their model is not priced): they are not in the cost.`,

@@ -72,6 +72,8 @@ describe('readClaudeCodeLog on the reference session (claude-opus-4-6, 3 MB)', (
       id: 'msg_01Aci2WjhVxhEoZK5GJvwVrD',
       timestamp: '2026-02-12T16:05:13.088Z',
       usage: { promptTokens: 1 + 29509 + 5601, completionTokens: 299, timestamp: '2026-02-12T16:05:13.088Z' },
+      // Its first four lines say 10 output tokens: the figure ccusage counts, kept beside the final one.
+      firstUsage: { promptTokens: 1 + 29509 + 5601, completionTokens: 10 },
     });
   });
 

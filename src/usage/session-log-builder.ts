@@ -70,6 +70,17 @@ export function cannotBeJsonObject(line: string): boolean {
   return trimmed !== '' && (trimmed[0] !== '{' || trimmed[trimmed.length - 1] !== '}');
 }
 
+/** Whether two records of one call count the same tokens (a streamed message's lines before its output grew). */
+function sameTokens(a: UsageRecord, b: UsageRecord): boolean {
+  if (!a.available || !b.available) return a.available === b.available;
+  return (
+    a.promptTokens === b.promptTokens &&
+    a.completionTokens === b.completionTokens &&
+    a.cachedReadTokens === b.cachedReadTokens &&
+    a.cachedWriteTokens === b.cachedWriteTokens
+  );
+}
+
 /** Collects calls and compactions in log order, then fills what the log left implicit. */
 export class SessionLogBuilder {
   readonly calls: SessionCall[] = [];
@@ -95,6 +106,7 @@ export class SessionLogBuilder {
         const call = this.calls[existing]!;
         // The call happened when it was first logged; its usage says the same time.
         if (usage.timestamp !== undefined) usage.timestamp = call.timestamp;
+        if (call.firstUsage === undefined && !sameTokens(call.usage, usage)) call.firstUsage = call.usage;
         call.usage = usage;
         if (model !== undefined) call.model = model;
         return;

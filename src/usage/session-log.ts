@@ -22,6 +22,12 @@ export interface SessionCall {
   model?: string;
   usage: UsageRecord;
   /**
+   * The usage of the call's first record, when the log wrote the call over several records whose tokens differ
+   * (`usage` is the last one's): Claude Code's streamed lines, whose `output_tokens` grows from line to line. ccusage counts this one;
+   * the report says how much that leaves out.
+   */
+  firstUsage?: UsageRecord;
+  /**
    * A task of the agent's was completed by this call, as the log records it: a Codex `task_complete` event after
    * it, or a Claude Code TodoWrite in it that marks an item completed. The compaction triggers' semantic rule
    * reads it.
@@ -100,6 +106,7 @@ export const SessionLogSchema: z.ZodType<SessionLog> = z
         timestamp: z.iso.datetime({ offset: true }),
         model: z.string().optional(),
         usage: UsageRecordSchema,
+        firstUsage: UsageRecordSchema.optional(),
         taskCompleted: z.literal(true).optional(),
       }),
     ),

@@ -170,6 +170,73 @@ describe('using the installed package', () => {
     expect(result.stdout).toMatch(/^barometer would have sent \d+(\.\d)?% fewer prompt tokens/m);
   });
 
+  it('npx barometer report --since 2026-01-01 on a home laid out like a real one prints the table, and --json holds the same rows', async () => {
+    // The agents' default places under a scratch HOME, holding copies of the recorded sessions of each agent.
+    const home = join(scratch, 'home');
+    const traces = join(REPO_ROOT, 'test', 'fixtures', 'traces');
+    const claude = '4d5611e5-241a-462a-8d15-5122611a9569';
+    const codex = 'rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9';
+    const places: Array<[string, string]> = [
+      [`claude-code/${claude}.jsonl`, `.claude/projects/-home-dev-spotter/${claude}.jsonl`],
+      [
+        `claude-code/${claude}/subagents/agent-acompact-e1f845.jsonl`,
+        `.claude/projects/-home-dev-spotter/${claude}/subagents/agent-acompact-e1f845.jsonl`,
+      ],
+      ['claude-code/small-sonnet-session.jsonl', '.claude/projects/-home-dev-tracker/small-sonnet.jsonl'],
+      [`codex/${codex}.jsonl`, `.codex/sessions/2026/02/23/${codex}.jsonl`],
+      [
+        'pi-coding-agent/large-session-head.jsonl',
+        '.pi/agent/sessions/--Users-badlogic-workspaces-pi-mono--/2025-11-20T23-33-50-805Z_d703a1a9.jsonl',
+      ],
+      ['gemini/small-gemini-session.jsonl', '.gemini/tmp/abc123/chats/session-small.jsonl'],
+    ];
+    for (const [from, to] of places) {
+      await mkdir(dirname(join(home, to)), { recursive: true });
+      await writeFile(join(home, to), await readFile(join(traces, from)));
+    }
+    const env = {
+      HOME: home,
+      TZ: 'UTC',
+      BAROMETER_DATA_DIR: join(home, 'barometer-data'),
+      CLAUDE_CONFIG_DIR: '',
+      CODEX_HOME: '',
+      PI_CODING_AGENT_DIR: '',
+      // npm keeps its update check's state under HOME: a fresh one would print npm's own notice on stderr.
+      npm_config_update_notifier: 'false',
+    };
+    const report = (args: string[]) =>
+      runCommand('npx', ['--no-install', 'barometer', 'report', '--since', '2026-01-01', ...args], {
+        cwd: project,
+        env,
+        timeoutMs: 120_000,
+      });
+    const table = await report([]);
+    expect(table.stderr).toBe('');
+    expect(table.code).toBe(0);
+    const json = await report(['--json']);
+    expect(json.code).toBe(0);
+    const result = JSON.parse(json.stdout) as {
+      rows: Array<{ key: string; calls: number; costUsd: number }>;
+      total: { key: string; calls: number; costUsd: number; agents: string[] };
+      files: { found: number; skipped: unknown[] };
+    };
+    // Every file found and read; the small Sonnet session (August 2025) and pi's (November 2025) are before --since.
+    expect(result.files).toMatchObject({ found: 6, skipped: [] });
+    expect(result.total.agents).toEqual(['claude-code', 'codex', 'gemini-cli']);
+    expect(result.rows.map((row) => row.key).sort()).toEqual(
+      [claude, `${claude}/agent-acompact-e1f845`, codex, 'session-small'].sort(),
+    );
+    // Each row of the JSON is a line of the table, with the same calls and cost (as the table rounds it).
+    const lines = table.stdout.split('\n');
+    for (const row of [...result.rows, result.total]) {
+      const line = lines.find((text) => text.startsWith(`${row.key} `));
+      expect(line, row.key).toBeDefined();
+      expect(line).toContain(` ${row.calls} `);
+      expect(line).toContain(`$${row.costUsd.toFixed(2)}`);
+    }
+    expect(table.stdout).toContain('[1] Streamed lines');
+  }, 240_000);
+
   it('import of barometer and of each subpath works from an ES module (.mjs), without the optional peers', async () => {
     await writeFile(
       join(project, 'entries.mjs'),

@@ -2,10 +2,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ReportQuerySchema } from '../../contract/report.js';
-import { loadConfig } from '../../models/load-config.js';
 import { defaultLogRoots } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
+import { configFor } from '../config-for.js';
 import { parseFlags } from '../flag-schema.js';
 import { formatReportCsv, formatReportMarkdown, formatReportTable } from '../format-report.js';
 import { type CliIo, UsageError } from '../io.js';
@@ -122,7 +122,7 @@ Example:
           );
         }
       }
-      const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
+      const config = await configFor(io, flags.config);
       const home = io.env.HOME?.trim() || homedir();
       const bar = progressBar(io, now);
       const given = paths.map((path) => resolve(io.cwd, path));
