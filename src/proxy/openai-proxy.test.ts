@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../server/serve.js';
@@ -15,6 +14,7 @@ import {
 } from '../test-helpers/cassette-server.js';
 import { loadCassette } from '../usage/test-helpers/traces.js';
 import { parseServerSentEvents } from '../usage/usage-fields.js';
+import { codexBinary } from './test-helpers/codex-binary.js';
 
 type Json = Record<string, unknown>;
 
@@ -26,23 +26,6 @@ const completion = loadCassette('test_multiple_agent_tool_calls.yaml').find((rec
 const [chatStream] = loadCassette('test_run_stream_sync_streams_real_model.yaml');
 const [response] = loadCassette('test_openai_responses_compact_with_auto_previous_response_id_chain.yaml');
 
-/** The native Codex binary of the devDependency, for this platform. */
-function codexBinary(): string | undefined {
-  const targets: Record<string, string> = {
-    'linux-x64': 'x86_64-unknown-linux-musl',
-    'linux-arm64': 'aarch64-unknown-linux-musl',
-    'darwin-x64': 'x86_64-apple-darwin',
-    'darwin-arm64': 'aarch64-apple-darwin',
-  };
-  const platform = `${process.platform}-${process.arch}`;
-  try {
-    const packageJson = createRequire(import.meta.url).resolve(`@openai/codex-${platform}/package.json`);
-    const binary = join(dirname(packageJson), 'vendor', targets[platform] ?? '', 'bin', 'codex');
-    return existsSync(binary) ? binary : undefined;
-  } catch {
-    return undefined;
-  }
-}
 const CODEX = codexBinary();
 if (!CODEX && process.env.CI === 'true')
   throw new Error('the Codex proxy test needs the @openai/codex binary under CI');

@@ -1,9 +1,17 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../server/serve.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
+import { codexBinary } from './test-helpers/codex-binary.js';
+
+const CODEX = codexBinary();
+if (!CODEX && process.env.CI === 'true')
+  throw new Error('the ChatGPT-login test needs the @openai/codex binary under CI');
+if (!CODEX)
+  console.warn('skipping the ChatGPT-login Codex test: the @openai/codex binary is not installed (npm ci)');
 
 type Json = Record<string, unknown>;
 
@@ -207,4 +215,84 @@ describe('barometer proxy and Codex signed in with ChatGPT', () => {
     expect(openai.requests.map((request) => request.path)).toEqual(['/v1/responses']);
     expect(openai.requests[0]?.headers.authorization).toBe('Bearer sk-test');
   });
+});
+
+describe.skipIf(!CODEX)('the real Codex CLI signed in with ChatGPT, through barometer proxy', () => {
+  it('keeps its ChatGPT login: the request reaches the ChatGPT backend with its token and account id', async () => {
+    const backend = await startCassetteServer(() => ({
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        error: { message: 'fake ChatGPT backend says no', type: 'invalid_request_error' },
+      }),
+    }));
+    const server = await startServer({
+      port: 0,
+      logLevel: 'silent',
+      dashboard: false,
+      dataDir: join(root, 'codex-chatgpt'),
+      proxy: {
+        openaiUpstream: `${backend.url}/api-key-upstream`,
+        chatgptUpstream: `${backend.url}/backend-api/codex`,
+      },
+    });
+    // A ChatGPT login as `codex login` leaves it in ~/.codex/auth.json: tokens whose claims name the account (made
+    // up here, unsigned: Codex reads the claims, it does not check the signature), refreshed just now.
+    const home = join(root, 'codex-chatgpt-home');
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const claims = {
+      'https://api.openai.com/auth': { chatgpt_plan_type: 'plus', chatgpt_account_id: 'account-test' },
+      email: 'test@example.com',
+      exp: Math.floor(Date.now() / 1000) + 30 * 24 * 3600,
+    };
+    const token = `${part({ alg: 'none', typ: 'JWT' })}.${part(claims)}.signature`;
+    writeFileSync(
+      join(home, '.codex', 'auth.json'),
+      JSON.stringify({
+        OPENAI_API_KEY: null,
+        tokens: {
+          id_token: token,
+          access_token: token,
+          refresh_token: 'refresh-test',
+          account_id: 'account-test',
+        },
+        last_refresh: new Date().toISOString(),
+      }),
+    );
+    const { OPENAI_API_KEY: _key, ...env } = process.env;
+    // What `barometer wrap codex` adds when OPENAI_API_KEY is unset (src/cli/commands/proxy.ts, agentCommand).
+    const provider = `model_providers.barometer={name="barometer",base_url="${server.url}/v1",requires_openai_auth=true,wire_api="responses",supports_websockets=false,request_max_retries=0,stream_max_retries=0}`;
+    let output = '';
+    try {
+      const child = spawn(
+        CODEX as string,
+        [
+          'exec',
+          '--skip-git-repo-check',
+          '-c',
+          'model_provider=barometer',
+          '-c',
+          provider,
+          '-m',
+          'gpt-5.3-codex',
+          'say hi',
+        ],
+        { cwd: home, env: { ...env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      await new Promise((resolve) => child.on('exit', resolve));
+    } finally {
+      await server.close();
+      await backend.close();
+    }
+    const calls = backend.requests.filter((request) => request.path.endsWith('/responses'));
+    expect(calls.length, output).toBeGreaterThan(0);
+    expect(calls.map((request) => request.path)).toEqual(calls.map(() => '/backend-api/codex/responses'));
+    expect(calls[0]?.headers.authorization).toBe(`Bearer ${token}`);
+    expect(calls[0]?.headers['chatgpt-account-id']).toBe('account-test');
+    // The backend's answer reached Codex as it was sent.
+    expect(output).toContain('fake ChatGPT backend says no');
+  }, 120_000);
 });

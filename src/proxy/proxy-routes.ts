@@ -263,6 +263,7 @@ const ANSWER = {
   contentType: 'application/json',
 };
 const ERRORS = {
+  '413': { description: 'BR_ERR_BODY_TOO_LARGE: the request body is over the proxy’s limit (64 MiB)' },
   '502': { description: 'BR_ERR_UPSTREAM_UNREACHABLE: the provider could not be reached' },
 } as const;
 
