@@ -276,9 +276,27 @@ describe.skipIf(!CODEX)('the real Codex CLI signed in with ChatGPT, through baro
           provider,
           '-m',
           'gpt-5.3-codex',
+          // Signed in with ChatGPT, Codex also opens its apps' MCP server on the ChatGPT backend: off here, its base
+          // URL on the fake backend, and every other HTTPS request sent to a closed local port, so nothing leaves.
+          '-c',
+          'features.apps=false',
+          '-c',
+          `chatgpt_base_url="${backend.url}/backend-api/"`,
           'say hi',
         ],
-        { cwd: home, env: { ...env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] },
+        {
+          cwd: home,
+          env: {
+            ...env,
+            HOME: home,
+            HTTPS_PROXY: 'http://127.0.0.1:9',
+            https_proxy: 'http://127.0.0.1:9',
+            ALL_PROXY: 'http://127.0.0.1:9',
+            NO_PROXY: '127.0.0.1,localhost',
+            no_proxy: '127.0.0.1,localhost',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
       );
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -294,5 +312,7 @@ describe.skipIf(!CODEX)('the real Codex CLI signed in with ChatGPT, through baro
     expect(calls[0]?.headers['chatgpt-account-id']).toBe('account-test');
     // The backend's answer reached Codex as it was sent.
     expect(output).toContain('fake ChatGPT backend says no');
+    // Nothing went to chatgpt.com: the apps' MCP server is off (and would have used the fake backend).
+    expect(output).not.toContain('https://chatgpt.com');
   }, 120_000);
 });
