@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CompactRequestSchema } from '../compaction/compact-request.js';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { IdSchema } from '../ids/id-schema.js';

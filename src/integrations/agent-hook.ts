@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { ID_PATTERN } from '../ids/id-schema.js';
 import type { AgentName } from '../models/model-profile.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProblemSchema } from '../contract/problem.js';
 import { BarometerValidationError } from '../errors/validation.js';
 import type { SessionMonitor } from '../session/session-monitor.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TriggerConfigSchema } from '../compaction/evaluate-triggers.js';
 import { IdSchema } from '../ids/id-schema.js';
 import { AgentNameSchema } from '../models/model-profile.js';

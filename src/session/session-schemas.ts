@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { AgentNameSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema, PressureLevelSchema, PrioritySchema } from '../pressure/schemas.js';

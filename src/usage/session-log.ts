@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UsageRecord } from './usage-record.js';
 import { UsageRecordSchema } from './usage-record-schema.js';
 
