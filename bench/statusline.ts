@@ -19,9 +19,10 @@ const TRANSCRIPT_INPUT = Buffer.from(
 export interface StatuslineFigures {
   runs: number;
   /** `ccusage statusline` on the same input, when `npx ccusage@18` is available offline; else why not. */
-  ccusage: { medianMs: number; minMs: number; output: string } | { missing: string };
+  ccusage: { medianMs: number; p90Ms: number; minMs: number; output: string } | { missing: string };
   baselineMedianMs: number;
   statuslineMedianMs: number;
+  statuslineP90Ms: number;
   transcriptMedianMs: number;
   baselineMinMs: number;
   statuslineMinMs: number;
@@ -58,10 +59,12 @@ function ccusageScript(): string | { missing: string } {
   return realpathSync(path);
 }
 
-const median = (values: number[]) => {
+/** The value below which `share` of the runs fall (nearest rank). */
+const percentile = (values: number[], share: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)]!;
 };
+const median = (values: number[]) => percentile(values, 0.5);
 
 /**
  * Wall time of `barometer statusline` (the built CLI, a new process each time, as Claude Code runs it) against a
@@ -104,10 +107,16 @@ export function benchStatusline(runs = 21): StatuslineFigures {
     runs,
     ccusage:
       typeof ccusage === 'string'
-        ? { medianMs: median(peer), minMs: Math.min(...peer), output: peerOutput }
+        ? {
+            medianMs: median(peer),
+            p90Ms: percentile(peer, 0.9),
+            minMs: Math.min(...peer),
+            output: peerOutput,
+          }
         : ccusage,
     baselineMedianMs: median(baseline),
     statuslineMedianMs: median(statusline),
+    statuslineP90Ms: percentile(statusline, 0.9),
     transcriptMedianMs: median(transcript),
     baselineMinMs: Math.min(...baseline),
     statuslineMinMs: Math.min(...statusline),

@@ -689,8 +689,8 @@ export {
   type CreateSessionDependencies,
   createSessionState,
   type SessionState,
-  SessionStateSchema,
 } from './session/session-state.js';
+export { SessionStateSchema } from './session/session-state-schema.js';
 export {
   markersOf,
   pointOf,

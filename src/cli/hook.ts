@@ -25,6 +25,8 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
       sessions: new ServiceSessions(client),
       exclusive: (sessionId, work) => withSessionLock(client.url, sessionId, work),
       ...(io.env.HOME ? { home: io.env.HOME } : {}),
+      // The agent runs this command as its child: its process is ours' parent.
+      agentProcessId: process.ppid,
     });
     if (result.output) io.stdout.write(`${JSON.stringify(result.output)}\n`);
   } catch (error) {

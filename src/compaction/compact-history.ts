@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError } from '../errors/validation.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { type ArchiveEntry, ArchiveIdSchema, type ArchiveSink } from './archive-sink.js';

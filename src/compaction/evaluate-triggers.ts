@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TokenEventSchema, TPM_WINDOW_MS, tokensInWindow } from '../quota/token-window.js';
 import { parseOrThrow } from './parse-or-throw.js';
 

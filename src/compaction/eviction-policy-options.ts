@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { DEFAULT_MIN_GAIN_PERCENT } from './compact-history.js';
 import { DEFAULT_KEEP_TOKENS } from './flush.js';

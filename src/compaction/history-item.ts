@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { TokenCounter } from '../tokens/token-counter.js';
 
 /** The providers whose message formats the adapters read and write. */

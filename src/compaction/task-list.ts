@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError } from '../errors/validation.js';
 import { ArchiveIdSchema } from './archive-sink.js';
 import type { HistoryItem } from './history-item.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow } from './parse-or-throw.js';
 
 /** Below this many tokens left in the TPM window, reasoning is turned down. */

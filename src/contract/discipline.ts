@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BudgetLimitsSchema } from '../discipline/budget-limits.js';
 import { HOT_STATE_LIST_FIELDS, HotStateSchema } from '../discipline/hot-state.js';
 import { BUDGET_VIOLATION_CODES, PromptPartsSchema } from '../discipline/validate-budgets.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CompactRequestSchema } from '../compaction/compact-request.js';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { IdSchema } from '../ids/id-schema.js';
@@ -47,8 +47,9 @@ const id = (what: string) => IdSchema.meta({ description: what });
 /**
  * `create_session`: the body of `POST /api/v1/sessions`, each property described for a model that fills it in.
  * The descriptions are added here, not on the shared schema's fields, so the HTTP contract stays as documented.
+ * `agentProcessId` is left out: a model does not know its agent's process, which the agent's hooks record.
  */
-export const CreateSessionInputSchema = SessionOptionsSchema.extend({
+export const CreateSessionInputSchema = SessionOptionsSchema.omit({ agentProcessId: true }).extend({
   id: id(
     'An id you choose, to find this session again (letters, digits, . _ -); omit it and one is made',
   ).optional(),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_CODES } from '../errors/error-catalogue.js';
 
 /** One bad field of a request: its name, the value given and why it is refused (with the allowed range). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { PressureLevelSchema } from '../pressure/schemas.js';
 import { VerdictActionSchema, VerdictReasonSchema } from '../session/session-schemas.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { REPORT_VIEWS } from '../report/aggregate-report.js';
 import { LOG_FORMATS } from '../usage/session-log.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The service's own routes: liveness, the OpenAPI document, the MCP endpoint's JSON-RPC messages. */
 

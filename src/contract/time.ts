@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A time in an answer: ISO 8601 with its offset (`2026-11-22T12:00:00.000Z`), the one encoding every answer of every

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IsoTimeSchema } from './time.js';
 
 /** `/api/v1/webhooks`: registrations, their listing and their delivery log. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith, type Result } from '../errors/validation.js';
 
 /** What an artifact reference points at. */

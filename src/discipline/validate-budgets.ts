@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { type ChatMessage, ChatMessageSchema, countMessages } from '../tokens/count-messages.js';
 import { type TokenCounter, TokenCounterSchema } from '../tokens/token-counter.js';

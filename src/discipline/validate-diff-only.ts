@@ -1,5 +1,5 @@
 import { parsePatch } from 'diff';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /** Whether a task modifies code (and so must answer with a diff). */

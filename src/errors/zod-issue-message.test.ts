@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ZOD_DEFAULT_WORDING } from '../test-helpers/zod-default-wording.js';
 import { parseWith } from './validation.js';
 

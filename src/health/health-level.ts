@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HealthThresholds } from './health-thresholds.js';
 
 /** Context health: green, yellow, red, or gray when the provider reported no usage. */

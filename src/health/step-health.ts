@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type HealthLevel, HealthLevelSchema, healthLevel } from './health-level.js';
 import { CONTEXT_HEALTH_REMINDER, cautionReminderText, criticalReminderText } from './health-reminder.js';
 import { type HealthThresholds, healthThresholds } from './health-thresholds.js';

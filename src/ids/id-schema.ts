@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The one id rule of barometer, for sessions, tasks, archives and artifacts: a letter or digit first, then

@@ -1,12 +1,18 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBarometerMcpServer } from '../mcp/create-mcp-server.js';
 import { buildApp } from '../server/app.js';
 import { replayLogText } from '../session/replay.js';
 import type { SessionView } from '../session/session-schemas.js';
+import { ArchiveStore } from '../store/archive.js';
 import { handleHookEvent, hookAction, hookAgent, liveSessionId, parseHookInput } from './agent-hook.js';
 import { BarometerClient, ServiceUnreachableError } from './barometer-client.js';
 import { withFileLock } from './file-lock.js';
@@ -244,5 +250,69 @@ describe('when the service is not running', () => {
       }),
     ).rejects.toBeInstanceOf(ServiceUnreachableError);
     expect(Date.now() - started).toBeLessThan(1500);
+  });
+});
+
+describe('a model finds its own session by its agent’s process (real processes)', () => {
+  it('context_status without an id answers for the session the hooks of the MCP client’s own agent created, before a newer one of the same folder', async () => {
+    const folder = '/home/user/shared-project';
+    // The agent: a real process that runs `barometer hook` as its child, as Claude Code runs its hooks.
+    const agentScript = `
+      const { spawnSync } = require('node:child_process');
+      const run = spawnSync(process.execPath, ['--import', process.env.HOOK_TSX, process.env.HOOK_CLI, 'hook', '--server', process.env.HOOK_URL], { input: process.env.HOOK_PAYLOAD, encoding: 'utf8' });
+      process.exit(run.status ?? 1);`;
+    const agent = spawn(process.execPath, ['-e', agentScript], {
+      env: {
+        ...process.env,
+        HOOK_TSX: createRequire(import.meta.url).resolve('tsx'),
+        HOOK_CLI: `${ROOT}src/cli/main.ts`,
+        HOOK_URL: url,
+        TSX_TSCONFIG_PATH: `${ROOT}tsconfig.json`,
+        HOOK_PAYLOAD: example('claude-code-post-tool-use', {
+          session_id: 'agent-a-session',
+          transcript_path: CLAUDE_HEALTHY,
+          cwd: folder,
+        }),
+      },
+      stdio: 'ignore',
+    });
+    const agentPid = agent.pid!;
+    expect(await new Promise((resolve) => agent.once('exit', resolve))).toBe(0);
+    // Another agent of the same folder, updated more recently (its transcript's last call is later).
+    await handleHookEvent(
+      parseHookInput(example('claude-code-post-tool-use', { session_id: 'agent-b-session', cwd: folder })),
+      { sessions: sessions(), agentProcessId: process.pid },
+    );
+    expect((await view('agent-a-session')).agentProcessId).toBe(agentPid);
+    expect((await view('agent-b-session')).agentProcessId).toBe(process.pid);
+
+    const ask = async (clientProcessId: number) => {
+      const server = createBarometerMcpServer({
+        monitor: app.barometerMonitor,
+        archive: new ArchiveStore({ root: join(scratch, 'archives') }),
+        clientWorkingDirectory: folder,
+        clientProcessId,
+      });
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const client = new Client({ name: 'claude-code', version: '2.1.328' });
+      await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+      try {
+        const answer = await client.callTool({ name: 'context_status', arguments: {} });
+        return answer.structuredContent as { session: { id: string }; chosen: string };
+      } finally {
+        await client.close();
+      }
+    };
+    const mine = await ask(agentPid);
+    expect(mine.session.id).toBe('agent-a-session');
+    expect(mine.chosen).toBe(
+      `session agent-a-session: the most recently updated of 1 session whose agent is process ${agentPid}, the process that started this server (its hooks said so)`,
+    );
+    // A client whose agent's hooks recorded nothing: the folder's most recent session, and it says why.
+    const stranger = await ask(agentPid + 1_000_000);
+    expect(stranger.session.id).toBe('agent-b-session');
+    expect(stranger.chosen).toBe(
+      `session agent-b-session: the most recently updated of 2 sessions whose agent works in ${folder}, the folder this server was started in (no session's hooks named process ${agentPid + 1_000_000}, the process that started this server)`,
+    );
   });
 });

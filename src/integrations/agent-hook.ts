@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { ID_PATTERN } from '../ids/id-schema.js';
 import type { AgentName } from '../models/model-profile.js';
@@ -140,6 +140,11 @@ export interface HookDependencies {
   home?: string;
   /** The clock, for the time of a compaction the payload does not date. @default Date.now */
   now?: () => number;
+  /**
+   * The agent's process id: the hook command's parent (the agent runs its hooks as child processes). Kept on the
+   * session the hook creates, so that an MCP server the same agent started finds it.
+   */
+  agentProcessId?: number;
 }
 
 function expandHome(path: string, home: string | undefined): string {
@@ -192,6 +197,7 @@ export async function handleHookEvent(input: HookInput, dependencies: HookDepend
         ...(contextWindow === undefined ? {} : { contextWindow }),
         // The agent's folder: an MCP server the agent starts there finds this session without its id.
         ...(input.cwd ? { workingDirectory: input.cwd } : {}),
+        ...(dependencies.agentProcessId === undefined ? {} : { agentProcessId: dependencies.agentProcessId }),
       });
       state = await sessions.state(sessionId);
     }

@@ -18,7 +18,7 @@ import {
 } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import { EvictionPolicy } from '../compaction/eviction-policy.js';
 import { Session } from '../session/session.js';

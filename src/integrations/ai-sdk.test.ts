@@ -17,7 +17,7 @@ import {
 } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { RECAP_HEADING } from '../compaction/build-recap.js';
 import { Session } from '../session/session.js';
 import { SessionMonitor } from '../session/session-monitor.js';

@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { agentEffectiveWindow } from '../models/agent-windows.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
-import { Session } from '../session/session.js';
 import type { VerdictAction } from '../session/session-schemas.js';
+import { createSessionState } from '../session/session-state.js';
+import { stepSession } from '../session/step-session.js';
 import { anthropicUsageRecord } from '../usage/normalize-anthropic.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type LogTail, readLogTail } from './log-tail.js';
@@ -44,7 +45,7 @@ export const StatuslineInputSchema = z.looseObject({
 });
 export type StatuslineInput = z.infer<typeof StatuslineInputSchema>;
 
-/** What the status line shows, decided by a Session of the model with the last call's usage. */
+/** What the status line shows, decided by a session of the model with the last call's usage. */
 export interface StatuslineReport {
   model: string;
   health: HealthLevel;
@@ -110,7 +111,7 @@ function lastUsage(
 }
 
 /**
- * A Session of the status line's model (Claude Code's effective window), fed the last call's usage: the health,
+ * A session of the status line's model (Claude Code's effective window), fed the last call's usage: the health,
  * the share of the window and the verdict are the library's, as any session would have them for that context.
  * The window is the one Claude Code states (`context_window.context_window_size`, less its compaction reserve),
  * else the registry's under the agent's rule. It is one call, so it carries no history (no caution cadence, no countdown): a live session fed by
@@ -132,7 +133,11 @@ export function statuslineReport(
     ...(stated ? { contextWindow: agentEffectiveWindow('claude-code', stated, model, true) } : {}),
   };
   // A fixed id: the session lives for one line, and a random one would load Web Crypto (~10 ms of a status line).
-  const session = new Session(base, {
+  // The state and its pure step rather than the Session class, whose `fromState` brings the stored state's schema
+  // (and the verdict's) to a process that never reads a stored state.
+  const now = Date.now();
+  const state = createSessionState(base, {
+    now: () => now,
     generateId: () => 'statusline',
     ...(dependencies.config ? { config: dependencies.config } : {}),
   });
@@ -141,7 +146,7 @@ export function statuslineReport(
       model,
       health: 'unknown',
       promptTokens: null,
-      window: session.thresholds.limit ?? null,
+      window: state.thresholds.limit,
       percentOfWindow: null,
       action: null,
       newRoundDue: false,
@@ -149,7 +154,7 @@ export function statuslineReport(
       source: 'none',
     };
   }
-  const update = session.update({ usage: found.usage });
+  const { update } = stepSession(state, { usage: found.usage }, { now });
   return {
     model,
     health: update.health.level,

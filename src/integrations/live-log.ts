@@ -175,7 +175,7 @@ export class LiveLog {
     if (!model) return false;
     const { sessions } = this.#options;
     const existing = await sessions.state(this.#id);
-    const contextWindow = this.#reader.builder.contextWindow;
+    const { contextWindow, workingDirectory } = this.#reader.builder;
     let state = existing;
     if (existing) {
       this.#seenUntil = existing.updatedAt ? Date.parse(existing.updatedAt) : Number.NEGATIVE_INFINITY;
@@ -186,6 +186,8 @@ export class LiveLog {
           model,
           agent: this.format,
           ...(contextWindow === undefined ? {} : { contextWindow }),
+          // The agent's folder, as for a hook's `cwd`: an MCP server the agent starts there finds this session.
+          ...(workingDirectory === undefined ? {} : { workingDirectory }),
         });
       } catch (error) {
         if (error instanceof BarometerValidationError) {

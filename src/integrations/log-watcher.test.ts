@@ -114,13 +114,14 @@ async function followInto(sessions: LiveSessions, folder: string, events: WatchE
 }
 
 describe('barometer watch: a log appended line by line becomes the live session replay describes', () => {
-  for (const [name, id] of [
-    [CLAUDE, '4d5611e5-241a-462a-8d15-5122611a9569'],
-    [CLAUDE_SMALL, 'small-sonnet-session'],
-    [CODEX, '019c8a59-e9dd-71f0-9ae3-4079fe9726a9'],
-    [GEMINI, '0ab84937-9fe7-4284-986a-33c832af0b6a'],
+  // The folders are the `cwd` the recorded logs carry (grep '"cwd"' on each file); Gemini CLI's log states none.
+  for (const [name, id, folderOfAgent] of [
+    [CLAUDE, '4d5611e5-241a-462a-8d15-5122611a9569', '/home/USER/projects/spotter-worktrees/spotter-dov'],
+    [CLAUDE_SMALL, 'small-sonnet-session', '/home/wei/repo/claude-code'],
+    [CODEX, '019c8a59-e9dd-71f0-9ae3-4079fe9726a9', '/redacted/path/59b923df4d'],
+    [GEMINI, '0ab84937-9fe7-4284-986a-33c832af0b6a', null],
   ] as const) {
-    it(`${name}: calls, last prompt, every point's health and verdict, compaction markers`, async () => {
+    it(`${name}: calls, last prompt, every point's health and verdict, compaction markers, the agent's folder`, async () => {
       const text = trace(name);
       const expected = expectedOf(text);
       const folder = tempFolder();
@@ -137,6 +138,7 @@ describe('barometer watch: a log appended line by line becomes the live session 
       const view = await monitor.view(id);
       const { replay, ...wanted } = expected;
       expect(observedOf(view)).toEqual(wanted);
+      expect(view.workingDirectory).toBe(folderOfAgent);
       expect(events.filter((event) => event.type === 'error')).toEqual([]);
       expect(events.find((event) => event.type === 'session')).toMatchObject({
         type: 'session',
@@ -173,6 +175,7 @@ describe('barometer watch: a log appended line by line becomes the live session 
     const { replay: _replay, ...wanted } = expected;
     expect(observedOf(view)).toEqual(wanted);
     expect(view.profile.contextWindow).toBe(258_400);
+    expect(view.workingDirectory).toBe('/redacted/path/59b923df4d');
   });
 });
 

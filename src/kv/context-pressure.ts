@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 
 /** Cells kept free for downstream work (tool results, the next generation): `headroom = remaining − softLimit`. */

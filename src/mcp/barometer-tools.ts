@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CompactHistoryInputSchema,
   CompactHistoryOutputSchema,
@@ -56,6 +56,12 @@ export interface ToolContext {
    * the agent, in its folder): a tool that names no session answers for the latest session of that folder.
    */
   clientWorkingDirectory?: string;
+  /**
+   * The process id of the agent the server serves, when the server can tell (a stdio server is the agent's child:
+   * its parent process): a tool that names no session answers first for the latest session that agent's hooks
+   * created (they record the same process as `agentProcessId`).
+   */
+  clientProcessId?: number;
 }
 
 /** A tool's refusal, as data: a sentence, a stable code, and the issues naming each field. */
@@ -425,18 +431,27 @@ export function barometerTools(): BarometerTool[] {
 }
 
 /**
- * The session of the agent the server serves, when it can tell: the latest session created for the client's
- * working directory (by the agent's hooks, `barometer watch`, or create_session with workingDirectory).
+ * The session of the agent the server serves, when it can tell: the latest session whose agent is the client's
+ * process (its hooks recorded it), else the latest session of the client's working directory (by the agent's
+ * hooks, `barometer watch`, or create_session with workingDirectory).
  */
 async function ownSession(context: ToolContext): Promise<{ id: string; chosen: string } | undefined> {
-  const cwd = context.clientWorkingDirectory;
-  if (cwd === undefined) return undefined;
-  const mine = (await context.monitor.list()).filter((summary) => summary.workingDirectory === cwd);
-  const latest = mine[0];
-  if (!latest) return undefined;
+  const { clientProcessId: pid, clientWorkingDirectory: cwd } = context;
+  if (pid === undefined && cwd === undefined) return undefined;
+  const sessions = await context.monitor.list();
+  const plural = (count: number) => `${count} session${count === 1 ? '' : 's'}`;
+  const agents = pid === undefined ? [] : sessions.filter((summary) => summary.agentProcessId === pid);
+  if (agents[0]) {
+    return {
+      id: agents[0].id,
+      chosen: `session ${agents[0].id}: the most recently updated of ${plural(agents.length)} whose agent is process ${pid}, the process that started this server (its hooks said so)`,
+    };
+  }
+  const mine = cwd === undefined ? [] : sessions.filter((summary) => summary.workingDirectory === cwd);
+  if (!mine[0]) return undefined;
   return {
-    id: latest.id,
-    chosen: `session ${latest.id}: the most recently updated of ${mine.length} session${mine.length === 1 ? '' : 's'} whose agent works in ${cwd}, the folder this server was started in`,
+    id: mine[0].id,
+    chosen: `session ${mine[0].id}: the most recently updated of ${plural(mine.length)} whose agent works in ${cwd}, the folder this server was started in${pid === undefined ? '' : ` (no session's hooks named process ${pid}, the process that started this server)`}`,
   };
 }
 

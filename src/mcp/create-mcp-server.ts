@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProblemSchema } from '../contract/problem.js';
 import { BarometerValidationError } from '../errors/validation.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
@@ -40,6 +40,11 @@ export interface BarometerMcpServerOptions {
    * its folder: `process.cwd()`); tools that name no session then answer for that folder's latest session.
    */
   clientWorkingDirectory?: string;
+  /**
+   * The process id of the agent this server serves, when known (a stdio server is the agent's child:
+   * `process.ppid`); tools that name no session then answer first for the session that agent's hooks created.
+   */
+  clientProcessId?: number;
   /** Told of a fault a tool could not turn into an answer (the client gets BR_ERR_INTERNAL). */
   onError?: (error: unknown, tool: string) => void;
 }
@@ -137,6 +142,7 @@ export function createBarometerMcpServer(options: BarometerMcpServerOptions): Se
     ...(options.clientWorkingDirectory === undefined
       ? {}
       : { clientWorkingDirectory: options.clientWorkingDirectory }),
+    ...(options.clientProcessId === undefined ? {} : { clientProcessId: options.clientProcessId }),
   };
   const server = new Server(
     { name: 'barometer', title: 'barometer', version: BAROMETER_VERSION },

@@ -1,5 +1,5 @@
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseWith, type Result } from '../errors/validation.js';
 import type { ModelPrice, ModelPriceTier } from './model-price.js';
 

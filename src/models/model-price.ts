@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A price in US dollars per million tokens: finite, not negative (0 is a price: free models list it). */
 const usdPerMillion = z.number().min(0);

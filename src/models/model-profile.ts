@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ModelPriceSchema } from './model-price.js';
 
 /** A count of tokens: a whole number, at least 1. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { agentEffectiveWindow } from './agent-windows.js';
 import type { BarometerConfig, ModelConfig } from './barometer-config.js';

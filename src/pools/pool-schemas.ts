@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IdSchema } from '../ids/id-schema.js';
 
 /** The priorities of seed 000's pool ("urgent > high > normal > low"), mildest first. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { IdSchema, isId } from '../ids/id-schema.js';

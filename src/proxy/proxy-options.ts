@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Where requests go when no `--anthropic-upstream` / `--openai-upstream` is given: the providers' own APIs. */
 export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Tokens over a sliding time window, as plain data: a ring of `buckets` counts, each `windowMs / buckets`

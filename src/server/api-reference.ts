@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ArchiveAnswerSchema, ArchiveRecordSchema } from '../contract/archives.js';
 import { CompactAnswerSchema } from '../contract/compact.js';
 import { DiffOnlyResultSchema, HotStateCheckAnswerSchema } from '../contract/discipline.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProblemSchema } from '../contract/problem.js';
 import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
 import { BAROMETER_VERSION } from '../version.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import type { Summarizer } from '../compaction/compact-history.js';
 import { type CompactMessagesResult, compactOpenAIMessages } from '../compaction/compact-messages.js';
@@ -33,7 +33,8 @@ import type {
   TimelinePoint,
   UsageAnswer,
 } from './session-schemas.js';
-import { createSessionState, type SessionState, SessionStateSchema } from './session-state.js';
+import { createSessionState, type SessionState } from './session-state.js';
+import { SessionStateSchema } from './session-state-schema.js';
 import {
   ColumnTimeline,
   markersOf,

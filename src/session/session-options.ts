@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { TriggerConfigSchema } from '../compaction/evaluate-triggers.js';
 import { IdSchema } from '../ids/id-schema.js';
 import { AgentNameSchema } from '../models/model-profile.js';
@@ -72,6 +72,11 @@ export const SessionOptionsSchema = z.strictObject({
    * folder that names no session is answered for this one.
    */
   workingDirectory: z.string().min(1).max(4096).optional(),
+  /**
+   * The agent's process id, as its hook saw it (the hook's parent process): an MCP server the same agent started
+   * (its own parent process) that names no session is answered for this one, before any session of its folder.
+   */
+  agentProcessId: z.number().int().min(1).max(4_294_967_295).optional(),
 });
 
 export type SessionOptions = z.input<typeof SessionOptionsSchema>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { AgentNameSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema, PressureLevelSchema, PrioritySchema } from '../pressure/schemas.js';
@@ -261,6 +261,8 @@ export const SessionSummarySchema = z
     verdictAt: iso.nullable(),
     /** The folder the agent works in, when its hooks, its log or its creator said (`workingDirectory`). */
     workingDirectory: z.string().nullable(),
+    /** The agent's process id, when its hook said (`agentProcessId`). */
+    agentProcessId: z.number().int().nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

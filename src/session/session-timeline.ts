@@ -168,6 +168,7 @@ export function sessionSummary(state: SessionState): SessionSummary {
     verdict: state.lastVerdict,
     verdictAt: verdictAtOf(state),
     workingDirectory: state.options.workingDirectory ?? null,
+    agentProcessId: state.options.agentProcessId ?? null,
   };
 }
 

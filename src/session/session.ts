@@ -7,12 +7,8 @@ import { healthOf } from './session-health.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionEvent, SessionHealth, SessionSignals, Verdict } from './session-schemas.js';
 import { signalsOf } from './session-signals.js';
-import {
-  type CreateSessionDependencies,
-  createSessionState,
-  type SessionState,
-  SessionStateSchema,
-} from './session-state.js';
+import { type CreateSessionDependencies, createSessionState, type SessionState } from './session-state.js';
+import { SessionStateSchema } from './session-state-schema.js';
 import {
   type CompactionReport,
   observeQuotaStep,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../usage/usage-record.js';
-import { createSessionState, type SessionState, SessionStateSchema } from './session-state.js';
+import { createSessionState, type SessionState } from './session-state.js';
+import { SessionStateSchema } from './session-state-schema.js';
 import { stepSession } from './step-session.js';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);

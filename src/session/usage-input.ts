@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseWith, type Result } from '../errors/validation.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import { UsageFormatSchema } from '../usage/usage-format.js';

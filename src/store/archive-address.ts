@@ -1,5 +1,5 @@
 import { sep } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { IdSchema } from '../ids/id-schema.js';
 
 /** The session and task of one archive (`<archive root>/<session>/<task>.log`), by the one id rule. */

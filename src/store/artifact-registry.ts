@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerError } from '../errors/barometer-error.js';
 import type { ErrorCode } from '../errors/error-catalogue.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { TokenCounter } from './token-counter.js';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import {
   type ChatMessage,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The one interface every token counter implements, so a caller can plug in another tokenizer.

@@ -85,6 +85,10 @@ describe('readClaudeCodeLog on the reference session (claude-opus-4-6, 3 MB)', (
   it('produces data that matches SessionLogSchema', () => {
     expect(SessionLogSchema.safeParse(log).success).toBe(true);
   });
+
+  it('states the folder the agent worked in: the cwd its records carry (all 1,497 give the same one)', () => {
+    expect(log.workingDirectory).toBe('/home/USER/projects/spotter-worktrees/spotter-dov');
+  });
 });
 
 describe('readClaudeCodeLog on other recordings', () => {

@@ -88,6 +88,7 @@ export class ClaudeCodeLineReader implements LineLogReader {
     const record = builder.parseRecord(line, lineNumber);
     if (!record) return;
     this.#sessionId ??= text(record.sessionId);
+    builder.workingDirectory = text(record.cwd) ?? builder.workingDirectory;
     const chain = this.#chains.keyOf(record);
     const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
     if (record.type === 'assistant' && isObject(record.message)) {

@@ -65,6 +65,10 @@ describe('readCodexLog on the reference rollout (gpt-5.3-codex, ~24 h)', () => {
     });
   });
 
+  it('states the folder the agent worked in: the cwd of session_meta and turn_context', () => {
+    expect(log.workingDirectory).toBe('/redacted/path/59b923df4d');
+  });
+
   it('produces data that matches SessionLogSchema', () => {
     expect(SessionLogSchema.safeParse(log).success).toBe(true);
   });

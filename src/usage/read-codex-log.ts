@@ -90,6 +90,7 @@ export class CodexLineReader implements LineLogReader {
     const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
     if (record.type === 'turn_context' || record.type === 'session_meta') {
       this.#model = text(payload.model) ?? this.#model;
+      builder.workingDirectory = text(payload.cwd) ?? builder.workingDirectory;
       if (record.type === 'session_meta') builder.fallbackModel ??= this.#model;
       return;
     }

@@ -89,6 +89,8 @@ export class SessionLogBuilder {
   /** Lines that began with a broken fragment: the fragment was dropped, the record after it was read. */
   readonly recoveredLines: number[] = [];
   contextWindow: number | undefined;
+  /** The folder the agent worked in, as the log's latest record that states one gives it. */
+  workingDirectory: string | undefined;
   /** The model when no call names one (a Codex session_meta, say). */
   fallbackModel: string | undefined;
   private readonly indexById = new Map<string, number>();
@@ -175,6 +177,7 @@ export class SessionLogBuilder {
     const model = this.calls.findLast((call) => call.model !== undefined)?.model ?? this.fallbackModel;
     if (model !== undefined) log.model = model;
     if (this.contextWindow !== undefined) log.contextWindow = this.contextWindow;
+    if (this.workingDirectory !== undefined) log.workingDirectory = this.workingDirectory;
     return log;
   }
 }

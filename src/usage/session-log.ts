@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UsageRecord } from './usage-record.js';
 import { UsageRecordSchema } from './usage-record-schema.js';
 
@@ -75,6 +75,11 @@ export interface SessionLog {
   model?: string;
   /** The context window the log states (Codex `model_context_window`, OpenHands `context_window`). */
   contextWindow?: number;
+  /**
+   * The folder the agent worked in, where the log states it (Claude Code's `cwd` on each record, Codex's
+   * `session_meta` and `turn_context` `cwd`): an MCP client started in that folder is answered for this session.
+   */
+  workingDirectory?: string;
   calls: SessionCall[];
   compactions: RecordedCompaction[];
   /** 1-based numbers of lines that were not JSON and were skipped (a torn last line, stray output). */
@@ -99,6 +104,7 @@ export const SessionLogSchema: z.ZodType<SessionLog> = z
     },
     model: z.string().optional(),
     contextWindow: count.optional(),
+    workingDirectory: z.string().min(1).optional(),
     calls: z.array(
       z.strictObject({
         index: count,

@@ -160,6 +160,7 @@ describe('import rules (DESIGN.md layering)', () => {
         'src/session/session-health.ts',
         'src/session/session-signals.ts',
         'src/session/session-state.ts',
+        'src/session/session-state-schema.ts',
         'src/session/step-session.ts',
       ].sort(),
     );
@@ -206,6 +207,18 @@ describe('lean agent entries: barometer statusline and barometer hook run on eve
       expect(network.sort()).toEqual([...allowedNetwork].sort());
     });
   }
+
+  it('src/cli/statusline-main.ts builds no schema it never parses: not a stored session state, not the contract (verdict, regulator report)', () => {
+    // Each zod schema costs its construction at start-up; these ~450 of them were about half a status line's.
+    const { files } = reachable(edges, 'src/cli/statusline-main.ts');
+    const unused = [
+      'src/session/session.ts',
+      'src/session/session-state-schema.ts',
+      'src/session/session-schemas.ts',
+      'src/pressure/schemas.ts',
+    ];
+    expect(unused.filter((file) => files.has(file))).toEqual([]);
+  });
 
   it('the checker sees a server import as a violation of the lean entry', () => {
     const fake: ImportEdge[] = [

@@ -36,6 +36,7 @@ function view(
     verdict: null,
     verdictAt: null,
     workingDirectory: null,
+    agentProcessId: null,
     timeline: [],
     markers: [],
   };
@@ -139,6 +140,7 @@ describe('applyDelta', () => {
     verdict: null,
     verdictAt: null,
     workingDirectory: null,
+    agentProcessId: null,
     timeline: [point(0), point(1)],
     markers: [],
   };

@@ -116,6 +116,8 @@ Claude Code:  claude mcp add barometer -- barometer mcp --data-dir ~/.barometer`
         archiveAddresses: 'path',
         // Started by the agent over stdio, in the agent's folder: its sessions (hooks, watch) name that folder.
         clientWorkingDirectory: io.cwd,
+        // The agent starts this server as its child, as it runs its hooks: the hooks record the same process.
+        clientProcessId: process.ppid,
         onError: (error, tool) => log.error({ err: error, tool }, 'tool failed'),
       });
       server.onerror = (error) => log.warn({ err: error }, 'MCP protocol error');

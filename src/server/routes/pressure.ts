@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { evaluateResolved } from '../../pressure/evaluate.js';
 import { NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../../pressure/parameters.js';
 import { parsePressureInput } from '../../pressure/parse.js';
