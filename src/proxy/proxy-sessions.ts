@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import {
   EvictionPolicy,
