@@ -13,7 +13,7 @@ import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchProxy } from './proxy.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchReport } from './report.js';
-import { benchScale } from './scale.js';
+import { benchScale, type ListingFigures } from './scale.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
@@ -62,11 +62,14 @@ if (selected.has('scale')) {
   console.log(
     `heap per idle session: live ${kb(figures.liveBytesPerSession)}, restored ${kb(figures.restoredBytesPerSession)} (goal ≤ 5 KB)`,
   );
+  const listing = (what: string, listed: ListingFigures) =>
+    console.log(
+      `GET /api/v1/sessions?limit=100 ${what}: ${listed.pages} pages, p50 ${listed.pageP50Ms.toFixed(1)} ms, worst ${listed.pageMaxMs.toFixed(1)} ms (goal ≤ 100 ms); /healthz every 10 ms meanwhile: worst ${listed.otherRequestMaxMs.toFixed(1)} ms (goal ≤ 50 ms)`,
+    );
+  listing('once created live', figures.live);
+  listing('after a restart, during the background load', figures.loading);
   console.log(
-    `GET /api/v1/sessions?limit=100: ${figures.pages} pages, p50 ${figures.pageP50Ms.toFixed(1)} ms, worst ${figures.pageMaxMs.toFixed(1)} ms (goal ≤ 100 ms)`,
-  );
-  console.log(
-    `other requests during the listing (/healthz every 10 ms): worst ${figures.otherRequestMaxMs.toFixed(1)} ms (goal ≤ 50 ms)`,
+    `/healthz every 10 ms from listening until every session was loaded: worst ${figures.otherRequestWhileLoadingMaxMs.toFixed(1)} ms (goal ≤ 50 ms)`,
   );
   console.log(
     `baseline (the whole list built and serialized in one turn): ${figures.wholeListMs.toFixed(0)} ms`,
