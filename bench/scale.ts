@@ -109,6 +109,45 @@ async function listEveryPage(url: string): Promise<ListingFigures> {
   };
 }
 
+/** N sessions created live (one usage each), then listed a page at a time; the service closed (its files written). */
+async function createAndList(
+  dataDir: string,
+  count: number,
+): Promise<{ liveBytes: number; live: ListingFigures; wholeListMs: number }> {
+  const { app, url } = await start(dataDir);
+  const monitor = app.barometerMonitor;
+  const before = heap();
+  const usage = {
+    usage: {
+      available: true as const,
+      source: 'manual' as const,
+      promptTokens: 42_000,
+      completionTokens: 900,
+      totalTokens: 42_900,
+      cachedReadTokens: 0,
+      cachedWriteTokens: 0,
+      reasoningTokens: 0,
+    },
+  };
+  for (let index = 0; index < count; index++) {
+    const id = `bench-${String(index).padStart(6, '0')}`;
+    await monitor.create({ id, model: 'claude-opus-4-6', agent: 'claude-code' });
+    await monitor.postUsage(id, usage);
+    // The snapshot writes in the background: let it, as a live service would between requests.
+    if (index % 2000 === 1999) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  const liveBytes = heap() - before;
+
+  // The listing, page by page, while /healthz is asked every 10 ms.
+  const live = await listEveryPage(url);
+  const wholeBegan = performance.now();
+  JSON.stringify({ sessions: await monitor.list() });
+  const wholeListMs = performance.now() - wholeBegan;
+
+  await app.close();
+  return { liveBytes, live, wholeListMs };
+}
+
 export async function benchScale(count = 100_000): Promise<ScaleFigures> {
   const dataDir = await mkdtemp(join(tmpdir(), 'barometer-bench-scale-'));
   const emptyDir = await mkdtemp(join(tmpdir(), 'barometer-bench-scale-empty-'));
@@ -116,40 +155,11 @@ export async function benchScale(count = 100_000): Promise<ScaleFigures> {
     const empty = await start(emptyDir);
     await empty.app.close();
 
-    let { app, url } = await start(dataDir);
-    const monitor = app.barometerMonitor;
-    const before = heap();
-    const usage = {
-      usage: {
-        available: true as const,
-        source: 'manual' as const,
-        promptTokens: 42_000,
-        completionTokens: 900,
-        totalTokens: 42_900,
-        cachedReadTokens: 0,
-        cachedWriteTokens: 0,
-        reasoningTokens: 0,
-      },
-    };
-    for (let index = 0; index < count; index++) {
-      const id = `bench-${String(index).padStart(6, '0')}`;
-      await monitor.create({ id, model: 'claude-opus-4-6', agent: 'claude-code' });
-      await monitor.postUsage(id, usage);
-      // The snapshot writes in the background: let it, as a live service would between requests.
-      if (index % 2000 === 1999) await new Promise((resolve) => setTimeout(resolve, 0));
-    }
-    const liveBytes = heap() - before;
+    // In a function of its own: the live service is unreachable once closed, and collected before the restart.
+    const { liveBytes, live, wholeListMs } = await createAndList(dataDir, count);
 
-    // The listing, page by page, while /healthz is asked every 10 ms.
-    const live = await listEveryPage(url);
-    const wholeBegan = performance.now();
-    JSON.stringify({ sessions: await monitor.list() });
-    const wholeListMs = performance.now() - wholeBegan;
-
-    await app.close();
     const restarted = await start(dataDir);
-    app = restarted.app;
-    url = restarted.url;
+    const { app, url } = restarted;
     const loadBegan = performance.now();
     const restoredBefore = heap();
     const stopProbe = probe(url);

@@ -65,14 +65,10 @@ export class MemoryStateStore<T> implements StateStore<T> {
         store.#sorted = [...store.#values.keys()].sort(compareIds);
         return store;
       }
-      // The first slice of names here: a folder that cannot be read stops the start.
       const ids = snapshot.ids();
+      // The first slice here: a folder that cannot be read stops the start.
       const first = await ids.next();
-      if (!first.done) store.#addUnloaded(first.value);
-      store.#listed = (async () => {
-        for await (const slice of ids) store.#addUnloaded(slice);
-        store.#listed = undefined;
-      })();
+      store.#listed = store.#list(first.done ? [] : first.value, ids);
     } catch (error) {
       options.lock?.release();
       throw error;
@@ -91,10 +87,25 @@ export class MemoryStateStore<T> implements StateStore<T> {
     return this.#unloaded.size;
   }
 
-  /** Ids listed on disk, in the folder's order: sorted and merged into the sorted ids (a slice of ~0.1 ms here). */
-  #addUnloaded(ids: string[]): void {
-    for (const id of ids) this.#unloaded.add(id);
-    this.#sorted = merged(this.#sorted, ids.sort(compareIds));
+  /**
+   * Takes in the ids on disk as the snapshot lists them, a slice at a time in the folder's order: each slice is
+   * sorted, and the sorted runs merged as a merge sort would (a run merged into the one below while that one is at
+   * most twice its length), then all at once when the folder is listed. Merging each slice into every id listed so
+   * far took up to 17 ms a slice at 100,000.
+   */
+  async #list(first: string[], rest: AsyncIterable<string[]>): Promise<void> {
+    const runs: string[][] = [];
+    const add = (ids: string[]) => {
+      for (const id of ids) this.#unloaded.add(id);
+      let run = ids.sort(compareIds);
+      while (runs.length > 0 && (runs[runs.length - 1] as string[]).length <= 2 * run.length)
+        run = merged(runs.pop() as string[], run);
+      runs.push(run);
+    };
+    add(first);
+    for await (const ids of rest) add(ids);
+    this.#sorted = runs.reduceRight((after, run) => merged(run, after), []);
+    this.#listed = undefined;
   }
 
   /** Reads every value still on disk, a slice of the snapshot's `sliceMs` at a time. */
@@ -231,8 +242,9 @@ export class MemoryStateStore<T> implements StateStore<T> {
 }
 
 /** Two arrays of ids in code-unit order, merged into one. */
-function merged(a: readonly string[], b: readonly string[]): string[] {
-  if (a.length === 0) return b as string[];
+function merged(a: string[], b: string[]): string[] {
+  if (a.length === 0) return b;
+  if (b.length === 0) return a;
   const out = new Array<string>(a.length + b.length);
   let i = 0;
   let j = 0;

@@ -1,5 +1,6 @@
 import {
   appendFileSync,
+  existsSync,
   mkdirSync,
   opendirSync,
   readFileSync,
@@ -487,6 +488,9 @@ function lines(items: readonly unknown[]): string {
  * middle of an append tears only the last line).
  */
 function lastStateIn(path: string): unknown {
+  // Most values have no log (written whole at their last flush): asking first costs ~5 µs here, where the read's
+  // ENOENT error cost ~22 µs (a quarter of a value's load).
+  if (!existsSync(path)) return undefined;
   const text = readIfThere(path);
   if (text === undefined) return undefined;
   const lines = text.split('\n');
