@@ -54,7 +54,7 @@ if (wants('replay')) {
 }
 
 if (selected.has('scale')) {
-  // Not in the default run: it holds 100,000 sessions (about a minute and ~1 GB here).
+  // Not in the default run: it holds 100,000 sessions (3.5–4.5 minutes and ~1 GB here, at a load average of 11).
   const count = Number(process.env.BAROMETER_SCALE_SESSIONS ?? 100_000);
   console.log(`\n# ${format(count)} sessions on one instance: created, listed in pages, restarted`);
   const figures = await benchScale(count);
