@@ -326,6 +326,7 @@ export async function buildApp(
     hub.close();
     stopWebhooks();
     stopMetrics();
+    metrics.close();
     await webhooks.close();
     // The monitor given by a caller is the caller's to close; ours writes its last changes out.
     if (!dependencies.monitor) await monitor.close();

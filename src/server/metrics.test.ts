@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
@@ -160,5 +162,28 @@ describe('GET /metrics', () => {
         route: '/api/v1/sessions',
       }),
     ).toBe(2);
+  });
+});
+
+describe('ServiceMetrics.close', () => {
+  it('lets a closed service be collected (the default metrics GC observer held its registry, and so every session)', async () => {
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    // Built and closed in a function of its own: nothing here holds the service afterwards.
+    const closed = async () => {
+      const service = await buildApp({ logLevel: 'silent', persistSessions: false, dashboard: false });
+      await service.inject({
+        method: 'POST',
+        url: '/api/v1/sessions',
+        payload: { id: 'kept', model: 'gpt-4o' },
+      });
+      const monitor = new WeakRef(service.barometerMonitor);
+      await service.close();
+      return monitor;
+    };
+    const monitor = await closed();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    collect();
+    expect(monitor.deref()).toBeUndefined();
   });
 });

@@ -15,8 +15,12 @@ function folder(): string {
   folders.push(created);
   return created;
 }
-function snapshot(directory: string): StateSnapshot<{ n: number }> {
-  return new StateSnapshot({ directory, parse: (value) => ({ ok: true, value: value as { n: number } }) });
+function snapshot(directory: string, sliceMs?: number): StateSnapshot<{ n: number }> {
+  return new StateSnapshot({
+    directory,
+    parse: (value) => ({ ok: true, value: value as { n: number } }),
+    ...(sliceMs === undefined ? {} : { sliceMs }),
+  });
 }
 
 describe('MemoryStateStore.page (F6)', () => {
@@ -43,15 +47,26 @@ describe('MemoryStateStore background load (F8)', () => {
     for (let n = 0; n < 50; n++) writer.changed(`s${n}`, { n });
     await writer.close();
 
-    const store = await MemoryStateStore.open({ snapshot: snapshot(directory), background: true });
-    // Counted at once, read later; an update of one not read yet waits for it.
+    // Slices of 0 ms: one name listed, or one value read, per turn of the event loop.
+    const store = await MemoryStateStore.open({ snapshot: snapshot(directory, 0), background: true });
+    // Asked for while the names are still being listed: waits for the list, then reads it first.
+    const early = store.get('s7');
+    expect(store.unloaded).toBeLessThan(50);
+    expect(await early).toEqual({ n: 7 });
+    // Counted once listed, read later; an update of one not read yet reads it first.
     expect(await store.size()).toBe(50);
-    expect(store.unloaded).toBeGreaterThan(0);
+    expect(store.unloaded).toBeGreaterThan(40);
     expect(await store.update('s49', (value) => ({ n: value.n + 1 }))).toEqual({ n: 50 });
     expect(await store.create('s3', { n: -1 })).toBe('exists');
+    // A page before the load is done: its values read first, in id order (s10 < s2 in code units).
+    const page = await store.page('s1', 3);
+    expect(store.unloaded).toBeGreaterThan(0);
+    expect(page).toEqual({ values: [{ n: 10 }, { n: 11 }, { n: 12 }], next: 's12' });
+    expect(await store.delete('s12')).toBe(true);
+    expect(await store.page('s11', 2)).toEqual({ values: [{ n: 13 }, { n: 14 }], next: 's14' });
     await store.ready();
     expect(store.unloaded).toBe(0);
-    expect((await store.page(null, 100)).values).toHaveLength(50);
+    expect((await store.page(null, 100)).values).toHaveLength(49);
     await store.close();
   });
 });
