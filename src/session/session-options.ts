@@ -72,6 +72,11 @@ export const SessionOptionsSchema = z.strictObject({
    * folder that names no session is answered for this one.
    */
   workingDirectory: z.string().min(1).max(4096).optional(),
+  /**
+   * The session this one is a sub-agent of (a Claude Code Task sub-agent's chain, a `subagents/` transcript): lists
+   * and the dashboard nest it under its parent, `barometer watch` prints it indented.
+   */
+  parentId: IdSchema.optional(),
 });
 
 export type SessionOptions = z.input<typeof SessionOptionsSchema>;

@@ -261,6 +261,8 @@ export const SessionSummarySchema = z
     verdictAt: iso.nullable(),
     /** The folder the agent works in, when its hooks, its log or its creator said (`workingDirectory`). */
     workingDirectory: z.string().nullable(),
+    /** The session this one is a sub-agent of (`parentId` at creation), or null for an agent's own session. */
+    parentId: z.string().nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

@@ -168,6 +168,7 @@ export function sessionSummary(state: SessionState): SessionSummary {
     verdict: state.lastVerdict,
     verdictAt: verdictAtOf(state),
     workingDirectory: state.options.workingDirectory ?? null,
+    parentId: state.options.parentId ?? null,
   };
 }
 
