@@ -35,13 +35,13 @@ export interface ProxySession {
   ready: Promise<boolean> | null;
   /** The latest verdict the monitor answered, and when. */
   verdict: { action: string; waitSeconds: number | null; at: number } | null;
-  /** Token counts of items already seen, by item id and length. */
-  sizes: Map<string, number>;
   /**
    * The latest answer with usage: when it came, its model, and how long the provider's cache surely outlives it
    * (`cacheLifetimeMs`): a request after a longer pause, or of another model, finds the cache cold.
    */
   lastAnswer?: { at: number; model: string | undefined; lifetimeMs: number };
+  /** Token counts of items already seen, by item id and length. */
+  sizes: Map<string, number>;
 }
 
 export interface ProxySessionsOptions {
