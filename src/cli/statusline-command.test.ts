@@ -1,7 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { replayLogText } from '../session/replay.js';
 import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
 
 const EXAMPLE = readFileSync(new URL('../../examples/statusline-input.json', import.meta.url), 'utf8');
@@ -21,11 +23,11 @@ describe('barometer statusline', () => {
     const plain = await statusline(EXAMPLE);
     expect(plain).toEqual({
       code: 0,
-      stdout: '● 73% of 167k · 121,615 tokens · compress · $4.27\n',
+      stdout: '● 73% of 167k · 121,615 tokens · compress\n',
       stderr: '',
     });
     const coloured = await statusline(EXAMPLE, { NO_COLOR: '' });
-    expect(coloured.stdout).toBe('\u001b[33m●\u001b[0m 73% of 167k · 121,615 tokens · compress · $4.27\n');
+    expect(coloured.stdout).toBe('\u001b[33m●\u001b[0m 73% of 167k · 121,615 tokens · compress\n');
   });
 
   it('prints a one-line explanation in the bar, exit 0, for input it cannot read (Claude Code blanks the bar on exit 2)', async () => {
@@ -53,9 +55,35 @@ describe('barometer statusline', () => {
     const result = await statusline(JSON.stringify(payload));
     // 1,000,000 less the 33,000 Claude Code keeps for its compaction: 121,615 is 12.6% of 967,000 (still over the
     // optimal 100,000: caution, compress).
-    expect(result.stdout).toBe('● 13% of 967k · 121,615 tokens · compress · $4.27\n');
+    expect(result.stdout).toBe('● 13% of 967k · 121,615 tokens · compress\n');
     payload.model = { id: 'claude-opus-4-6', display_name: 'Opus' };
     expect((await statusline(JSON.stringify(payload))).stdout).toBe(result.stdout);
+  });
+
+  it("shows barometer's own cost of the transcript's calls, as replay prices them, not Claude Code's total_cost_usd", async () => {
+    const transcript = fileURLToPath(
+      new URL(
+        '../../test/fixtures/traces/claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl',
+        import.meta.url,
+      ),
+    );
+    const payload = { ...JSON.parse(EXAMPLE), transcript_path: transcript };
+    const replay = replayLogText(readFileSync(transcript, 'utf8'), {
+      subagents: [
+        {
+          name: 'agent-acompact-e1f845.jsonl',
+          text: readFileSync(
+            transcript.replace(/\.jsonl$/, '/subagents/agent-acompact-e1f845.jsonl'),
+            'utf8',
+          ),
+        },
+      ],
+    });
+    const result = await statusline(JSON.stringify(payload));
+    expect(result.stdout).toBe(
+      `● 73% of 167k · 121,615 tokens · compress · $${replay.summary.total.costUsd!.toFixed(2)}\n`,
+    );
+    expect(result.stdout).not.toContain('$4.27');
   });
 
   it('reads barometer.config.json overrides when given one', async () => {
@@ -68,7 +96,7 @@ describe('barometer statusline', () => {
       );
       const result = await statusline(EXAMPLE, {}, ['--config', config]);
       // Healthy below the raised optimal size; the regulator (73% of the window: MODERATE) still says optimize.
-      expect(result.stdout).toBe('● 73% of 167k · 121,615 tokens · optimize · $4.27\n');
+      expect(result.stdout).toBe('● 73% of 167k · 121,615 tokens · optimize\n');
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

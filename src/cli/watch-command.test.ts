@@ -14,6 +14,14 @@ const SMALL = readFileSync(
   'utf8',
 );
 
+const VIEWER = readFileSync(
+  new URL(
+    '../../test/fixtures/traces/claude-code/viewer-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl',
+    import.meta.url,
+  ),
+  'utf8',
+);
+
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
@@ -66,6 +74,31 @@ describe('barometer watch', () => {
     expect(view).toMatchObject({ model: 'claude-sonnet-4-20250514', agent: 'claude-code' });
     expect(view.verdict?.action).toBe(wanted.calls.at(-1)!.action);
     expect(stdout).toContain('+ e9f146fa… claude-sonnet-4-20250514 (window 167,000)');
+
+    // A transcript whose Task sub-agents ran inline: each chain is a session of its own, listed with its parent's
+    // id and printed indented under it.
+    writeFileSync(join(logs, 'viewer-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'), VIEWER);
+    const chains = replayLogText(VIEWER).children ?? [];
+    expect(chains).toHaveLength(2);
+    const listed = await waitFor(async () => {
+      const answer = await fetch(`${url}/api/v1/sessions?limit=100`);
+      const { sessions } = (await answer.json()) as { sessions: SessionView[] };
+      const children = sessions.filter(
+        (session) => session.parentId === '5c0375b4-57a5-4f26-b12d-d022ee4e51b7',
+      );
+      return children.length === chains.length ? children : undefined;
+    });
+    expect(listed.map((session) => session.id).sort()).toEqual(chains.map((chain) => chain.id).sort());
+    await waitFor(async () => (stdout.includes('(sub-agent of 5c0375b4…)') ? true : undefined));
+    const lines = stdout.split('\n');
+    const parentLine = lines.findIndex((line) => line.startsWith('+ 5c0375b4…'));
+    expect(parentLine).toBeGreaterThan(-1);
+    for (const chain of chains) {
+      const line = lines.findIndex((text) => text.startsWith(`  └ + ${chain.id!.slice(0, 8)}…`));
+      expect(line).toBeGreaterThan(-1);
+      expect(lines[line]).toContain('(sub-agent of 5c0375b4…)');
+      expect(line).toBeGreaterThan(parentLine);
+    }
     child.kill('SIGINT');
     expect(await exitOf(child)).toBe(0);
   });

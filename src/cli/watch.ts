@@ -53,11 +53,15 @@ function reporter(io: CliIo, home: string, now: () => number) {
   const tilde = (path: string) => (path.startsWith(home) ? `~${path.slice(home.length)}` : path);
   return (event: WatchEvent) => {
     switch (event.type) {
-      case 'session':
+      case 'session': {
+        // A sub-agent's session is printed under its parent's, indented, naming it.
+        const lead = event.parentId === undefined ? '+ ' : `  └ + `;
+        const parent = event.parentId === undefined ? '' : ` (sub-agent of ${short(event.parentId)})`;
         io.stdout.write(
-          `+ ${short(event.id)} ${event.model}${event.contextWindow ? ` (window ${grouped(event.contextWindow)})` : ''}${event.resumed ? ' (resumed)' : ''} ← ${tilde(event.path)}\n`,
+          `${lead}${short(event.id)} ${event.model}${event.contextWindow ? ` (window ${grouped(event.contextWindow)})` : ''}${parent}${event.resumed ? ' (resumed)' : ''} ← ${tilde(event.path)}\n`,
         );
         return;
+      }
       case 'call': {
         if (!event.answer) return;
         const before = actions.get(event.id);

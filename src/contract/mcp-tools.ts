@@ -147,6 +147,7 @@ export const CreateSessionInputSchema = SessionOptionsSchema.omit({ agentProcess
       description: 'The folder you work in: context_status without a sessionId finds your session by it',
     })
     .optional(),
+  parentId: id('The session you are a sub-agent of: session lists show yours nested under it').optional(),
 });
 
 /** `context_status`: the `:id` of `GET /api/v1/sessions/:id`; without it, the caller's own session when known. */

@@ -41,12 +41,13 @@ describe('statuslineReport', () => {
       percentOfWindow: update.signals.percentOfWindow,
       action: update.verdict.action,
       newRoundDue: false,
-      costUsd: 4.2731,
+      // The sample's transcript is not on this machine: no cost to show (never Claude Code's `total_cost_usd`).
+      costUsd: null,
       source: 'context_window',
     });
     expect(report.health).toBe('caution');
     expect(report.action).toBe('compress');
-    expect(formatStatusline(report, plain)).toBe('● 73% of 167k · 121,615 tokens · compress · $4.27');
+    expect(formatStatusline(report, plain)).toBe('● 73% of 167k · 121,615 tokens · compress');
   });
 
   it("reads the transcript's last call when context_window is absent (older Claude Code versions)", () => {
@@ -62,6 +63,21 @@ describe('statuslineReport', () => {
     expect(report.source).toBe('transcript');
     expect(report.promptTokens).toBe(replay.calls.at(-1)!.promptTokens);
     expect(report.health).toBe('caution');
+    // The cost is barometer's price of every call of the transcript (its sub-agents' included), as replay gives it.
+    expect(report.costUsd).not.toBe(9.5);
+    const withSubagent = replayLogText(readFileSync(TRANSCRIPT, 'utf8'), {
+      subagents: [
+        {
+          name: 'agent-acompact-e1f845.jsonl',
+          text: readFileSync(
+            TRANSCRIPT.replace(/\.jsonl$/, '/subagents/agent-acompact-e1f845.jsonl'),
+            'utf8',
+          ),
+        },
+      ],
+    });
+    expect(withSubagent.summary.total.costUsd).toBeGreaterThan(replay.summary.total.costUsd!);
+    expect(report.costUsd).toBeCloseTo(withSubagent.summary.total.costUsd ?? Number.NaN, 9);
   });
 
   it('also reads the transcript when context_window has no current_usage yet, and says when there is no usage at all', () => {
@@ -131,6 +147,6 @@ describe('formatStatusline', () => {
       statuslineReport(parseStatuslineInput(EXAMPLE)),
       (color, text) => `<${color}>${text}</${color}>`,
     );
-    expect(colored).toBe('<yellow>●</yellow> 73% of 167k · 121,615 tokens · compress · $4.27');
+    expect(colored).toBe('<yellow>●</yellow> 73% of 167k · 121,615 tokens · compress');
   });
 });

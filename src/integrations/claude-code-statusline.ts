@@ -1,11 +1,16 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
+import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { agentEffectiveWindow } from '../models/agent-windows.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
+import { replayLogText } from '../session/replay.js';
 import type { VerdictAction } from '../session/session-schemas.js';
 import { createSessionState } from '../session/session-state.js';
 import { stepSession } from '../session/step-session.js';
+import type { SubagentFile } from '../usage/attach-subagent-logs.js';
 import { anthropicUsageRecord } from '../usage/normalize-anthropic.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type LogTail, readLogTail } from './log-tail.js';
@@ -57,7 +62,11 @@ export interface StatuslineReport {
   /** The verdict's action, or null when there is no usage yet. */
   action: VerdictAction | null;
   newRoundDue: boolean;
-  /** The session's cost as Claude Code reports it (`cost.total_cost_usd`), or null. */
+  /**
+   * barometer's own price of the session: every call of the transcript, its sub-agents' included, each at its own
+   * model with every cache tier, as `barometer replay` prices it (not Claude Code's `cost.total_cost_usd`, which
+   * counts differently); null when there is no transcript to read.
+   */
   costUsd: number | null;
   /** Where the usage came from. */
   source: 'context_window' | 'transcript' | 'none';
@@ -66,6 +75,8 @@ export interface StatuslineReport {
 export interface StatuslineDependencies {
   /** Reads the end of the transcript; `readLogTail` by default. */
   readTail?: (path: string) => LogTail | undefined;
+  /** Prices the whole transcript; `transcriptCostUsd` by default. */
+  readCost?: (path: string, config: BarometerConfig | undefined) => number | null;
   config?: BarometerConfig;
   /** Home directory, for a `~/` transcript path. */
   home?: string;
@@ -89,6 +100,46 @@ export function parseStatuslineInput(text: string): StatuslineInput {
 
 function expandHome(path: string, home: string | undefined): string {
   return home !== undefined && path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
+}
+
+/** The sub-agents' transcripts newer Claude Code writes beside a session: `<session>/subagents/*.jsonl`. */
+function subagentFilesOf(path: string): SubagentFile[] {
+  if (!path.endsWith('.jsonl')) return [];
+  const folder = join(dirname(path), basename(path, '.jsonl'), 'subagents');
+  let names: string[];
+  try {
+    names = readdirSync(folder)
+      .filter((name) => name.endsWith('.jsonl'))
+      .sort();
+  } catch {
+    return [];
+  }
+  return names.map((name) => ({ name, text: readFileSync(join(folder, name), 'utf8') }));
+}
+
+/**
+ * The session's cost as `barometer replay` counts it (`summary.total.costUsd`: its calls and its sub-agents', each
+ * at its own model), so that the status line, replay, the what-if's real cost and a live session agree to the cent.
+ * It reads the whole transcript (about 50 ms for 3 MB, `npm run bench -- statusline`); null when it cannot.
+ */
+export function transcriptCostUsd(path: string, config?: BarometerConfig): number | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    return replayLogText(text, {
+      format: 'claude-code',
+      subagents: subagentFilesOf(path),
+      ...(config ? { config } : {}),
+    }).summary.total.costUsd;
+  } catch (error) {
+    // A transcript with no call yet, or of a model without a price, has no cost to show.
+    if (error instanceof BarometerError) return null;
+    throw error;
+  }
 }
 
 /** The last call's usage: the `context_window` figures when sent, else the transcript's last call. */
@@ -122,7 +173,11 @@ export function statuslineReport(
   dependencies: StatuslineDependencies = {},
 ): StatuslineReport {
   const model = input.model.id;
-  const costUsd = input.cost?.total_cost_usd ?? null;
+  const transcript = input.transcript_path ? expandHome(input.transcript_path, dependencies.home) : undefined;
+  const costUsd =
+    transcript === undefined
+      ? null
+      : (dependencies.readCost ?? transcriptCostUsd)(transcript, dependencies.config);
   const found = lastUsage(input, dependencies);
   const stated = input.context_window?.context_window_size ?? undefined;
   // The window Claude Code states is the one it runs with (1,000,000 for a 1M-context model): measured against it,

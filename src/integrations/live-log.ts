@@ -1,6 +1,7 @@
 import { BarometerValidationError } from '../errors/validation.js';
 import { createLineLogReader, type LineLogFormat } from '../usage/create-line-log-reader.js';
 import type { LineLogReader } from '../usage/line-log-reader.js';
+import { SidechainChains } from '../usage/read-claude-code-log.js';
 import type { RecordedCompaction, SessionCall } from '../usage/session-log.js';
 import { parseLine } from '../usage/session-log-builder.js';
 import { isObject, text } from '../usage/usage-fields.js';
@@ -9,7 +10,15 @@ import type { LiveAnswer, LiveSessions } from './live-sessions.js';
 
 /** What a live log tells whoever watches it. */
 export type LiveLogEvent =
-  | { type: 'session'; id: string; model: string; contextWindow: number | null; resumed: boolean }
+  | {
+      type: 'session';
+      id: string;
+      model: string;
+      contextWindow: number | null;
+      resumed: boolean;
+      /** The parent's session id, for a sub-agent's session. */
+      parentId?: string;
+    }
   | { type: 'call'; id: string; index: number; timestamp: string; answer: LiveAnswer | undefined }
   | { type: 'compaction'; id: string; trigger: string }
   | { type: 'skipped'; id: string; reason: string };
@@ -18,6 +27,11 @@ export interface LiveLogOptions {
   format: LineLogFormat;
   /** The session id to use unless the log names its own (Codex `session_meta`, Gemini CLI's first record). */
   fallbackId: string;
+  /**
+   * The log is a sub-agent's (a Claude Code `subagents/agent-<id>.jsonl` transcript, or one inline sidechain of a
+   * session's transcript): its session is created with this parent, and its calls are its sidechain calls.
+   */
+  parentId?: string;
   sessions: LiveSessions;
   onEvent?: (event: LiveLogEvent) => void;
   /** Called with an error the log could not be carried past (the service refused a call, say). */
@@ -81,6 +95,9 @@ export class LiveLog {
   #unusable: string | undefined;
   readonly #options: LiveLogOptions;
   readonly #foundAt: number;
+  /** Claude Code's inline sub-agents: each sidechain chain of the transcript is a live session of its own. */
+  #chains = new SidechainChains();
+  readonly #children = new Map<string, LiveLog>();
 
   constructor(options: LiveLogOptions) {
     this.#options = options;
@@ -95,13 +112,36 @@ export class LiveLog {
     return this.#id;
   }
 
-  /** Calls read so far (sent or held). */
+  /** Calls read so far (sent or held): a sub-agent's log's are its sidechain calls. */
   get calls(): readonly SessionCall[] {
-    return this.#reader.builder.calls;
+    return this.#options.parentId === undefined ? this.#reader.builder.calls : this.#reader.calls;
+  }
+
+  /** The live logs of the inline sub-agents found so far (Claude Code sidechains), by chain. */
+  get children(): ReadonlyMap<string, LiveLog> {
+    return this.#children;
+  }
+
+  /** Puts a sidechain line of the main transcript aside for its chain's own live log (created on its first line). */
+  #sidechain(line: string, aside: Map<LiveLog, string[]>): void {
+    if (!line.includes('"isSidechain":true')) return;
+    const record = parseLine(line);
+    if (!isObject(record)) return;
+    const chain = this.#chains.keyOf(record);
+    if (chain === undefined) return;
+    let child = this.#children.get(chain);
+    if (!child) {
+      child = new LiveLog({ ...this.#options, fallbackId: chain, parentId: this.#id });
+      this.#children.set(chain, child);
+    }
+    const lines = aside.get(child);
+    if (lines) lines.push(line);
+    else aside.set(child, [line]);
   }
 
   /** Feeds complete lines; sends what became final. */
   lines(lines: readonly string[]): void {
+    const aside = new Map<LiveLog, string[]>();
     for (const line of lines) {
       this.#lineNumber++;
       if (!this.#created && this.#lineNumber <= ID_LINES) {
@@ -109,20 +149,28 @@ export class LiveLog {
         if (own) this.#id = liveSessionId(own);
       }
       this.#reader.line(line, this.#lineNumber);
+      if (this.format === 'claude-code' && this.#options.parentId === undefined) this.#sidechain(line, aside);
     }
-    const calls = this.#reader.builder.calls;
-    this.#send(calls.length - 1, false);
+    this.#send(this.calls.length - 1, false);
+    // The sub-agents' calls go after what the parent has queued: its session exists (and is told) first.
+    const parentQueued = this.#queue;
+    for (const [child, childLines] of aside) {
+      child.#queue = child.#queue.then(() => parentQueued);
+      child.lines(childLines);
+    }
   }
 
   /** Sends the held last call (the file has been quiet); `final` also sends compactions after the last call. */
   flush(final = false): Promise<void> {
-    this.#send(this.#reader.builder.calls.length, final);
+    this.#send(this.calls.length, final);
+    for (const child of this.#children.values()) void child.flush(final);
     return this.idle();
   }
 
-  /** Resolves once everything read so far has been sent. */
-  idle(): Promise<void> {
-    return this.#queue;
+  /** Resolves once everything read so far (its sub-agents' calls included) has been sent. */
+  async idle(): Promise<void> {
+    await this.#queue;
+    await Promise.all([...this.#children.values()].map((child) => child.idle()));
   }
 
   /** Starts over on a replaced or truncated file: a new reader; calls already sent are not sent again. */
@@ -135,11 +183,13 @@ export class LiveLog {
     this.#lineNumber = 0;
     this.#sentCalls = 0;
     this.#sentCompactions = 0;
+    this.#chains = new SidechainChains();
+    for (const child of this.#children.values()) child.restart();
   }
 
   /** Queues the calls before index `upTo` (and the compactions before them) that were not sent. */
   #send(upTo: number, final: boolean): void {
-    const calls = this.#reader.builder.calls;
+    const calls = this.calls;
     const compactions = this.#reader.builder.compactions;
     const jobs: Array<() => Promise<void>> = [];
     while (this.#sentCalls < upTo || (final && this.#sentCompactions < compactions.length)) {
@@ -171,7 +221,8 @@ export class LiveLog {
   async #ensure(call: SessionCall | undefined): Promise<boolean> {
     if (this.#created) return true;
     if (this.#unusable) return false;
-    const model = call?.model ?? this.#reader.builder.calls.find((known) => known.model)?.model;
+    const model = call?.model ?? this.calls.find((known) => known.model)?.model;
+    const parentId = this.#options.parentId;
     if (!model) return false;
     const { sessions } = this.#options;
     const existing = await sessions.state(this.#id);
@@ -188,6 +239,7 @@ export class LiveLog {
           ...(contextWindow === undefined ? {} : { contextWindow }),
           // The agent's folder, as for a hook's `cwd`: an MCP server the agent starts there finds this session.
           ...(workingDirectory === undefined ? {} : { workingDirectory }),
+          ...(parentId === undefined ? {} : { parentId }),
         });
       } catch (error) {
         if (error instanceof BarometerValidationError) {
@@ -205,6 +257,7 @@ export class LiveLog {
       model,
       contextWindow: state?.contextWindow ?? null,
       resumed: existing !== undefined,
+      ...(parentId === undefined ? {} : { parentId }),
     });
     return true;
   }

@@ -106,6 +106,7 @@ export function usageBody(call: LiveCall): Record<string, unknown> | undefined {
     completionTokens: usage.completionTokens,
     cachedReadTokens: usage.cachedReadTokens,
     cachedWriteTokens: usage.cachedWriteTokens,
+    ...(usage.cachedWrite1hTokens ? { cachedWrite1hTokens: usage.cachedWrite1hTokens } : {}),
     reasoningTokens: usage.reasoningTokens,
     ...(usage.model === undefined ? {} : { model: usage.model }),
     timestamp: call.timestamp,

@@ -28,6 +28,7 @@ const CLAUDE = 'claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl';
 const CLAUDE_SMALL = 'claude-code/small-sonnet-session.jsonl';
 const CODEX = 'codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl';
 const GEMINI = 'gemini/small-gemini-session.jsonl';
+const VIEWER = 'claude-code/viewer-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -303,16 +304,49 @@ describe('barometer watch: files', () => {
     expect((await monitor.view('old')).generations).toBe(replayLogText(trace(CLAUDE_SMALL)).summary.calls);
   });
 
-  it("skips subagents' own transcripts and files that are not agent logs", async () => {
+  it("follows a sub-agent's own transcript and each inline sidechain as a child of its session, as replay reads them", async () => {
     const folder = tempFolder();
-    mkdirSync(join(folder, 'session', 'subagents'), { recursive: true });
-    writeFileSync(join(folder, 'session', 'subagents', 'agent-1.jsonl'), trace(CLAUDE_SMALL));
+    const main = '4d5611e5-241a-462a-8d15-5122611a9569';
+    mkdirSync(join(folder, main, 'subagents'), { recursive: true });
+    writeFileSync(join(folder, `${main}.jsonl`), trace(CLAUDE));
+    const subagentText = trace(`claude-code/${main}/subagents/agent-acompact-e1f845.jsonl`);
+    writeFileSync(join(folder, main, 'subagents', 'agent-acompact-e1f845.jsonl'), subagentText);
+    const viewer = trace(VIEWER);
+    writeFileSync(join(folder, 'viewer.jsonl'), viewer);
     writeFileSync(join(folder, 'notes.jsonl'), '{"hello":"world"}\n'.repeat(60));
     const monitor = new SessionMonitor();
-    const watcher = await followInto(new MonitorSessions(monitor), folder);
-    await watcher.close();
-    expect(await monitor.list()).toEqual([]);
-    expect(isCandidateLog('/x/.claude/projects/p/s/subagents/agent-1.jsonl')).toBe(false);
+    const events: WatchEvent[] = [];
+    const watcher = await followInto(new MonitorSessions(monitor), folder, events);
+    await watcher.flush();
+    for (const log of watcher.logs.values()) await log.idle();
+    const listed = new Map((await monitor.list()).map((session) => [session.id, session]));
+
+    // The subagents/ file: its session is named by its agentId, its parent is the transcript's session.
+    const ownFile = replayLogText(trace(CLAUDE), {
+      subagents: [{ name: 'agent-acompact-e1f845.jsonl', text: subagentText }],
+    }).children![0]!;
+    const child = listed.get(ownFile.id!);
+    expect(child?.parentId).toBe(main);
+    expect(child?.generations).toBe(ownFile.summary.calls);
+    expect(child?.signals.costUsd).toBeCloseTo(ownFile.summary.costUsd ?? Number.NaN, 9);
+
+    // The inline sidechains: one child session per chain, each with the calls and cost replay gives it.
+    const replayed = replayLogText(viewer);
+    expect(replayed.children?.length).toBe(2);
+    const parent = listed.get('viewer');
+    expect(parent?.parentId).toBeNull();
+    expect(parent?.generations).toBe(replayed.summary.calls);
+    for (const chain of replayed.children ?? []) {
+      const session = listed.get(chain.id!);
+      expect(session?.parentId).toBe('viewer');
+      expect(session?.generations).toBe(chain.summary.calls);
+      expect(session?.signals.costUsd).toBeCloseTo(chain.summary.costUsd ?? Number.NaN, 9);
+    }
+    const told = events.filter((event) => event.type === 'session' && event.parentId === 'viewer');
+    expect(told).toHaveLength(2);
+    // Nothing else: the notes file is not an agent log.
+    expect(listed.size).toBe(2 + 2 + 1);
+    expect(isCandidateLog('/x/.claude/projects/p/s/subagents/agent-1.jsonl')).toBe(true);
     expect(isCandidateLog('/x/.gemini/tmp/h/chats/parent-id/child.jsonl')).toBe(false);
     expect(isCandidateLog('/x/.gemini/tmp/h/chats/session-2026-04-23T12-52-0ab84937.jsonl')).toBe(true);
   });

@@ -2,6 +2,7 @@ import { type Dirent, type FSWatcher, readdirSync, statSync, watch } from 'node:
 import { basename, dirname, join } from 'node:path';
 import { LINE_LOG_FORMATS, type LineLogFormat } from '../usage/create-line-log-reader.js';
 import { sniffLog } from '../usage/detect-log-format.js';
+import { liveSessionId } from './agent-hook.js';
 import { LiveLog, type LiveLogEvent } from './live-log.js';
 import type { LiveSessions } from './live-sessions.js';
 import { LogFollower } from './log-follower.js';
@@ -69,15 +70,27 @@ function isFormat(format: string | undefined): format is LineLogFormat {
 }
 
 /**
- * A file is a candidate log when it is JSON lines and not a subagent's own transcript: Claude Code keeps those in
- * `<session>/subagents/`, Gemini CLI in `chats/<parent session>/` (their context is not the user's agent's).
+ * A file is a candidate log when it is JSON lines and not a Gemini CLI sub-session (`chats/<parent session>/`).
+ * Claude Code's sub-agents' own transcripts (`<session>/subagents/agent-<id>.jsonl`) are followed as sessions of
+ * their own, children of their session (`subagentParent`).
  */
 export function isCandidateLog(path: string): boolean {
   if (!path.endsWith('.jsonl')) return false;
-  const parent = basename(dirname(path));
-  if (parent === 'subagents') return false;
   if (basename(dirname(dirname(path))) === 'chats') return false;
   return true;
+}
+
+/**
+ * The session a Claude Code sub-agent's transcript belongs to (`<session>/subagents/agent-<id>.jsonl`: the folder's
+ * name) and the sub-agent's own id (`<id>`, the `agentId` its records carry, as replay names it); undefined for
+ * any other file.
+ */
+export function subagentParent(path: string): { parentId: string; id: string } | undefined {
+  if (basename(dirname(path)) !== 'subagents') return undefined;
+  return {
+    parentId: basename(dirname(dirname(path))),
+    id: basename(path, '.jsonl').replace(/^agent-/, ''),
+  };
 }
 
 /**
@@ -220,10 +233,15 @@ export class LogWatcher {
         return;
       }
       const stem = basename(path, '.jsonl');
+      const subagent = sniff.format === 'claude-code' ? subagentParent(path) : undefined;
       followed.log = new LiveLog({
         format: sniff.format,
         // Claude Code names a transcript by its session id; Codex ends a rollout's name with it.
-        fallbackId: /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(stem)?.[0] ?? stem,
+        fallbackId:
+          subagent?.id ??
+          /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.exec(stem)?.[0] ??
+          stem,
+        ...(subagent ? { parentId: liveSessionId(subagent.parentId) } : {}),
         sessions: this.#options.sessions,
         ...(this.#options.now ? { now: this.#options.now } : {}),
         ...(this.#options.exclusive ? { exclusive: this.#options.exclusive } : {}),
@@ -254,7 +272,8 @@ export class LogWatcher {
     for (const entry of entries) {
       const path = join(directory, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name !== 'subagents' && depth < MAX_DEPTH) this.#walk(path, depth + 1);
+        // A session's `subagents/` folder is walked whatever the depth: its transcripts are the session's children.
+        if (entry.name === 'subagents' || depth < MAX_DEPTH) this.#walk(path, depth + 1);
       } else if (entry.isFile() && isCandidateLog(path)) {
         this.#register(path, false);
       }

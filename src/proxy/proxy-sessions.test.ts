@@ -41,3 +41,71 @@ describe('holdMs', () => {
     expect(proxy.holdMs(entry, 60)).toBe(0);
   });
 });
+
+describe('evict when the cache is cold (lever (d) of decision 035)', () => {
+  // A file read (about 1,000 tokens: under minFreedTokens 4,000) and the commit that ends its sub-task.
+  const fileText = Array.from({ length: 200 }, (_, line) => `export const value${line} = ${line};`).join(
+    '\n',
+  );
+  const body = (extra: number) => ({
+    model: 'claude-sonnet-4-5',
+    messages: [
+      { role: 'user', content: 'add the constants and commit' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'read-1', name: 'Read', input: { file_path: '/repo/values.ts' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read-1', content: fileText }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'bash-1', name: 'Bash', input: { command: 'git commit -am "values"' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'bash-1', content: '[main 1a2b3c4] values' }],
+      },
+      ...Array.from({ length: extra }, (_, turn) => ({ role: 'user', content: `and now step ${turn}` })),
+    ],
+  });
+  const answer = JSON.stringify({
+    model: 'claude-sonnet-4-5-20250929',
+    usage: {
+      input_tokens: 100,
+      cache_read_input_tokens: 2000,
+      cache_creation_input_tokens: 200,
+      output_tokens: 50,
+    },
+  });
+
+  async function afterAnswer(pauseMs: number, model = 'claude-sonnet-4-5') {
+    let now = 1_000_000;
+    const proxy = sessions(() => now);
+    const entry = proxy.session(`cold-${pauseMs}-${model}`);
+    const ready = proxy.ensure(entry, 'claude-sonnet-4-5', 'barometer-header');
+    proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(body(0))), body(0));
+    await entry.pending;
+    // Warm: the batch would free about 1,000 tokens, below minFreedTokens: it waits.
+    expect(entry.edits.size).toBe(0);
+    await proxy.record(entry, 'anthropic', 200, {}, answer, ready);
+    now += pauseMs;
+    const next = { ...body(1), model };
+    proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(next)), next);
+    await entry.pending;
+    return entry;
+  }
+
+  it('leaves a small batch waiting while the cache is warm (a request within its 5-minute lifetime)', async () => {
+    expect((await afterAnswer(60_000)).edits.size).toBe(0);
+  });
+
+  it('evicts it after a pause longer than the cache lives, or at a model switch: its rewrite is free', async () => {
+    const paused = await afterAnswer(6 * 60_000);
+    expect(paused.edits.get('read-1')?.result).toMatch(
+      /^\[barometer evicted this result of Read \/repo\/values\.ts/,
+    );
+    const switched = await afterAnswer(60_000, 'claude-haiku-4-5');
+    expect(switched.edits.get('read-1')?.result).toBeDefined();
+  });
+});

@@ -11,11 +11,13 @@ import {
 import { type HistoryItem, itemText } from '../compaction/history-item.js';
 import { pathOf } from '../compaction/plan-batch.js';
 import { commandOf } from '../compaction/sub-task-boundary.js';
+import { canonicalModelId, normalizeModelId } from '../models/model-id.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
+import { cacheLifetimeMs } from '../whatif/cached-call-tokens.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
 import { applyEdits, type EditBook, historyOf } from './wire-history.js';
 import { locateEdits, type WireCopy } from './wire-splice.js';
@@ -64,6 +66,11 @@ export interface ProxySession {
   ready: Promise<boolean> | null;
   /** The latest verdict the monitor answered, and when. */
   verdict: { action: string; waitSeconds: number | null; at: number } | null;
+  /**
+   * The latest answer with usage: when it came, its model, and how long the provider's cache surely outlives it
+   * (`cacheLifetimeMs`): a request after a longer pause, or of another model, finds the cache cold.
+   */
+  lastAnswer?: { at: number; model: string | undefined; lifetimeMs: number };
   /** Token counts of items already seen, by item id and length. */
   sizes: Map<string, number>;
   /** What was last written to (or read from) the session's file. */
@@ -254,6 +261,21 @@ export class ProxySessions {
     };
   }
 
+  /**
+   * Whether this request found the provider's cache cold (lever (d) of docs/decisions/035, as the what-if judges it):
+   * a pause since the last answer longer than the cache's lifetime, or another model. Then a pending batch goes
+   * whatever it frees: its rewrite costs nothing the request did not pay already. The warm-cache payback wait is not
+   * applied here (the proxy passes no `callsSoFar`), so a batch at a warm moment goes as before.
+   */
+  #cacheCold(entry: ProxySession, body: Json): boolean {
+    const last = entry.lastAnswer;
+    if (!last) return false;
+    if (this.#now() - last.at > last.lifetimeMs) return true;
+    const model = typeof body.model === 'string' ? body.model : undefined;
+    const family = (id: string) => canonicalModelId(normalizeModelId(id));
+    return model !== undefined && last.model !== undefined && family(model) !== family(last.model);
+  }
+
   async #analyze(entry: ProxySession, format: WireFormat, body: Json): Promise<void> {
     const thread = threadKey(format, body);
     const history = historyOf(format, body, entry.edits);
@@ -261,6 +283,7 @@ export class ProxySessions {
     const decision = this.#policy.decide(history, {
       state: entry.threads.get(thread) ?? initialEvictionState(),
       sizeOf,
+      cacheCold: this.#cacheCold(entry, body),
     });
     const batch = decision.evict;
     if (!batch) {
@@ -348,13 +371,27 @@ export class ProxySessions {
       const verdict =
         status === 429
           ? (await this.#monitor.observeQuota(entry.id, { headers })).verdict
-          : (await this.#monitor.postUsage(entry.id, { usage: normalizeUsage(format, text), headers }))
-              .verdict;
+          : (await this.#postUsage(entry, format, text, headers)).verdict;
       // null: a session that has seen no call yet has no verdict to hold a request by.
       if (verdict)
         entry.verdict = { action: verdict.action, waitSeconds: verdict.waitSeconds, at: this.#now() };
     } catch (error) {
       this.#options.onFailure('record', error);
     }
+  }
+
+  /** Posts an answer's usage to the monitor, and remembers when it came for the cache's lifetime. */
+  #postUsage(entry: ProxySession, format: WireFormat, text: string, headers: HeaderBag) {
+    const usage = normalizeUsage(format, text);
+    if (usage.available) {
+      entry.lastAnswer = {
+        at: this.#now(),
+        model: usage.model,
+        lifetimeMs: cacheLifetimeMs(format === 'anthropic' ? 'claude-code' : 'openai', {
+          cacheWrite1hTokens: usage.cachedWrite1hTokens ?? 0,
+        }),
+      };
+    }
+    return this.#monitor.postUsage(entry.id, { usage, headers });
   }
 }

@@ -77,6 +77,11 @@ export const SessionOptionsSchema = z.strictObject({
    * (its own parent process) that names no session is answered for this one, before any session of its folder.
    */
   agentProcessId: z.number().int().min(1).max(4_294_967_295).optional(),
+  /**
+   * The session this one is a sub-agent of (a Claude Code Task sub-agent's chain, a `subagents/` transcript): lists
+   * and the dashboard nest it under its parent, `barometer watch` prints it indented.
+   */
+  parentId: IdSchema.optional(),
 });
 
 export type SessionOptions = z.input<typeof SessionOptionsSchema>;

@@ -263,6 +263,8 @@ export const SessionSummarySchema = z
     workingDirectory: z.string().nullable(),
     /** The agent's process id, when its hook said (`agentProcessId`). */
     agentProcessId: z.number().int().nullable(),
+    /** The session this one is a sub-agent of (`parentId` at creation), or null for an agent's own session. */
+    parentId: z.string().nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

@@ -4,6 +4,7 @@ import { healthThresholds } from '../health/health-thresholds.js';
 import { initialHealthState } from '../health/step-health.js';
 import { contextPressure } from '../kv/context-pressure.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
+import { canonicalModelId, normalizeModelId } from '../models/model-id.js';
 import { promptWindow } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import { emptyTokenWindow } from '../quota/token-window.js';
@@ -218,4 +219,29 @@ export function withModel(
     },
   );
   return { ...state, model, profile: fresh.profile, thresholds: fresh.thresholds };
+}
+
+/** Two spellings of one model (a dated snapshot, Claude Code's `[1m]` opt-in, case): no switch between them. */
+function sameModel(a: string, b: string): boolean {
+  return a === b || canonicalModelId(normalizeModelId(a)) === canonicalModelId(normalizeModelId(b));
+}
+
+/**
+ * The state on the model a call names, when the agent switched to another one mid-session: that model's window,
+ * thresholds and price (`withModel`), as replay judges a log's calls. Another spelling of the session's model is no
+ * switch (a session created as `claude-opus-4-6[1m]` keeps its 1M window when the API answers `claude-opus-4-6`), and
+ * a model the registry does not know keeps the limits of the one before.
+ */
+export function followingModel(
+  state: SessionState,
+  model: string | undefined,
+  dependencies: Pick<CreateSessionDependencies, 'config'> = {},
+): SessionState {
+  if (model === undefined || sameModel(model, state.model)) return state;
+  try {
+    return withModel(state, model, dependencies);
+  } catch (error) {
+    if (!(error instanceof BarometerValidationError)) throw error;
+    return state;
+  }
 }

@@ -169,6 +169,7 @@ export function sessionSummary(state: SessionState): SessionSummary {
     verdictAt: verdictAtOf(state),
     workingDirectory: state.options.workingDirectory ?? null,
     agentProcessId: state.options.agentProcessId ?? null,
+    parentId: state.options.parentId ?? null,
   };
 }
 

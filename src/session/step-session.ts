@@ -39,7 +39,7 @@ import type {
 } from './session-schemas.js';
 import { burnWindowOf, healthOptionsOf, triggerSettingsOf } from './session-settings.js';
 import { emptyQuotaWindows, signalsAt, windowShareOf } from './session-signals.js';
-import { QUOTA_WINDOW, type SessionState } from './session-state.js';
+import { followingModel, QUOTA_WINDOW, type SessionState } from './session-state.js';
 import { thinkingOf } from './session-thinking.js';
 import { TRIGGERS_NOT_EVALUATED, triggerReason } from './trigger-reason.js';
 import { combineVerdict, regulatorReason } from './verdict.js';
@@ -78,8 +78,9 @@ export interface StepContext {
   /** The config file whose model entries override the registry, for pricing a call made with another model. */
   config?: BarometerConfig;
   /**
-   * Price a call at the model its usage names when that is not the session's (a user who switched models mid-session).
-   * False when the caller forced one model for the whole session (`replay --model`). @default true
+   * Judge a call against the window of the model its usage names, and price it at that model, when that is not the
+   * session's (a user who switched models mid-session): the session moves to that model (`followingModel`). False
+   * when the caller forced one model for the whole session (`replay --model`). @default true
    */
   followModel?: boolean;
 }
@@ -124,10 +125,15 @@ function notAhead(value: number | string, field: string, latest: number | undefi
  * @throws BarometerValidationError for a time a date cannot hold; nothing is applied then
  */
 export function stepSession(
-  state: SessionState,
+  given: SessionState,
   update: UsageUpdate,
   context: StepContext,
 ): { state: SessionState; update: SessionUpdate } {
+  // A call of another model (the user switched mid-session) is judged against that model's window and priced at it.
+  const state =
+    context.followModel === false
+      ? given
+      : followingModel(given, update.usage.model, context.config ? { config: context.config } : {});
   // Without a time of its own, an update happens now, but never before the session's last one: instances on one
   // Redis apply a session's updates in turn, and a clock a little behind another's must not put a point back.
   const at = timeOf(

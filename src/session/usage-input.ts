@@ -27,6 +27,11 @@ export const ManualUsageInputSchema = z.strictObject({
   completionTokens: count.optional(),
   cachedReadTokens: count.optional(),
   cachedWriteTokens: count.optional(),
+  /**
+   * Of the cache writes, those written for 1 hour (Anthropic `cache_creation.ephemeral_1h_input_tokens`): priced at
+   * 2 × the input price, the others at the 5-minute write price, as replay prices them.
+   */
+  cachedWrite1hTokens: count.optional(),
   reasoningTokens: count.optional(),
   model: z.string().max(200).optional(),
   ...shared,
@@ -70,6 +75,7 @@ const COUNT_KEYS = new Set([
   'completionTokens',
   'cachedReadTokens',
   'cachedWriteTokens',
+  'cachedWrite1hTokens',
   'reasoningTokens',
 ]);
 
@@ -104,6 +110,8 @@ function manualUpdate(value: ManualUsageInput): UsageUpdate {
     cachedWriteTokens: value.cachedWriteTokens ?? 0,
     reasoningTokens: value.reasoningTokens ?? 0,
   };
+  if (value.cachedWrite1hTokens)
+    usage.cachedWrite1hTokens = Math.min(value.cachedWrite1hTokens, usage.cachedWriteTokens);
   if (value.model !== undefined) usage.model = value.model;
   // Field by field rather than through definedOf: every usage post passes here.
   const update: UsageUpdate = { usage };

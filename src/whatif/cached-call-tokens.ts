@@ -15,7 +15,10 @@ export const CACHE_LIFETIME_MS = 5 * 60 * 1000;
  * (https://learn.microsoft.com/azure/foundry/openai/how-to/prompt-caching, OpenAI's prompt caching guide): only the
  * hour is sure.
  */
-export function cacheLifetimeMs(source: string, usage: LogCallUsage | null | undefined): number {
+export function cacheLifetimeMs(
+  source: string,
+  usage: Pick<LogCallUsage, 'cacheWrite1hTokens'> | null | undefined,
+): number {
   if (source === 'codex' || source === 'openai') return 60 * 60 * 1000;
   return (usage?.cacheWrite1hTokens ?? 0) > 0 ? 60 * 60 * 1000 : CACHE_LIFETIME_MS;
 }

@@ -240,6 +240,59 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       await warm.close();
       await page.close();
     });
+
+    it("nests each sub-agent's session under its parent's, indented, and follows a new child live", async () => {
+      const post = async (id: string, promptTokens: number, parentId?: string) => {
+        const created = await service.call('POST', '/api/v1/sessions', {
+          id,
+          model: 'claude-sonnet-4-5',
+          agent: 'claude-code',
+          ...(parentId ? { parentId } : {}),
+        });
+        expect(created.status).toBe(201);
+        const posted = await service.call('POST', `/api/v1/sessions/${id}/usage`, {
+          promptTokens,
+          completionTokens: 100,
+        });
+        expect(posted.status).toBe(200);
+      };
+      // The parent is healthy and the child critical: sorted alone, the child would come first.
+      await post('e2e-nest-main', 20_000);
+      await post('e2e-nest-agent-1', 160_000, 'e2e-nest-main');
+      const page = await browser.newPage();
+      await page.goto(`${service.url}/`);
+      await page.locator('[data-row-session="e2e-nest-agent-1"]').waitFor();
+      const mine = async () =>
+        (
+          await page
+            .locator('[data-row-session]')
+            .evaluateAll((rows) =>
+              rows.map((row) => [row.getAttribute('data-row-session'), row.getAttribute('data-depth')]),
+            )
+        ).filter(([id]) => id?.startsWith('e2e-nest-'));
+      expect(await mine()).toEqual([
+        ['e2e-nest-main', '0'],
+        ['e2e-nest-agent-1', '1'],
+      ]);
+      const child = page.locator('[data-row-session="e2e-nest-agent-1"]');
+      expect(await child.getAttribute('data-parent')).toBe('e2e-nest-main');
+      expect(await child.locator('.sub-agent').getAttribute('aria-label')).toBe('sub-agent of e2e-nest-main');
+      const indent = async (id: string) =>
+        page
+          .locator(`[data-row-session="${id}"] th .session-link`)
+          .evaluate((link) => link.getBoundingClientRect().left);
+      expect(await indent('e2e-nest-agent-1')).toBeGreaterThan(await indent('e2e-nest-main'));
+      // A second sub-agent created while the page is open arrives by the event stream, under the same parent.
+      await post('e2e-nest-agent-2', 30_000, 'e2e-nest-main');
+      await page.locator('[data-row-session="e2e-nest-agent-2"]').waitFor();
+      expect((await mine()).map(([id, depth]) => `${id}:${depth}`)).toEqual([
+        'e2e-nest-main:0',
+        'e2e-nest-agent-1:1',
+        'e2e-nest-agent-2:1',
+      ]);
+      await screenshot(page, '07b-sub-agents-nested');
+      await page.close();
+    });
   });
 
   describe('a service that requires an API key', () => {

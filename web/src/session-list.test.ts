@@ -4,6 +4,7 @@ import {
   applyDelta,
   countByHealth,
   isNewer,
+  nestSessions,
   removeSession,
   sortSessions,
   upsertSession,
@@ -37,6 +38,7 @@ function view(
     verdictAt: null,
     workingDirectory: null,
     agentProcessId: null,
+    parentId: null,
     timeline: [],
     markers: [],
   };
@@ -68,6 +70,40 @@ describe('upsertSession and removeSession', () => {
     const sessions = upsertSession(new Map(), view('a', 1, null));
     expect(removeSession(sessions, 'a').size).toBe(0);
     expect(removeSession(sessions, 'b')).toBe(sessions);
+  });
+});
+
+describe('nestSessions', () => {
+  const child = (id: string, parentId: string, updatedAt: string) => ({
+    ...view(id, 1, updatedAt),
+    parentId,
+  });
+
+  it('puts each sub-agent session under its parent, in the list order, and indents it by depth', () => {
+    const rows = nestSessions([
+      child('agent-b', 'main', '2026-01-01T00:00:09Z'),
+      view('other', 1, '2026-01-01T00:00:05Z'),
+      view('main', 1, '2026-01-01T00:00:01Z'),
+      child('agent-a', 'main', '2026-01-01T00:00:03Z'),
+      child('agent-a-1', 'agent-a', '2026-01-01T00:00:04Z'),
+    ]);
+    expect(rows.map((row) => [row.view.id, row.depth])).toEqual([
+      ['other', 0],
+      ['main', 0],
+      ['agent-b', 1],
+      ['agent-a', 1],
+      ['agent-a-1', 2],
+    ]);
+  });
+
+  it('lists a child whose parent is not listed, and a loop of parents, once each at the top', () => {
+    const rows = nestSessions([
+      child('orphan', 'gone', '2026-01-01T00:00:01Z'),
+      child('x', 'y', '2026-01-01T00:00:02Z'),
+      child('y', 'x', '2026-01-01T00:00:03Z'),
+    ]);
+    expect(rows.map((row) => row.view.id).sort()).toEqual(['orphan', 'x', 'y']);
+    expect(rows.find((row) => row.view.id === 'orphan')?.depth).toBe(0);
   });
 });
 
@@ -141,6 +177,7 @@ describe('applyDelta', () => {
     verdictAt: null,
     workingDirectory: null,
     agentProcessId: null,
+    parentId: null,
     timeline: [point(0), point(1)],
     markers: [],
   };

@@ -58,6 +58,46 @@ export function sortSessions(sessions: Iterable<SessionView>): SessionView[] {
   );
 }
 
+/** A row of the list: a session and how deep it sits under its parents (0 for an agent's own session). */
+export interface NestedSession {
+  view: SessionView;
+  depth: number;
+}
+
+/**
+ * The sessions in the list's order (`sortSessions`), each sub-agent session right under its parent (its siblings in
+ * the same order), indented by depth. A child whose parent is not listed (not loaded yet, or deleted) is a root.
+ */
+export function nestSessions(sessions: Iterable<SessionView>): NestedSession[] {
+  const sorted = sortSessions(sessions);
+  const ids = new Set(sorted.map((view) => view.id));
+  const children = new Map<string, SessionView[]>();
+  const roots: SessionView[] = [];
+  for (const view of sorted) {
+    const parent = view.parentId;
+    if (parent === null || parent === undefined || parent === view.id || !ids.has(parent)) {
+      roots.push(view);
+      continue;
+    }
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(view);
+    else children.set(parent, [view]);
+  }
+  const rows: NestedSession[] = [];
+  const placed = new Set<string>();
+  const visit = (view: SessionView, depth: number) => {
+    // A parent chain that loops (a → b → a) is shown once, never endlessly.
+    if (placed.has(view.id)) return;
+    placed.add(view.id);
+    rows.push({ view, depth });
+    for (const child of children.get(view.id) ?? []) visit(child, depth + 1);
+  };
+  for (const root of roots) visit(root, 0);
+  // Sessions only reachable through a loop of parents.
+  for (const view of sorted) visit(view, 0);
+  return rows;
+}
+
 /** The session's health level, `unknown` when it has none yet. */
 export function sessionHealth(view: SessionView): HealthLevel {
   return healthLevelOf(view.health.level);

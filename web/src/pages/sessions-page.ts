@@ -10,7 +10,7 @@ import { formatAgo, formatPercent, formatTokens, formatUsd } from '../format.js'
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
 import { sessionPath } from '../router.js';
-import { countByHealth, removeSession, sessionHealth, sortSessions, upsertSession } from '../session-list.js';
+import { countByHealth, nestSessions, removeSession, sessionHealth, upsertSession } from '../session-list.js';
 
 /** Every session at a glance, kept current by the `/api/v1/events` stream. */
 export function SessionsPage() {
@@ -63,7 +63,8 @@ export function SessionsPage() {
     loadPage(null);
   }, [loadPage]);
 
-  const list = sortSessions(sessions.values());
+  const rows = nestSessions(sessions.values());
+  const list = rows.map((row) => row.view);
   const counts = countByHealth(list);
 
   return html`<section aria-labelledby="sessions-title">
@@ -104,7 +105,10 @@ export function SessionsPage() {
                   </tr>
                 </thead>
                 <tbody>
-                  ${list.map((view) => html`<${SessionRow} key=${view.id} view=${view} now=${now} />`)}
+                  ${rows.map(
+                    (row) =>
+                      html`<${SessionRow} key=${row.view.id} view=${row.view} depth=${row.depth} now=${now} />`,
+                  )}
                 </tbody>
               </table>
             </div>
@@ -123,11 +127,13 @@ export function SessionsPage() {
   </section>`;
 }
 
-function SessionRow({ view, now }: { view: SessionView; now: number }) {
+/** One session's row; a sub-agent's is indented under its parent's and says whose it is. */
+function SessionRow({ view, depth, now }: { view: SessionView; depth: number; now: number }) {
   const level = sessionHealth(view);
   const regulatorLevel = view.regulator?.level ?? null;
-  return html`<tr data-row-session=${view.id}>
-    <th scope="row">
+  return html`<tr data-row-session=${view.id} data-parent=${view.parentId ?? undefined} data-depth=${depth}>
+    <th scope="row" class=${depth > 0 ? 'child' : undefined} style=${depth > 0 ? `padding-left: ${0.5 + depth * 1.25}rem` : undefined}>
+      ${depth > 0 ? html`<span class="muted sub-agent" aria-label=${`sub-agent of ${view.parentId}`}>↳ </span>` : null}
       <a href=${sessionPath(view.id)} class="session-link">${view.id}</a>
       <span class="muted model">${view.model}${view.agent ? ` · ${view.agent}` : ''}</span>
     </th>
