@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +88,12 @@ describe('barometer statusline', () => {
       `● 73% of 167k · 121,615 tokens · compress · $${replay.summary.total.costUsd!.toFixed(2)}\n`,
     );
     expect(result.stdout).not.toContain('$4.27');
+    // The cost so far of the transcript and of its sub-agent's file is kept for the next refresh, which reads only
+    // what was appended (nothing here) and shows the same cost.
+    expect(
+      readdirSync(join(CACHE, 'barometer', 'statusline')).filter((name) => name.endsWith('.json')),
+    ).toHaveLength(2);
+    expect((await statusline(JSON.stringify(payload))).stdout).toBe(result.stdout);
   });
 
   it('reads barometer.config.json overrides when given one', async () => {
