@@ -1,15 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { replayLogText } from '../session/replay.js';
 import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
 
 const EXAMPLE = readFileSync(new URL('../../examples/statusline-input.json', import.meta.url), 'utf8');
 
+// The status line keeps each transcript's cost so far in the user's cache folder: here, a folder of the test's own.
+const CACHE = mkdtempSync(join(tmpdir(), 'barometer-statusline-cache-'));
+afterAll(() => rmSync(CACHE, { recursive: true, force: true }));
+
 async function statusline(input: string, env: Record<string, string> = {}, args: string[] = []) {
-  const child = spawnCli(['statusline', ...args], env);
+  const child = spawnCli(['statusline', ...args], { XDG_CACHE_HOME: CACHE, ...env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -84,6 +88,12 @@ describe('barometer statusline', () => {
       `● 73% of 167k · 121,615 tokens · compress · $${replay.summary.total.costUsd!.toFixed(2)}\n`,
     );
     expect(result.stdout).not.toContain('$4.27');
+    // The cost so far of the transcript and of its sub-agent's file is kept for the next refresh, which reads only
+    // what was appended (nothing here) and shows the same cost.
+    expect(
+      readdirSync(join(CACHE, 'barometer', 'statusline')).filter((name) => name.endsWith('.json')),
+    ).toHaveLength(2);
+    expect((await statusline(JSON.stringify(payload))).stdout).toBe(result.stdout);
   });
 
   it('reads barometer.config.json overrides when given one', async () => {

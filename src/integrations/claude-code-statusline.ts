@@ -1,19 +1,17 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
-import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import { agentEffectiveWindow } from '../models/agent-windows.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
-import { replayLogText } from '../session/replay.js';
 import type { VerdictAction } from '../session/session-schemas.js';
 import { createSessionState } from '../session/session-state.js';
 import { stepSession } from '../session/step-session.js';
-import type { SubagentFile } from '../usage/attach-subagent-logs.js';
 import { anthropicUsageRecord } from '../usage/normalize-anthropic.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type LogTail, readLogTail } from './log-tail.js';
+import { transcriptFileCost } from './transcript-cost.js';
 
 const count = z.number().int().min(0);
 
@@ -75,8 +73,10 @@ export interface StatuslineReport {
 export interface StatuslineDependencies {
   /** Reads the end of the transcript; `readLogTail` by default. */
   readTail?: (path: string) => LogTail | undefined;
-  /** Prices the whole transcript; `transcriptCostUsd` by default. */
+  /** Prices the transcript; `transcriptCostUsd` by default. */
   readCost?: (path: string, config: BarometerConfig | undefined) => number | null;
+  /** Where each transcript's cost so far is kept between refreshes (none: the whole transcript is read). */
+  costCheckpointDir?: string;
   config?: BarometerConfig;
   /** Home directory, for a `~/` transcript path. */
   home?: string;
@@ -103,43 +103,47 @@ function expandHome(path: string, home: string | undefined): string {
 }
 
 /** The sub-agents' transcripts newer Claude Code writes beside a session: `<session>/subagents/*.jsonl`. */
-function subagentFilesOf(path: string): SubagentFile[] {
+function subagentPathsOf(path: string): string[] {
   if (!path.endsWith('.jsonl')) return [];
   const folder = join(dirname(path), basename(path, '.jsonl'), 'subagents');
-  let names: string[];
   try {
-    names = readdirSync(folder)
+    return readdirSync(folder)
       .filter((name) => name.endsWith('.jsonl'))
-      .sort();
+      .sort()
+      .map((name) => join(folder, name));
   } catch {
     return [];
   }
-  return names.map((name) => ({ name, text: readFileSync(join(folder, name), 'utf8') }));
 }
 
 /**
  * The session's cost as `barometer replay` counts it (`summary.total.costUsd`: its calls and its sub-agents', each
  * at its own model), so that the status line, replay, the what-if's real cost and a live session agree to the cent.
- * It reads the whole transcript (about 50 ms for 3 MB, `npm run bench -- statusline`); null when it cannot.
+ * With `checkpointDir`, each file is read only from where the last refresh stopped (`transcriptFileCost`); null when
+ * the transcript cannot be read or holds no priced call yet.
  */
-export function transcriptCostUsd(path: string, config?: BarometerConfig): number | null {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return null;
+export function transcriptCostUsd(
+  path: string,
+  config?: BarometerConfig,
+  checkpointDir?: string,
+): number | null {
+  let costUsd = 0;
+  let pricedCalls = 0;
+  for (const file of [path, ...subagentPathsOf(path)]) {
+    try {
+      const cost = transcriptFileCost(file, {
+        ...(config ? { config } : {}),
+        ...(checkpointDir === undefined ? {} : { checkpointDir }),
+      });
+      costUsd += cost.costUsd;
+      pricedCalls += cost.pricedCalls;
+    } catch (error) {
+      // The session's own transcript missing: no cost to show; a sub-agent file that went away counts nothing.
+      if (file === path) return null;
+      if (!(error instanceof Error) || !('code' in error)) throw error;
+    }
   }
-  try {
-    return replayLogText(text, {
-      format: 'claude-code',
-      subagents: subagentFilesOf(path),
-      ...(config ? { config } : {}),
-    }).summary.total.costUsd;
-  } catch (error) {
-    // A transcript with no call yet, or of a model without a price, has no cost to show.
-    if (error instanceof BarometerError) return null;
-    throw error;
-  }
+  return pricedCalls === 0 ? null : costUsd;
 }
 
 /** The last call's usage: the `context_window` figures when sent, else the transcript's last call. */
@@ -177,7 +181,9 @@ export function statuslineReport(
   const costUsd =
     transcript === undefined
       ? null
-      : (dependencies.readCost ?? transcriptCostUsd)(transcript, dependencies.config);
+      : dependencies.readCost
+        ? dependencies.readCost(transcript, dependencies.config)
+        : transcriptCostUsd(transcript, dependencies.config, dependencies.costCheckpointDir);
   const found = lastUsage(input, dependencies);
   const stated = input.context_window?.context_window_size ?? undefined;
   // The window Claude Code states is the one it runs with (1,000,000 for a 1M-context model): measured against it,
