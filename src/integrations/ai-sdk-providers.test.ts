@@ -35,7 +35,14 @@ beforeAll(async () => {
         'anthropic-ratelimit-input-tokens-remaining': '4000',
       });
     const headers = { ...OPENAI_RATE_LIMIT_HEADERS, 'x-ratelimit-remaining-tokens': '12000' };
-    return replay(request.body?.stream === true ? chatStream! : completion, headers);
+    if (request.body?.stream === true) return replay(chatStream!, headers);
+    // The recorded completion is gpt-4o-mini's; the API answers with the model it was asked for, and a session
+    // follows the model its calls name, so the answer names the requested model.
+    const served = replay(completion, headers);
+    const asked = request.body?.model;
+    return typeof asked === 'string'
+      ? { ...served, body: JSON.stringify({ ...JSON.parse(served.body), model: asked }) }
+      : served;
   });
 });
 afterAll(() => server.close());
