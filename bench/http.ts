@@ -1,9 +1,6 @@
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { httpLoad } from './http-load.js';
 
 const SERVERS = fileURLToPath(new URL('./http-servers.ts', import.meta.url));
 const BODY = JSON.stringify({
@@ -47,72 +44,14 @@ async function startServer(kind: 'bare' | 'barometer'): Promise<{ child: ChildPr
   return { child, port };
 }
 
-/** wrk (C, epoll, microsecond latencies) when installed: it leaves more of a 2-core machine to the server. */
-const WRK = (() => {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch (error) {
-    // wrk prints its version and exits 1; only a missing binary throws ENOENT.
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-})();
-export const LOAD_GENERATOR = WRK ? 'wrk' : 'autocannon';
-
-function milliseconds(text: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
-  if (!match) return Number.NaN;
-  const value = Number(match[1]);
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-}
-
-function loadWithWrk(port: number, seconds: number, connections: number): HttpFigures {
-  const script = join(mkdtempSync(join(tmpdir(), 'barometer-wrk-')), 'post.lua');
-  writeFileSync(
-    script,
-    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = '${BODY}'\n`,
-  );
-  const output = execFileSync(
-    'wrk',
-    [
-      '-t1',
-      `-c${connections}`,
-      `-d${seconds}s`,
-      '--latency',
-      '-s',
-      script,
-      `http://127.0.0.1:${port}/api/v1/pressure`,
-    ],
-    { encoding: 'utf8' },
-  );
-  rmSync(dirname(script), { recursive: true, force: true });
-  const percentile = (label: string) =>
-    milliseconds(new RegExp(`^\\s+${label}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '');
-  return {
-    requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? Number.NaN),
-    requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
-    p50Ms: percentile('50'),
-    p99Ms: percentile('99'),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
-  };
-}
-
 async function load(port: number, seconds: number, connections: number): Promise<HttpFigures> {
-  if (WRK) return loadWithWrk(port, seconds, connections);
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}/api/v1/pressure`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: BODY,
-    connections,
-    duration: seconds,
-  });
+  const figures = await httpLoad({ port, paths: ['/api/v1/pressure'], body: BODY, seconds, connections });
   return {
-    requests: result.requests.total,
-    requestsPerSecond: result.requests.average,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx + result.errors,
+    requests: figures.answered,
+    requestsPerSecond: figures.rps,
+    p50Ms: figures.p50Ms,
+    p99Ms: figures.p99Ms,
+    non2xx: figures.non2xx + figures.socketErrors,
   };
 }
 

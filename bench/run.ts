@@ -7,7 +7,7 @@
 import { loadavg } from 'node:os';
 import { startRedisServer } from '../src/test-helpers/redis-server.js';
 import { benchEviction } from './eviction.js';
-import { benchHttp, LOAD_GENERATOR } from './http.js';
+import { benchHttp } from './http.js';
 import { benchInstall } from './install.js';
 import { benchPools } from './pools.js';
 import { benchPressureEvaluation } from './pressure-eval.js';
@@ -18,7 +18,7 @@ import { benchScale, type ListingFigures, type ProbeFigures } from './scale.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
-import { benchUsageHttp, benchUsageStores, hasWrk, startBareServer, startUsageServer } from './usage-http.js';
+import { benchUsageHttp, benchUsageStores, startBareServer, startUsageServer } from './usage-http.js';
 import { benchWhatIf } from './whatif.js';
 
 const argv = process.argv.slice(2);
@@ -145,17 +145,17 @@ if (wants('whatif')) {
 }
 
 if (wants('http')) {
-  console.log(`\n# POST /api/v1/pressure, 50 connections, ${LOAD_GENERATOR} on 127.0.0.1`);
+  console.log('\n# POST /api/v1/pressure, 50 connections on 127.0.0.1 (bench/http-load.ts)');
   const { bare, barometer, medianRatio, medianCpuRatio } = await benchHttp();
   console.log(
-    `bare node:http (best round): ${format(bare.requestsPerSecond)} req/s, p50 ${bare.p50Ms} ms, p99 ${bare.p99Ms} ms`,
+    `bare node:http (best round): ${format(bare.requestsPerSecond)} req/s, p50 ${bare.p50Ms.toFixed(2)} ms, p99 ${bare.p99Ms.toFixed(2)} ms`,
   );
   console.log(
-    `barometer (fastify, best round): ${format(barometer.requestsPerSecond)} req/s, p50 ${barometer.p50Ms} ms, p99 ${barometer.p99Ms} ms` +
+    `barometer (fastify, best round): ${format(barometer.requestsPerSecond)} req/s, p50 ${barometer.p50Ms.toFixed(2)} ms, p99 ${barometer.p99Ms.toFixed(2)} ms` +
       (barometer.non2xx ? ` (${barometer.non2xx} non-2xx!)` : ''),
   );
   console.log(
-    `ratio: ${medianRatio.toFixed(3)}× bare throughput, median of rounds (goal ≥ 0.85); p99 ${barometer.p99Ms} ms (goal ≤ 5 ms)`,
+    `ratio: ${medianRatio.toFixed(3)}× bare throughput, median of rounds (goal ≥ 0.85); p99 ${barometer.p99Ms.toFixed(2)} ms (goal ≤ 5 ms)`,
   );
   console.log(
     `CPU efficiency: ${medianCpuRatio.toFixed(3)}× bare (bare's server CPU per request ÷ barometer's, median of rounds)`,
@@ -240,10 +240,8 @@ if (wants('usage')) {
   const rounds = Number(process.env.BENCH_USAGE_ROUNDS ?? 3);
   const seconds = Number(process.env.BENCH_USAGE_SECONDS ?? 3);
   console.log(
-    `\n# what users feel: POST /api/v1/sessions/:id/usage (over 50 sessions) and POST /api/v1/pressure, one server in the default configuration with its rate limits off, against a baseline loaded in the same rounds (node:http alone doing the pressure route's work); median of ${rounds} rounds of ${seconds} s (range in brackets)`,
+    `\n# what users feel: POST /api/v1/sessions/:id/usage (over 50 sessions) and POST /api/v1/pressure, one server in the default configuration with its rate limits off, against a baseline loaded in the same rounds (node:http alone doing the pressure route's work); keep-alive connections, each sending its next request on the previous answer (bench/http-load.ts); median of ${rounds} rounds of ${seconds} s (range in brackets)`,
   );
-  if (!hasWrk())
-    console.log('(wrk is not installed: autocannon instead, which takes a share of the CPU itself)');
   {
     const server = await startUsageServer();
     const bare = await startBareServer();
@@ -269,13 +267,14 @@ if (wants('usage')) {
               `${format(figures.rps)} req/s [${format(figures.rpsRange[0])}–${format(figures.rpsRange[1])}]${throughputGoal}; ` +
               `server CPU ${figures.cpuMicrosPerRequest.toFixed(1)} µs/request [${figures.cpuRange[0].toFixed(1)}–${figures.cpuRange[1].toFixed(1)}]; ` +
               `p50 ${milliseconds(figures.p50Ms)} ms; p99 ${milliseconds(figures.p99Ms)} ms [${milliseconds(figures.p99Range[0])}–${milliseconds(figures.p99Range[1])}]${p99Goal}; ` +
-              `server's longest event-loop delay ${milliseconds(figures.loopDelayMaxMs)} ms`,
+              `max ${milliseconds(figures.maxMs)} ms; server's longest event-loop delay ${milliseconds(figures.loopDelayMaxMs)} ms; ` +
+              `opening ${milliseconds(figures.openingMs)} ms [${milliseconds(figures.openingRange[0])}–${milliseconds(figures.openingRange[1])}]`,
           );
         }
       }
       console.log(`answers: usage ${result.usageBytes} bytes, pressure ${result.pressureBytes} bytes`);
       console.log(
-        "(a round's p99 far above the server's longest event-loop delay was not spent running on the server's event loop: the request waited in the kernel, in wrk or in a queue; compare the baseline's p99 in the same rounds; each figure is the median of the rounds)",
+        "(latencies: every request sent in the measured window once all the connections were open, as measured, uncorrected; opening: every connection opened at once, until the last had its first answer — Node accepts one new connection per event-loop turn, so it grows with the connections squared times the CPU per request, for the baseline too; a p99 far above the server's longest event-loop delay was spent outside its event loop; each figure is the median of the rounds)",
       );
       const at50 = (route: 'usage' | 'pressure') =>
         result.figures[route].find((figures) => figures.connections === 50);
@@ -285,13 +284,10 @@ if (wants('usage')) {
         console.log(
           `(for information, not a goal: usage ÷ pressure at 50 connections, throughput ${(usage50.rps / pressure50.rps).toFixed(3)}×, server CPU per request ${(usage50.cpuMicrosPerRequest / pressure50.cpuMicrosPerRequest).toFixed(2)}×)`,
         );
-      // The fan-out rounds drive their load with wrk.
-      for (const [stream, what] of hasWrk()
-        ? ([
-            ['/api/v1/events', 'all sessions'],
-            ['/api/v1/sessions/bench-1/events', 'one session'],
-          ] as const)
-        : []) {
+      for (const [stream, what] of [
+        ['/api/v1/events', 'all sessions'],
+        ['/api/v1/sessions/bench-1/events', 'one session'],
+      ] as const) {
         console.log(
           `\n# the same usage load with 500 event-stream subscribers on GET ${stream} (${what}) against none, same server`,
         );
@@ -301,7 +297,7 @@ if (wants('usage')) {
         );
         console.log(
           `subscribers: ${fanOut.subscribers} connected each round, fewest still open at a round's end ${fanOut.fewestStillOpen}; received ${(fanOut.bytesAtConnect / 1e6).toFixed(1)} MB on connecting (the first answers), ${(fanOut.bytesDuringLoad / 1e6).toFixed(0)} MB during the loaded rounds (${(fanOut.bytesDuringLoad / 1e6 / fanOut.loadedSeconds).toFixed(1)} MB/s)` +
-            (fanOut.socketErrors ? `; wrk socket errors ${fanOut.socketErrors}` : ''),
+            (fanOut.socketErrors ? `; socket errors ${fanOut.socketErrors}` : ''),
         );
         console.log(
           `ratio: ${fanOut.medianRatio.toFixed(3)}× with ${fanOut.subscribers} subscribers / without (goal: no collapse)`,
@@ -316,15 +312,14 @@ if (wants('usage')) {
 
 if (wants('redis')) {
   console.log(
-    '\n# POST /api/v1/sessions/:id/usage with the sessions in Redis against the memory store, two servers, 50 connections over 50 sessions, wrk',
+    '\n# POST /api/v1/sessions/:id/usage with the sessions in Redis against the memory store, two servers, 50 connections over 50 sessions',
   );
-  if (!hasWrk()) console.log('skipped: wrk is not installed (apt-get install wrk)');
-  else {
+  {
     const redisServer = await startRedisServer();
     const memory = await startUsageServer();
     const shared = await startUsageServer({ redisUrl: redisServer.url });
     try {
-      const figures = benchUsageStores(memory, shared);
+      const figures = await benchUsageStores(memory, shared);
       console.log(
         `usage on Redis: ${format(figures.medianRedis)} req/s (median); on the memory store: ${format(figures.medianMemory)} req/s (median)`,
       );

@@ -1,7 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { median, USAGE_BODY, type UsageServer, wrk } from './usage-http.js';
+import { httpLoad, type LoadFigures } from './http-load.js';
+import { median, USAGE_BODY, type UsageServer } from './usage-http.js';
 
 const SUBSCRIBERS = fileURLToPath(new URL('./sse-subscribers.ts', import.meta.url));
 
@@ -107,15 +108,16 @@ export async function benchUsageFanOut(
   let bytesDuringLoad = 0;
   let bytesAtConnect = 0;
   let socketErrors = 0;
+  const load = () => httpLoad({ port, paths: usagePaths, body: USAGE_BODY, seconds, connections: 50 });
   const loaded = async () => {
     const { close } = await subscribe(
       `http://127.0.0.1:${port}${streamPath}`,
       subscribers,
       (seconds + 60) * 1000,
     );
-    let figures: ReturnType<typeof wrk> | undefined;
+    let figures: LoadFigures | undefined;
     try {
-      figures = wrk(port, usagePaths, USAGE_BODY, seconds);
+      figures = await load();
     } finally {
       const closed = await close();
       fewestStillOpen = Math.min(fewestStillOpen, closed.stillOpen);
@@ -128,8 +130,8 @@ export async function benchUsageFanOut(
   };
   for (let round = 1; round <= rounds; round++) {
     const first = round % 2 === 1;
-    const a = first ? wrk(port, usagePaths, USAGE_BODY, seconds) : await loaded();
-    const b = first ? await loaded() : wrk(port, usagePaths, USAGE_BODY, seconds);
+    const a = first ? await load() : await loaded();
+    const b = first ? await loaded() : await load();
     const [bare, loadedFigures] = first ? [a, b] : [b, a];
     if (bare.non2xx || loadedFigures.non2xx)
       throw new Error(`non-2xx answers: without ${bare.non2xx}, with subscribers ${loadedFigures.non2xx}`);

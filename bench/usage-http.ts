@@ -1,9 +1,9 @@
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { httpLoad, type LoadFigures } from './http-load.js';
 
 const SERVERS = fileURLToPath(new URL('./http-servers.ts', import.meta.url));
 const SESSIONS = 50;
@@ -122,108 +122,6 @@ function probeOf(child: ChildProcess): Promise<ServerProbe> {
   });
 }
 
-export interface LoadFigures {
-  /** Requests answered during the run (as the load generator counted them). */
-  requests: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  /** Connect, read, write and timeout errors that the load generator counted. */
-  socketErrors: number;
-}
-
-function milliseconds(text: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(text.trim());
-  if (!match) return Number.NaN;
-  const value = Number(match[1]);
-  return match[2] === 'us' ? value / 1000 : match[2] === 's' ? value * 1000 : value;
-}
-
-/** wrk with a Lua script: POST `body` to `paths`, one after the other, over `connections` (one thread). */
-export function wrk(
-  port: number,
-  paths: string[],
-  body: string,
-  seconds: number,
-  connections = 50,
-): LoadFigures {
-  const folder = mkdtempSync(join(tmpdir(), 'barometer-wrk-'));
-  const script = join(folder, 'post.lua');
-  writeFileSync(
-    script,
-    [
-      'wrk.method = "POST"',
-      'wrk.headers["Content-Type"] = "application/json"',
-      `wrk.body = '${body}'`,
-      `local paths = { ${paths.map((path) => `"${path}"`).join(', ')} }`,
-      'local i = 0',
-      'request = function()',
-      '  i = i + 1',
-      '  return wrk.format(nil, paths[(i % #paths) + 1])',
-      'end',
-    ].join('\n'),
-  );
-  try {
-    const output = execFileSync(
-      'wrk',
-      ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', '-s', script, `http://127.0.0.1:${port}`],
-      { encoding: 'utf8', timeout: (seconds + 30) * 1000 },
-    );
-    const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output);
-    const percentile = (label: string) =>
-      milliseconds(new RegExp(`^\\s+${label}%\\s+(\\S+)`, 'm').exec(output)?.[1] ?? '');
-    return {
-      requests: Number(/(\d+) requests in/.exec(output)?.[1] ?? Number.NaN),
-      rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN),
-      p50Ms: percentile('50'),
-      p99Ms: percentile('99'),
-      non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
-      socketErrors: errors ? errors.slice(1).reduce((sum, count) => sum + Number(count), 0) : 0,
-    };
-  } finally {
-    rmSync(folder, { recursive: true, force: true });
-  }
-}
-
-/** The same load with autocannon (a devDependency), for a machine without wrk. */
-async function autocannonLoad(
-  port: number,
-  paths: string[],
-  body: string,
-  seconds: number,
-  connections: number,
-): Promise<LoadFigures> {
-  const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections,
-    duration: seconds,
-    requests: paths.map((path) => ({
-      method: 'POST' as const,
-      path,
-      headers: { 'content-type': 'application/json' },
-      body,
-    })),
-  });
-  return {
-    requests: result.requests.total,
-    rps: result.requests.total / seconds,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    non2xx: result.non2xx,
-    socketErrors: result.errors + result.timeouts,
-  };
-}
-
-export function hasWrk(): boolean {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-}
-
 export const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
 
 /** What a route gave at one connection count: the median of its rounds, and the range. */
@@ -237,6 +135,11 @@ export interface RouteFigures {
   p50Ms: number;
   p99Ms: number;
   p99Range: [number, number];
+  /** The longest answer of any round. */
+  maxMs: number;
+  /** The opening (every connection opened at once, until the last had its first answer): median and range. */
+  openingMs: number;
+  openingRange: [number, number];
   /**
    * The server's longest event-loop delay over every round: the longest any request waited on the server itself.
    * A p99 above it was spent outside the server (the kernel's queues, the load generator, other work on the machine).
@@ -262,18 +165,14 @@ export async function benchUsageHttp(
 ): Promise<{
   usageBytes: number;
   pressureBytes: number;
-  loadGenerator: 'wrk' | 'autocannon';
   figures: Record<RouteName, RouteFigures[]>;
 }> {
   const seconds = options.seconds ?? 3;
   const rounds = options.rounds ?? 3;
   const connectionCounts = options.connections ?? [1, 50, 200];
   const { port, usagePaths } = server;
-  const useWrk = hasWrk();
   const load = (paths: string[], body: string, duration: number, connections: number, to = port) =>
-    useWrk
-      ? Promise.resolve(wrk(to, paths, body, duration, connections))
-      : autocannonLoad(to, paths, body, duration, connections);
+    httpLoad({ port: to, paths, body, seconds: duration, connections });
   const routes: Record<
     RouteName,
     { paths: string[]; body: string; target: Pick<UsageServer, 'port' | 'probe'> }
@@ -316,14 +215,15 @@ export async function benchUsageHttp(
         const before = await target.probe();
         const run = await load(paths, body, seconds, connections, target.port);
         const after = await target.probe();
-        const cpuMicrosPerRequest = (after.cpuMicros - before.cpuMicros) / run.requests;
+        const cpuMicrosPerRequest = (after.cpuMicros - before.cpuMicros) / run.answered;
         const loopDelayMaxMs = after.loopDelayMaxMs;
         if (run.non2xx)
           throw new Error(`${name}: ${run.non2xx} non-2xx answers at ${connections} connections`);
         runs[name].push({ ...run, cpuMicrosPerRequest, loopDelayMaxMs });
         process.stderr.write(
           `  ${connections} connection${connections === 1 ? '' : 's'}, round ${round}, ${name}: ${Math.round(run.rps)} req/s, ` +
-            `${cpuMicrosPerRequest.toFixed(1)} µs server CPU/req, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, ` +
+            `${cpuMicrosPerRequest.toFixed(1)} µs server CPU/req, p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms, max ${run.maxMs.toFixed(1)} ms, ` +
+            `opening ${run.openingMs.toFixed(0)} ms, ` +
             `server's longest event-loop delay ${loopDelayMaxMs.toFixed(1)} ms` +
             (run.socketErrors ? `, ${run.socketErrors} socket errors` : '') +
             '\n',
@@ -342,11 +242,14 @@ export async function benchUsageHttp(
         p50Ms: median(of((run) => run.p50Ms)),
         p99Ms: median(of((run) => run.p99Ms)),
         p99Range: range(of((run) => run.p99Ms)),
+        maxMs: Math.max(...of((run) => run.maxMs)),
+        openingMs: median(of((run) => run.openingMs)),
+        openingRange: range(of((run) => run.openingMs)),
         loopDelayMaxMs: Math.max(...of((run) => run.loopDelayMaxMs)),
       });
     }
   }
-  return { usageBytes, pressureBytes, loadGenerator: useWrk ? 'wrk' : 'autocannon', figures };
+  return { usageBytes, pressureBytes, figures };
 }
 
 /**
@@ -354,20 +257,24 @@ export async function benchUsageHttp(
  * store, in alternating rounds of the same run (50 connections over 50 sessions each); the median ratio is the
  * figure.
  */
-export function benchUsageStores(memory: UsageServer, redis: UsageServer, seconds = 3, rounds = 5) {
-  wrk(memory.port, memory.usagePaths, USAGE_BODY, 2);
-  wrk(redis.port, redis.usagePaths, USAGE_BODY, 2);
+export async function benchUsageStores(memory: UsageServer, redis: UsageServer, seconds = 3, rounds = 5) {
+  const load = (server: UsageServer, duration: number) =>
+    httpLoad({
+      port: server.port,
+      paths: server.usagePaths,
+      body: USAGE_BODY,
+      seconds: duration,
+      connections: 50,
+    });
+  await load(memory, 2);
+  await load(redis, 2);
   const ratios: number[] = [];
   const onMemory: number[] = [];
   const onRedis: number[] = [];
   for (let round = 1; round <= rounds; round++) {
     const redisFirst = round % 2 === 0;
-    const first = redisFirst
-      ? wrk(redis.port, redis.usagePaths, USAGE_BODY, seconds)
-      : wrk(memory.port, memory.usagePaths, USAGE_BODY, seconds);
-    const second = redisFirst
-      ? wrk(memory.port, memory.usagePaths, USAGE_BODY, seconds)
-      : wrk(redis.port, redis.usagePaths, USAGE_BODY, seconds);
+    const first = redisFirst ? await load(redis, seconds) : await load(memory, seconds);
+    const second = redisFirst ? await load(memory, seconds) : await load(redis, seconds);
     const [r, m] = redisFirst ? [first, second] : [second, first];
     if (r.non2xx || m.non2xx) throw new Error(`non-2xx answers: redis ${r.non2xx}, memory ${m.non2xx}`);
     onRedis.push(r.rps);

@@ -610,6 +610,7 @@ export {
 } from './report/index.js';
 export { makeReport, type ReportRequest, type ReportResult } from './report/make-report.js';
 export { ColumnTimeline } from './session/column-timeline.js';
+export { type CompactionReport, recordCompactionStep } from './session/compaction-step.js';
 export { MAX_TIME_MS, toMillis } from './session/iso-time.js';
 export {
   dataDirPaths,
@@ -700,8 +701,6 @@ export {
   timelineOf,
 } from './session/session-timeline.js';
 export {
-  type CompactionReport,
-  recordCompactionStep,
   type SessionUpdate,
   type StepContext,
   stepSession,

@@ -1,7 +1,7 @@
+import type { CompactionReport } from '../session/compaction-step.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionOptions } from '../session/session-options.js';
 import type { SessionView } from '../session/session-schemas.js';
-import type { CompactionReport } from '../session/step-session.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type BarometerClient, ServiceError } from './barometer-client.js';
 

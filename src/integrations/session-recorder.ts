@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
+import type { CompactionReport } from '../session/compaction-step.js';
 import type { Session } from '../session/session.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { UsageUpdate } from '../session/session-options.js';
 import type { SessionEvent, SessionHealth, Verdict } from '../session/session-schemas.js';
-import type { CompactionReport } from '../session/step-session.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 

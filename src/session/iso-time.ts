@@ -55,3 +55,19 @@ export function toMillis(value: number | string, field = 'timestamp'): number {
   }
   return parsed;
 }
+
+/** A caller's time as epoch ms, refused (naming its field) when it is later than `latest`. */
+export function notAhead(value: number | string, field: string, latest: number | undefined): number {
+  const at = toMillis(value, field);
+  if (latest !== undefined && at > latest) {
+    throw new BarometerValidationError([
+      {
+        field,
+        value,
+        message: `is ahead of the service's clock by more than its tolerance (--clock-skew): at most ${isoTime(latest)}`,
+        allowed: { max: latest },
+      },
+    ]);
+  }
+  return at;
+}

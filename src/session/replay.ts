@@ -6,12 +6,13 @@ import { attachSubagentLogs, type SubagentFile } from '../usage/attach-subagent-
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
 import type { WhatIfReport } from '../whatif/simulate-what-if.js';
+import { recordCompactionStep } from './compaction-step.js';
 import { Session, type SessionDependencies } from './session.js';
 import type { SessionOptions } from './session-options.js';
 import type { SessionEvent, VerdictAction, VerdictReason } from './session-schemas.js';
 import { signalsOf } from './session-signals.js';
 import { createSessionState, type SessionState, withModel } from './session-state.js';
-import { recordCompactionStep, type SessionUpdate, stepSession } from './step-session.js';
+import { type SessionUpdate, stepSession } from './step-session.js';
 
 /** The agent whose effective window applies to each log format. */
 const AGENT_OF_FORMAT: Readonly<Record<LogFormat, AgentName>> = {

@@ -20,6 +20,7 @@ import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { DEFAULT_CLOCK_SKEW_MS, repairFutureClock } from './clock-repair.js';
+import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
 import { toMillis } from './iso-time.js';
 import type { PoolStanding } from './pool-reason.js';
 import { observeQuotaStep } from './rejudge.js';
@@ -46,7 +47,7 @@ import {
   TimelineSchema,
   timelineOf,
 } from './session-timeline.js';
-import { type CompactionReport, recordCompactionStep, stepSession } from './step-session.js';
+import { stepSession } from './step-session.js';
 
 /** What the monitor keeps per session: its state, its timeline, and when it last changed (wall clock). */
 export const SessionRecordSchema = z.strictObject({

@@ -3,19 +3,14 @@ import type { HealthThresholds } from '../health/health-thresholds.js';
 import type { ModelProfile } from '../models/model-profile.js';
 import type { PressureAssessment } from '../pressure/types.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
+import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
 import { healthOf } from './session-health.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionEvent, SessionHealth, SessionSignals, Verdict } from './session-schemas.js';
 import { signalsOf } from './session-signals.js';
 import { type CreateSessionDependencies, createSessionState, type SessionState } from './session-state.js';
 import { SessionStateSchema } from './session-state-schema.js';
-import {
-  type CompactionReport,
-  observeQuotaStep,
-  recordCompactionStep,
-  type SessionUpdate,
-  stepSession,
-} from './step-session.js';
+import { observeQuotaStep, type SessionUpdate, stepSession } from './step-session.js';
 
 export type { SessionEvent, SessionHealth } from './session-schemas.js';
 export type { SessionUpdate } from './step-session.js';

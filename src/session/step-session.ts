@@ -4,7 +4,6 @@ import {
   recordCompactionResolved,
   type TriggerDecision,
 } from '../compaction/evaluate-triggers.js';
-import { BarometerValidationError } from '../errors/validation.js';
 import { stepHealth } from '../health/step-health.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { priceOfModel } from '../models/resolve-profile.js';
@@ -23,11 +22,11 @@ import { costOfUsage } from '../usage/usage-cost.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { budgetReason } from './budget-reason.js';
 import { healthReason } from './health-reason.js';
-import { isoTime, toMillis } from './iso-time.js';
+import { isoTime, notAhead } from './iso-time.js';
 import { kvReason } from './kv-reason.js';
 import { type PoolStanding, poolReason } from './pool-reason.js';
 import { regulatorView, type SessionRegulatorView } from './regulator-view.js';
-import { quotaAdviceOf, quotaReason, verdictAfterCompaction } from './rejudge.js';
+import { quotaAdviceOf, quotaReason } from './rejudge.js';
 import { healthOf } from './session-health.js';
 import type { UsageUpdate } from './session-options.js';
 import type {
@@ -85,35 +84,11 @@ export interface StepContext {
   followModel?: boolean;
 }
 
-/** A compaction as a caller reports it: the context size before (default: the last prompt) and after. */
-export interface CompactionReport {
-  before?: number;
-  after?: number;
-  trigger?: string;
-  timestamp?: number | string;
-}
-
 function timeOf(update: UsageUpdate, now: number, latest: number | undefined): number {
   if (update.timestamp !== undefined) return notAhead(update.timestamp, 'timestamp', latest);
   if (update.usage.timestamp !== undefined)
     return notAhead(update.usage.timestamp, 'usage.timestamp', latest);
   return now;
-}
-
-/** A caller's time as epoch ms, refused (naming its field) when it is later than `latest`. */
-function notAhead(value: number | string, field: string, latest: number | undefined): number {
-  const at = toMillis(value, field);
-  if (latest !== undefined && at > latest) {
-    throw new BarometerValidationError([
-      {
-        field,
-        value,
-        message: `is ahead of the service's clock by more than its tolerance (--clock-skew): at most ${isoTime(latest)}`,
-        allowed: { max: latest },
-      },
-    ]);
-  }
-  return at;
 }
 
 /**
@@ -349,72 +324,6 @@ function nextState(state: SessionState): SessionState {
     lastVerdict: state.lastVerdict,
     verdictAt: state.verdictAt,
     lastPressure: state.lastPressure,
-  };
-}
-
-/**
- * Tells a state a compaction happened (the agent's own or barometer's), so that the triggers' loop guards hold
- * until the context grows again, and judges the verdict again from what is known until the next call (the
- * after-size when reported, else unknown health, no reminder, no compaction advice). Pure, like
- * {@link stepSession}.
- * @throws BarometerValidationError for a bad time, or `after` larger than `before`
- */
-export function recordCompactionStep(
-  state: SessionState,
-  compaction: CompactionReport,
-  context: StepContext,
-): {
-  state: SessionState;
-  event: Extract<SessionEvent, { type: 'compaction' }>;
-  /** What else changed: the verdict (`verdict_changed`). */
-  events: SessionEvent[];
-} {
-  const at =
-    compaction.timestamp === undefined
-      ? (state.lastAt ?? context.now)
-      : notAhead(compaction.timestamp, 'timestamp', context.latest);
-  const before = compaction.before ?? state.lastPrompt;
-  const after = compaction.after;
-  if (before !== null && after !== undefined && after > before) {
-    throw new BarometerValidationError([
-      {
-        field: 'after',
-        value: after,
-        message: `must not exceed before (${before} tokens${compaction.before === undefined ? ', the last prompt' : ''}): a compaction does not grow the context`,
-        allowed: { max: before },
-      },
-    ]);
-  }
-  let next = state;
-  if (before !== null && after !== undefined) {
-    next = {
-      ...state,
-      triggers: recordCompactionResolved(
-        state.triggers,
-        { before: Math.round(before), after: Math.round(after) },
-        triggerSettingsOf(state),
-      ),
-    };
-  }
-  // A compaction recorded before the session's first call changes no advice: there is none yet.
-  const judged =
-    state.lastVerdict === null
-      ? { state: next, events: [] }
-      : verdictAfterCompaction(
-          next,
-          after === undefined ? null : Math.round(after),
-          Math.max(at, state.lastAt ?? at),
-        );
-  return {
-    state: judged.state,
-    events: judged.events,
-    event: {
-      type: 'compaction',
-      at: isoTime(at),
-      trigger: compaction.trigger ?? 'manual',
-      before,
-      after: after ?? null,
-    },
   };
 }
 

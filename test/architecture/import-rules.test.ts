@@ -150,13 +150,14 @@ describe('import rules (DESIGN.md layering)', () => {
     expect([...bundled].filter((name) => installed.has(name))).toEqual([]);
   });
 
-  it('keeps Session a thin wrapper over the pure step', () => {
+  it('keeps Session a thin wrapper over the pure steps (a generation, a compaction)', () => {
     const session = edges.filter(
       (edge) => edge.from === 'src/session/session.ts' && edge.to !== null && !edge.typeOnly,
     );
     expect(session.map((edge) => edge.to).sort()).toEqual(
       [
         'src/errors/validation.ts',
+        'src/session/compaction-step.ts',
         'src/session/session-health.ts',
         'src/session/session-signals.ts',
         'src/session/session-state.ts',
