@@ -3,8 +3,11 @@
  * wrote for them: an agent runs these on every status line refresh and hooked event, and one file starts faster
  * than the ~230 module files (zod's among them) it replaces. See docs/decisions/007-lean-agent-entries.md.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import data from '../src/models/data/models.json' with { type: 'json' };
+import { familyTableText, type ModelRow } from '../src/models/model-table-text.js';
 
 const ENTRIES = ['statusline-main', 'hook-main', 'report-main'] as const;
 
@@ -18,6 +21,43 @@ const jsonAsParse: Plugin = {
     builder.onLoad({ filter: /\.json$/ }, async (args) => {
       const minified = JSON.stringify(JSON.parse(await readFile(args.path, 'utf8')));
       return { contents: `export default JSON.parse(${JSON.stringify(minified)});`, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * The model table by family: in the bundles, `find-model.ts`'s `./model-table.js` (the JSON module, whose 5,044 rows
+ * are parsed whole at load) is replaced by a module that reads `model-families.txt` beside the bundle on the first
+ * look-up and parses only the looked-up family's line (`model-table-text.ts`). A status line looks up one or two
+ * models: parsing the whole table, and compiling it as part of the bundle, was the largest part of its start-up
+ * (docs/decisions/080).
+ */
+const FAMILY_FILE = 'model-families.txt';
+const modelTableByFamily: Plugin = {
+  name: 'model-table-by-family',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/model-table\.js$/ }, (args) =>
+      args.importer.endsWith('/src/models/find-model.ts')
+        ? { path: 'model-table', namespace: 'model-table' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'model-table' }, () => {
+      const { source, licence, generated, rows } = data;
+      const info = JSON.stringify({ source, licence, generated, rows: rows.length });
+      const file = JSON.stringify(`./${FAMILY_FILE}`);
+      return {
+        contents: `
+          import { readFileSync } from 'node:fs';
+          import { familyRowsFromText } from './model-table-text.ts';
+          export const MODEL_TABLE_INFO = Object.freeze(${info});
+          let text;
+          export function familyRows(family) {
+            text ??= readFileSync(new URL(${file}, import.meta.url), 'utf8');
+            return familyRowsFromText(text, family);
+          }`,
+        loader: 'js',
+        resolveDir: fileURLToPath(new URL('../src/models/', import.meta.url)),
+      };
     });
   },
 };
@@ -63,6 +103,8 @@ const lazyConfigLoader: Plugin = {
  */
 const SPLIT: ReadonlySet<string> = new Set(['report-main']);
 
+// The bundles find the table beside them (`modelTableByFamily`).
+await writeFile(`dist/cli/${FAMILY_FILE}`, familyTableText(data.rows as unknown as ModelRow[]));
 for (const name of ENTRIES) {
   const result = await build({
     entryPoints: [`src/cli/${name}.ts`],
@@ -79,7 +121,7 @@ for (const name of ENTRIES) {
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
-    plugins: [jsonAsParse, englishZodLocale, lazyConfigLoader],
+    plugins: [modelTableByFamily, jsonAsParse, englishZodLocale, lazyConfigLoader],
     allowOverwrite: true,
     metafile: true,
     logLevel: 'warning',
