@@ -63,6 +63,26 @@ const modelTableByFamily: Plugin = {
 };
 
 /**
+ * Node's built-in modules through `require` rather than `import`: an ES module import of a built-in builds its ES
+ * module facade, which reads every export, and reading `node:fs`'s `ReadStream` getter loads and compiles Node's
+ * file streams, which a status line never uses (docs/decisions/080).
+ */
+const builtinsByRequire: Plugin = {
+  name: 'builtins-by-require',
+  setup(builder) {
+    builder.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === 'builtin-require'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'builtin-require' },
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'builtin-require' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * zod exports every locale's error messages (`z.locales`, about 250 KB of the bundle) through a namespace the
  * bundler cannot shake; barometer sets none (zod's English default is configured by zod itself). Only English is kept.
  */
@@ -121,7 +141,13 @@ for (const name of ENTRIES) {
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
-    plugins: [modelTableByFamily, jsonAsParse, englishZodLocale, lazyConfigLoader],
+    plugins: [
+      ...(name === 'statusline-main' ? [builtinsByRequire] : []),
+      modelTableByFamily,
+      jsonAsParse,
+      englishZodLocale,
+      lazyConfigLoader,
+    ],
     allowOverwrite: true,
     metafile: true,
     logLevel: 'warning',
