@@ -3,11 +3,11 @@
  * wrote for them: an agent runs these on every status line refresh and hooked event, and one file starts faster
  * than the ~230 module files (zod's among them) it replaces. See docs/decisions/007-lean-agent-entries.md.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import data from '../src/models/data/models.json' with { type: 'json' };
-import { familyTableText, type ModelRow } from '../src/models/model-table-text.js';
+import { familyTableTexts, type ModelRow } from '../src/models/model-table-text.js';
 
 const ENTRIES = ['statusline-main', 'hook-main', 'report-main'] as const;
 
@@ -27,12 +27,12 @@ const jsonAsParse: Plugin = {
 
 /**
  * The model table by family: in the bundles, `find-model.ts`'s `./model-table.js` (the JSON module, whose 5,044 rows
- * are parsed whole at load) is replaced by a module that reads `model-families.txt` beside the bundle on the first
- * look-up and parses only the looked-up family's line (`model-table-text.ts`). A status line looks up one or two
- * models: parsing the whole table, and compiling it as part of the bundle, was the largest part of its start-up
- * (docs/decisions/080).
+ * are parsed whole at load) is replaced by a module that reads, on a look-up, the one of the files written beside
+ * the bundle that holds the family looked up, and parses only that family's line (`model-table-text.ts`). A status
+ * line looks up one or two models: parsing the whole table, and compiling it as part of the bundle, was the largest
+ * part of its start-up (docs/decisions/080).
  */
-const FAMILY_FILE = 'model-families.txt';
+const FAMILY_FOLDER = 'model-families';
 const modelTableByFamily: Plugin = {
   name: 'model-table-by-family',
   setup(builder) {
@@ -44,16 +44,14 @@ const modelTableByFamily: Plugin = {
     builder.onLoad({ filter: /.*/, namespace: 'model-table' }, () => {
       const { source, licence, generated, rows } = data;
       const info = JSON.stringify({ source, licence, generated, rows: rows.length });
-      const file = JSON.stringify(`./${FAMILY_FILE}`);
       return {
         contents: `
           import { readFileSync } from 'node:fs';
-          import { familyRowsFromText } from './model-table-text.ts';
+          import { familyRowsFromText, familyShard } from './model-table-text.ts';
           export const MODEL_TABLE_INFO = Object.freeze(${info});
-          let text;
           export function familyRows(family) {
-            text ??= readFileSync(new URL(${file}, import.meta.url), 'utf8');
-            return familyRowsFromText(text, family);
+            const file = new URL(\`./${FAMILY_FOLDER}/\${familyShard(family)}.txt\`, import.meta.url);
+            return familyRowsFromText(readFileSync(file, 'utf8'), family);
           }`,
         loader: 'js',
         resolveDir: fileURLToPath(new URL('../src/models/', import.meta.url)),
@@ -124,7 +122,11 @@ const lazyConfigLoader: Plugin = {
 const SPLIT: ReadonlySet<string> = new Set(['report-main']);
 
 // The bundles find the table beside them (`modelTableByFamily`).
-await writeFile(`dist/cli/${FAMILY_FILE}`, familyTableText(data.rows as unknown as ModelRow[]));
+await rm(`dist/cli/${FAMILY_FOLDER}`, { recursive: true, force: true });
+await mkdir(`dist/cli/${FAMILY_FOLDER}`, { recursive: true });
+for (const [shard, text] of familyTableTexts(data.rows as unknown as ModelRow[]).entries()) {
+  await writeFile(`dist/cli/${FAMILY_FOLDER}/${shard}.txt`, text);
+}
 for (const name of ENTRIES) {
   const result = await build({
     entryPoints: [`src/cli/${name}.ts`],
