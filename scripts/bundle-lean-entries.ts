@@ -3,8 +3,11 @@
  * wrote for them: an agent runs these on every status line refresh and hooked event, and one file starts faster
  * than the ~230 module files (zod's among them) it replaces. See docs/decisions/007-lean-agent-entries.md.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import data from '../src/models/data/models.json' with { type: 'json' };
+import { familyTableTexts, type ModelRow } from '../src/models/model-table-text.js';
 
 const ENTRIES = ['statusline-main', 'hook-main', 'report-main'] as const;
 
@@ -19,6 +22,61 @@ const jsonAsParse: Plugin = {
       const minified = JSON.stringify(JSON.parse(await readFile(args.path, 'utf8')));
       return { contents: `export default JSON.parse(${JSON.stringify(minified)});`, loader: 'js' };
     });
+  },
+};
+
+/**
+ * The model table by family: in the bundles, `find-model.ts`'s `./model-table.js` (the JSON module, whose 5,044 rows
+ * are parsed whole at load) is replaced by a module that reads, on a look-up, the one of the files written beside
+ * the bundle that holds the family looked up, and parses only that family's line (`model-table-text.ts`). A status
+ * line looks up one or two models: parsing the whole table, and compiling it as part of the bundle, was the largest
+ * part of its start-up (docs/decisions/080).
+ */
+const FAMILY_FOLDER = 'model-families';
+const modelTableByFamily: Plugin = {
+  name: 'model-table-by-family',
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/model-table\.js$/ }, (args) =>
+      args.importer.endsWith('/src/models/find-model.ts')
+        ? { path: 'model-table', namespace: 'model-table' }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'model-table' }, () => {
+      const { source, licence, generated, rows } = data;
+      const info = JSON.stringify({ source, licence, generated, rows: rows.length });
+      return {
+        contents: `
+          import { readFileSync } from 'node:fs';
+          import { familyRowsFromText, familyShard } from './model-table-text.ts';
+          export const MODEL_TABLE_INFO = Object.freeze(${info});
+          export function familyRows(family) {
+            const file = new URL(\`./${FAMILY_FOLDER}/\${familyShard(family)}.txt\`, import.meta.url);
+            return familyRowsFromText(readFileSync(file, 'utf8'), family);
+          }`,
+        loader: 'js',
+        resolveDir: fileURLToPath(new URL('../src/models/', import.meta.url)),
+      };
+    });
+  },
+};
+
+/**
+ * Node's built-in modules through `require` rather than `import`: an ES module import of a built-in builds its ES
+ * module facade, which reads every export, and reading `node:fs`'s `ReadStream` getter loads and compiles Node's
+ * file streams, which a status line never uses (docs/decisions/080).
+ */
+const builtinsByRequire: Plugin = {
+  name: 'builtins-by-require',
+  setup(builder) {
+    builder.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === 'builtin-require'
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: 'builtin-require' },
+    );
+    builder.onLoad({ filter: /.*/, namespace: 'builtin-require' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
   },
 };
 
@@ -63,6 +121,12 @@ const lazyConfigLoader: Plugin = {
  */
 const SPLIT: ReadonlySet<string> = new Set(['report-main']);
 
+// The bundles find the table beside them (`modelTableByFamily`).
+await rm(`dist/cli/${FAMILY_FOLDER}`, { recursive: true, force: true });
+await mkdir(`dist/cli/${FAMILY_FOLDER}`, { recursive: true });
+for (const [shard, text] of familyTableTexts(data.rows as unknown as ModelRow[]).entries()) {
+  await writeFile(`dist/cli/${FAMILY_FOLDER}/${shard}.txt`, text);
+}
 for (const name of ENTRIES) {
   const result = await build({
     entryPoints: [`src/cli/${name}.ts`],
@@ -79,7 +143,13 @@ for (const name of ENTRIES) {
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
-    plugins: [jsonAsParse, englishZodLocale, lazyConfigLoader],
+    plugins: [
+      ...(name === 'statusline-main' ? [builtinsByRequire] : []),
+      modelTableByFamily,
+      jsonAsParse,
+      englishZodLocale,
+      lazyConfigLoader,
+    ],
     allowOverwrite: true,
     metafile: true,
     logLevel: 'warning',

@@ -1,9 +1,7 @@
 import { Command, CommanderError } from 'commander';
-import { BarometerError } from '../errors/barometer-error.js';
-import { BarometerValidationError } from '../errors/validation.js';
 import { BAROMETER_VERSION } from '../version.js';
-import { type CliIo, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './io.js';
-import { issuesText } from './issues-text.js';
+import { exitCodeOf } from './exit-code.js';
+import { type CliIo, EXIT_OK, EXIT_USAGE } from './io.js';
 
 /** The `barometer` root command, writing through `io` and throwing instead of exiting. */
 export function baseProgram(io: CliIo): Command {
@@ -31,9 +29,8 @@ export function configureSubcommands(program: Command, io: CliIo): Command {
 }
 
 /**
- * Parses `argv` with a program and maps what it throws to an exit code: 0 ok; a BarometerError exits with its
- * code's exit code from the error catalogue (2 bad input, 3 not found, 4 damaged data, 5 refused, 6 unavailable);
- * anything else is a fault, 1.
+ * Parses `argv` with a program and maps what it throws to an exit code: 0 ok, 2 for a usage error commander
+ * reported, else `exitCodeOf` (the error catalogue's exit code of a BarometerError; anything else is a fault, 1).
  */
 export async function runProgram(program: Command, argv: string[], io: CliIo): Promise<number> {
   try {
@@ -50,17 +47,6 @@ export async function runProgram(program: Command, argv: string[], io: CliIo): P
       }
       return EXIT_USAGE;
     }
-    if (error instanceof BarometerValidationError) {
-      io.stderr.write(`barometer: invalid ${error.context}:\n${issuesText(error.issues, false)}\n`);
-      return error.exitCode;
-    }
-    // Every error barometer throws on purpose (UsageError included) exits with its code's exit code.
-    if (error instanceof BarometerError) {
-      io.stderr.write(`barometer: ${error.message}\n`);
-      return error.exitCode;
-    }
-    // The CLI runs on the user's own machine: the fault's message is theirs to read.
-    io.stderr.write(`barometer: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT_FAILURE;
+    return exitCodeOf(error, io);
   }
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   mkdirSync,
@@ -34,7 +33,10 @@ interface CostCheckpoint {
   path: string;
   /** Bytes `[0, offset)` are costed in `cost`; `offset` is the start of a line. */
   offset: number;
-  /** A hash of the bytes just before `offset`: a transcript rewritten under the same name is read again whole. */
+  /**
+   * The bytes just before `offset` (up to 4 KiB, base64): a transcript rewritten under the same name is read again
+   * whole. Kept whole rather than hashed: compared exactly, and no hash module to load in a status line.
+   */
   guard: string;
   cost: TranscriptCost;
   /** The last calls counted, by message id, with what each added: a later line of the same message replaces it. */
@@ -42,7 +44,7 @@ interface CostCheckpoint {
 }
 
 const GUARD_BYTES = 4096;
-const CHECKPOINT_VERSION = 1;
+const CHECKPOINT_VERSION = 2;
 /**
  * How many of the last messages a refresh can still correct. Claude Code writes a line per content block of a
  * message as it streams, each with the usage so far, and the reader keeps the last (docs/rules.md); sub-agents that
@@ -81,9 +83,25 @@ function collectCalls(
   for (const child of log.children ?? []) collectCalls(child, priceOf, into);
 }
 
-function hashOf(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
+/**
+ * The checkpoint file's name for a transcript: two 32-bit hashes of its path in hex (FNV-1a, and the same steps
+ * with another offset basis and multiplier). Not `node:crypto`, whose load costs a status line more than the rest of this file's work
+ * (docs/decisions/080); a collision would only make two transcripts take turns in one file, as the checkpoint holds
+ * its transcript's path and is used only for that path.
+ */
+function checkpointName(path: string): string {
+  let first = 0x811c9dc5;
+  let second = 0x01000193;
+  for (let index = 0; index < path.length; index++) {
+    const code = path.charCodeAt(index);
+    first = Math.imul(first ^ code, 0x01000193);
+    second = Math.imul(second ^ code, 0x5bd1e995);
+  }
+  const hex = (value: number) => (value >>> 0).toString(16).padStart(8, '0');
+  return `${hex(first)}${hex(second)}`;
 }
+
+const guardOf = (bytes: Buffer) => bytes.toString('base64');
 
 function readBytes(fd: number, from: number, length: number): Buffer {
   const buffer = Buffer.alloc(length);
@@ -139,7 +157,7 @@ export function transcriptFileCost(
   const checkpointFile =
     options.checkpointDir === undefined
       ? undefined
-      : join(options.checkpointDir, `${createHash('sha256').update(path).digest('hex').slice(0, 32)}.json`);
+      : join(options.checkpointDir, `${checkpointName(path)}.json`);
   const fd = openSync(path, 'r');
   try {
     const size = statSync(path).size;
@@ -153,7 +171,7 @@ export function transcriptFileCost(
     const saved = checkpointFile === undefined ? undefined : loadCheckpoint(checkpointFile, path);
     if (saved !== undefined && saved.offset <= size) {
       const from = Math.max(0, saved.offset - GUARD_BYTES);
-      if (hashOf(readBytes(fd, from, saved.offset - from)) === saved.guard) base = saved;
+      if (guardOf(readBytes(fd, from, saved.offset - from)) === saved.guard) base = saved;
     }
     const appended = readBytes(fd, base.offset, size - base.offset);
     // Whole lines only: the bytes after the last newline are a line still being written.
@@ -192,7 +210,7 @@ export function transcriptFileCost(
       saveCheckpoint(checkpointFile, {
         path,
         offset,
-        guard: hashOf(readBytes(fd, from, offset - from)),
+        guard: guardOf(readBytes(fd, from, offset - from)),
         cost,
         recent: [...recent].slice(-RECENT_MESSAGES),
       });

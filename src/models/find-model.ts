@@ -1,6 +1,7 @@
-import data from './data/models.json' with { type: 'json' };
 import { canonicalModelId, snapshotRank, splitModelId } from './model-id.js';
 import type { ModelPrice, ModelPriceTier } from './model-price.js';
+import { familyRows, MODEL_TABLE_INFO } from './model-table.js';
+import { type ModelRow, rowBareModel } from './model-table-text.js';
 
 /**
  * How a look-up found its window (or, for a model no listing gives a window, the listing it returns):
@@ -42,40 +43,9 @@ export interface ModelLimits {
 type MutableLimits = { -readonly [K in keyof ModelLimits]: ModelLimits[K] };
 
 type Usd = number | null;
-type TierRow = readonly [
-  aboveTokens: number,
-  input: number,
-  output: number,
-  cacheRead?: Usd,
-  cacheWrite?: Usd,
-  reasoning?: Usd,
-];
-type PriceRow = readonly [
-  input: number,
-  output: number,
-  cacheRead?: Usd,
-  cacheWrite?: Usd,
-  reasoning?: Usd,
-  tiers?: readonly TierRow[],
-];
-/** A row of data/models.json (scripts/generate-models.ts writes it; trailing nulls of a price are left out). */
-type Row = readonly [
-  provider: string,
-  model: string,
-  context: number | null,
-  input: number | null,
-  output: number | null,
-  reasoning: boolean | null,
-  price: PriceRow | null,
-];
 
 /** Where the built-in table comes from, for `--version`-style reports and docs. */
-export const MODEL_DATA_INFO = Object.freeze({
-  source: data.source,
-  licence: data.licence,
-  generated: data.generated,
-  rows: data.rows.length,
-});
+export const MODEL_DATA_INFO = MODEL_TABLE_INFO;
 
 // A bare id is looked up under the provider that makes the model before any reseller's listing.
 const FIRST_PARTY: ReadonlyArray<readonly [RegExp, string]> = [
@@ -99,10 +69,10 @@ export function firstPartyProvider(bareModelId: string): string | undefined {
 }
 
 interface Index {
-  byKey: Map<string, Row>;
-  byProviderFamily: Map<string, Row[]>;
-  byBare: Map<string, Row[]>;
-  byBareFamily: Map<string, Row[]>;
+  byKey: Map<string, ModelRow>;
+  byProviderFamily: Map<string, ModelRow[]>;
+  byBare: Map<string, ModelRow[]>;
+  byBareFamily: Map<string, ModelRow[]>;
 }
 
 // Two indexes over the same table: the windows are looked up among rows that give one (as before prices were kept,
@@ -112,13 +82,13 @@ interface Indexes {
   listings: Index;
 }
 
-function push(map: Map<string, Row[]>, key: string, row: Row): void {
+function push(map: Map<string, ModelRow[]>, key: string, row: ModelRow): void {
   const list = map.get(key);
   if (list) list.push(row);
   else map.set(key, [row]);
 }
 
-const hasWindow = (row: Row) => row[2] !== null || row[3] !== null;
+const hasWindow = (row: ModelRow) => row[2] !== null || row[3] !== null;
 
 const FAMILY_MEMO_LIMIT = 256;
 const familyIndexes = new Map<string, Indexes>();
@@ -126,8 +96,8 @@ const familyIndexes = new Map<string, Indexes>();
 /**
  * The indexes of one model family: every look-up of an id (by provider, snapshot, bare id or consensus) stays among
  * the rows whose bare id has the same family (snapshot suffix removed), so only those rows are indexed, on first
- * use. A one-shot process (the status line, a hook) then scans the table once for its family instead of indexing
- * five thousand rows: about 1 ms against 25 ms here.
+ * use. A one-shot process (the status line, a hook) then indexes its family's rows instead of five thousand rows:
+ * about 1 ms against 25 ms here; bundled, it parses only those rows (`model-table.ts`, docs/decisions/080).
  */
 function indexesFor(bare: string): Indexes {
   const family = canonicalModelId(bare);
@@ -140,14 +110,11 @@ function indexesFor(bare: string): Indexes {
     byBareFamily: new Map(),
   });
   const built: Indexes = { windows: empty(), listings: empty() };
-  const rank = new Map<Row, number>();
-  for (const row of data.rows as unknown as Row[]) {
-    const name = row[1];
-    const rowBare = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
-    // A cheap test first: a row of the family starts with the family's name.
-    if (!rowBare.startsWith(family) || canonicalModelId(rowBare) !== family) continue;
+  const rank = new Map<ModelRow, number>();
+  for (const row of familyRows(family)) {
+    const rowBare = rowBareModel(row);
     const provider = row[0].toLowerCase();
-    const model = name.toLowerCase();
+    const model = row[1].toLowerCase();
     rank.set(row, snapshotRank(model));
     for (const index of hasWindow(row) ? [built.listings, built.windows] : [built.listings]) {
       index.byKey.set(`${provider}/${model}`, row);
@@ -181,7 +148,7 @@ function rates(input: number, output: number, cacheRead?: Usd, cacheWrite?: Usd,
   };
 }
 
-function priceOf(row: Row): ModelPrice | undefined {
+function priceOf(row: ModelRow): ModelPrice | undefined {
   const price = row[6];
   if (!price) return undefined;
   const [input, output, cacheRead, cacheWrite, reasoning, tiers] = price;
@@ -195,7 +162,7 @@ function priceOf(row: Row): ModelPrice | undefined {
   return Object.freeze(base);
 }
 
-function fromRow(row: Row, match: ModelMatch): MutableLimits {
+function fromRow(row: ModelRow, match: ModelMatch): MutableLimits {
   const limits: MutableLimits = { id: `${row[0]}/${row[1]}`, provider: row[0], model: row[1], match };
   if (row[2] !== null) limits.contextLength = row[2];
   if (row[3] !== null) limits.inputLength = row[3];
@@ -216,14 +183,14 @@ function mostCommon(values: ReadonlyArray<number | null>): { value: number | nul
   return best;
 }
 
-function listed(rows: readonly Row[], column: 2 | 3 | 4): number[] {
+function listed(rows: readonly ModelRow[], column: 2 | 3 | 4): number[] {
   const values: number[] = [];
   for (const row of rows) if (row[column] !== null) values.push(row[column]);
   return values;
 }
 
 // A flag more than half of the listings that state one agree on; otherwise none (a split vote is no answer).
-function majorityFlag(rows: readonly Row[]): boolean | undefined {
+function majorityFlag(rows: readonly ModelRow[]): boolean | undefined {
   let yes = 0;
   let no = 0;
   for (const row of rows) {
@@ -235,7 +202,7 @@ function majorityFlag(rows: readonly Row[]): boolean | undefined {
   return undefined;
 }
 
-function consensus(bare: string, rows: readonly Row[]): MutableLimits {
+function consensus(bare: string, rows: readonly ModelRow[]): MutableLimits {
   const window = mostCommon(rows.map((row) => row[2] ?? row[3]));
   const agreeing = rows.filter((row) => (row[2] ?? row[3]) === window.value);
   // A listing that omits a figure does not dispute it: only the listings that give one vote on it.
@@ -261,7 +228,7 @@ function underProvider(
   index: Index,
   provider: string,
   model: string,
-): { row: Row; match: ModelMatch } | undefined {
+): { row: ModelRow; match: ModelMatch } | undefined {
   const { byKey, byProviderFamily } = index;
   const exact = byKey.get(`${provider}/${model}`);
   if (exact) return { row: exact, match: 'exact' };

@@ -221,6 +221,21 @@ describe('lean agent entries: barometer statusline and barometer hook run on eve
     expect(unused.filter((file) => files.has(file))).toEqual([]);
   });
 
+  it('src/cli/statusline-main.ts sets zod up for one parse before any schema is built, and loads commander only for flags', () => {
+    const own = edges.filter((edge) => edge.from === 'src/cli/statusline-main.ts');
+    // ES modules run in the order they are imported: the first one runs before any module that builds a schema.
+    expect(own[0]?.to).toBe('src/cli/one-shot-zod.ts');
+    // What Claude Code runs, `barometer statusline` alone, parses no flag: commander is imported for flags only.
+    const { packages } = reachable(
+      edges.filter((edge) => !edge.dynamic),
+      'src/cli/statusline-main.ts',
+    );
+    expect([...packages].filter((name) => name === 'commander')).toEqual([]);
+    expect(reachable(edges, 'src/cli/statusline-main.ts').packages.has('commander')).toBe(true);
+    // node:crypto's load cost a status line more than the transcript checkpoint's hashing was worth.
+    expect(reachable(edges, 'src/cli/statusline-main.ts').packages.has('node:crypto')).toBe(false);
+  });
+
   it('the checker sees a server import as a violation of the lean entry', () => {
     const fake: ImportEdge[] = [
       { from: 'src/cli/statusline-main.ts', specifier: './x.js', typeOnly: false, to: 'src/cli/x.ts' },
