@@ -135,9 +135,12 @@ function loadCheckpoint(file: string, path: string): CostCheckpoint | undefined 
 
 function saveCheckpoint(file: string, checkpoint: CostCheckpoint): void {
   try {
-    mkdirSync(join(file, '..'), { recursive: true });
+    // The guard holds 4 KiB of the transcript itself: readable by its owner only, as the transcript is.
+    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ version: CHECKPOINT_VERSION, ...checkpoint }));
+    writeFileSync(temporary, JSON.stringify({ version: CHECKPOINT_VERSION, ...checkpoint }), {
+      mode: 0o600,
+    });
     renameSync(temporary, file);
   } catch {
     // A status line that cannot write its checkpoint reads the whole transcript next time: slower, never wrong.
