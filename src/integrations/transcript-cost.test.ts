@@ -1,4 +1,13 @@
-import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -108,6 +117,18 @@ describe('transcriptCostUsd', () => {
     const again = transcriptFileCost(path, { checkpointDir: checkpoints });
     expect(again.costUsd).toBeCloseTo(transcriptFileCost(path).costUsd, 9);
     expect(again.costUsd).not.toBeCloseTo(first.costUsd, 6);
+  });
+
+  it('keeps its checkpoints readable by their owner only: they hold bytes of the transcript', () => {
+    const folder = scratch();
+    const path = join(folder, 'session.jsonl');
+    const checkpoints = join(folder, 'checkpoints');
+    cpSync(join(TRACES, LOGS[3] as string), path);
+    transcriptFileCost(path, { checkpointDir: checkpoints });
+    const files = readdirSync(checkpoints);
+    expect(files).toHaveLength(1);
+    expect(statSync(checkpoints).mode & 0o777).toBe(0o700);
+    expect(statSync(join(checkpoints, files[0] as string)).mode & 0o777).toBe(0o600);
   });
 
   it('counts a message whose lines straddle two refreshes once, at its last usage', () => {
