@@ -14,7 +14,8 @@ import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchProxy } from './proxy.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchReport } from './report.js';
-import { benchScale, type ListingFigures, type ProbeFigures } from './scale.js';
+import { benchScale } from './scale.js';
+import type { ListingFigures, ProbeFigures } from './scale-client.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
@@ -73,6 +74,9 @@ if (selected.has('scale')) {
   listing('after a restart, during the background load', figures.loading);
   console.log(
     `/healthz every 10 ms from listening until every session was loaded: ${probed(figures.otherWhileLoading)} (goal: none over 50 ms)`,
+  );
+  console.log(
+    `the service's event loop meanwhile (a 2 ms timer): longest turn ${figures.turnsWhileLoading.maxMs.toFixed(1)} ms, ${figures.turnsWhileLoading.over50} over 50 ms`,
   );
   console.log(`baseline (/healthz for 5 s on the service with no session): ${probed(figures.otherIdle)}`);
   console.log(
