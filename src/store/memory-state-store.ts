@@ -47,6 +47,8 @@ export class MemoryStateStore<T> implements StateStore<T> {
   /** Settles once the snapshot's ids are listed (at once without a background load). */
   #listed: Promise<void> | undefined;
   #ready: Promise<void> = Promise.resolve();
+  /** Pages reading their values off disk: the background load waits for them. */
+  #paging = 0;
   #closed = false;
 
   constructor(options: MemoryStateStoreOptions<T> = {}) {
@@ -121,6 +123,11 @@ export class MemoryStateStore<T> implements StateStore<T> {
     let began = performance.now();
     // A Set visits what was added and skips what was deleted meanwhile: a value read before its turn is not read twice.
     for (const id of this.#unloaded) {
+      // A page reading its values has the turns to itself: a turn holds one slice of reading, not two.
+      while (this.#paging > 0 && !this.#closed) {
+        await new Promise((resolve) => setImmediate(resolve));
+        began = performance.now();
+      }
       if (this.#closed) return;
       this.#load(snapshot, id);
       if (performance.now() - began >= snapshot.sliceMs) {
@@ -174,14 +181,19 @@ export class MemoryStateStore<T> implements StateStore<T> {
     const snapshot = this.#snapshot;
     if (snapshot && this.#unloaded.size > 0) {
       // Read in slices, as the background load reads: a page of 100 values still on disk is ~25 ms of reading.
-      let began = performance.now();
-      for (const id of ids) {
-        if (!this.#unloaded.has(id)) continue;
-        this.#load(snapshot, id);
-        if (performance.now() - began >= snapshot.sliceMs) {
-          await new Promise((resolve) => setImmediate(resolve));
-          began = performance.now();
+      this.#paging++;
+      try {
+        let began = performance.now();
+        for (const id of ids) {
+          if (!this.#unloaded.has(id)) continue;
+          this.#load(snapshot, id);
+          if (performance.now() - began >= snapshot.sliceMs) {
+            await new Promise((resolve) => setImmediate(resolve));
+            began = performance.now();
+          }
         }
+      } finally {
+        this.#paging--;
       }
     }
     const values: T[] = [];
