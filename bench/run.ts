@@ -86,6 +86,11 @@ if (selected.has('scale')) {
     `listening after start with ${format(figures.sessions)} sessions on disk: ${figures.listenMs.toFixed(0)} ms (goal ≤ 2,000 ms); every session loaded after ${figures.fullyLoadedMs.toFixed(0)} ms`,
   );
   console.log(`baseline (the same start on an empty data dir): ${figures.emptyListenMs.toFixed(0)} ms`);
+  console.log(
+    `load average after the run: ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(', ')}`,
+  );
 }
 
 if (wants('report')) {

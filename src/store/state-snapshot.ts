@@ -110,7 +110,8 @@ interface WrittenList {
  * trims back to it on load (issue 29: a timeline one point ahead of its session's state). A list file
  * holds at most twice its limit of lines before it is written anew with the last `limit` items; a torn last line
  * (a kill in the middle of an append) is skipped when read, and the first flush after a start writes every list
- * anew, so what a restart read is what the files then hold.
+ * anew, so what a restart read is what the files then hold. A clean close given the ids writes them in order beside
+ * the folder, for the next start to read instead of listing the folder (see {@link StateSnapshot.readIndex}).
  */
 export class StateSnapshot<T> {
   readonly directory: string;
