@@ -71,6 +71,31 @@ describe('MemoryStateStore background load (F8)', () => {
   });
 });
 
+describe('MemoryStateStore page during a background load', () => {
+  it('reads its values in slices, other requests running between them, and leaves out one deleted meanwhile', async () => {
+    const directory = folder();
+    const writer = snapshot(directory);
+    for (let n = 0; n < 10; n++) writer.changed(`p${n}`, { n });
+    await writer.close();
+
+    // Slices of 0 ms: one value read per turn, by the page or by the background load.
+    const store = await MemoryStateStore.open({ snapshot: snapshot(directory, 0), background: true });
+    await store.size();
+    const page = store.page(null, 10);
+    let unloadedMeanwhile = 0;
+    const deleted = (async () => {
+      // A turn for another request while the page reads: it deletes a value the page has not reached yet.
+      await new Promise((resolve) => setImmediate(resolve));
+      unloadedMeanwhile = store.unloaded;
+      return store.delete('p9');
+    })();
+    expect(await deleted).toBe(true);
+    expect(unloadedMeanwhile).toBeGreaterThan(0);
+    expect((await page).values.map((value) => value.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    await store.close();
+  });
+});
+
 describe('MemoryStateStore ids kept by a clean close', () => {
   async function closedWith(directory: string, count: number): Promise<void> {
     const writer = await MemoryStateStore.open({ snapshot: snapshot(directory) });
