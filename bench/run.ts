@@ -14,7 +14,8 @@ import { benchPressureEvaluation } from './pressure-eval.js';
 import { benchProxy } from './proxy.js';
 import { benchReplay, benchSessionMemory } from './replay.js';
 import { benchReport } from './report.js';
-import { benchScale, type ListingFigures, type ProbeFigures } from './scale.js';
+import { benchScale } from './scale.js';
+import type { ListingFigures, ProbeFigures } from './scale-client.js';
 import { benchUsageFanOut } from './sse-fanout.js';
 import { benchStatusline } from './statusline.js';
 import { benchTokens } from './tokens.js';
@@ -74,6 +75,9 @@ if (selected.has('scale')) {
   console.log(
     `/healthz every 10 ms from listening until every session was loaded: ${probed(figures.otherWhileLoading)} (goal: none over 50 ms)`,
   );
+  console.log(
+    `the service's event loop meanwhile (a 2 ms timer): longest turn ${figures.turnsWhileLoading.maxMs.toFixed(1)} ms, ${figures.turnsWhileLoading.over50} over 50 ms`,
+  );
   console.log(`baseline (/healthz for 5 s on the service with no session): ${probed(figures.otherIdle)}`);
   console.log(
     `baseline (the whole list built and serialized in one turn): ${figures.wholeListMs.toFixed(0)} ms`,
@@ -82,6 +86,11 @@ if (selected.has('scale')) {
     `listening after start with ${format(figures.sessions)} sessions on disk: ${figures.listenMs.toFixed(0)} ms (goal ≤ 2,000 ms); every session loaded after ${figures.fullyLoadedMs.toFixed(0)} ms`,
   );
   console.log(`baseline (the same start on an empty data dir): ${figures.emptyListenMs.toFixed(0)} ms`);
+  console.log(
+    `load average after the run: ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(', ')}`,
+  );
 }
 
 if (wants('report')) {

@@ -7,32 +7,16 @@
  * restored, the latency of each list page, the worst latency of the other requests during the listing and the
  * load, and the time from start to listening with N sessions on disk. Baselines measured in the same run: the whole
  * list built in one turn (what GET /api/v1/sessions did before), and the same service started on an empty data dir.
+ * The clients run in worker threads (scale-client.ts): a real client runs beside the service, not in its event loop.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/server/app.js';
 import type { MemoryStateStore } from '../src/store/memory-state-store.js';
-
-/** The latencies of a /healthz asked every 10 ms: the worst, and how many of how many took over 50 ms. */
-export interface ProbeFigures {
-  maxMs: number;
-  over50: number;
-  count: number;
-}
-
-/** The latency of each page of one listing of every session. */
-export interface ListingFigures {
-  pages: number;
-  /** The first page (after a restart, it waits for the folder's listing). */
-  firstPageMs: number;
-  /** The median and the worst of the others. */
-  pageP50Ms: number;
-  pageMaxMs: number;
-  /** A /healthz asked every 10 ms meanwhile. */
-  other: ProbeFigures;
-}
+import type { ClientTask, ListingFigures, ProbeFigures } from './scale-client.js';
 
 export interface ScaleFigures {
   sessions: number;
@@ -44,6 +28,8 @@ export interface ScaleFigures {
   loading: ListingFigures;
   /** /healthz from listening until every session is read. */
   otherWhileLoading: ProbeFigures;
+  /** The service's side of the same time: its event loop's turns as a 2 ms timer sees them. */
+  turnsWhileLoading: { maxMs: number; over50: number };
   /** Baseline: /healthz for 5 s on the same service with no session, under the same machine load. */
   otherIdle: ProbeFigures;
   wholeListMs: number;
@@ -78,52 +64,63 @@ async function start(dataDir: string): Promise<{ app: FastifyInstance; url: stri
   return { app, url: `http://127.0.0.1:${port}`, listenMs };
 }
 
-/** Asks /healthz every 10 ms until stopped. */
-function probe(url: string): () => Promise<ProbeFigures> {
-  let probing = true;
-  const figures: ProbeFigures = { maxMs: 0, over50: 0, count: 0 };
-  const done = (async () => {
-    while (probing) {
-      const began = performance.now();
-      await (await fetch(`${url}/healthz`)).text();
-      const ms = performance.now() - began;
-      figures.maxMs = Math.max(figures.maxMs, ms);
-      figures.count++;
-      if (ms > 50) figures.over50++;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
-  return async () => {
-    probing = false;
-    await done;
-    return figures;
+/**
+ * Runs a client task in a worker thread (see scale-client.ts): `stop` ends a probe; its figures, or the listing's,
+ * come back.
+ */
+function client<T>(task: ClientTask['task'], url: string): { figures: Promise<T>; stop: () => Promise<T> } {
+  // Through tsx's API: a worker does not inherit the `--import tsx` of its parent on Node 20.
+  const file = new URL('./scale-client.ts', import.meta.url).href;
+  const worker = new Worker(
+    `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(file)}, ${JSON.stringify(file)}))`,
+    {
+      eval: true,
+      workerData: { task, url },
+    },
+  );
+  const figures = new Promise<T>((resolve, reject) => {
+    worker.once('message', (message: T) => {
+      resolve(message);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+  return {
+    figures,
+    stop: () => {
+      worker.postMessage('stop');
+      return figures;
+    },
   };
 }
 
-/** Every session listed over HTTP, 100 a page, following the cursor, with /healthz probed meanwhile. */
-async function listEveryPage(url: string): Promise<ListingFigures> {
-  const stopProbe = probe(url);
-  const pageTimes: number[] = [];
-  let cursor: string | null = null;
-  do {
-    const began = performance.now();
-    const response = await fetch(
-      `${url}/api/v1/sessions?limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
-    );
-    const page = (await response.json()) as { sessions: unknown[]; nextCursor: string | null };
-    pageTimes.push(performance.now() - began);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  const other = await stopProbe();
-  const firstPageMs = pageTimes.shift() ?? 0;
-  pageTimes.sort((a, b) => a - b);
-  return {
-    pages: pageTimes.length + 1,
-    firstPageMs,
-    pageP50Ms: pageTimes[Math.floor(pageTimes.length / 2)] ?? 0,
-    pageMaxMs: pageTimes[pageTimes.length - 1] ?? 0,
-    other,
+/**
+ * The event loop's longest turns, as seen by a timer every 2 ms (the time between two of its runs, over 20 ms
+ * recorded): what stalls every request, whatever the client, with `--trace-gc` telling which are collections.
+ */
+function loopTurns(): () => { maxMs: number; over50: number } {
+  const turns = { maxMs: 0, over50: 0 };
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    turns.maxMs = Math.max(turns.maxMs, now - last);
+    if (now - last > 50) turns.over50++;
+    if (process.env.BENCH_TURNS && now - last > 20)
+      console.log(`turn ${(now - last).toFixed(1)} ms ending at ${now.toFixed(0)} ms`);
+    last = now;
+  }, 2);
+  return () => {
+    clearInterval(timer);
+    return turns;
   };
+}
+
+function probe(url: string): () => Promise<ProbeFigures> {
+  return client<ProbeFigures>('probe', url).stop;
+}
+
+function listEveryPage(url: string): Promise<ListingFigures> {
+  return client<ListingFigures>('list', url).figures;
 }
 
 /** N sessions created live (one usage each), then listed a page at a time; the service closed (its files written). */
@@ -191,11 +188,13 @@ export async function benchScale(count = 100_000): Promise<ScaleFigures> {
     const { app, url } = restarted;
     const loadBegan = performance.now();
     const restoredBefore = heap();
+    const stopTurns = loopTurns();
     const stopProbe = probe(url);
     const loading = await listEveryPage(url);
     await (app.barometerMonitor.store as MemoryStateStore<unknown>).ready();
     const fullyLoadedMs = restarted.listenMs + (performance.now() - loadBegan);
     const otherWhileLoading = await stopProbe();
+    const turnsWhileLoading = stopTurns();
     const restoredBytes = heap() - restoredBefore;
     await app.close();
 
@@ -206,6 +205,7 @@ export async function benchScale(count = 100_000): Promise<ScaleFigures> {
       live,
       loading,
       otherWhileLoading,
+      turnsWhileLoading,
       otherIdle,
       wholeListMs,
       listenMs: restarted.listenMs,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +67,98 @@ describe('MemoryStateStore background load (F8)', () => {
     await store.ready();
     expect(store.unloaded).toBe(0);
     expect((await store.page(null, 100)).values).toHaveLength(49);
+    await store.close();
+  });
+});
+
+describe('MemoryStateStore page during a background load', () => {
+  it('reads its values in slices, other requests running between them, and leaves out one deleted meanwhile', async () => {
+    const directory = folder();
+    const writer = snapshot(directory);
+    for (let n = 0; n < 10; n++) writer.changed(`p${n}`, { n });
+    await writer.close();
+
+    // Slices of 0 ms: one value read per turn, by the page or by the background load.
+    const store = await MemoryStateStore.open({ snapshot: snapshot(directory, 0), background: true });
+    await store.size();
+    const page = store.page(null, 10);
+    let unloadedMeanwhile = 0;
+    const deleted = (async () => {
+      // A turn for another request while the page reads: it deletes a value the page has not reached yet.
+      await new Promise((resolve) => setImmediate(resolve));
+      unloadedMeanwhile = store.unloaded;
+      return store.delete('p9');
+    })();
+    expect(await deleted).toBe(true);
+    expect(unloadedMeanwhile).toBeGreaterThan(0);
+    expect((await page).values.map((value) => value.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    await store.close();
+  });
+});
+
+describe('MemoryStateStore ids kept by a clean close', () => {
+  async function closedWith(directory: string, count: number): Promise<void> {
+    const writer = await MemoryStateStore.open({ snapshot: snapshot(directory) });
+    for (let n = count - 1; n >= 0; n--) await writer.create(`s${n}`, { n });
+    await writer.close();
+  }
+
+  it('starts from the ids a clean close wrote, and a kill after the start leaves the folder to be listed', async () => {
+    const directory = folder();
+    await closedWith(directory, 20);
+    const index = `${directory}.ids`;
+    folders.push(index);
+    const written = readFileSync(index, 'utf8').split('\n').slice(1, -1);
+    expect(written).toEqual([...written].sort());
+    expect(written).toHaveLength(20);
+
+    // Slices of 0 ms list one name per turn (and read one value): nearly every id known at once is the index.
+    const writes = snapshot(directory, 0);
+    const store = await MemoryStateStore.open({ snapshot: writes, background: true });
+    expect(store.unloaded).toBeGreaterThanOrEqual(19);
+    expect(existsSync(index)).toBe(false);
+    expect((await store.page(null, 3)).values).toEqual([{ n: 0 }, { n: 1 }, { n: 10 }]);
+    // A session created and one deleted, written out, then the process killed (no close).
+    expect(await store.create('s20', { n: 20 })).toBe('created');
+    expect(await store.delete('s3')).toBe(true);
+    await writes.flush();
+
+    const after = await MemoryStateStore.open({ snapshot: snapshot(directory, 0), background: true });
+    await after.ready();
+    expect(await after.get('s20')).toEqual({ n: 20 });
+    expect(await after.get('s3')).toBeUndefined();
+    expect(await after.size()).toBe(20);
+    await after.close();
+    await store.close();
+  });
+
+  it('lists the folder when it changed after the index was written (a file added, one removed)', async () => {
+    const directory = folder();
+    await closedWith(directory, 5);
+    const index = `${directory}.ids`;
+    folders.push(index);
+    expect(existsSync(index)).toBe(true);
+    // The kernel stamps a folder's changes with a clock that ticks every few ms: the changes below come after a tick.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Changed by a process that knows no index (an older build, a copy): one value added, one removed.
+    const other = snapshot(directory);
+    other.changed('s9', { n: 9 });
+    await other.close();
+    unlinkSync(join(directory, 's2.json'));
+
+    const problems: unknown[] = [];
+    const store = await MemoryStateStore.open({
+      snapshot: new StateSnapshot({
+        directory,
+        parse: (value) => ({ ok: true, value: value as { n: number } }),
+        onProblem: (problem) => problems.push(problem),
+      }),
+      background: true,
+    });
+    expect(existsSync(index)).toBe(false);
+    await store.ready();
+    expect((await store.page(null, 10)).values).toEqual([{ n: 0 }, { n: 1 }, { n: 3 }, { n: 4 }, { n: 9 }]);
+    expect(problems).toEqual([]);
     await store.close();
   });
 });

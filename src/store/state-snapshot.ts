@@ -5,11 +5,12 @@ import {
   opendirSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { mkdir, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { isId } from '../ids/id-schema.js';
 import { type AppendOnlyList, atPath, keepsOwnList, withPath } from './append-only-list.js';
 
@@ -75,6 +76,8 @@ export interface SnapshotProblem {
 }
 
 const SUFFIX = '.json';
+/** Beside the folder: its ids in order, written by a clean close, read (and removed) by the next start. */
+const INDEX_SUFFIX = '.ids';
 const LIST_SUFFIX = '.jsonl';
 const LOG_SUFFIX = '.state.jsonl';
 
@@ -107,7 +110,8 @@ interface WrittenList {
  * trims back to it on load (issue 29: a timeline one point ahead of its session's state). A list file
  * holds at most twice its limit of lines before it is written anew with the last `limit` items; a torn last line
  * (a kill in the middle of an append) is skipped when read, and the first flush after a start writes every list
- * anew, so what a restart read is what the files then hold.
+ * anew, so what a restart read is what the files then hold. A clean close given the ids writes them in order beside
+ * the folder, for the next start to read instead of listing the folder (see {@link StateSnapshot.readIndex}).
  */
 export class StateSnapshot<T> {
   readonly directory: string;
@@ -143,7 +147,8 @@ export class StateSnapshot<T> {
   /** Every value in the folder that reads back and passes `parse`; others are reported and set aside. */
   async load(): Promise<Map<string, T>> {
     const values = new Map<string, T>();
-    for await (const ids of this.ids()) {
+    const indexed = this.readIndex();
+    for await (const ids of indexed ? [indexed] : this.ids()) {
       for (const id of ids) {
         const value = this.loadOne(id);
         if (value !== undefined) values.set(id, value);
@@ -188,6 +193,40 @@ export class StateSnapshot<T> {
     } finally {
       directory.closeSync();
     }
+  }
+
+  /**
+   * The ids of every value in the folder in code-unit order, as the last clean {@link close} wrote them beside it
+   * (`<directory>.ids`), when the folder's entries have not changed since: its modification time (changed by every
+   * file created, renamed or removed in it, in nanoseconds) is the one the index recorded. Undefined otherwise (no
+   * index, a folder changed since: a process killed, or a build that knows no index). The index is removed as it is
+   * read: a process killed from now on leaves none, and the next start lists the folder. Reading 100,000 ids here
+   * takes a few ms, where listing the folder's ~300,000 names took 0.35–0.8 s in 5 ms slices.
+   */
+  readIndex(): string[] | undefined {
+    const path = this.#indexFile();
+    let text: string | undefined;
+    let modified: string;
+    try {
+      text = readIfThere(path);
+      if (text === undefined) return undefined;
+      unlinkSync(path);
+      modified = String(statSync(this.directory, { bigint: true }).mtimeNs);
+    } catch {
+      // Unreadable, not removed, or no folder: the folder is listed (and its reading reports what is wrong).
+      return undefined;
+    }
+    const ids = text.split('\n');
+    // The first line the folder's modification time, the last one empty (each id ends with a newline).
+    if (ids.shift() !== modified || ids.pop() !== '') return undefined;
+    for (let index = 1; index < ids.length; index++) {
+      if (!((ids[index - 1] as string) < (ids[index] as string))) return undefined;
+    }
+    return ids;
+  }
+
+  #indexFile(): string {
+    return `${resolve(this.directory)}${INDEX_SUFFIX}`;
   }
 
   /**
@@ -258,12 +297,26 @@ export class StateSnapshot<T> {
     await this.#flushing;
   }
 
-  /** Writes what is pending and stops the timer. */
-  async close(): Promise<void> {
+  /**
+   * Writes what is pending and stops the timer. Given `ids` (every value's id, in code-unit order, as the caller
+   * holds them), it writes them beside the folder for the next start's {@link readIndex}, once every write went
+   * through (a write that failed leaves no index, and the next start lists the folder).
+   */
+  async close(ids?: readonly string[]): Promise<void> {
     this.#closed = true;
     // Changes made during a flush wait for the next one, and no timer runs once closed: two more flushes take
     // them. Not more: a write that keeps failing is queued again each time (and reported), not retried forever.
     for (let round = 0; round < 3 && (round === 0 || this.#pending.size > 0); round++) await this.flush();
+    if (ids === undefined || this.#pending.size > 0) return;
+    try {
+      mkdirSync(this.directory, { recursive: true });
+      const modified = statSync(this.directory, { bigint: true }).mtimeNs;
+      let text = `${modified}\n`;
+      for (const id of ids) text += `${id}\n`;
+      writeWhole(this.#indexFile(), text);
+    } catch (error) {
+      this.#onProblem({ id: '*', action: 'write', reason: (error as Error).message });
+    }
   }
 
   #schedule(): void {
