@@ -10,6 +10,7 @@
  * The clients run in worker threads (scale-client.ts): a real client runs beside the service, not in its event loop.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -23,9 +24,9 @@ export interface ScaleFigures {
   liveBytesPerSession: number;
   restoredBytesPerSession: number;
   /** Listed once created live (their files still being written). */
-  live: ListingFigures;
+  live: ListingWithProbe;
   /** Listed after a restart, while the sessions are read in the background. */
-  loading: ListingFigures;
+  loading: ListingWithProbe;
   /** /healthz from listening until every session is read. */
   otherWhileLoading: ProbeFigures;
   /** The service's side of the same time: its event loop's turns as a 2 ms timer sees them. */
@@ -119,15 +120,37 @@ function probe(url: string): () => Promise<ProbeFigures> {
   return client<ProbeFigures>('probe', url).stop;
 }
 
-function listEveryPage(url: string): Promise<ListingFigures> {
-  return client<ListingFigures>('list', url).figures;
+/**
+ * A listing, a /healthz asked every 10 ms meanwhile, and the worst page as the service timed it (from its request
+ * event to the answer's last byte handed to the kernel): what the client's figure adds is the client's own time.
+ */
+export type ListingWithProbe = ListingFigures & { other: ProbeFigures; servicePageMaxMs: number };
+
+/** Every page listed by one client while another asks /healthz every 10 ms, each in a worker of its own. */
+async function listEveryPage(app: FastifyInstance, url: string): Promise<ListingWithProbe> {
+  let servicePageMaxMs = 0;
+  const timePage = (request: IncomingMessage, response: ServerResponse) => {
+    if (!request.url?.startsWith('/api/v1/sessions?')) return;
+    const began = performance.now();
+    response.once('finish', () => {
+      servicePageMaxMs = Math.max(servicePageMaxMs, performance.now() - began);
+    });
+  };
+  app.server.prependListener('request', timePage);
+  try {
+    const stopProbe = probe(url);
+    const listing = await client<ListingFigures>('list', url).figures;
+    return { ...listing, other: await stopProbe(), servicePageMaxMs };
+  } finally {
+    app.server.off('request', timePage);
+  }
 }
 
 /** N sessions created live (one usage each), then listed a page at a time; the service closed (its files written). */
 async function createAndList(
   dataDir: string,
   count: number,
-): Promise<{ liveBytes: number; live: ListingFigures; wholeListMs: number; closed: WeakRef<object> }> {
+): Promise<{ liveBytes: number; live: ListingWithProbe; wholeListMs: number; closed: WeakRef<object> }> {
   const { app, url } = await start(dataDir);
   const monitor = app.barometerMonitor;
   const before = heap();
@@ -153,7 +176,7 @@ async function createAndList(
   const liveBytes = heap() - before;
 
   // The listing, page by page, while /healthz is asked every 10 ms.
-  const live = await listEveryPage(url);
+  const live = await listEveryPage(app, url);
   const wholeBegan = performance.now();
   JSON.stringify({ sessions: await monitor.list() });
   const wholeListMs = performance.now() - wholeBegan;
@@ -190,7 +213,7 @@ export async function benchScale(count = 100_000): Promise<ScaleFigures> {
     const restoredBefore = heap();
     const stopTurns = loopTurns();
     const stopProbe = probe(url);
-    const loading = await listEveryPage(url);
+    const loading = await listEveryPage(app, url);
     await (app.barometerMonitor.store as MemoryStateStore<unknown>).ready();
     const fullyLoadedMs = restarted.listenMs + (performance.now() - loadBegan);
     const otherWhileLoading = await stopProbe();
