@@ -63,10 +63,13 @@ export function benchSessionMemory(
     cachedWriteTokens: 0,
     reasoningTokens: 0,
   });
+  // One clock for every session, as a service's sessions share its monitor's: a closure per session would be the
+  // bench's own memory, not the session's.
+  const clock = { now: () => t0 };
   const longSession = () => {
     const session = new Session(
       { model: 'bench', contextWindow: 200_000, tpmLimit: 2_000_000, tokenBudget: 500_000_000 },
-      { now: () => t0 },
+      clock,
     );
     for (let update = 0; update < updates; update++) {
       session.update({ usage: usage(1000 + ((update * 997) % 180_000)), timestamp: t0 + update * 30_000 });
