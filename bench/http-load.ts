@@ -77,6 +77,16 @@ export async function httpLoad(options: LoadOptions): Promise<LoadFigures> {
     allClosed = resolve;
   });
 
+  /** A connection's first answer (or its end without one): the window opens once every connection had it. */
+  const firstAnswered = (now: number) => {
+    firstAnswers.push(now - start);
+    if (firstAnswers.length === connections) {
+      windowStart = now;
+      windowEnd = now + seconds * 1000;
+      allOpen();
+    }
+  };
+
   for (let index = 0; index < connections; index++) {
     const socket = connect({ port, host: '127.0.0.1', noDelay: true });
     sockets.push(socket);
@@ -97,14 +107,8 @@ export async function httpLoad(options: LoadOptions): Promise<LoadFigures> {
       const now = performance.now();
       answeredTotal++;
       if (status < 200 || status > 299) non2xx++;
-      if (answered++ === 0) {
-        firstAnswers.push(now - start);
-        if (firstAnswers.length === connections) {
-          windowStart = now;
-          windowEnd = now + seconds * 1000;
-          allOpen();
-        }
-      } else if (sentAt >= windowStart && sentAt < windowEnd) {
+      if (answered++ === 0) firstAnswered(now);
+      else if (sentAt >= windowStart && sentAt < windowEnd) {
         latencies.push(now - sentAt);
       }
       send();
@@ -134,15 +138,8 @@ export async function httpLoad(options: LoadOptions): Promise<LoadFigures> {
       socketErrors++;
     });
     socket.on('close', () => {
-      if (answered === 0) {
-        // Never answered: count it as open so that the run does not wait for it.
-        firstAnswers.push(performance.now() - start);
-        if (firstAnswers.length === connections) {
-          windowStart = performance.now();
-          windowEnd = windowStart + seconds * 1000;
-          allOpen();
-        }
-      }
+      // Never answered: counted as open so that the run does not wait for it.
+      if (answered === 0) firstAnswered(performance.now());
       if (++closedCount === connections) allClosed();
     });
   }
