@@ -68,7 +68,7 @@ if (selected.has('scale')) {
     `worst ${other.maxMs.toFixed(1)} ms, ${other.over50} of ${other.count} over 50 ms`;
   const listing = (what: string, listed: ListingWithProbe) =>
     console.log(
-      `GET /api/v1/sessions?limit=100 ${what}: ${listed.pages} pages, the first ${listed.firstPageMs.toFixed(1)} ms, the others p50 ${listed.pageP50Ms.toFixed(1)} ms, worst ${listed.pageMaxMs.toFixed(1)} ms (goal ≤ 100 ms; the service's own time for its worst page ${listed.servicePageMaxMs.toFixed(1)} ms); /healthz every 10 ms meanwhile: ${probed(listed.other)} (goal: none over 50 ms)`,
+      `GET /api/v1/sessions?limit=100 ${what}: ${listed.pages} pages (${listed.shortPages} ended early by the read budget), ${format(listed.sessions)} sessions, the first ${listed.firstPageMs.toFixed(1)} ms, the others p50 ${listed.pageP50Ms.toFixed(1)} ms, worst ${listed.pageMaxMs.toFixed(1)} ms (goal ≤ 100 ms; the service's own time for its worst page ${listed.servicePageMaxMs.toFixed(1)} ms); /healthz every 10 ms meanwhile: ${probed(listed.other)} (goal: none over 50 ms)`,
     );
   listing('once created live', figures.live);
   listing('after a restart, during the background load', figures.loading);

@@ -7,15 +7,17 @@
  * restored, the latency of each list page, the worst latency of the other requests during the listing and the
  * load, and the time from start to listening with N sessions on disk. Baselines measured in the same run: the whole
  * list built in one turn (what GET /api/v1/sessions did before), and the same service started on an empty data dir.
- * The clients run in worker threads (scale-client.ts): a real client runs beside the service, not in its event loop.
+ * The clients run in processes of their own (scale-client.ts), as real clients do.
  */
+import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/server/app.js';
+import { tuneServiceProcess } from '../src/server/process-tuning.js';
 import type { MemoryStateStore } from '../src/store/memory-state-store.js';
 import type { ClientTask, ListingFigures, ProbeFigures } from './scale-client.js';
 
@@ -65,34 +67,49 @@ async function start(dataDir: string): Promise<{ app: FastifyInstance; url: stri
   return { app, url: `http://127.0.0.1:${port}`, listenMs };
 }
 
+/** A client in a process of its own (see scale-client.ts), forked and ready: `begin` starts it on a service. */
+interface Client<T> {
+  begin: (url: string) => void;
+  /** The listing's figures once done, or the probe's once stopped. */
+  figures: Promise<T>;
+  stop: () => Promise<T>;
+}
+
 /**
- * Runs a client task in a worker thread (see scale-client.ts): `stop` ends a probe; its figures, or the listing's,
- * come back.
+ * Forks a client process and waits until it is up: a fork is a turn of tens of ms in the process that forks (here
+ * the service's), so every client is forked before what it measures begins.
  */
-function client<T>(task: ClientTask['task'], url: string): { figures: Promise<T>; stop: () => Promise<T> } {
-  // Through tsx's API: a worker does not inherit the `--import tsx` of its parent on Node 20.
-  const file = new URL('./scale-client.ts', import.meta.url).href;
-  const worker = new Worker(
-    `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(file)}, ${JSON.stringify(file)}))`,
-    {
-      eval: true,
-      workerData: { task, url },
-    },
-  );
-  const figures = new Promise<T>((resolve, reject) => {
-    worker.once('message', (message: T) => {
-      resolve(message);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
+function client<T>(task: ClientTask['task']): Promise<Client<T>> {
+  const child = fork(fileURLToPath(new URL('./scale-client.ts', import.meta.url)), [task], {
+    execArgv: ['--import', 'tsx'],
   });
-  return {
-    figures,
-    stop: () => {
-      worker.postMessage('stop');
-      return figures;
-    },
-  };
+  return new Promise((ready, failed) => {
+    const figures = new Promise<T>((resolve, reject) => {
+      child.on('message', (message) => {
+        if (message === 'ready') {
+          ready({
+            begin: (url) => child.send({ url }),
+            figures,
+            stop: () => {
+              child.send('stop');
+              return figures;
+            },
+          });
+          return;
+        }
+        resolve(message as T);
+        child.kill();
+      });
+      child.once('exit', (code) => {
+        const error = new Error(`the ${task} client exited (${code}) before its figures`);
+        reject(error);
+        failed(error);
+      });
+    });
+    // Seen by whoever awaits the figures; not an unhandled rejection meanwhile.
+    figures.catch(() => {});
+    child.once('error', failed);
+  });
 }
 
 /**
@@ -116,18 +133,18 @@ function loopTurns(): () => { maxMs: number; over50: number } {
   };
 }
 
-function probe(url: string): () => Promise<ProbeFigures> {
-  return client<ProbeFigures>('probe', url).stop;
-}
-
 /**
  * A listing, a /healthz asked every 10 ms meanwhile, and the worst page as the service timed it (from its request
  * event to the answer's last byte handed to the kernel): what the client's figure adds is the client's own time.
  */
 export type ListingWithProbe = ListingFigures & { other: ProbeFigures; servicePageMaxMs: number };
 
-/** Every page listed by one client while another asks /healthz every 10 ms, each in a worker of its own. */
-async function listEveryPage(app: FastifyInstance, url: string): Promise<ListingWithProbe> {
+/** Every page listed by one client while another asks /healthz every 10 ms, each in a process of its own. */
+async function listEveryPage(
+  app: FastifyInstance,
+  url: string,
+  clients: { lister: Client<ListingFigures>; probe: Client<ProbeFigures> },
+): Promise<ListingWithProbe> {
   let servicePageMaxMs = 0;
   const timePage = (request: IncomingMessage, response: ServerResponse) => {
     if (!request.url?.startsWith('/api/v1/sessions?')) return;
@@ -138,12 +155,18 @@ async function listEveryPage(app: FastifyInstance, url: string): Promise<Listing
   };
   app.server.prependListener('request', timePage);
   try {
-    const stopProbe = probe(url);
-    const listing = await client<ListingFigures>('list', url).figures;
-    return { ...listing, other: await stopProbe(), servicePageMaxMs };
+    clients.probe.begin(url);
+    clients.lister.begin(url);
+    const listing = await clients.lister.figures;
+    return { ...listing, other: await clients.probe.stop(), servicePageMaxMs };
   } finally {
     app.server.off('request', timePage);
   }
+}
+
+/** The clients of one listing, forked. */
+async function listingClients(): Promise<{ lister: Client<ListingFigures>; probe: Client<ProbeFigures> }> {
+  return { lister: await client<ListingFigures>('list'), probe: await client<ProbeFigures>('probe') };
 }
 
 /** N sessions created live (one usage each), then listed a page at a time; the service closed (its files written). */
@@ -176,7 +199,7 @@ async function createAndList(
   const liveBytes = heap() - before;
 
   // The listing, page by page, while /healthz is asked every 10 ms.
-  const live = await listEveryPage(app, url);
+  const live = await listEveryPage(app, url, await listingClients());
   const wholeBegan = performance.now();
   JSON.stringify({ sessions: await monitor.list() });
   const wholeListMs = performance.now() - wholeBegan;
@@ -186,13 +209,16 @@ async function createAndList(
 }
 
 export async function benchScale(count = 100_000): Promise<ScaleFigures> {
+  // V8 as `barometer serve` sets it (decision 012).
+  tuneServiceProcess();
   const dataDir = await mkdtemp(join(tmpdir(), 'barometer-bench-scale-'));
   const emptyDir = await mkdtemp(join(tmpdir(), 'barometer-bench-scale-empty-'));
   try {
+    const idleProbe = await client<ProbeFigures>('probe');
     const empty = await start(emptyDir);
-    const stopIdleProbe = probe(empty.url);
+    idleProbe.begin(empty.url);
     await new Promise((resolve) => setTimeout(resolve, 5000));
-    const otherIdle = await stopIdleProbe();
+    const otherIdle = await idleProbe.stop();
     await empty.app.close();
 
     // In a function of its own: the live service is unreachable once closed, and collected before the restart.
@@ -207,19 +233,25 @@ export async function benchScale(count = 100_000): Promise<ScaleFigures> {
     }
     if (closed.deref() !== undefined) console.warn('the closed service was still in memory after 30 s');
 
+    const loadProbe = await client<ProbeFigures>('probe');
+    const clients = await listingClients();
     const restarted = await start(dataDir);
     const { app, url } = restarted;
     const loadBegan = performance.now();
     const restoredBefore = heap();
     const stopTurns = loopTurns();
-    const stopProbe = probe(url);
-    const loading = await listEveryPage(app, url);
+    loadProbe.begin(url);
+    const loading = await listEveryPage(app, url, clients);
     await (app.barometerMonitor.store as MemoryStateStore<unknown>).ready();
     const fullyLoadedMs = restarted.listenMs + (performance.now() - loadBegan);
-    const otherWhileLoading = await stopProbe();
+    const otherWhileLoading = await loadProbe.stop();
     const turnsWhileLoading = stopTurns();
     const restoredBytes = heap() - restoredBefore;
     await app.close();
+    for (const listed of [live, loading]) {
+      if (listed.sessions !== count)
+        throw new Error(`a listing gave ${listed.sessions} of ${count} sessions`);
+    }
 
     return {
       sessions: count,

@@ -104,10 +104,10 @@ export const SessionListSchema = z
   .strictObject({
     sessions: z.array(SessionSummarySchema),
     /** Where the next page starts (`?cursor=`); null on the last page. */
-    nextCursor: z
-      .string()
-      .nullable()
-      .meta({ description: 'Pass as `cursor` for the next page; null on the last page' }),
+    nextCursor: z.string().nullable().meta({
+      description:
+        'Pass as `cursor` for the next page; null on the last page. A page may hold fewer than `limit` and still have one (read while sessions still load after a restart)',
+    }),
   })
   .meta({ id: 'SessionList' });
 export type SessionList = z.infer<typeof SessionListSchema>;

@@ -81,6 +81,25 @@ describe('token window', () => {
     expect(windowTokens(after, MINUTE, 2_000)).toBe(14);
   });
 
+  it('refuses counts that are not a non-empty array of finite numbers >= 0, naming the field', () => {
+    // The rule of z.array(z.number().min(0)).min(1), checked in one pass (decision 091).
+    expect(TokenWindowSchema.safeParse({ latest: 3, counts: [0, 1.5, 42_900] }).success).toBe(true);
+    for (const counts of [
+      [],
+      [0, -1],
+      [0, '5'],
+      [Number.NaN],
+      [Number.POSITIVE_INFINITY],
+      'nope',
+      { 0: 1 },
+      null,
+    ]) {
+      const parsed = TokenWindowSchema.safeParse({ latest: 3, counts });
+      expect(parsed.success, JSON.stringify(counts)).toBe(false);
+      expect(parsed.error?.issues[0]?.path).toEqual(['counts']);
+    }
+  });
+
   it('sums, walking the ring slot by slot, what its listed entries hold, at any time and any ring position', () => {
     fc.assert(
       fc.property(

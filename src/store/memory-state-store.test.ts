@@ -47,8 +47,13 @@ describe('MemoryStateStore background load (F8)', () => {
     for (let n = 0; n < 50; n++) writer.changed(`s${n}`, { n });
     await writer.close();
 
-    // Slices of 0 ms: one name listed, or one value read, per turn of the event loop.
-    const store = await MemoryStateStore.open({ snapshot: snapshot(directory, 0), background: true });
+    // Slices of 0 ms: one name listed, or one value read, per turn of the event loop. No read budget for a page
+    // (a slow machine's turns would end one early: the budget has a test of its own).
+    const store = await MemoryStateStore.open({
+      snapshot: snapshot(directory, 0),
+      background: true,
+      pageReadMs: Number.POSITIVE_INFINITY,
+    });
     // Asked for while the names are still being listed: waits for the list, then reads it first.
     const early = store.get('s7');
     expect(store.unloaded).toBeLessThan(50);
@@ -79,7 +84,11 @@ describe('MemoryStateStore page during a background load', () => {
     await writer.close();
 
     // Slices of 0 ms: one value read per turn, by the page or by the background load.
-    const store = await MemoryStateStore.open({ snapshot: snapshot(directory, 0), background: true });
+    const store = await MemoryStateStore.open({
+      snapshot: snapshot(directory, 0),
+      background: true,
+      pageReadMs: Number.POSITIVE_INFINITY,
+    });
     await store.size();
     const page = store.page(null, 10);
     let unloadedMeanwhile = 0;
@@ -92,6 +101,41 @@ describe('MemoryStateStore page during a background load', () => {
     expect(await deleted).toBe(true);
     expect(unloadedMeanwhile).toBeGreaterThan(0);
     expect((await page).values.map((value) => value.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    await store.close();
+  });
+});
+
+describe('MemoryStateStore page read budget (decision 091)', () => {
+  it('ends a page at its budget with a cursor, reads at least one value a page, and lists every value once', async () => {
+    const directory = folder();
+    const writer = snapshot(directory);
+    for (let n = 0; n < 12; n++) writer.changed(`b${String(n).padStart(2, '0')}`, { n });
+    await writer.close();
+
+    // A budget of 0 ms: a page reads one value off disk and ends before the next one still there. Slices of 0 ms:
+    // the background load reads one value a turn (b00 first, once the folder is listed) and waits while a page reads.
+    const store = await MemoryStateStore.open({
+      snapshot: snapshot(directory, 0),
+      background: true,
+      pageReadMs: 0,
+    });
+    const first = await store.page(null, 5);
+    // It ends after the first value it had to read (the one before it, if any, read by the background load): fewer
+    // than 5, with the cursor of its last; with no budget it would hold 5 (the test before).
+    expect(first.values.length).toBeGreaterThanOrEqual(1);
+    expect(first.values.length).toBeLessThan(5);
+    expect(first.next).toBe(`b${String(first.values.length - 1).padStart(2, '0')}`);
+    expect(store.unloaded).toBeGreaterThan(0);
+    // Every value once, in order, following the cursors however short the pages.
+    const seen: number[] = first.values.map((value) => value.n);
+    let cursor = first.next;
+    while (cursor !== null) {
+      const page = await store.page(cursor, 5);
+      expect(page.values.length).toBeGreaterThan(0);
+      seen.push(...page.values.map((value) => value.n));
+      cursor = page.next;
+    }
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     await store.close();
   });
 });
@@ -114,7 +158,11 @@ describe('MemoryStateStore ids kept by a clean close', () => {
 
     // Slices of 0 ms list one name per turn (and read one value): nearly every id known at once is the index.
     const writes = snapshot(directory, 0);
-    const store = await MemoryStateStore.open({ snapshot: writes, background: true });
+    const store = await MemoryStateStore.open({
+      snapshot: writes,
+      background: true,
+      pageReadMs: Number.POSITIVE_INFINITY,
+    });
     expect(store.unloaded).toBeGreaterThanOrEqual(19);
     expect(existsSync(index)).toBe(false);
     expect((await store.page(null, 3)).values).toEqual([{ n: 0 }, { n: 1 }, { n: 10 }]);

@@ -78,7 +78,7 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       method: 'GET',
       url: '/api/v1/sessions',
       scope: 'json',
-      summary: `List sessions (summaries), one page at a time in id order: limit (default ${DEFAULT_SESSION_PAGE}, at most ${MAX_SESSION_PAGE}) and cursor (the nextCursor of the page before)`,
+      summary: `List sessions (summaries), one page at a time in id order: limit (default ${DEFAULT_SESSION_PAGE}, at most ${MAX_SESSION_PAGE}) and cursor (the nextCursor of the page before); follow nextCursor until null (a page read while sessions still load after a restart may hold fewer than limit)`,
       query: SessionListQuerySchema,
       responses: {
         '200': { description: '{ sessions, nextCursor }', schema: SessionListSchema },
