@@ -71,6 +71,9 @@ if (selected.has('scale')) {
       `GET /api/v1/sessions?limit=100 ${what}: ${listed.pages} pages (${listed.shortPages} ended early by the read budget), ${format(listed.sessions)} sessions, the first ${listed.firstPageMs.toFixed(1)} ms, the others p50 ${listed.pageP50Ms.toFixed(1)} ms, worst ${listed.pageMaxMs.toFixed(1)} ms (goal ≤ 100 ms; the service's own time for its worst page ${listed.servicePageMaxMs.toFixed(1)} ms); /healthz every 10 ms meanwhile: ${probed(listed.other)} (goal: none over 50 ms)`,
     );
   listing('once created live', figures.live);
+  console.log(
+    `the service's event loop meanwhile (a 2 ms timer): longest turn ${figures.turnsWhileListingLive.maxMs.toFixed(1)} ms, ${figures.turnsWhileListingLive.over50} over 50 ms`,
+  );
   listing('after a restart, during the background load', figures.loading);
   console.log(
     `/healthz every 10 ms from listening until every session was loaded: ${probed(figures.otherWhileLoading)} (goal: none over 50 ms)`,

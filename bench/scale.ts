@@ -33,6 +33,8 @@ export interface ScaleFigures {
   otherWhileLoading: ProbeFigures;
   /** The service's side of the same time: its event loop's turns as a 2 ms timer sees them. */
   turnsWhileLoading: { maxMs: number; over50: number };
+  /** The same during the listing once created live (the snapshot still writing the new sessions' files). */
+  turnsWhileListingLive: { maxMs: number; over50: number };
   /** Baseline: /healthz for 5 s on the same service with no session, under the same machine load. */
   otherIdle: ProbeFigures;
   wholeListMs: number;
@@ -173,7 +175,13 @@ async function listingClients(): Promise<{ lister: Client<ListingFigures>; probe
 async function createAndList(
   dataDir: string,
   count: number,
-): Promise<{ liveBytes: number; live: ListingWithProbe; wholeListMs: number; closed: WeakRef<object> }> {
+): Promise<{
+  liveBytes: number;
+  live: ListingWithProbe;
+  turnsWhileListingLive: { maxMs: number; over50: number };
+  wholeListMs: number;
+  closed: WeakRef<object>;
+}> {
   const { app, url } = await start(dataDir);
   const monitor = app.barometerMonitor;
   const before = heap();
@@ -199,13 +207,16 @@ async function createAndList(
   const liveBytes = heap() - before;
 
   // The listing, page by page, while /healthz is asked every 10 ms.
-  const live = await listEveryPage(app, url, await listingClients());
+  const clients = await listingClients();
+  const stopTurns = loopTurns();
+  const live = await listEveryPage(app, url, clients);
+  const turnsWhileListingLive = stopTurns();
   const wholeBegan = performance.now();
   JSON.stringify({ sessions: await monitor.list() });
   const wholeListMs = performance.now() - wholeBegan;
 
   await app.close();
-  return { liveBytes, live, wholeListMs, closed: new WeakRef(monitor) };
+  return { liveBytes, live, turnsWhileListingLive, wholeListMs, closed: new WeakRef(monitor) };
 }
 
 export async function benchScale(count = 100_000): Promise<ScaleFigures> {
@@ -222,7 +233,10 @@ export async function benchScale(count = 100_000): Promise<ScaleFigures> {
     await empty.app.close();
 
     // In a function of its own: the live service is unreachable once closed, and collected before the restart.
-    const { liveBytes, live, wholeListMs, closed } = await createAndList(dataDir, count);
+    const { liveBytes, live, turnsWhileListingLive, wholeListMs, closed } = await createAndList(
+      dataDir,
+      count,
+    );
     // Until the closed service is collected (its sockets linger a few seconds): else it is collected during the
     // restarted service's load, and those collections are counted against it.
     // (A deref keeps its target alive until the end of the task: the collection runs in the next one.)
@@ -261,6 +275,7 @@ export async function benchScale(count = 100_000): Promise<ScaleFigures> {
       loading,
       otherWhileLoading,
       turnsWhileLoading,
+      turnsWhileListingLive,
       otherIdle,
       wholeListMs,
       listenMs: restarted.listenMs,
