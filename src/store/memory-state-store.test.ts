@@ -23,6 +23,26 @@ function snapshot(directory: string, sliceMs?: number): StateSnapshot<{ n: numbe
   });
 }
 
+/** A folder holding `{ n }` under the id `id(n)` for n from 0 to count − 1, written and closed. */
+async function folderWith(count: number, id: (n: number) => string): Promise<string> {
+  const directory = folder();
+  const writer = snapshot(directory);
+  for (let n = 0; n < count; n++) writer.changed(id(n), { n });
+  await writer.close();
+  return directory;
+}
+
+/**
+ * A store loading `directory` in the background in slices of 0 ms: one name listed, or one value read, per turn of
+ * the event loop. No read budget for a page unless given (a slow machine's turns would end one early).
+ */
+function loading(
+  directory: string,
+  pageReadMs = Number.POSITIVE_INFINITY,
+): Promise<MemoryStateStore<{ n: number }>> {
+  return MemoryStateStore.open({ snapshot: snapshot(directory, 0), background: true, pageReadMs });
+}
+
 describe('MemoryStateStore.page (F6)', () => {
   it('lists every value once, in id order, a page at a time, following creates and deletes', async () => {
     const store = new MemoryStateStore<{ n: number }>({ maxEntries: 1000 });
@@ -42,18 +62,7 @@ describe('MemoryStateStore.page (F6)', () => {
 
 describe('MemoryStateStore background load (F8)', () => {
   it('answers before the values are read, and reads a value asked for before its turn', async () => {
-    const directory = folder();
-    const writer = snapshot(directory);
-    for (let n = 0; n < 50; n++) writer.changed(`s${n}`, { n });
-    await writer.close();
-
-    // Slices of 0 ms: one name listed, or one value read, per turn of the event loop. No read budget for a page
-    // (a slow machine's turns would end one early: the budget has a test of its own).
-    const store = await MemoryStateStore.open({
-      snapshot: snapshot(directory, 0),
-      background: true,
-      pageReadMs: Number.POSITIVE_INFINITY,
-    });
+    const store = await loading(await folderWith(50, (n) => `s${n}`));
     // Asked for while the names are still being listed: waits for the list, then reads it first.
     const early = store.get('s7');
     expect(store.unloaded).toBeLessThan(50);
@@ -78,17 +87,8 @@ describe('MemoryStateStore background load (F8)', () => {
 
 describe('MemoryStateStore page during a background load', () => {
   it('reads its values in slices, other requests running between them, and leaves out one deleted meanwhile', async () => {
-    const directory = folder();
-    const writer = snapshot(directory);
-    for (let n = 0; n < 10; n++) writer.changed(`p${n}`, { n });
-    await writer.close();
-
-    // Slices of 0 ms: one value read per turn, by the page or by the background load.
-    const store = await MemoryStateStore.open({
-      snapshot: snapshot(directory, 0),
-      background: true,
-      pageReadMs: Number.POSITIVE_INFINITY,
-    });
+    // One value read per turn, by the page or by the background load.
+    const store = await loading(await folderWith(10, (n) => `p${n}`));
     await store.size();
     const page = store.page(null, 10);
     let unloadedMeanwhile = 0;
@@ -107,18 +107,9 @@ describe('MemoryStateStore page during a background load', () => {
 
 describe('MemoryStateStore page read budget (decision 091)', () => {
   it('ends a page at its budget with a cursor, reads at least one value a page, and lists every value once', async () => {
-    const directory = folder();
-    const writer = snapshot(directory);
-    for (let n = 0; n < 12; n++) writer.changed(`b${String(n).padStart(2, '0')}`, { n });
-    await writer.close();
-
-    // A budget of 0 ms: a page reads one value off disk and ends before the next one still there. Slices of 0 ms:
-    // the background load reads one value a turn (b00 first, once the folder is listed) and waits while a page reads.
-    const store = await MemoryStateStore.open({
-      snapshot: snapshot(directory, 0),
-      background: true,
-      pageReadMs: 0,
-    });
+    // A budget of 0 ms: a page reads one value off disk and ends before the next one still there. The background
+    // load reads one value a turn (b00 first, once the folder is listed) and waits while a page reads.
+    const store = await loading(await folderWith(12, (n) => `b${String(n).padStart(2, '0')}`), 0);
     const first = await store.page(null, 5);
     // It ends after the first value it had to read (the one before it, if any, read by the background load): fewer
     // than 5, with the cursor of its last; with no budget it would hold 5 (the test before).
