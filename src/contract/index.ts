@@ -8,6 +8,7 @@ import type {
 } from '../pressure/schemas.js';
 import type {
   MarkerTypeSchema,
+  ProxyStatusSchema,
   SessionDeltaSchema,
   SessionEventSchema,
   SessionHealthSchema,
@@ -75,6 +76,7 @@ export type TimelineMarker = z.infer<typeof TimelineMarkerSchema>;
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 export type SessionView = z.infer<typeof SessionViewSchema>;
 export type SessionDelta = z.infer<typeof SessionDeltaSchema>;
+export type ProxyStatus = z.infer<typeof ProxyStatusSchema>;
 export type ReplayResult = z.infer<typeof ReplayResultSchema>;
 export type ReplayCall = z.infer<typeof ReplayCallSchema>;
 export type ReplayCompaction = z.infer<typeof ReplayCompactionSchema>;

@@ -15,6 +15,7 @@ export { SessionOptionsSchema } from '../session/session-options.js';
  */
 export {
   MarkerTypeSchema,
+  ProxyStatusSchema,
   QuotaStandingSchema,
   SESSION_EVENT_TYPES,
   SessionDeltaSchema,

@@ -6,7 +6,7 @@ import { sendProblem } from '../server/problem.js';
 import type { ApiRoute } from '../server/route-table.js';
 import { downstreamHeaders, forward, upstreamHeaders } from './forward.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
-import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
+import type { PreparedRequest, ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
 import {
   type SessionSource,
   sessionIdFromBody,
@@ -89,24 +89,115 @@ interface Endpoint {
   format: WireFormat;
   /** Measured and acted on (a generation), or only passed through (count_tokens, model lists). */
   generation: boolean;
+  /** Under `/observe`: forwarded as sent (its session observed), whatever the proxy's mode. */
+  observe: boolean;
 }
+
+/**
+ * The prefix of the observe routes: `ANTHROPIC_BASE_URL=http://127.0.0.1:8797/observe` (or a Codex provider's
+ * `base_url = ".../observe/v1"`) observes a session on a proxy that acts on the others.
+ */
+export const OBSERVE_PREFIX = '/observe';
 
 /**
  * Where a request goes: the Anthropic or OpenAI upstream with the request's own path, or, for a Responses request
  * of Codex signed in with ChatGPT (its `chatgpt-account-id` header), the ChatGPT backend with the path after `/v1`.
  */
-function upstreamUrl(context: ProxyRouteContext, format: WireFormat, request: FastifyRequest): URL {
+function upstreamUrl(context: ProxyRouteContext, endpoint: Endpoint, request: FastifyRequest): URL {
   const { options } = context;
-  if (format === 'anthropic') return new URL(`${options.anthropicUpstream}${request.url}`);
-  if (format === 'openai-responses' && request.headers['chatgpt-account-id'] !== undefined)
-    return new URL(`${options.chatgptUpstream}${request.url.replace(/^\/v1/, '')}`);
-  return new URL(`${options.openaiUpstream}${request.url}`);
+  // An observe route goes to the same upstream path, without its prefix.
+  const path = endpoint.observe ? request.url.slice(OBSERVE_PREFIX.length) : request.url;
+  if (endpoint.format === 'anthropic') return new URL(`${options.anthropicUpstream}${path}`);
+  if (endpoint.format === 'openai-responses' && request.headers['chatgpt-account-id'] !== undefined)
+    return new URL(`${options.chatgptUpstream}${path.replace(/^\/v1/, '')}`);
+  return new URL(`${options.openaiUpstream}${path}`);
 }
 
 function tooLarge(reply: FastifyReply, limit: number): FastifyReply {
   return sendProblem(reply, 'BR_ERR_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, {
     limit,
   });
+}
+
+/** What the request side decided, before anything goes upstream. */
+interface Outgoing {
+  /** The request as received, once read whole. */
+  chunks: Buffer[] | undefined;
+  /** What goes upstream: the request read whole with edits written in; undefined: as received. */
+  upstreamBody: Buffer[] | undefined;
+  body: Json | undefined;
+  entry: ProxySession | undefined;
+  source: ReturnType<typeof sessionIdFromHeaders>;
+  outcome: 'passed' | 'edited' | 'held';
+}
+
+/**
+ * The request side: finds the session, writes in its edits and holds the request on a `wait` verdict, while the proxy
+ * acts on it (act mode, not an observe route, a session neither observed nor paused; a paused session's requests
+ * keep the edits made before its pause, see ProxySessions). Fails open: whatever goes wrong in here, the agent's own
+ * bytes go upstream. Undefined when the body is over the limit.
+ */
+async function outgoing(
+  context: ProxyRouteContext,
+  endpoint: Endpoint,
+  request: FastifyRequest,
+  payload: Readable,
+  act: boolean,
+): Promise<Outgoing | undefined> {
+  const { options, sessions, counters } = context;
+  const limit = options.bodyLimitBytes;
+  const out: Outgoing = {
+    chunks: undefined,
+    upstreamBody: undefined,
+    body: undefined,
+    entry: undefined,
+    source: undefined,
+    outcome: 'passed',
+  };
+  if (!endpoint.generation) return out;
+  try {
+    out.source = sessionIdFromHeaders(request.headers);
+    if (!out.source) {
+      out.chunks = await readAll(payload, limit);
+      out.body = parse(join(out.chunks));
+      if (out.body) out.source = sessionIdFromBody(endpoint.format, out.body);
+    }
+    if (!out.source) return out;
+    const entry = sessions.session(out.source.id);
+    out.entry = entry;
+    await entry.pending;
+    // A session seen in observe stays observed: its later requests go as sent, on any route.
+    if (!act) sessions.observe(entry);
+    if (act && !entry.observed && entry.edits.size > 0) {
+      out.chunks ??= await readAll(payload, limit);
+      // The edited blocks' byte ranges, from the session's earlier requests; else parse and re-serialize.
+      const spliced = out.body ? undefined : spliceEdits(out.chunks, entry.copies, entry.version);
+      if (spliced) {
+        out.upstreamBody = spliced.parts;
+        if (spliced.blocks > 0) out.outcome = 'edited';
+      } else {
+        out.body ??= parse(join(out.chunks));
+        if (out.body && applyEdits(endpoint.format, out.body, entry.edits) > 0) {
+          out.upstreamBody = [Buffer.from(JSON.stringify(out.body), 'utf8')];
+          out.outcome = 'edited';
+        }
+      }
+    }
+    // Held only while the proxy acts on the session: an observed or paused one's verdict decides nothing.
+    const hold = act && sessions.acting(entry) ? sessions.holdMs(entry, options.maxWaitSeconds) : 0;
+    if (hold > 0) {
+      out.outcome = 'held';
+      await sleep(hold);
+    }
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return undefined;
+    if (payload.destroyed && !out.chunks) throw error;
+    context.log('edit', error);
+    counters.failure('edit');
+    out.upstreamBody = undefined;
+    out.outcome = 'passed';
+  }
+  return out;
 }
 
 async function proxy(
@@ -121,61 +212,17 @@ async function proxy(
   const payload = request.body instanceof Readable ? request.body : Readable.from([]);
   if (Number(request.headers['content-length']) > limit) return tooLarge(reply, limit);
   const api = request.routeOptions.url ?? request.url;
-  /** The request as received, once read whole. */
-  let chunks: Buffer[] | undefined;
-  /** What goes upstream: the agent's stream as it arrives, or the request read whole (edits written in). */
-  let upstreamBody: Buffer[] | undefined;
-  let body: Json | undefined;
-  let entry: ProxySession | undefined;
-  let source: ReturnType<typeof sessionIdFromHeaders>;
-  let outcome: 'passed' | 'edited' | 'held' = 'passed';
-  // Fail open: whatever goes wrong in here, the agent's own bytes go upstream.
-  if (endpoint.generation) {
-    try {
-      source = sessionIdFromHeaders(request.headers);
-      if (!source) {
-        chunks = await readAll(payload, limit);
-        body = parse(join(chunks));
-        if (body) source = sessionIdFromBody(endpoint.format, body);
-      }
-      if (source) {
-        entry = sessions.session(source.id);
-        await entry.pending;
-        if (options.mode === 'act' && entry.edits.size > 0) {
-          chunks ??= await readAll(payload, limit);
-          // The edited blocks' byte ranges, from the session's earlier requests; else parse and re-serialize.
-          const spliced = body ? undefined : spliceEdits(chunks, entry.copies, entry.version);
-          if (spliced) {
-            upstreamBody = spliced.parts;
-            if (spliced.blocks > 0) outcome = 'edited';
-          } else {
-            body ??= parse(join(chunks));
-            if (body && applyEdits(endpoint.format, body, entry.edits) > 0) {
-              upstreamBody = [Buffer.from(JSON.stringify(body), 'utf8')];
-              outcome = 'edited';
-            }
-          }
-        }
-        const hold = sessions.holdMs(entry, options.maxWaitSeconds);
-        if (hold > 0) {
-          outcome = 'held';
-          await sleep(hold);
-        }
-      }
-    } catch (error) {
-      if (error instanceof BodyTooLarge) return tooLarge(reply, limit);
-      if (payload.destroyed && !chunks) throw error;
-      context.log('edit', error);
-      counters.failure('edit');
-      upstreamBody = undefined;
-      outcome = 'passed';
-    }
-  }
+  // The proxy acts on this request's session (the session itself may say otherwise: observed, or paused).
+  const act = options.mode === 'act' && !endpoint.observe;
+  const side = await outgoing(context, endpoint, request, payload, act);
+  if (!side) return tooLarge(reply, limit);
+  let { chunks } = side;
+  const { upstreamBody, entry, source, outcome } = side;
   const abort = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
-  const url = upstreamUrl(context, endpoint.format, request);
+  const url = upstreamUrl(context, endpoint, request);
   let overLimit = false;
   let sent: Buffer[] | Readable;
   if (upstreamBody) sent = upstreamBody;
@@ -200,24 +247,24 @@ async function proxy(
   const answered = forward(url, request.method, upstreamHeaders(request.headers), sent, abort.signal);
   // Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session,
   // then (act) the policy on this request's history, whose edits the session's next request carries.
-  const prepare = async (session: ProxySession, from: SessionSource): Promise<boolean> => {
+  const prepare = async (session: ProxySession, from: SessionSource): Promise<PreparedRequest> => {
     try {
-      // A session already known needs no model; observe mode reads nothing else from the body.
-      if (options.mode === 'observe' && session.ready) return await session.ready;
+      // A session already known needs no model; a request not acted on reads nothing else from the body.
+      if (!act && session.ready) return { created: await session.ready };
       const received = chunks;
-      if (!received) return false;
+      if (!received) return { created: false };
       await setImmediate();
       const raw = join(received);
       const parsed = parse(raw);
-      if (!parsed) return false;
+      if (!parsed) return { created: false };
       const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
-      const created = sessions.ensure(session, model, from);
-      if (options.mode === 'act') sessions.analyze(session, endpoint.format, raw, parsed);
-      return await created;
+      const created = await sessions.ensure(session, model, from);
+      // The policy reads the request once its answer is recorded, if the session is still acted on then.
+      return act ? { created, request: { format: endpoint.format, raw, body: parsed } } : { created };
     } catch (error) {
       context.log('analyze', error);
       counters.failure('analyze');
-      return false;
+      return { created: false };
     }
   };
   let answer: IncomingMessage;
@@ -267,41 +314,62 @@ const ERRORS = {
   '502': { description: 'BR_ERR_UPSTREAM_UNREACHABLE: the provider could not be reached' },
 } as const;
 
+/** The routes the proxy serves, each also under `/observe`. */
+const PROXIED: ReadonlyArray<{
+  url: string;
+  summary: string;
+  /** The same API under `/observe`. */
+  observed: string;
+  format: WireFormat;
+  generation: boolean;
+}> = [
+  {
+    url: '/v1/messages',
+    summary: 'Anthropic Messages (measured; completed sub-tasks evicted)',
+    observed: 'Anthropic Messages (measured; forwarded as sent)',
+    format: 'anthropic',
+    generation: true,
+  },
+  {
+    url: '/v1/messages/count_tokens',
+    summary: 'Anthropic token counting (passed through)',
+    observed: 'Anthropic token counting (passed through)',
+    format: 'anthropic',
+    generation: false,
+  },
+  {
+    url: '/v1/chat/completions',
+    summary: 'OpenAI Chat Completions (measured; completed sub-tasks evicted)',
+    observed: 'OpenAI Chat Completions (measured; forwarded as sent)',
+    format: 'openai-chat',
+    generation: true,
+  },
+  {
+    url: '/v1/responses',
+    summary: 'OpenAI Responses (measured; completed sub-tasks evicted)',
+    observed: 'OpenAI Responses (measured; forwarded as sent)',
+    format: 'openai-responses',
+    generation: true,
+  },
+];
+
 /**
  * The proxy's routes, registered in the service's `raw` scope (bodies are bytes, forwarded as they came unless
- * the session has edits): Anthropic Messages (and count_tokens), OpenAI Chat Completions and Responses, and the
- * model lists. Provider errors (429s included) reach the agent as the provider sent them.
+ * the session has edits): Anthropic Messages (and count_tokens), OpenAI Chat Completions and Responses; and each
+ * under `/observe`, to the same upstream path, measured and recorded but forwarded as sent whatever the proxy's
+ * mode, its session observed from then on. Provider errors (429s included) reach the agent as the provider sent them.
  */
 export function proxyRoutes(context: ProxyRouteContext): ApiRoute[] {
-  const route = (method: 'GET' | 'POST', url: string, summary: string, endpoint: Endpoint): ApiRoute => ({
-    method,
+  const route = (url: string, summary: string, endpoint: Endpoint): ApiRoute => ({
+    method: 'POST',
     url,
     scope: 'raw',
     summary,
     responses: { '200': ANSWER, ...ERRORS },
     handler: (request, reply) => proxy(context, endpoint, request, reply),
   });
-  return [
-    route('POST', '/v1/messages', 'Proxy: Anthropic Messages (measured; completed sub-tasks evicted)', {
-      format: 'anthropic',
-      generation: true,
-    }),
-    route('POST', '/v1/messages/count_tokens', 'Proxy: Anthropic token counting (passed through)', {
-      format: 'anthropic',
-      generation: false,
-    }),
-    route(
-      'POST',
-      '/v1/chat/completions',
-      'Proxy: OpenAI Chat Completions (measured; completed sub-tasks evicted)',
-      {
-        format: 'openai-chat',
-        generation: true,
-      },
-    ),
-    route('POST', '/v1/responses', 'Proxy: OpenAI Responses (measured; completed sub-tasks evicted)', {
-      format: 'openai-responses',
-      generation: true,
-    }),
-  ];
+  return PROXIED.flatMap(({ url, summary, observed, format, generation }) => [
+    route(url, `Proxy: ${summary}`, { format, generation, observe: false }),
+    route(`${OBSERVE_PREFIX}${url}`, `Proxy, observed: ${observed}`, { format, generation, observe: true }),
+  ]);
 }

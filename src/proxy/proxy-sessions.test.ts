@@ -88,7 +88,14 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
     await entry.pending;
     // Warm: the batch would free about 1,000 tokens, below minFreedTokens: it waits.
     expect(entry.edits.size).toBe(0);
-    await proxy.record(entry, 'anthropic', 200, {}, answer, ready);
+    await proxy.record(
+      entry,
+      'anthropic',
+      200,
+      {},
+      answer,
+      ready.then((created) => ({ created })),
+    );
     now += pauseMs;
     const next = { ...body(1), model };
     proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(next)), next);

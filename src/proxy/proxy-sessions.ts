@@ -1,81 +1,39 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import * as z from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
-import {
-  EvictionPolicy,
-  type EvictionPolicyState,
-  initialEvictionState,
-} from '../compaction/eviction-policy.js';
+import { EvictionPolicy, initialEvictionState } from '../compaction/eviction-policy.js';
 import { type HistoryItem, itemText } from '../compaction/history-item.js';
 import { pathOf } from '../compaction/plan-batch.js';
 import { commandOf } from '../compaction/sub-task-boundary.js';
+import { BarometerError } from '../errors/barometer-error.js';
 import { canonicalModelId, normalizeModelId } from '../models/model-id.js';
+import type { ProxyPauseStage } from '../session/proxy-status.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { cacheLifetimeMs } from '../whatif/cached-call-tokens.js';
+import {
+  isActing,
+  type ProxyStanding,
+  pauseSession,
+  proxyStateOf,
+  resumeSession,
+  standingOf,
+} from './proxy-acting.js';
+import { newProxySession, type PreparedRequest, type ProxySession } from './proxy-session.js';
+import { ProxySessionFiles } from './proxy-session-file.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
-import { applyEdits, type EditBook, historyOf } from './wire-history.js';
-import { locateEdits, type WireCopy } from './wire-splice.js';
+import { applyEdits, historyOf } from './wire-history.js';
+import { locateEdits } from './wire-splice.js';
+
+export type { ProxyStanding } from './proxy-acting.js';
+export type { PreparedRequest, ProxyPause, ProxySession } from './proxy-session.js';
 
 type Json = Record<string, unknown>;
 
 /** Where a proxy step failed: each is counted in /metrics, and the request went on unchanged. */
 export type ProxyStage = 'session' | 'edit' | 'analyze' | 'record' | 'persist';
-
-/**
- * A session's edits and policy states as kept in `<data dir>/proxy/<session>.json`: after a restart the session's
- * next request carries the same tombstones (the cache stays warm), and the policy goes on where it was.
- */
-const SavedProxySessionSchema = z.object({
-  edits: z.array(
-    z.tuple([z.string(), z.object({ result: z.string().optional(), input: z.string().optional() })]),
-  ),
-  threads: z.array(
-    z.tuple([
-      z.string(),
-      z.object({
-        scanned: z.number(),
-        completedUpTo: z.number(),
-        evictedUpTo: z.number(),
-        batches: z.number(),
-        completedPlanItems: z.array(z.string()),
-      }),
-    ]),
-  ),
-});
-
-/** What the proxy keeps of one session, in memory: its edits (re-applied to every request) and policy states. */
-export interface ProxySession {
-  id: string;
-  /** Every edit made so far, by call id: the same tombstones go into every later request. */
-  edits: EditBook;
-  /** Bumped whenever `edits` changes. */
-  version: number;
-  /** The latest requests (at most two: a conversation and a sub-agent's) with where their edited blocks are. */
-  copies: WireCopy[];
-  /** The policy's state per conversation of the session (Claude Code's sub-agents share its session id). */
-  threads: Map<string, EvictionPolicyState>;
-  /** The analysis of the latest request: the next request of the session waits for it before it is edited. */
-  pending: Promise<void>;
-  /** The monitor's session exists (created by the proxy, or found). */
-  ready: Promise<boolean> | null;
-  /** The latest verdict the monitor answered, and when. */
-  verdict: { action: string; waitSeconds: number | null; at: number } | null;
-  /**
-   * The latest answer with usage: when it came, its model, and how long the provider's cache surely outlives it
-   * (`cacheLifetimeMs`): a request after a longer pause, or of another model, finds the cache cold.
-   */
-  lastAnswer?: { at: number; model: string | undefined; lifetimeMs: number };
-  /** Token counts of items already seen, by item id and length. */
-  sizes: Map<string, number>;
-  /** What was last written to (or read from) the session's file. */
-  saved: string;
-}
 
 export interface ProxySessionsOptions {
   monitor: SessionMonitor;
@@ -88,6 +46,8 @@ export interface ProxySessionsOptions {
   onEviction?: (sessionId: string, items: number, archive: string) => void;
   /** Where each session's edits are kept across restarts (normally `<data dir>/proxy`); none: in memory only. */
   directory?: string;
+  /** The proxy stopped acting on a session: recording it failed at `stage` (each failure is also an onFailure). */
+  onPause?: (stage: ProxyPauseStage) => void;
 }
 
 const AGENT_OF: Partial<Record<SessionSource, 'claude-code' | 'codex'>> = {
@@ -107,8 +67,14 @@ function describeItem(call: HistoryItem | undefined): string {
 
 /**
  * The proxy's memory of its sessions and the work it does for them: the monitor's session (created on the first
- * request), the usage of every answer, and, in act mode, the eviction policy run on each request's history after it
- * went upstream, whose batches become edits that every later request of the session carries.
+ * request), the usage of every answer, and, in act mode, the eviction policy run on each request's history once its
+ * answer is recorded, whose batches become edits that every later request of the session carries.
+ *
+ * It never acts on what it cannot record: while creating a session or recording an answer fails, the session is
+ * paused (its requests get no new edits, and no analysis runs), until a create or a record succeeds again. The edits
+ * made before the pause stay in its requests: the provider cached the prefix with them, and removing them would
+ * rewrite that prefix and bring back what the model was told is archived; they are the ones the session already
+ * shows (each eviction was recorded when it was made).
  */
 export class ProxySessions {
   readonly #sessions = new Map<string, ProxySession>();
@@ -119,6 +85,7 @@ export class ProxySessions {
   readonly #policy: EvictionPolicy;
   readonly #options: ProxySessionsOptions;
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #files: ProxySessionFiles;
 
   constructor(options: ProxySessionsOptions) {
     this.#options = options;
@@ -127,83 +94,80 @@ export class ProxySessions {
     this.#now = options.now ?? Date.now;
     this.#counter = options.counter ?? createTokenCounter();
     this.#policy = new EvictionPolicy({}, this.#counter);
+    this.#files = new ProxySessionFiles(options.directory, (error) => options.onFailure('persist', error));
   }
 
   /** The session's entry, made on first use. */
   session(id: string): ProxySession {
     let entry = this.#sessions.get(id);
     if (!entry) {
-      entry = {
-        id,
-        edits: new Map(),
-        version: 0,
-        copies: [],
-        threads: new Map(),
-        pending: Promise.resolve(),
-        ready: null,
-        verdict: null,
-        sizes: new Map(),
-        saved: '',
-      };
-      entry.pending = this.#restore(entry);
+      entry = newProxySession(id);
+      entry.pending = this.#files.restore(entry);
       this.#sessions.set(id, entry);
     }
     return entry;
   }
 
-  #file(entry: ProxySession): string | undefined {
-    return this.#options.directory === undefined
-      ? undefined
-      : join(this.#options.directory, `${entry.id}.json`);
+  /** Whether the proxy acts on the session now: it is not observed, and recording it works. */
+  acting(entry: ProxySession): boolean {
+    return isActing(entry);
   }
 
-  /** Reads back the session's edits and policy states kept by an earlier run, if any. */
-  async #restore(entry: ProxySession): Promise<void> {
-    const file = this.#file(entry);
-    if (!file) return;
+  /**
+   * Marks the session observed for good (a request came through `/observe`, or the proxy observes): its requests go
+   * upstream as sent from now on, after a restart too.
+   */
+  observe(entry: ProxySession): void {
+    if (entry.observed) return;
+    entry.observed = true;
+    entry.pending = entry.pending.then(() => this.#files.save(entry));
+  }
+
+  /** How many sessions seen since the start the proxy acts on, observes, or passes through unedited. */
+  standing(): ProxyStanding {
+    return standingOf(this.#sessions.values());
+  }
+
+  /** Stops acting on the session: recording it failed. */
+  #pause(entry: ProxySession, stage: ProxyPauseStage, error: unknown): void {
+    if (pauseSession(entry, stage, error, this.#now())) this.#options.onPause?.(stage);
+  }
+
+  /** Writes the proxy's standing into the monitor's session when it changed (its answers show it as `proxy`). */
+  async #show(entry: ProxySession): Promise<void> {
+    const status = proxyStateOf(entry);
+    const text = JSON.stringify(status);
+    if (text === entry.shown) return;
     try {
-      const text = await readFile(file, 'utf8');
-      const saved = SavedProxySessionSchema.parse(JSON.parse(text));
-      for (const [callId, edit] of saved.edits) entry.edits.set(callId, edit);
-      for (const [thread, state] of saved.threads) entry.threads.set(thread, state);
-      entry.version++;
-      entry.saved = text;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') this.#options.onFailure('persist', error);
+      await this.#monitor.setProxyStatus(entry.id, status);
+      entry.shown = text;
+    } catch {
+      // The failure that paused the session is counted already; the status is written at its next record.
     }
   }
 
-  /** Writes the session's edits and policy states when they changed (a temporary file, then renamed). */
-  async #save(entry: ProxySession): Promise<void> {
-    const file = this.#file(entry);
-    if (!file) return;
-    const text = JSON.stringify({ edits: [...entry.edits], threads: [...entry.threads] });
-    if (text === entry.saved) return;
-    try {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(`${file}.tmp`, text);
-      await rename(`${file}.tmp`, file);
-      entry.saved = text;
-    } catch (error) {
-      this.#options.onFailure('persist', error);
-    }
-  }
-
-  /** Makes sure the monitor has the session (created with the request's model); false when it could not. */
+  /**
+   * Makes sure the monitor has the session (created with the request's model); false when it could not, and then
+   * the session is paused until a later request creates it.
+   */
   ensure(entry: ProxySession, model: string, source: SessionSource): Promise<boolean> {
     entry.ready ??= (async () => {
       try {
-        if (await this.#monitor.has(entry.id)) return true;
-        const agent = AGENT_OF[source];
-        await this.#monitor.create({ id: entry.id, model, ...(agent ? { agent } : {}) });
-        return true;
+        if (!(await this.#monitor.has(entry.id))) {
+          const agent = AGENT_OF[source];
+          await this.#monitor.create({ id: entry.id, model, ...(agent ? { agent } : {}) });
+        }
       } catch (error) {
         // A session created meanwhile (by a concurrent request, a hook or watch) is as good.
-        if (await this.#monitor.has(entry.id).catch(() => false)) return true;
-        this.#options.onFailure('session', error);
-        entry.ready = null;
-        return false;
+        if (!(await this.#monitor.has(entry.id).catch(() => false))) {
+          this.#options.onFailure('session', error);
+          this.#pause(entry, 'session', error);
+          entry.ready = null;
+          return false;
+        }
       }
+      if (entry.pause?.stage === 'session') resumeSession(entry, this.#now());
+      return true;
     })();
     return entry.ready;
   }
@@ -219,24 +183,28 @@ export class ProxySessions {
   /**
    * Runs the eviction policy on a request's history (edits already applied) after it went upstream; a batch is
    * archived first, and only then do its tombstones join the session's edits, for the next request on. Chained:
-   * one analysis per session at a time, in request order.
+   * one analysis per session at a time, in request order. (`record` runs it itself once the answer is recorded.)
    */
   analyze(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): void {
-    entry.pending = entry.pending
-      .then(async () => {
-        const version = entry.version;
-        this.#copy(entry, format, raw, body);
-        applyEdits(format, body, entry.edits);
+    entry.pending = entry.pending.then(() => this.#analyzeRequest(entry, format, raw, body));
+  }
+
+  async #analyzeRequest(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): Promise<void> {
+    try {
+      const version = entry.version;
+      this.#copy(entry, format, raw, body);
+      applyEdits(format, body, entry.edits);
+      await setImmediate();
+      await this.#analyze(entry, format, body);
+      // A new batch: where its blocks are in this request, for the next one (`body` now holds tombstones).
+      if (entry.version !== version) {
         await setImmediate();
-        await this.#analyze(entry, format, body);
-        // A new batch: where its blocks are in this request, for the next one (`body` now holds tombstones).
-        if (entry.version !== version) {
-          await setImmediate();
-          this.#copy(entry, format, raw, JSON.parse(raw.toString('utf8')) as Json);
-        }
-        await this.#save(entry);
-      })
-      .catch((error: unknown) => this.#options.onFailure('analyze', error));
+        this.#copy(entry, format, raw, JSON.parse(raw.toString('utf8')) as Json);
+      }
+      await this.#files.save(entry);
+    } catch (error) {
+      this.#options.onFailure('analyze', error);
+    }
   }
 
   /** Keeps the request and where its edited blocks are, so that the session's next request is edited unparsed. */
@@ -334,7 +302,9 @@ export class ProxySessions {
 
   /**
    * Records an answer: a success's usage (streamed or not) with its rate-limit headers; a 429's headers and
-   * retry-after as what the quota said. Other errors are the agent's to see; nothing is recorded of them.
+   * retry-after as what the quota said. Other errors are the agent's to see; nothing is recorded of them. Then, when
+   * the proxy acts on the request and the session, the eviction policy reads it. In the session's chain: its next
+   * request waits for this record and analysis, so a pause or new edits apply to it.
    */
   record(
     entry: ProxySession,
@@ -342,9 +312,12 @@ export class ProxySessions {
     status: number,
     headers: HeaderBag,
     text: string,
-    ready: Promise<boolean>,
+    prepared: Promise<PreparedRequest>,
   ): Promise<void> {
-    const recorded = this.#record(entry, format, status, headers, text, ready);
+    const recorded = entry.pending
+      .then(() => this.#record(entry, format, status, headers, text, prepared))
+      .catch((error: unknown) => this.#options.onFailure('record', error));
+    entry.pending = recorded;
     this.#inFlight.add(recorded);
     void recorded.finally(() => this.#inFlight.delete(recorded));
     return recorded;
@@ -362,10 +335,27 @@ export class ProxySessions {
     status: number,
     headers: HeaderBag,
     text: string,
-    ready: Promise<boolean>,
+    prepared: Promise<PreparedRequest>,
   ): Promise<void> {
-    if (status !== 429 && (status < 200 || status >= 300)) return;
-    if (!(await ready)) return;
+    const { created, request } = await prepared;
+    if (!created) return;
+    const recorded = await this.#post(entry, format, status, headers, text);
+    if (recorded) resumeSession(entry, this.#now());
+    await this.#show(entry);
+    // Only what the session records is acted on: no analysis of a request whose answer could not be recorded.
+    if (recorded && request && this.acting(entry))
+      await this.#analyzeRequest(entry, request.format, request.raw, request.body);
+  }
+
+  /** Posts an answer to the monitor; false when that failed (the session is then paused). */
+  async #post(
+    entry: ProxySession,
+    format: WireFormat,
+    status: number,
+    headers: HeaderBag,
+    text: string,
+  ): Promise<boolean> {
+    if (status !== 429 && (status < 200 || status >= 300)) return true;
     try {
       // A 429 is no generation: what its headers and retry-after say goes to the quotas alone.
       const verdict =
@@ -375,8 +365,13 @@ export class ProxySessions {
       // null: a session that has seen no call yet has no verdict to hold a request by.
       if (verdict)
         entry.verdict = { action: verdict.action, waitSeconds: verdict.waitSeconds, at: this.#now() };
+      return true;
     } catch (error) {
       this.#options.onFailure('record', error);
+      // Deleted or expired meanwhile: the session's next request creates it again.
+      if (error instanceof BarometerError && error.code === 'BR_ERR_SESSION_NOT_FOUND') entry.ready = null;
+      this.#pause(entry, 'record', error);
+      return false;
     }
   }
 

@@ -5,6 +5,7 @@ import { DiffOnlyResultSchema, HotStateCheckAnswerSchema } from '../contract/dis
 import { ProblemSchema } from '../contract/problem.js';
 import { ReplayCallSchema, ReplayResultSchema, WhatIfSummarySchema } from '../contract/replay.js';
 import {
+  ProxyStatusSchema,
   SESSION_EVENT_TYPES,
   SessionDeltaSchema,
   SessionEventSchema,
@@ -69,6 +70,7 @@ const SHAPES: ReadonlyArray<[string, z.ZodType]> = [
   ['SessionHealth', SessionHealthSchema],
   ['SessionSignals', SessionSignalsSchema],
   ['SessionSummary', SessionSummarySchema],
+  ['ProxyStatus', ProxyStatusSchema],
   ['TimelinePoint', TimelinePointSchema],
   ['TimelineMarker', TimelineMarkerSchema],
   ['SessionDelta', SessionDeltaSchema],

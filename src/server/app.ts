@@ -393,7 +393,9 @@ export async function buildApp(
         metrics.proxyFailures.inc({ stage });
         log(stage, error);
       },
+      onPause: (stage) => metrics.proxyPauses.inc({ stage }),
     });
+    metrics.watchProxy(sessions);
     settleProxy = () => sessions.settled();
     routes.push(
       ...proxyRoutes({

@@ -105,9 +105,15 @@ export class ServiceMetrics {
     labelNames: ['route', 'outcome'] as const,
     registers: [this.registry],
   });
+  readonly proxyPauses = new Counter({
+    name: 'barometer_proxy_pauses_total',
+    help: 'Times the proxy stopped acting on a session because recording it failed, by stage: session (creating it), record (recording an answer). Its requests then go upstream with no new edits until recording works again.',
+    labelNames: ['stage'] as const,
+    registers: [this.registry],
+  });
   readonly proxyFailures = new Counter({
     name: 'barometer_proxy_failures_total',
-    help: 'Failures inside the proxy, by stage (session, edit, analyze, record); each request concerned went upstream unchanged.',
+    help: 'Failures inside the proxy, by stage (session, edit, analyze, record, persist); each request concerned went upstream with no new edit.',
     labelNames: ['stage'] as const,
     registers: [this.registry],
   });
@@ -151,6 +157,22 @@ export class ServiceMetrics {
           this.set({ pool: pool.id, kind: 'reserved' }, pool.reserved);
           if (pool.tokenBudget !== null) this.set({ pool: pool.id, kind: 'budget' }, pool.tokenBudget);
         }
+      },
+    });
+  }
+
+  /**
+   * A gauge of the proxy's sessions (seen since the start) by state: acting (edited by the eviction policy),
+   * observed (forwarded as sent), paused (passed through with no new edits: recording them fails).
+   */
+  watchProxy(proxy: { standing(): Record<'acting' | 'observed' | 'paused', number> }): void {
+    new Gauge({
+      name: 'barometer_proxy_sessions',
+      help: "The proxy's sessions by state: acting (edited by the eviction policy), observed (forwarded as sent), paused (passed through with no new edits while recording them fails).",
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [state, count] of Object.entries(proxy.standing())) this.set({ state }, count);
       },
     });
   }

@@ -23,6 +23,7 @@ import { DEFAULT_CLOCK_SKEW_MS, repairFutureClock } from './clock-repair.js';
 import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
 import { toMillis } from './iso-time.js';
 import type { PoolStanding } from './pool-reason.js';
+import { type ProxyState, ProxyStateSchema } from './proxy-status.js';
 import { observeQuotaStep } from './rejudge.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
@@ -479,6 +480,25 @@ export class SessionMonitor {
     });
     if (!record) throw notFound(id);
     this.#emit({ type: 'changed', id, state: record.state, points: [], markers: [], events });
+    return sessionSummary(record.state);
+  }
+
+  /**
+   * Records what barometer's proxy does with the session's requests (acting or observing, and the latest pause
+   * when recording failed): the session's answers show it as `proxy`. Nothing else of the session changes.
+   * @throws BarometerValidationError: no such session, a malformed status
+   */
+  async setProxyStatus(id: string, status: ProxyState): Promise<SessionSummary> {
+    const parsed = parseWith(ProxyStateSchema, status);
+    if (!parsed.ok) throw new BarometerValidationError(parsed.issues, 'proxy status');
+    const proxy = parsed.value;
+    const record = await this.store.update(id, (current) => ({
+      state: { ...current.state, proxy },
+      timeline: current.timeline,
+      touchedAt: this.#now(),
+    }));
+    if (!record) throw notFound(id);
+    this.#emit({ type: 'changed', id, state: record.state, points: [], markers: [], events: [] });
     return sessionSummary(record.state);
   }
 

@@ -234,6 +234,29 @@ export const TimelineMarkerSchema = z
   .meta({ id: 'TimelineMarker' });
 export type TimelineMarker = z.infer<typeof TimelineMarkerSchema>;
 
+/**
+ * What barometer's proxy does with the session's requests: `mode` `act` (the eviction policy edits them) or `observe`
+ * (seen through the proxy's `/observe` routes or an observing proxy: forwarded as sent, for the rest of the session);
+ * `acting` whether it edits them now; `pause`, the latest time it stopped because recording failed (the requests then
+ * went upstream with no new edits), `until` null while it lasts.
+ */
+export const ProxyStatusSchema = z
+  .strictObject({
+    mode: z.enum(['act', 'observe']),
+    acting: z.boolean(),
+    pause: z
+      .strictObject({
+        stage: z.enum(['session', 'record']),
+        code: z.string().nullable(),
+        message: z.string(),
+        since: iso,
+        until: iso.nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'ProxyStatus' });
+export type ProxyStatus = z.infer<typeof ProxyStatusSchema>;
+
 /** A session without its timeline: what lists and the all-sessions stream carry. */
 export const SessionSummarySchema = z
   .strictObject({
@@ -265,6 +288,8 @@ export const SessionSummarySchema = z
     agentProcessId: z.number().int().nullable(),
     /** The session this one is a sub-agent of (`parentId` at creation), or null for an agent's own session. */
     parentId: z.string().nullable(),
+    /** What barometer's proxy does with the session's requests; null when no proxy has seen it. */
+    proxy: ProxyStatusSchema.nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

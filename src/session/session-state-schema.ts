@@ -5,6 +5,7 @@ import { IdSchema } from '../ids/id-schema.js';
 import { AgentNameSchema, ModelProfileSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema } from '../pressure/schemas.js';
 import { TokenWindowSchema } from '../quota/token-window.js';
+import { ProxyStateSchema } from './proxy-status.js';
 import { SessionOptionsSchema } from './session-options.js';
 import { VerdictSchema } from './session-schemas.js';
 
@@ -88,6 +89,8 @@ export const SessionStateSchema = z
      */
     verdictAt: z.number().nullable().optional(),
     lastPressure: PressureAssessmentSchema.nullable(),
+    /** What barometer's proxy does with the session's requests; absent when no proxy has seen it. */
+    proxy: ProxyStateSchema.optional(),
   })
   .meta({ id: 'SessionState' });
 export type SessionState = z.infer<typeof SessionStateSchema>;

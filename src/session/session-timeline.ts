@@ -1,5 +1,6 @@
 import { ColumnTimeline } from './column-timeline.js';
 import { isoTime } from './iso-time.js';
+import { proxyStatus } from './proxy-status.js';
 import { healthOf } from './session-health.js';
 import type {
   MarkerType,
@@ -170,6 +171,7 @@ export function sessionSummary(state: SessionState): SessionSummary {
     workingDirectory: state.options.workingDirectory ?? null,
     agentProcessId: state.options.agentProcessId ?? null,
     parentId: state.options.parentId ?? null,
+    proxy: proxyStatus(state.proxy),
   };
 }
 

@@ -14,6 +14,8 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   /** The JSON body, parsed (undefined when there is none or it is not JSON). */
   body: Record<string, unknown> | undefined;
+  /** The body's bytes as received. */
+  raw: Buffer;
 }
 
 export interface ServedResponse {
@@ -43,7 +45,8 @@ export async function startCassetteServer(
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', async () => {
-      const text = Buffer.concat(chunks).toString('utf8');
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
       let body: Record<string, unknown> | undefined;
       try {
         body = text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>);
@@ -55,6 +58,7 @@ export async function startCassetteServer(
         path: incoming.url ?? '/',
         headers: incoming.headers,
         body,
+        raw,
       };
       requests.push(request);
       const response = answer(request, requests.length - 1);

@@ -1,0 +1,73 @@
+import type { EvictionPolicyState } from '../compaction/eviction-policy.js';
+import type { ProxyState } from '../session/proxy-status.js';
+import type { WireFormat } from './session-key.js';
+import type { EditBook } from './wire-history.js';
+import type { WireCopy } from './wire-splice.js';
+
+/** A time the proxy stopped acting on a session because recording failed; `until` set once it works again. */
+export type ProxyPause = NonNullable<ProxyState['pause']>;
+
+/** What the proxy keeps of one session, in memory: its edits (re-applied to every request) and policy states. */
+export interface ProxySession {
+  id: string;
+  /** Every edit made so far, by call id: the same tombstones go into every later request. */
+  edits: EditBook;
+  /** Bumped whenever `edits` changes. */
+  version: number;
+  /** The latest requests (at most two: a conversation and a sub-agent's) with where their edited blocks are. */
+  copies: WireCopy[];
+  /** The policy's state per conversation of the session (Claude Code's sub-agents share its session id). */
+  threads: Map<string, EvictionPolicyState>;
+  /**
+   * The session's chain: the restore of its file, then each answer's record and the analysis of its request, in
+   * request order. The next request of the session waits for it before it is edited.
+   */
+  pending: Promise<void>;
+  /** The monitor's session exists (created by the proxy, or found). */
+  ready: Promise<boolean> | null;
+  /** The latest verdict the monitor answered, and when. */
+  verdict: { action: string; waitSeconds: number | null; at: number } | null;
+  /**
+   * The latest answer with usage: when it came, its model, and how long the provider's cache surely outlives it
+   * (`cacheLifetimeMs`): a request after a longer pause, or of another model, finds the cache cold.
+   */
+  lastAnswer?: { at: number; model: string | undefined; lifetimeMs: number };
+  /** Token counts of items already seen, by item id and length. */
+  sizes: Map<string, number>;
+  /** What was last written to (or read from) the session's file. */
+  saved: string;
+  /** Seen in observe (the `/observe` routes or an observing proxy): never edited again, kept across restarts. */
+  observed: boolean;
+  /** The latest pause: recording failed and the proxy stopped acting; `until` null while it lasts. */
+  pause: ProxyPause | null;
+  /** The status last written to the monitor's session ('' before any). */
+  shown: string;
+}
+
+/** A session the proxy has not seen before (its file, if any, is read next). */
+export function newProxySession(id: string): ProxySession {
+  return {
+    id,
+    edits: new Map(),
+    version: 0,
+    copies: [],
+    threads: new Map(),
+    pending: Promise.resolve(),
+    ready: null,
+    verdict: null,
+    sizes: new Map(),
+    saved: '',
+    observed: false,
+    pause: null,
+    shown: '',
+  };
+}
+
+/**
+ * What the request side hands to `record` once the answer is in: whether the monitor has the session, and, when
+ * the proxy acts on the request, the request itself (as sent, and parsed) for the eviction policy.
+ */
+export interface PreparedRequest {
+  created: boolean;
+  request?: { format: WireFormat; raw: Buffer; body: Record<string, unknown> };
+}
