@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../server/serve.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { codexBinary } from './test-helpers/codex-binary.js';
+import { scriptedHistory as history, tombstones } from './test-helpers/scripted-history.js';
 
 const CODEX = codexBinary();
 if (!CODEX && process.env.CI === 'true')
@@ -16,46 +17,6 @@ if (!CODEX)
 type Json = Record<string, unknown>;
 
 const SESSION = 'restart-session';
-
-/** A Claude Code-like history: `reads` reads of 16 KB files, a `git commit` (a sub-task boundary) after the third. */
-function history(reads: number): Json {
-  const messages: Json[] = [{ role: 'user', content: 'Read the files; commit after the third.' }];
-  for (let index = 0; index < reads; index++) {
-    const commit = index === 3;
-    const id = `toolu_${index}`;
-    messages.push({
-      role: 'assistant',
-      content: [
-        commit
-          ? { type: 'tool_use', id, name: 'Bash', input: { command: 'git commit -qm "first part"' } }
-          : { type: 'tool_use', id, name: 'Read', input: { file_path: `/work/file-${index}.ts` } },
-      ],
-    });
-    const text = commit
-      ? '[main 1a2b3c4] first part'
-      : Array.from({ length: 400 }, (_, line) => `file ${index} line ${line}: ${(line * 7919) % 1000};`).join(
-          '\n',
-        );
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] });
-  }
-  return { model: 'claude-sonnet-4-5', max_tokens: 1024, messages };
-}
-
-/** The tombstoned tool results of a request as the provider received it, by call id. */
-function tombstones(body: Json | undefined): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const message of (body?.messages ?? []) as { content: unknown }[]) {
-    if (!Array.isArray(message.content)) continue;
-    for (const block of message.content as Json[])
-      if (
-        block.type === 'tool_result' &&
-        typeof block.content === 'string' &&
-        block.content.startsWith('[barometer evicted')
-      )
-        found.set(block.tool_use_id as string, block.content);
-  }
-  return found;
-}
 
 let root: string;
 let fake: CassetteServer;

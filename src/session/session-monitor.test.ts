@@ -154,3 +154,46 @@ describe('SessionMonitor.postUsage', () => {
     expect(view.generations).toBe(1);
   });
 });
+
+describe('SessionMonitor.setProxyStatus', () => {
+  it('shows the proxy’s standing in the session’s answers, kept through later usage, quota and compaction updates', async () => {
+    const monitor = monitorOver();
+    await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
+    expect((await monitor.view('a')).proxy).toBeNull();
+    const since = Date.parse('2026-11-22T12:30:00Z');
+    const summary = await monitor.setProxyStatus('a', {
+      mode: 'act',
+      pause: { stage: 'record', code: 'BR_ERR_STORE_UNAVAILABLE', message: 'away', since, until: null },
+    });
+    const shown = {
+      mode: 'act',
+      acting: false,
+      pause: {
+        stage: 'record',
+        code: 'BR_ERR_STORE_UNAVAILABLE',
+        message: 'away',
+        since: '2026-11-22T12:30:00.000Z',
+        until: null,
+      },
+    };
+    expect(summary.proxy).toEqual(shown);
+    await monitor.postUsage('a', usage(1000));
+    await monitor.observeQuota('a', { headers: { 'retry-after': '1' } });
+    await monitor.recordCompaction('a', { before: 1000, after: 500 });
+    expect((await monitor.view('a')).proxy).toEqual(shown);
+    // A session seen in observe is never acted on, paused or not.
+    await monitor.setProxyStatus('a', { mode: 'observe', pause: null });
+    expect((await monitor.view('a')).proxy).toEqual({ mode: 'observe', acting: false, pause: null });
+  });
+
+  it('refuses a malformed status naming the field, and a session it does not have', async () => {
+    const monitor = monitorOver();
+    await monitor.create({ id: 'a', model: 'claude-opus-4-6' });
+    await expect(monitor.setProxyStatus('a', { mode: 'edit' as 'act', pause: null })).rejects.toMatchObject({
+      issues: [expect.objectContaining({ field: 'mode' })],
+    });
+    await expect(monitor.setProxyStatus('missing', { mode: 'act', pause: null })).rejects.toThrow(
+      /no session/,
+    );
+  });
+});

@@ -324,6 +324,7 @@ function nextState(state: SessionState): SessionState {
     lastVerdict: state.lastVerdict,
     verdictAt: state.verdictAt,
     lastPressure: state.lastPressure,
+    proxy: state.proxy,
   };
 }
 
