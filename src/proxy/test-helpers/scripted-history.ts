@@ -43,3 +43,31 @@ export function tombstones(body: Json | undefined): Map<string, string> {
   }
   return found;
 }
+
+/**
+ * The same session as {@link scriptedHistory} as Codex sends it, a Responses request: `exec_command` calls (a `cat` of
+ * a 16 KB file, or a `git commit` at each index of `commitsAt`) and their outputs.
+ */
+export function scriptedResponses(reads: number, commitsAt: readonly number[] = [3]): Json {
+  const input: Json[] = [
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Read the files; commit.' }] },
+  ];
+  for (let index = 0; index < reads; index++) {
+    const commit = commitsAt.includes(index);
+    const callId = `call_${index}`;
+    const cmd = commit ? `git commit -qm "part ${index}"` : `cat /work/file-${index}.ts`;
+    input.push({
+      type: 'function_call',
+      call_id: callId,
+      name: 'exec_command',
+      arguments: JSON.stringify({ cmd }),
+    });
+    const output = commit
+      ? `[main 1a2b3c${index}] part ${index}`
+      : Array.from({ length: 400 }, (_, line) => `file ${index} line ${line}: ${(line * 7919) % 1000};`).join(
+          '\n',
+        );
+    input.push({ type: 'function_call_output', call_id: callId, output });
+  }
+  return { model: 'gpt-5.3-codex', input, stream: false, store: false };
+}

@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type RunningServer, startServer } from '../server/serve.js';
+import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
+import { scriptedHistory, scriptedResponses, tombstones } from './test-helpers/scripted-history.js';
+
+type Json = Record<string, unknown>;
+
+let root: string;
+let fake: CassetteServer;
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'barometer-proxy-observe-'));
+  fake = await startCassetteServer((request) => {
+    if (request.path.startsWith('/v1/messages/count_tokens'))
+      return { headers: { 'content-type': 'application/json' }, body: '{"input_tokens":42}' };
+    if (request.path.startsWith('/v1/messages'))
+      return {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'text', text: 'ok' }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 100, output_tokens: 5 },
+        }),
+      };
+    if (request.path === '/v1/chat/completions')
+      return {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          model: 'gpt-4o',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 20, completion_tokens: 2, total_tokens: 22 },
+        }),
+      };
+    return {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        id: 'resp_1',
+        object: 'response',
+        model: 'gpt-5.3-codex',
+        status: 'completed',
+        output: [],
+        usage: { input_tokens: 12_000, output_tokens: 30, total_tokens: 12_030 },
+      }),
+    };
+  });
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function acting(dataDir: string): Promise<RunningServer> {
+  // The proxy acts (its default mode): only the observe routes leave requests as they came.
+  return startServer({
+    port: 0,
+    logLevel: 'silent',
+    dashboard: false,
+    dataDir: join(root, dataDir),
+    proxy: { anthropicUpstream: fake.url, openaiUpstream: fake.url },
+  });
+}
+
+/** Sends one request; answers the bytes sent, and the bytes and path the provider received. */
+async function send(
+  url: string,
+  path: string,
+  body: Json,
+  session: string,
+): Promise<{ sent: Buffer; received: Buffer; path: string }> {
+  const sent = Buffer.from(JSON.stringify(body), 'utf8');
+  const seen = fake.requests.length;
+  const answer = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'test', 'x-barometer-session': session },
+    body: sent,
+  });
+  expect(answer.status, await answer.clone().text()).toBe(200);
+  await answer.text();
+  expect(fake.requests.length).toBe(seen + 1);
+  const received = fake.requests.at(-1)!;
+  return { sent, received: received.raw, path: received.path };
+}
+
+const view = async (server: RunningServer, id: string) =>
+  (await (await fetch(`${server.url}/api/v1/sessions/${id}`)).json()) as Json;
+
+describe('the /observe routes of an acting proxy', () => {
+  it('send a Messages session upstream byte for byte, where the acting routes evict, and record every call', async () => {
+    const server = await acting('messages');
+    try {
+      for (const reads of [6, 7, 8, 9]) {
+        const acted = await send(server.url, '/v1/messages?beta=true', scriptedHistory(reads), 'acted');
+        const observed = await send(
+          server.url,
+          '/observe/v1/messages?beta=true',
+          scriptedHistory(reads),
+          'observed',
+        );
+        // The same path upstream, without the prefix.
+        expect(observed.path).toBe('/v1/messages?beta=true');
+        expect(observed.received.equals(observed.sent), `observed request of ${reads} reads`).toBe(true);
+        // The control: on the acting route the finished sub-task's reads are tombstones from the second request on.
+        const evicted = [...tombstones(JSON.parse(acted.received.toString()) as Json).keys()];
+        expect(evicted.sort()).toEqual(reads === 6 ? [] : ['toolu_0', 'toolu_1', 'toolu_2']);
+      }
+      // A session seen in observe stays observed: its requests through the acting route go as they came too (the
+      // second would carry what the policy made of the first).
+      for (const reads of [10, 11]) {
+        const later = await send(server.url, '/v1/messages', scriptedHistory(reads), 'observed');
+        expect(later.received.equals(later.sent), `request of ${reads} reads`).toBe(true);
+      }
+      // Token counting goes to its own path, as sent.
+      const counted = await send(
+        server.url,
+        '/observe/v1/messages/count_tokens',
+        scriptedHistory(2),
+        'observed',
+      );
+      expect(counted.path).toBe('/v1/messages/count_tokens');
+      expect(counted.received.equals(counted.sent)).toBe(true);
+
+      await vi.waitFor(async () => {
+        const observed = await view(server, 'observed');
+        expect(observed.generations).toBe(6);
+        expect(observed.proxy).toEqual({ mode: 'observe', acting: false, pause: null });
+      });
+      expect((await view(server, 'acted')).proxy).toEqual({ mode: 'act', acting: true, pause: null });
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toContain('barometer_proxy_sessions{state="observed"} 1');
+      expect(metrics).toContain('barometer_proxy_sessions{state="acting"} 1');
+      expect(metrics).toMatch(
+        /barometer_proxy_requests_total\{route="\/observe\/v1\/messages",outcome="passed"\} 4/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('send Responses and Chat Completions requests upstream byte for byte, to the paths without the prefix', async () => {
+    const server = await acting('openai');
+    try {
+      for (const reads of [6, 7, 8]) {
+        const acted = await send(server.url, '/v1/responses', scriptedResponses(reads), 'codex-acted');
+        const observed = await send(
+          server.url,
+          '/observe/v1/responses',
+          scriptedResponses(reads),
+          'codex-observed',
+        );
+        expect(observed.path).toBe('/v1/responses');
+        expect(observed.received.equals(observed.sent), `observed request of ${reads} calls`).toBe(true);
+        // The control: Codex's finished sub-task is evicted on the acting route.
+        if (reads > 6) expect(acted.received.toString()).toContain('[barometer evicted');
+      }
+      const chat = {
+        model: 'gpt-4o',
+        messages: [
+          { role: 'system', content: 'You are terse.' },
+          { role: 'user', content: 'hi' },
+        ],
+      };
+      const completion = await send(server.url, '/observe/v1/chat/completions', chat, 'chat-observed');
+      expect(completion.path).toBe('/v1/chat/completions');
+      expect(completion.received.equals(completion.sent)).toBe(true);
+      await vi.waitFor(async () => {
+        expect((await view(server, 'codex-observed')).generations).toBe(3);
+        expect((await view(server, 'chat-observed')).proxy).toMatchObject({ mode: 'observe' });
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keep a session observed after the proxy restarts', async () => {
+    let server = await acting('restart');
+    try {
+      await send(server.url, '/observe/v1/messages', scriptedHistory(6), 'kept');
+    } finally {
+      await server.close();
+    }
+    server = await acting('restart');
+    try {
+      for (const reads of [7, 8]) {
+        const next = await send(server.url, '/v1/messages', scriptedHistory(reads), 'kept');
+        expect(next.received.equals(next.sent), `request of ${reads} reads`).toBe(true);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
