@@ -39,6 +39,7 @@ function view(
     workingDirectory: null,
     agentProcessId: null,
     parentId: null,
+    proxy: null,
     timeline: [],
     markers: [],
   };
@@ -178,6 +179,7 @@ describe('applyDelta', () => {
     workingDirectory: null,
     agentProcessId: null,
     parentId: null,
+    proxy: null,
     timeline: [point(0), point(1)],
     markers: [],
   };

@@ -54,6 +54,7 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
     workingDirectory: null,
     agentProcessId: null,
     parentId: null,
+    proxy: null,
     timeline: [point(0, 'healthy', 50000), point(1, 'caution', 120000), point(2, 'critical', 190000)],
     markers: [
       { type: 'compaction', timestamp: '2026-01-01T00:02:30.000Z', index: 2, detail: '190,000 → 40,000' },

@@ -10,6 +10,7 @@ import { describeEvent, eventTime, type LiveEvent, MODEL_EVENT_NAMES } from '../
 import { formatAgo, formatClock, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
+import { proxyNote } from '../proxy-text.js';
 import { applyDelta, isNewer, sessionHealth } from '../session-list.js';
 import { chartModelOfSession, MARKER_LABELS } from '../timeline-model.js';
 
@@ -101,6 +102,7 @@ export function SessionPage({ id }: { id: string }) {
   const signals = view.signals;
   const regulator = view.regulator;
   const rows = view.timeline.slice(-TABLE_ROWS).reverse();
+  const proxy = proxyNote(view.proxy);
 
   return html`<section aria-labelledby="session-title" class="session-page">
     <p class="breadcrumb"><a href="/">Sessions</a> / <span>${view.id}</span></p>
@@ -122,6 +124,11 @@ export function SessionPage({ id }: { id: string }) {
       </div>
     </div>
     ${deleted ? html`<p class="error" role="alert">This session was deleted on the server.</p>` : null}
+    ${
+      proxy
+        ? html`<p class=${proxy.warning ? 'proxy-note proxy-note-warning' : 'proxy-note muted'} role=${proxy.warning ? 'status' : undefined}>${proxy.text}</p>`
+        : null
+    }
     ${
       health.reminder
         ? html`<aside class=${`reminder reminder-${level}`} aria-label="Context health reminder">
