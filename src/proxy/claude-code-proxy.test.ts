@@ -160,12 +160,14 @@ async function runClaude(mode: 'act' | 'observe'): Promise<Run> {
     prompts.push(prompt);
     return messageStream(`msg_${requests.length}`, String(body.model), usage, step(results, workdir));
   });
+  // Both runs go through a proxy that acts; the observed one through its `/observe` routes, as `wrap --observe` on
+  // a shared proxy does.
   const server = await startServer({
     port: 0,
     logLevel: 'silent',
     dashboard: false,
     dataDir: join(root, 'data'),
-    proxy: { anthropicUpstream: fake.url, mode },
+    proxy: { anthropicUpstream: fake.url },
   });
   const events: MonitorEvent[] = [];
   server.app.barometerMonitor.subscribe((event) => events.push(event));
@@ -184,7 +186,7 @@ async function runClaude(mode: 'act' | 'observe'): Promise<Run> {
       env: {
         ...gitEnv,
         HOME: home,
-        ANTHROPIC_BASE_URL: server.url,
+        ANTHROPIC_BASE_URL: mode === 'observe' ? `${server.url}/observe` : server.url,
         ANTHROPIC_API_KEY: 'sk-ant-test-key-never-stored',
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         DISABLE_TELEMETRY: '1',
@@ -315,6 +317,19 @@ describe.skipIf(missing !== undefined)('the real Claude Code through barometer p
     expect(view.generations).toBe(calls.length - 1);
     const lastMain = act.requests.at(-1)!.body;
     expect(view.signals.lastPromptTokens).toBe(Math.ceil(promptText(lastMain).length / 4) + 3);
+  });
+
+  it('observes the session sent through the acting proxy’s /observe: untouched, on the provider’s own paths, recorded', async () => {
+    expect(observe.stderr).toBe('');
+    const bodies = observe.requests.map((request) => request.body);
+    expect(bodies.length).toBeGreaterThan(5);
+    for (const body of bodies) expect(JSON.stringify(body)).not.toContain('[barometer evicted');
+    for (const request of observe.fake.requests) expect(request.path).toMatch(/^\/v1\/messages(\?|\/|$)/);
+    const sessionId = String(JSON.parse(String((bodies[0]!.metadata as Json).user_id)).session_id);
+    const view = await observe.server.app.barometerMonitor.view(sessionId);
+    expect(view.proxy).toEqual({ mode: 'observe', acting: false, pause: null });
+    const calls = observe.fake.requests.filter((request) => request.path.startsWith('/v1/messages?'));
+    expect(view.generations).toBe(calls.length - 1);
   });
 
   it('costs less than the same session observed only (prompt caching priced at the breakpoints)', () => {
