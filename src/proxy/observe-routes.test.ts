@@ -1,12 +1,23 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../server/serve.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
+import { codexBinary } from './test-helpers/codex-binary.js';
+import { responsesStream } from './test-helpers/fake-responses.js';
 import { scriptedHistory, scriptedResponses, tombstones } from './test-helpers/scripted-history.js';
 
 type Json = Record<string, unknown>;
+
+const CODEX = codexBinary();
+if (!CODEX && process.env.CI === 'true')
+  throw new Error('the Codex observe test needs the @openai/codex binary under CI');
+if (!CODEX)
+  console.warn(
+    'skipping the Codex observe test: the @openai/codex binary is not installed (npm ci installs it)',
+  );
 
 let root: string;
 let fake: CassetteServer;
@@ -39,6 +50,22 @@ beforeAll(async () => {
           usage: { prompt_tokens: 20, completion_tokens: 2, total_tokens: 22 },
         }),
       };
+    if (request.path !== '/v1/responses')
+      return { status: 404, headers: { 'content-type': 'application/json' }, body: '{"error":"no route"}' };
+    if (typeof request.headers['x-codex-turn-metadata'] === 'string') {
+      const item = {
+        type: 'message',
+        id: 'msg_1',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Observed and done.', annotations: [] }],
+      };
+      const usage = { input_tokens: 9_000, output_tokens: 12, total_tokens: 9_012 };
+      return {
+        headers: { 'content-type': 'text/event-stream' },
+        body: responsesStream('resp_codex', String(request.body?.model), item, usage),
+      };
+    }
     return {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -196,4 +223,53 @@ describe('the /observe routes of an acting proxy', () => {
       await server.close();
     }
   });
+});
+
+describe.skipIf(!CODEX)('the real Codex CLI through an acting proxy’s /observe/v1', () => {
+  it('reaches /v1/responses upstream (the prefix taken off), and its session is recorded and observed', async () => {
+    const server = await acting('codex');
+    const home = join(root, 'codex-home');
+    mkdirSync(home);
+    const provider = `model_providers.barometer={name="barometer",base_url="${server.url}/observe/v1",env_key="OPENAI_API_KEY",wire_api="responses",supports_websockets=false}`;
+    const before = fake.requests.length;
+    let output = '';
+    try {
+      const child = spawn(
+        CODEX as string,
+        [
+          'exec',
+          '--skip-git-repo-check',
+          '-c',
+          'model_provider=barometer',
+          '-c',
+          provider,
+          '-m',
+          'gpt-5.3-codex',
+          'Say hi.',
+        ],
+        {
+          cwd: home,
+          env: { ...process.env, HOME: home, OPENAI_API_KEY: 'sk-codex-test' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exitCode = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+      expect(exitCode, output).toBe(0);
+      expect(output).toContain('Observed and done.');
+      const calls = fake.requests.slice(before);
+      expect(calls.map((request) => request.path)).toEqual(calls.map(() => '/v1/responses'));
+      const metadata = JSON.parse(String(calls[0]!.headers['x-codex-turn-metadata'])) as {
+        session_id: string;
+      };
+      await vi.waitFor(async () => {
+        const observed = await view(server, metadata.session_id);
+        expect(observed.generations).toBe(calls.length);
+        expect(observed.proxy).toEqual({ mode: 'observe', acting: false, pause: null });
+      });
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
 });
