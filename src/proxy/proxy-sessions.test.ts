@@ -116,3 +116,40 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
     expect(switched.edits.get('read-1')?.result).toBeDefined();
   });
 });
+
+describe('a session deleted while the proxy records it', () => {
+  it('pauses at the failed record, creates the session again at the next request, and resumes', async () => {
+    const monitor = new SessionMonitor();
+    const failures: string[] = [];
+    const pauses: string[] = [];
+    const proxy = new ProxySessions({
+      monitor,
+      archive: new ArchiveStore({ root }),
+      onFailure: (stage) => failures.push(stage),
+      onPause: (stage) => pauses.push(stage),
+    });
+    const entry = proxy.session('deleted-meanwhile');
+    const answer = JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      usage: { input_tokens: 100, output_tokens: 5 },
+    });
+    const created = () =>
+      proxy.ensure(entry, 'claude-sonnet-4-5', 'barometer-header').then((ok) => ({ created: ok }));
+    await proxy.record(entry, 'anthropic', 200, {}, answer, created());
+    await monitor.delete('deleted-meanwhile');
+    await proxy.record(entry, 'anthropic', 200, {}, answer, created());
+    expect(failures).toEqual(['record']);
+    expect(pauses).toEqual(['record']);
+    expect(proxy.acting(entry)).toBe(false);
+    expect(proxy.standing()).toEqual({ acting: 0, observed: 0, paused: 1 });
+    await proxy.record(entry, 'anthropic', 200, {}, answer, created());
+    expect(proxy.acting(entry)).toBe(true);
+    const view = await monitor.view('deleted-meanwhile');
+    expect(view.generations).toBe(1);
+    expect(view.proxy).toMatchObject({
+      mode: 'act',
+      acting: true,
+      pause: { stage: 'record', code: 'BR_ERR_SESSION_NOT_FOUND' },
+    });
+  });
+});
