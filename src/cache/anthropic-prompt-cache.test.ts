@@ -173,6 +173,15 @@ describe('anthropicPromptCache: lifetimes, from the start of the request that wr
     expect(third.usage.cache_read_input_tokens).toBe(2000);
   });
 
+  it('an entry found by the lookback is refreshed too, not only the ones at the breakpoints', () => {
+    const first = run(emptyPromptCacheState(), messages);
+    // Turn 2 reads block 10 through its lookback from block 15, 4 minutes later…
+    const second = run(first.state, marked(numberedBlocks(15, 200), { 15: '5m' }), T0 + 4 * MINUTE);
+    expect(second.hitPosition).toBe(9);
+    // …so the entry at block 10 is alive 8 minutes after it was written.
+    expect(run(second.state, messages, T0 + 8 * MINUTE).usage.cache_read_input_tokens).toBe(2000);
+  });
+
   it('a request that starts exactly 5 minutes after the last use finds the entry gone and writes it again', () => {
     const first = run(emptyPromptCacheState(), messages);
     const second = run(first.state, messages, T0 + 5 * MINUTE);
