@@ -225,6 +225,19 @@ describe('openAiPromptCache on GPT-5.6 and later: breakpoints, writes at 1.25 ×
     expect(next.usage.input_tokens_details.cached_tokens).toBe(3400);
   });
 
+  it('a tool output that is no longer the last of its group is no lookup boundary: its write is missed', () => {
+    const tool = (id: string): OpenAiCacheBlock => ({ id, tokens: 100, messageEnd: 'tool' });
+    const first = send(emptyPromptCacheState(), {
+      model: 'gpt-5.6',
+      blocks: [developer(), user('task'), tool('output 1')],
+    });
+    const grown = send(first.state, {
+      model: 'gpt-5.6',
+      blocks: [developer(), user('task'), tool('output 1'), tool('output 2')],
+    });
+    expect(grown.usage.input_tokens_details).toEqual({ cached_tokens: 0, cache_write_tokens: 3400 });
+  });
+
   it('a developer message after the initial group is no lookup boundary', () => {
     const late = {
       id: 'late developer message',
