@@ -6,7 +6,7 @@ import {
   checkAnthropicRequest,
 } from './anthropic-cache-request.js';
 import { ANTHROPIC_LOOKBACK_POSITIONS, anthropicMinimumCacheableTokens } from './anthropic-cache-rules.js';
-import { prefixRoot, prefixStep } from './prefix-hash.js';
+import { type PrefixChain, prefixChain, prefixKey } from './prefix-hash.js';
 import { liveEntries, type PromptCacheEntry, type PromptCacheState, useEntry } from './prompt-cache-state.js';
 import type { PromptCacheTokens } from './prompt-cache-tokens.js';
 
@@ -62,7 +62,7 @@ export function anthropicPromptCache(
   const checked = checkAnthropicRequest(request);
   if (!checked.ok) return checked;
   const { blocks, breakpoints } = checked;
-  const hashes = anthropicPrefixHashes(request, checked);
+  const chain = anthropicPrefixChain(request, checked);
   const cumulative = new Array<number>(blocks.length);
   let total = 0;
   for (let position = 0; position < blocks.length; position++) {
@@ -72,7 +72,7 @@ export function anthropicPromptCache(
   const minimum = anthropicMinimumCacheableTokens(request.model);
   const effective = breakpoints.filter((point) => (cumulative[point.position] as number) >= minimum);
   const entries = liveEntries(state, now);
-  const hit = highestHit(entries, hashes, effective);
+  const hit = highestHit(entries, chain, effective);
   const read = hit === null ? 0 : (cumulative[hit] as number);
   const last = effective.at(-1);
   let oneHourEnd = read;
@@ -81,19 +81,15 @@ export function anthropicPromptCache(
       oneHourEnd = cumulative[point.position] as number;
   const cachedEnd = last === undefined ? 0 : Math.max(read, cumulative[last.position] as number);
   if (hit !== null) {
-    const held = entries[hashes[hit] as string] as PromptCacheEntry;
-    useEntry(entries, hashes[hit] as string, held.tokens, held.lifetimeMs, now);
+    const key = prefixKey(chain, hit);
+    const held = entries[key] as PromptCacheEntry;
+    useEntry(entries, key, held.tokens, held.lifetimeMs, now);
   }
   const writtenPositions: number[] = [];
   for (const point of effective) {
     if (hit === null || point.position > hit) writtenPositions.push(point.position);
-    useEntry(
-      entries,
-      hashes[point.position] as string,
-      cumulative[point.position] as number,
-      point.lifetimeMs,
-      now,
-    );
+    const key = prefixKey(chain, point.position);
+    useEntry(entries, key, cumulative[point.position] as number, point.lifetimeMs, now);
   }
   const tokens: PromptCacheTokens = {
     promptTokens: total,
@@ -129,37 +125,38 @@ export function anthropicPromptCache(
  */
 function highestHit(
   entries: Readonly<Record<string, PromptCacheEntry>>,
-  hashes: readonly string[],
+  chain: PrefixChain,
   breakpoints: readonly AnthropicBreakpoint[],
 ): number | null {
   for (let index = breakpoints.length - 1; index >= 0; index--) {
     const top = (breakpoints[index] as AnthropicBreakpoint).position;
     const bottom = Math.max(0, top - ANTHROPIC_LOOKBACK_POSITIONS + 1);
     for (let position = top; position >= bottom; position--)
-      if (entries[hashes[position] as string] !== undefined) return position;
+      if (entries[prefixKey(chain, position)] !== undefined) return position;
   }
   return null;
 }
 
 /**
- * The identity of the prefix ending at each block: the model, then each block's identity in order, with the settings
- * rendered ahead of the system and the message levels mixed in where those levels start.
+ * The chain of the request's prefixes: the model, then each block's identity in order, with the settings rendered
+ * ahead of the system and the message levels folded in where those levels start.
  */
-export function anthropicPrefixHashes(
+export function anthropicPrefixChain(
   request: AnthropicCacheRequest,
   checked: CheckedAnthropicRequest,
-): string[] {
-  const hashes = new Array<string>(checked.blocks.length);
-  let current = prefixRoot(`anthropic\u0000${request.model}`);
-  const systemSetting = request.settings?.system;
-  const messagesSetting = request.settings?.messages;
-  for (let position = 0; position < checked.blocks.length; position++) {
-    if (position === checked.systemStart && systemSetting !== undefined)
-      current = prefixStep(current, `\u0001system-settings\u0000${systemSetting}`);
-    if (position === checked.messagesStart && messagesSetting !== undefined)
-      current = prefixStep(current, `\u0001messages-settings\u0000${messagesSetting}`);
-    current = prefixStep(current, (checked.blocks[position] as { id: string }).id);
-    hashes[position] = current;
+): PrefixChain {
+  const settings = new Map<number, string>();
+  const system = request.settings?.system;
+  const messages = request.settings?.messages;
+  if (system !== undefined) settings.set(checked.systemStart, `\u0001system-settings\u0000${system}`);
+  if (messages !== undefined) {
+    const both = settings.get(checked.messagesStart);
+    const own = `\u0001messages-settings\u0000${messages}`;
+    settings.set(checked.messagesStart, both === undefined ? own : `${both}\u0000${own}`);
   }
-  return hashes;
+  return prefixChain(
+    `anthropic\u0000${request.model}`,
+    checked.blocks.map((block) => block.id),
+    settings,
+  );
 }

@@ -1,5 +1,5 @@
-import { prefixHashes, prefixRoot } from './prefix-hash.js';
-import { liveEntries, type PromptCacheEntry, type PromptCacheState, useEntry } from './prompt-cache-state.js';
+import { prefixChain, prefixKey } from './prefix-hash.js';
+import { liveEntries, type PromptCacheState, useEntry } from './prompt-cache-state.js';
 
 /** A block of a request to a cache that matches prefixes on its own (no markers): its identity and its tokens. */
 export interface PrefixBlock {
@@ -33,8 +33,8 @@ export function automaticPrefixCache(
   lifetimeMs: number,
   now: number,
 ): AutomaticPrefixOutcome {
-  const hashes = prefixHashes(
-    prefixRoot(space),
+  const chain = prefixChain(
+    space,
     blocks.map((block) => block.id),
   );
   const cumulative = new Array<number>(blocks.length);
@@ -45,17 +45,13 @@ export function automaticPrefixCache(
   }
   const entries = liveEntries(state, now);
   let matchedPosition: number | null = null;
-  for (let position = blocks.length - 1; position >= 0; position--) {
-    if ((cumulative[position] as number) < minimumTokens) break;
-    if ((entries[hashes[position] as string] as PromptCacheEntry | undefined) !== undefined) {
-      matchedPosition = position;
-      break;
-    }
-  }
+  // Every prefix at or above the minimum: the longest one held is read, and all are held after the request.
   for (let position = blocks.length - 1; position >= 0; position--) {
     const tokens = cumulative[position] as number;
     if (tokens < minimumTokens) break;
-    useEntry(entries, hashes[position] as string, tokens, lifetimeMs, now);
+    const key = prefixKey(chain, position);
+    if (matchedPosition === null && entries[key] !== undefined) matchedPosition = position;
+    useEntry(entries, key, tokens, lifetimeMs, now);
   }
   return {
     promptTokens: total,

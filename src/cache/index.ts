@@ -19,7 +19,7 @@ export {
 export {
   type AnthropicCacheOutcome,
   type AnthropicCacheUsage,
-  anthropicPrefixHashes,
+  anthropicPrefixChain,
   anthropicPromptCache,
 } from './anthropic-prompt-cache.js';
 export {
@@ -52,7 +52,7 @@ export {
   openAiCacheRules,
 } from './openai-cache-rules.js';
 export { type OpenAiCacheOutcome, type OpenAiCacheUsage, openAiPromptCache } from './openai-prompt-cache.js';
-export { prefixHashes, prefixRoot, prefixStep } from './prefix-hash.js';
+export { type PrefixChain, prefixChain, prefixKey } from './prefix-hash.js';
 export {
   type CallOutputTokens,
   type PromptCacheProvider,

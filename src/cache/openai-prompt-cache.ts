@@ -12,7 +12,7 @@ import {
   type OpenAiCacheRules,
   openAiCacheRules,
 } from './openai-cache-rules.js';
-import { prefixHashes, prefixRoot } from './prefix-hash.js';
+import { prefixChain, prefixKey } from './prefix-hash.js';
 import { liveEntries, type PromptCacheEntry, type PromptCacheState, useEntry } from './prompt-cache-state.js';
 import type { PromptCacheTokens } from './prompt-cache-tokens.js';
 
@@ -83,8 +83,8 @@ function breakpointCache(
   now: number,
 ): OpenAiCacheOutcome {
   const { blocks } = request;
-  const hashes = prefixHashes(
-    prefixRoot(space),
+  const chain = prefixChain(
+    space,
     blocks.map((block) => block.id),
   );
   const cumulative = new Array<number>(blocks.length);
@@ -100,15 +100,16 @@ function breakpointCache(
   for (const position of lookups)
     if (
       long(position) &&
-      entries[hashes[position] as string] !== undefined &&
+      entries[prefixKey(chain, position)] !== undefined &&
       (hit === null || position > hit)
     )
       hit = position;
   const read = hit === null ? 0 : (cumulative[hit] as number);
   const lifetimeMs = request.lifetimeMs ?? rules.lifetimeMs;
   if (hit !== null) {
-    const held = entries[hashes[hit] as string] as PromptCacheEntry;
-    useEntry(entries, hashes[hit] as string, held.tokens, held.lifetimeMs, now);
+    const key = prefixKey(chain, hit);
+    const held = entries[key] as PromptCacheEntry;
+    useEntry(entries, key, held.tokens, held.lifetimeMs, now);
   }
   const eligible = writes.filter(long);
   // "Each request can create up to four cache writes": the model keeps the four furthest (a choice: the guide does
@@ -118,7 +119,7 @@ function breakpointCache(
     .slice(-OPENAI_MAX_CACHE_WRITES);
   for (const position of eligible)
     if ((hit !== null && position <= hit) || written.includes(position))
-      useEntry(entries, hashes[position] as string, cumulative[position] as number, lifetimeMs, now);
+      useEntry(entries, prefixKey(chain, position), cumulative[position] as number, lifetimeMs, now);
   const writeEnd = written.length === 0 ? read : (cumulative[written.at(-1) as number] as number);
   return outcome(total, read, writeEnd - read, { entries }, hit, rules);
 }

@@ -5,44 +5,69 @@
  * block a stable identity of its content (a hash of its canonical form, say); this module never reads the caller's
  * objects, so the JSON key order of a block cannot change a prefix's identity.
  *
- * Pure JavaScript (no node:crypto): two independent 32-bit multiply-xorshift hashes with the murmur3 finaliser, 64
- * bits in all. A session's cache holds thousands of prefixes, not billions: the chance that two of a million collide
- * is about 3 × 10⁻⁸.
+ * Pure JavaScript (no node:crypto): two 32-bit lanes, 64 bits in all, each block's identity read once and folded into
+ * both lanes with the murmur3 finaliser. A session's cache holds thousands of prefixes, not billions: the chance that
+ * two of a million collide is about 3 × 10⁻⁸. The chain is numbers; a prefix's key (16 hex characters) is made only
+ * where a cache looks one up or writes one.
  */
 
-/** The identity of the empty prefix of one cache space (a provider, a model, a routing key). */
-export function prefixRoot(space: string): string {
-  return prefixStep('', space);
+/** The hash lanes of every prefix of a request: lanes `2i` and `2i + 1` are the prefix ending at block `i`. */
+export type PrefixChain = Uint32Array;
+
+const SEED_A = 0x9e3779b9;
+const SEED_B = 0x85ebca77;
+
+/**
+ * The chain of a request's prefixes in one cache space (a provider, a model, a routing key): `parts[i]` is block
+ * `i`'s identity, and `before[i]`, where given, is folded in ahead of it (a setting the provider renders there).
+ */
+export function prefixChain(
+  space: string,
+  parts: readonly string[],
+  before?: ReadonlyMap<number, string>,
+): PrefixChain {
+  const chain = new Uint32Array(parts.length * 2);
+  const lanes = new Uint32Array([SEED_A, SEED_B]);
+  fold(lanes, space);
+  for (let index = 0; index < parts.length; index++) {
+    const extra = before?.get(index);
+    if (extra !== undefined) fold(lanes, extra);
+    fold(lanes, parts[index] as string);
+    chain[index * 2] = lanes[0] as number;
+    chain[index * 2 + 1] = lanes[1] as number;
+  }
+  return chain;
+}
+
+/** The key of the prefix ending at block `position`: what a cache state's record is keyed by. */
+export function prefixKey(chain: PrefixChain, position: number): string {
+  return hex(chain[position * 2] as number) + hex(chain[position * 2 + 1] as number);
 }
 
 /**
- * The identity of a prefix extended by one part (a block's identity, or a setting rendered at that point).
- * `previous` is always 16 hex characters or empty, so the separator makes every (previous, part) pair distinct.
- * @example prefixStep(prefixRoot('anthropic\u0000claude-opus-4-6'), 'sha256:…') // '3f0c…' (16 hex characters)
+ * Folds a part into both lanes, reading its characters once: each lane starts from its own value crossed with the
+ * other's (so a collision must hit both at once), takes every character with its own multiplier, and ends with the
+ * murmur3 finaliser so every input bit reaches every output bit.
  */
-export function prefixStep(previous: string, part: string): string {
-  const text = `${previous}\u0000${part}`;
-  return hex(hash32(text, 0x9e3779b9)) + hex(hash32(text, 0x85ebca77));
+function fold(lanes: Uint32Array, part: string): void {
+  const a0 = lanes[0] as number;
+  const b0 = lanes[1] as number;
+  let a = (Math.imul(a0 ^ part.length, 0xcc9e2d51) ^ ((b0 << 13) | (b0 >>> 19))) >>> 0;
+  let b = (Math.imul(b0 ^ (part.length + 1), 0x1b873593) ^ ((a0 << 7) | (a0 >>> 25))) >>> 0;
+  for (let index = 0; index < part.length; index++) {
+    const code = part.charCodeAt(index);
+    a = Math.imul(a ^ code, 0x5bd1e995);
+    a ^= a >>> 15;
+    b = Math.imul(b ^ code, 0x27d4eb2f);
+    b ^= b >>> 13;
+  }
+  lanes[0] = finalise(a);
+  lanes[1] = finalise(b ^ 0x165667b1);
 }
 
-/** The identity of each prefix ending at each block: `hashes[i]` covers blocks 0…i. */
-export function prefixHashes(root: string, ids: readonly string[]): string[] {
-  const hashes = new Array<string>(ids.length);
-  let current = root;
-  for (let index = 0; index < ids.length; index++) {
-    current = prefixStep(current, ids[index] as string);
-    hashes[index] = current;
-  }
-  return hashes;
-}
-
-function hash32(text: string, seed: number): number {
-  let hash = (seed ^ text.length) >>> 0;
-  for (let index = 0; index < text.length; index++) {
-    hash = Math.imul(hash ^ text.charCodeAt(index), 0x5bd1e995);
-    hash ^= hash >>> 15;
-  }
-  // murmur3's fmix32: every input bit reaches every output bit.
+/** murmur3's fmix32. */
+function finalise(value: number): number {
+  let hash = value;
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;

@@ -15,7 +15,7 @@ export const PromptCacheEntrySchema = z.strictObject({
 export type PromptCacheEntry = z.infer<typeof PromptCacheEntrySchema>;
 
 /**
- * What one provider cache holds, as plain JSON: entries by prefix identity (`prefixStep`), every space (provider,
+ * What one provider cache holds, as plain JSON: entries by prefix identity (`prefixKey`), every space (provider,
  * model, routing key) in one record since each identity starts from its space's root. A request at `now` answers a
  * new state; the old one is never changed.
  */
