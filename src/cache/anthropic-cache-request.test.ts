@@ -131,6 +131,14 @@ describe('checkAnthropicRequest: blocks', () => {
     expect(checkAnthropicRequest(wrong)).toMatchObject({ ok: false, code: 'invalid_request', path });
   });
 
+  it('names a missing model and a level that is not a list', () => {
+    expect(checkAnthropicRequest({ ...request({}), model: '' })).toMatchObject({ ok: false, path: 'model' });
+    expect(checkAnthropicRequest(request({ system: 'You are…' as never }))).toMatchObject({
+      ok: false,
+      path: 'system',
+    });
+  });
+
   it('reads tools, then system, then messages, whatever order the caller wrote them in', () => {
     const checked = checkAnthropicRequest({
       messages: [{ id: 'm', tokens: 1 }],

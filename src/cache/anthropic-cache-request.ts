@@ -87,12 +87,15 @@ const LEVELS = ['tools', 'system', 'messages'] as const;
 export function checkAnthropicRequest(
   request: AnthropicCacheRequest,
 ): CheckedAnthropicRequest | AnthropicCacheRefusal {
+  if (typeof request.model !== 'string' || request.model.length === 0)
+    return refuse('invalid_request', 'model', 'expected a model id');
   const blocks: AnthropicCacheBlock[] = [];
   const paths: string[] = [];
   const starts: number[] = [];
   for (const level of LEVELS) {
     starts.push(blocks.length);
     const list = request[level] ?? [];
+    if (!Array.isArray(list)) return refuse('invalid_request', level, 'expected a list of blocks');
     for (let index = 0; index < list.length; index++) {
       const block = list[index] as AnthropicCacheBlock;
       const path = `${level}[${index}]`;

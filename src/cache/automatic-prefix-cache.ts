@@ -66,6 +66,7 @@ export function prefixBlockFault(
   blocks: readonly PrefixBlock[],
   list: string,
 ): { path: string; message: string } | null {
+  if (!Array.isArray(blocks)) return { path: list, message: 'expected a list of blocks' };
   for (let index = 0; index < blocks.length; index++) {
     const block = blocks[index] as PrefixBlock;
     if (typeof block.id !== 'string' || block.id.length === 0)

@@ -62,6 +62,13 @@ describe('geminiPromptCache', () => {
     ).toBe(0);
   });
 
+  it('names a missing model', () => {
+    expect(geminiPromptCache(emptyPromptCacheState(), { model: '', blocks: [] }, T0)).toMatchObject({
+      ok: false,
+      path: 'model',
+    });
+  });
+
   it('names a malformed block', () => {
     expect(
       geminiPromptCache(

@@ -83,6 +83,8 @@ export function geminiPromptCache(
   request: GeminiCacheRequest,
   now: number,
 ): GeminiCacheOutcome | GeminiCacheRefusal {
+  if (typeof request.model !== 'string' || request.model.length === 0)
+    return { ok: false, code: 'invalid_request', path: 'model', message: 'model: expected a model id' };
   const fault = prefixBlockFault(request.blocks, 'blocks');
   if (fault)
     return {

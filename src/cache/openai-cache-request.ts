@@ -42,6 +42,8 @@ export function openAiRequestFault(
   request: OpenAiCacheRequest,
   retentions: readonly OpenAiCacheRetention[] | null,
 ): OpenAiCacheRefusal | null {
+  if (typeof request.model !== 'string' || request.model.length === 0)
+    return refuse('invalid_request', 'model', 'expected a model id');
   const block = prefixBlockFault(request.blocks, 'blocks');
   if (block)
     return {

@@ -134,6 +134,15 @@ describe('openAiPromptCache before GPT-5.6: lifetimes by retention', () => {
     });
   });
 
+  it('names a missing model and blocks that are not a list', () => {
+    expect(
+      openAiPromptCache(emptyPromptCacheState(), { model: undefined as never, blocks: [] }, T0),
+    ).toMatchObject({ ok: false, path: 'model' });
+    expect(
+      openAiPromptCache(emptyPromptCacheState(), { model: 'gpt-5.6', blocks: {} as never }, T0),
+    ).toMatchObject({ ok: false, path: 'blocks' });
+  });
+
   it('names a malformed block', () => {
     const wrong = { model: 'gpt-5.3-codex', blocks: [{ id: 'a', tokens: -3 }] };
     expect(openAiPromptCache(emptyPromptCacheState(), wrong, T0)).toMatchObject({

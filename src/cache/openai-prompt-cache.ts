@@ -54,7 +54,8 @@ export function openAiPromptCache(
   request: OpenAiCacheRequest,
   now: number,
 ): OpenAiCacheOutcome | OpenAiCacheRefusal {
-  const rules = openAiCacheRules(request.model);
+  // A model that is no id is refused just below, with the field named.
+  const rules = openAiCacheRules(typeof request.model === 'string' ? request.model : '');
   const fault = openAiRequestFault(request, rules.kind === 'intervals' ? rules.retentions : null);
   if (fault) return fault;
   const space = `openai\u0000${request.model}\u0000${request.promptCacheKey ?? ''}`;
