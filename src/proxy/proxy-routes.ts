@@ -1,18 +1,20 @@
-import type { IncomingMessage } from 'node:http';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
 import { sendProblem } from '../server/problem.js';
 import type { ApiRoute } from '../server/route-table.js';
-import { downstreamHeaders, forward, upstreamHeaders } from './forward.js';
+import { forward, type UpstreamAnswer, upstreamHeaders } from './forward.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
+import { relayAnswer } from './relay-answer.js';
 import {
   type SessionSource,
   sessionIdFromBody,
   sessionIdFromHeaders,
   type WireFormat,
 } from './session-key.js';
+import { type UpstreamFailure, upstreamFailure } from './upstream-failure.js';
 import { applyEdits } from './wire-history.js';
 import { spliceEdits } from './wire-splice.js';
 
@@ -24,33 +26,18 @@ export interface ProxyCounters {
   request(api: string, outcome: 'passed' | 'edited' | 'held' | 'unreachable'): void;
   /** An internal failure; the request went on unchanged. */
   failure(stage: ProxyStage): void;
+  /** An upstream that failed a request (before its answer) or an answer (after its headers), and how. */
+  upstreamFailure(reason: UpstreamFailure): void;
 }
 
 export interface ProxyRouteContext {
   options: ResolvedProxyOptions;
+  /** The connections to the providers (see `upstreamAgent`), with the options' timeouts. */
+  upstream: Dispatcher;
   sessions: ProxySessions;
   counters: ProxyCounters;
   /** Logs a failure without the request's content or keys. */
   log: (stage: ProxyStage, error: unknown) => void;
-}
-
-/** A usage figure sits in the last events of an answer; beyond this many bytes only the tail is kept. */
-const KEPT_ANSWER_BYTES = 4 * 1024 * 1024;
-
-/** Passes the upstream's bytes on untouched, keeping a copy (the tail, past the cap) to read the usage from. */
-class Tap extends Transform {
-  readonly chunks: Buffer[] = [];
-  #bytes = 0;
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.chunks.push(chunk);
-    this.#bytes += chunk.length;
-    while (this.#bytes > KEPT_ANSWER_BYTES && this.chunks.length > 1)
-      this.#bytes -= (this.chunks.shift() as Buffer).length;
-    done(null, chunk);
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
 }
 
 function isObject(value: unknown): value is Json {
@@ -197,7 +184,14 @@ async function proxy(
     });
     sent = payload;
   }
-  const answered = forward(url, request.method, upstreamHeaders(request.headers), sent, abort.signal);
+  const answered = forward(
+    context.upstream,
+    url,
+    request.method,
+    upstreamHeaders(request.headers),
+    sent,
+    abort.signal,
+  );
   // Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session,
   // then (act) the policy on this request's history, whose edits the session's next request carries.
   const prepare = async (session: ProxySession, from: SessionSource): Promise<boolean> => {
@@ -220,41 +214,50 @@ async function proxy(
       return false;
     }
   };
-  let answer: IncomingMessage;
+  let answer: UpstreamAnswer;
   try {
     answer = await answered;
   } catch (error) {
     if (overLimit) return tooLarge(reply, limit);
     counters.request(api, 'unreachable');
     if (abort.signal.aborted) return reply;
-    return sendProblem(
-      reply,
-      'BR_ERR_UPSTREAM_UNREACHABLE',
-      `barometer proxy could not reach ${url.origin}: ${(error as Error).message}`,
-      { upstream: url.origin },
-    );
+    return unreachable(context, reply, url, error);
   }
   counters.request(api, outcome);
-  const tap = new Tap();
-  answer.pipe(tap);
-  if (entry && source) {
-    const session = entry;
-    const from = source.source;
-    const status = answer.statusCode ?? 502;
-    tap.on('end', () => {
-      void sessions.record(
-        session,
-        endpoint.format,
-        status,
-        answer.headers,
-        tap.text(),
-        prepare(session, from),
-      );
-    });
-  }
-  reply.code(answer.statusCode ?? 502);
-  reply.headers(downstreamHeaders(answer.headers));
-  return reply.send(tap);
+  const recorded = entry && source ? { session: entry, from: source.source } : undefined;
+  relayAnswer(reply, answer, (end) => {
+    // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
+    if (end.type === 'failed') counters.upstreamFailure(end.reason);
+    if (end.type !== 'complete' || !recorded) return;
+    const { session, from } = recorded;
+    const ready = prepare(session, from);
+    void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
+  });
+  return reply;
+}
+
+/**
+ * The agent's answer when the provider gave none: a 502 of barometer's own, naming the upstream and why (its
+ * client retries it as it would the provider's own 5xx), the failure counted by its reason.
+ */
+function unreachable(
+  context: ProxyRouteContext,
+  reply: FastifyReply,
+  url: URL,
+  error: unknown,
+): FastifyReply {
+  const reason = upstreamFailure(error);
+  context.counters.upstreamFailure(reason);
+  const why =
+    reason === 'timeout'
+      ? `no answer within ${context.options.upstreamHeadersTimeoutSeconds} s (--upstream-headers-timeout)`
+      : (error as Error).message;
+  return sendProblem(
+    reply,
+    'BR_ERR_UPSTREAM_UNREACHABLE',
+    `barometer proxy could not reach ${url.origin}: ${why}`,
+    { upstream: url.origin, reason },
+  );
 }
 
 const ANSWER = {
