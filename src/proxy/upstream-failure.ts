@@ -33,8 +33,17 @@ function codeOf(error: unknown): string | undefined {
   return undefined;
 }
 
-/** undici's codes for an answer cut before its end (its socket ended or closed; llhttp saw EOF mid-message). */
-const CLOSED = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'EPIPE', 'HPE_INVALID_EOF_STATE']);
+/** undici's codes for an answer cut before its end (its socket ended or closed). */
+const CLOSED = new Set(['UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'EPIPE']);
+
+/**
+ * undici's parser errors carry no code (its `HTTPParserError` is given the llhttp error's number, which it does
+ * not name): a connection that closed inside a message reads "Invalid EOF state" (llhttp's own reason).
+ */
+function parserFailure(error: unknown): 'closed' | 'malformed' | undefined {
+  if (!(error instanceof Error) || error.name !== 'HTTPParserError') return undefined;
+  return error.message.includes('Invalid EOF state') ? 'closed' : 'malformed';
+}
 
 /**
  * Why an upstream request or answer failed, from the error undici (or the socket) gave. `answer` is present once
@@ -51,6 +60,8 @@ export function upstreamFailure(
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'short_body';
   if (code !== undefined && CLOSED.has(code))
     return answer?.promisedBytes !== undefined ? 'short_body' : 'closed';
-  if (code === 'UND_ERR_HEADERS_OVERFLOW' || code?.startsWith('HPE_')) return 'malformed';
+  const parser = parserFailure(error);
+  if (parser === 'closed') return answer?.promisedBytes !== undefined ? 'short_body' : 'closed';
+  if (parser === 'malformed' || code === 'UND_ERR_HEADERS_OVERFLOW') return 'malformed';
   return answer ? 'closed' : 'unreachable';
 }

@@ -62,7 +62,7 @@ const BEAT: Step = { pause: 10 };
 /** What the fake provider does, by the request's `x-test-script` header. */
 const SCRIPTS: Record<string, readonly Step[]> = {
   'sse-clean': [
-    { write: head(SSE) },
+    { write: head({ ...SSE, connection: 'x-provider-hop', 'x-provider-hop': 'for the proxy only' }) },
     ...EVENTS.map((text) => ({ write: chunk(text) })),
     { write: chunk('') },
   ],
@@ -82,6 +82,14 @@ const SCRIPTS: Record<string, readonly Step[]> = {
     BEAT,
     { fail: 'close' },
   ],
+  // With `connection: close`, undici reads a reset as the end of the connection (Mac OS resets closed sockets):
+  // inside a chunked body it is an answer cut short all the same.
+  'sse-reset-on-closing-connection': [
+    { write: head({ ...SSE, connection: 'close' }) },
+    { write: chunk(EVENTS[0]!) },
+    BEAT,
+    { fail: 'reset' },
+  ],
   'sse-silent': [{ write: head(SSE) }, { write: chunk(EVENTS[0]!) }, { fail: 'silence' }],
   'json-clean': [
     { write: head(JSON_HEAD) },
@@ -100,6 +108,13 @@ const SCRIPTS: Record<string, readonly Step[]> = {
   'json-short-body': [{ write: head(JSON_HEAD) }, { write: HALF }, BEAT, { fail: 'close' }],
   'json-silent': [{ write: head(JSON_HEAD) }, { write: HALF }, { fail: 'silence' }],
   'no-headers': [{ fail: 'silence' }],
+  'headers-then-reset': [{ write: head(SSE) }, BEAT, { fail: 'reset' }],
+  // A chunk size that is not hexadecimal.
+  'json-bad-chunk': [
+    { write: head({ 'content-type': 'application/json', 'transfer-encoding': 'chunked' }) },
+    { write: chunk(HALF) },
+    { write: 'zz\r\n' },
+  ],
   'reset-before-headers': [{ fail: 'reset' }],
   // Never silent for long (an event every 50 ms), never ending: only the agent's going away ends it.
   endless: [
@@ -237,6 +252,7 @@ describe('the proxy ends the agent’s answer as the upstream’s ends', () => {
     ['sse-reset', 'reset'],
     ['sse-mid-event-close', 'closed'],
     ['sse-short-body', 'short_body'],
+    ['sse-reset-on-closing-connection', 'closed'],
     ['json-reset', 'reset'],
     ['json-mid-chunk-close', 'closed'],
     ['json-short-body', 'short_body'],
@@ -299,6 +315,25 @@ describe('the proxy ends the agent’s answer as the upstream’s ends', () => {
     expect((after.timeout ?? 0) - (before.timeout ?? 0)).toBe(REPEATS);
   });
 
+  it('resets the agent’s connection within 1 s when the upstream resets after its headers, before any body byte', async () => {
+    const before = await failureCounts();
+    for (const { answer, exchange } of await repeat('headers-then-reset')) {
+      expect(answer.status).toBe(200);
+      expect(answer.body).toBe('');
+      expect(answer.ended).toBe('ECONNRESET');
+      expect(answer.endedAt - (exchange.failedAt ?? Number.NaN)).toBeLessThan(WITHIN_MS);
+    }
+    expect(((await failureCounts()).reset ?? 0) - (before.reset ?? 0)).toBe(REPEATS);
+  });
+
+  it('cuts the agent’s answer when the upstream’s bytes stop being HTTP, counted as malformed', async () => {
+    const before = await failureCounts();
+    const answer = await send('json-bad-chunk');
+    expect(answer.status).toBe(200);
+    expect(['ECONNRESET', 'aborted']).toContain(answer.ended);
+    expect(((await failureCounts()).malformed ?? 0) - (before.malformed ?? 0)).toBe(1);
+  });
+
   it('answers 502 at once to a reset before the headers, counted as reset', async () => {
     const before = await failureCounts();
     const answer = await send('reset-before-headers');
@@ -318,9 +353,10 @@ describe('the proxy ends the agent’s answer as the upstream’s ends', () => {
       expect(answer.headers['content-type']).toBe(
         script === 'sse-clean' ? 'text/event-stream' : 'application/json',
       );
-      // Neither side's hop-by-hop headers crossed: the agent's Connection-named header stayed with the proxy.
+      // Neither side's hop-by-hop headers crossed: the headers each side's Connection named stayed with the proxy.
       const exchange = provider.exchanges.at(-1)!;
       expect(exchange.headers['x-agent-hop']).toBeUndefined();
+      expect(answer.headers['x-provider-hop']).toBeUndefined();
       expect(exchange.headers['x-test-script']).toBe(script);
     }
     expect(await failureCounts()).toEqual(before);
