@@ -192,48 +192,95 @@ async function proxy(
     sent,
     abort.signal,
   );
-  // Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session,
-  // then (act) the policy on this request's history, whose edits the session's next request carries.
-  const prepare = async (session: ProxySession, from: SessionSource): Promise<boolean> => {
-    try {
-      // A session already known needs no model; observe mode reads nothing else from the body.
-      if (options.mode === 'observe' && session.ready) return await session.ready;
-      const received = chunks;
-      if (!received) return false;
-      await setImmediate();
-      const raw = join(received);
-      const parsed = parse(raw);
-      if (!parsed) return false;
-      const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
-      const created = sessions.ensure(session, model, from);
-      if (options.mode === 'act') sessions.analyze(session, endpoint.format, raw, parsed);
-      return await created;
-    } catch (error) {
-      context.log('analyze', error);
-      counters.failure('analyze');
-      return false;
-    }
-  };
+  return answerAgent(context, endpoint, reply, {
+    answered,
+    abort: abort.signal,
+    url,
+    api,
+    outcome,
+    overLimit: () => overLimit,
+    received: () => chunks,
+    recorded: entry && source ? { session: entry, from: source.source } : undefined,
+  });
+}
+
+/** One request as it went upstream, for the answer side of the handler. */
+interface Forwarded {
+  answered: Promise<UpstreamAnswer>;
+  /** Aborted when the agent went away, or the streamed body passed the limit. */
+  abort: AbortSignal;
+  url: URL;
+  api: string;
+  outcome: 'passed' | 'edited' | 'held';
+  overLimit: () => boolean;
+  /** The request's bytes as received, once read whole (a streamed one: once it ended). */
+  received: () => Buffer[] | undefined;
+  /** The session the answer is recorded in, when the request has one. */
+  recorded: { session: ProxySession; from: SessionSource } | undefined;
+}
+
+/**
+ * The agent's answer: the provider's, relayed as it arrives and recorded once it has passed whole; or barometer's
+ * own when the provider gave none (413 for a streamed body over the limit, 502 when the provider failed first).
+ */
+async function answerAgent(
+  context: ProxyRouteContext,
+  endpoint: Endpoint,
+  reply: FastifyReply,
+  forwarded: Forwarded,
+): Promise<FastifyReply> {
+  const { counters, sessions } = context;
   let answer: UpstreamAnswer;
   try {
-    answer = await answered;
+    answer = await forwarded.answered;
   } catch (error) {
-    if (overLimit) return tooLarge(reply, limit);
-    counters.request(api, 'unreachable');
-    if (abort.signal.aborted) return reply;
-    return unreachable(context, reply, url, error);
+    if (forwarded.overLimit()) return tooLarge(reply, context.options.bodyLimitBytes);
+    counters.request(forwarded.api, 'unreachable');
+    if (forwarded.abort.aborted) return reply;
+    return unreachable(context, reply, forwarded.url, error);
   }
-  counters.request(api, outcome);
-  const recorded = entry && source ? { session: entry, from: source.source } : undefined;
+  counters.request(forwarded.api, forwarded.outcome);
   relayAnswer(reply, answer, (end) => {
     // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
     if (end.type === 'failed') counters.upstreamFailure(end.reason);
-    if (end.type !== 'complete' || !recorded) return;
-    const { session, from } = recorded;
-    const ready = prepare(session, from);
+    if (end.type !== 'complete' || !forwarded.recorded) return;
+    const { session, from } = forwarded.recorded;
+    const ready = prepareSession(context, endpoint.format, session, from, forwarded.received());
     void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
   });
   return reply;
+}
+
+/**
+ * Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session, then
+ * (act) the policy on this request's history, whose edits the session's next request carries. Resolves whether
+ * the session is recorded; never rejects (a failure is logged and counted).
+ */
+async function prepareSession(
+  context: ProxyRouteContext,
+  format: WireFormat,
+  session: ProxySession,
+  from: SessionSource,
+  received: Buffer[] | undefined,
+): Promise<boolean> {
+  const { options, sessions } = context;
+  try {
+    // A session already known needs no model; observe mode reads nothing else from the body.
+    if (options.mode === 'observe' && session.ready) return await session.ready;
+    if (!received) return false;
+    await setImmediate();
+    const raw = join(received);
+    const parsed = parse(raw);
+    if (!parsed) return false;
+    const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
+    const created = sessions.ensure(session, model, from);
+    if (options.mode === 'act') sessions.analyze(session, format, raw, parsed);
+    return await created;
+  } catch (error) {
+    context.log('analyze', error);
+    context.counters.failure('analyze');
+    return false;
+  }
 }
 
 /**

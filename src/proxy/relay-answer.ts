@@ -65,7 +65,15 @@ export function relayAnswer(
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(reply.getHeaders()))
     if (value !== undefined) headers[name] = value;
-  response.writeHead(answer.statusCode, Object.assign(headers, downstreamHeaders(answer.headers)));
+  try {
+    response.writeHead(answer.statusCode, Object.assign(headers, downstreamHeaders(answer.headers)));
+  } catch {
+    // A status or header Node will not write (llhttp let it through): the answer cannot reach the agent as sent.
+    answer.body.destroy();
+    response.destroy();
+    onEnd({ type: 'failed', reason: 'malformed' });
+    return;
+  }
   // The agent sees the provider's status as soon as the proxy does, even if no body byte follows.
   response.flushHeaders();
   const tap = new Tap();
