@@ -1,18 +1,20 @@
-import type { IncomingMessage } from 'node:http';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { Readable } from 'node:stream';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
 import { sendProblem } from '../server/problem.js';
 import type { ApiRoute } from '../server/route-table.js';
-import { downstreamHeaders, forward, upstreamHeaders } from './forward.js';
+import { forward, type UpstreamAnswer, upstreamHeaders } from './forward.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
+import { relayAnswer } from './relay-answer.js';
 import {
   type SessionSource,
   sessionIdFromBody,
   sessionIdFromHeaders,
   type WireFormat,
 } from './session-key.js';
+import { type UpstreamFailure, upstreamFailure } from './upstream-failure.js';
 import { applyEdits } from './wire-history.js';
 import { spliceEdits } from './wire-splice.js';
 
@@ -24,33 +26,18 @@ export interface ProxyCounters {
   request(api: string, outcome: 'passed' | 'edited' | 'held' | 'unreachable'): void;
   /** An internal failure; the request went on unchanged. */
   failure(stage: ProxyStage): void;
+  /** An upstream that failed a request (before its answer) or an answer (after its headers), and how. */
+  upstreamFailure(reason: UpstreamFailure): void;
 }
 
 export interface ProxyRouteContext {
   options: ResolvedProxyOptions;
+  /** The connections to the providers (see `upstreamAgent`), with the options' timeouts. */
+  upstream: Dispatcher;
   sessions: ProxySessions;
   counters: ProxyCounters;
   /** Logs a failure without the request's content or keys. */
   log: (stage: ProxyStage, error: unknown) => void;
-}
-
-/** A usage figure sits in the last events of an answer; beyond this many bytes only the tail is kept. */
-const KEPT_ANSWER_BYTES = 4 * 1024 * 1024;
-
-/** Passes the upstream's bytes on untouched, keeping a copy (the tail, past the cap) to read the usage from. */
-class Tap extends Transform {
-  readonly chunks: Buffer[] = [];
-  #bytes = 0;
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.chunks.push(chunk);
-    this.#bytes += chunk.length;
-    while (this.#bytes > KEPT_ANSWER_BYTES && this.chunks.length > 1)
-      this.#bytes -= (this.chunks.shift() as Buffer).length;
-    done(null, chunk);
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
 }
 
 function isObject(value: unknown): value is Json {
@@ -197,64 +184,127 @@ async function proxy(
     });
     sent = payload;
   }
-  const answered = forward(url, request.method, upstreamHeaders(request.headers), sent, abort.signal);
-  // Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session,
-  // then (act) the policy on this request's history, whose edits the session's next request carries.
-  const prepare = async (session: ProxySession, from: SessionSource): Promise<boolean> => {
-    try {
-      // A session already known needs no model; observe mode reads nothing else from the body.
-      if (options.mode === 'observe' && session.ready) return await session.ready;
-      const received = chunks;
-      if (!received) return false;
-      await setImmediate();
-      const raw = join(received);
-      const parsed = parse(raw);
-      if (!parsed) return false;
-      const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
-      const created = sessions.ensure(session, model, from);
-      if (options.mode === 'act') sessions.analyze(session, endpoint.format, raw, parsed);
-      return await created;
-    } catch (error) {
-      context.log('analyze', error);
-      counters.failure('analyze');
-      return false;
-    }
-  };
-  let answer: IncomingMessage;
+  const answered = forward(
+    context.upstream,
+    url,
+    request.method,
+    upstreamHeaders(request.headers),
+    sent,
+    abort.signal,
+  );
+  return answerAgent(context, endpoint, reply, {
+    answered,
+    abort: abort.signal,
+    url,
+    api,
+    outcome,
+    overLimit: () => overLimit,
+    received: () => chunks,
+    recorded: entry && source ? { session: entry, from: source.source } : undefined,
+  });
+}
+
+/** One request as it went upstream, for the answer side of the handler. */
+interface Forwarded {
+  answered: Promise<UpstreamAnswer>;
+  /** Aborted when the agent went away, or the streamed body passed the limit. */
+  abort: AbortSignal;
+  url: URL;
+  api: string;
+  outcome: 'passed' | 'edited' | 'held';
+  overLimit: () => boolean;
+  /** The request's bytes as received, once read whole (a streamed one: once it ended). */
+  received: () => Buffer[] | undefined;
+  /** The session the answer is recorded in, when the request has one. */
+  recorded: { session: ProxySession; from: SessionSource } | undefined;
+}
+
+/**
+ * The agent's answer: the provider's, relayed as it arrives and recorded once it has passed whole; or barometer's
+ * own when the provider gave none (413 for a streamed body over the limit, 502 when the provider failed first).
+ */
+async function answerAgent(
+  context: ProxyRouteContext,
+  endpoint: Endpoint,
+  reply: FastifyReply,
+  forwarded: Forwarded,
+): Promise<FastifyReply> {
+  const { counters, sessions } = context;
+  let answer: UpstreamAnswer;
   try {
-    answer = await answered;
+    answer = await forwarded.answered;
   } catch (error) {
-    if (overLimit) return tooLarge(reply, limit);
-    counters.request(api, 'unreachable');
-    if (abort.signal.aborted) return reply;
-    return sendProblem(
-      reply,
-      'BR_ERR_UPSTREAM_UNREACHABLE',
-      `barometer proxy could not reach ${url.origin}: ${(error as Error).message}`,
-      { upstream: url.origin },
-    );
+    if (forwarded.overLimit()) return tooLarge(reply, context.options.bodyLimitBytes);
+    counters.request(forwarded.api, 'unreachable');
+    if (forwarded.abort.aborted) return reply;
+    return unreachable(context, reply, forwarded.url, error);
   }
-  counters.request(api, outcome);
-  const tap = new Tap();
-  answer.pipe(tap);
-  if (entry && source) {
-    const session = entry;
-    const from = source.source;
-    const status = answer.statusCode ?? 502;
-    tap.on('end', () => {
-      void sessions.record(
-        session,
-        endpoint.format,
-        status,
-        answer.headers,
-        tap.text(),
-        prepare(session, from),
-      );
-    });
+  counters.request(forwarded.api, forwarded.outcome);
+  relayAnswer(reply, answer, (end) => {
+    // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
+    if (end.type === 'failed') counters.upstreamFailure(end.reason);
+    if (end.type !== 'complete' || !forwarded.recorded) return;
+    const { session, from } = forwarded.recorded;
+    const ready = prepareSession(context, endpoint.format, session, from, forwarded.received());
+    void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
+  });
+  return reply;
+}
+
+/**
+ * Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session, then
+ * (act) the policy on this request's history, whose edits the session's next request carries. Resolves whether
+ * the session is recorded; never rejects (a failure is logged and counted).
+ */
+async function prepareSession(
+  context: ProxyRouteContext,
+  format: WireFormat,
+  session: ProxySession,
+  from: SessionSource,
+  received: Buffer[] | undefined,
+): Promise<boolean> {
+  const { options, sessions } = context;
+  try {
+    // A session already known needs no model; observe mode reads nothing else from the body.
+    if (options.mode === 'observe' && session.ready) return await session.ready;
+    if (!received) return false;
+    await setImmediate();
+    const raw = join(received);
+    const parsed = parse(raw);
+    if (!parsed) return false;
+    const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
+    const created = sessions.ensure(session, model, from);
+    if (options.mode === 'act') sessions.analyze(session, format, raw, parsed);
+    return await created;
+  } catch (error) {
+    context.log('analyze', error);
+    context.counters.failure('analyze');
+    return false;
   }
-  reply.code(answer.statusCode ?? 502);
-  reply.headers(downstreamHeaders(answer.headers));
-  return reply.send(tap);
+}
+
+/**
+ * The agent's answer when the provider gave none: a 502 of barometer's own, naming the upstream and why (its
+ * client retries it as it would the provider's own 5xx), the failure counted by its reason.
+ */
+function unreachable(
+  context: ProxyRouteContext,
+  reply: FastifyReply,
+  url: URL,
+  error: unknown,
+): FastifyReply {
+  const reason = upstreamFailure(error);
+  context.counters.upstreamFailure(reason);
+  const why =
+    reason === 'timeout'
+      ? `no answer within ${context.options.upstreamHeadersTimeoutSeconds} s (--upstream-headers-timeout)`
+      : (error as Error).message;
+  return sendProblem(
+    reply,
+    'BR_ERR_UPSTREAM_UNREACHABLE',
+    `barometer proxy could not reach ${url.origin}: ${why}`,
+    { upstream: url.origin, reason },
+  );
 }
 
 const ANSWER = {
