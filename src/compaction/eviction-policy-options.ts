@@ -10,7 +10,9 @@ import { BOUNDARY_KINDS, type BoundaryKind } from './sub-task-boundary.js';
  * `git commit`; neither appears in the middle of a piece of work.
  */
 export const DEFAULT_COMMAND_PATTERNS = [
-  String.raw`\bgit\s+commit\b`,
+  // git's global options may stand between `git` and its command (`git -C <dir> commit`, `git -c k=v commit`,
+  // `git --no-pager commit`): https://git-scm.com/docs/git#_options
+  String.raw`\bgit(?:\s+(?:-[Cc]\s+(?:"[^"]*"|'[^']*'|\S+)|--[\w-]+(?:=\S+)?|-[pP]))*\s+commit\b`,
   String.raw`\b(?:bd|beads)\s+close\b`,
   String.raw`\bgh\s+issue\s+close\b`,
 ];

@@ -12,6 +12,7 @@ import {
   type EvictionPolicyState,
   initialEvictionState,
 } from './eviction-policy.js';
+import { DEFAULT_COMMAND_PATTERNS } from './eviction-policy-options.js';
 import { type HistoryItem, itemText } from './history-item.js';
 
 let root: string;
@@ -93,6 +94,102 @@ describe('sub-task boundaries', () => {
     // A plan item already completed does not end another sub-task.
     const again = everything.decide(history, { sizeOf, state: decision.state });
     expect(again.boundary).toBeNull();
+  });
+
+  it("ends a sub-task when Claude Code's TaskUpdate marks a task completed, named by its TaskCreate subject", () => {
+    // Claude Code 2.1.328: TodoWrite is disabled; TaskCreate {subject, description} answers "Task #<id> created
+    // successfully: …"; TaskUpdate {taskId, status} answers "Updated task #<id> status".
+    const update = (id: string, status: string, taskId = '1'): HistoryItem[] => [
+      { kind: 'tool-call', id, callId: id, name: 'TaskUpdate', input: { taskId, status } },
+      { kind: 'tool-result', id: `${id}:result`, callId: id, content: `Updated task #${taskId} status` },
+    ];
+    const history: HistoryItem[] = [
+      { kind: 'user', id: 'u1', text: 'Fix the bug in a.ts' },
+      {
+        kind: 'tool-call',
+        id: 'k1',
+        callId: 'k1',
+        name: 'TaskCreate',
+        input: { subject: 'Fix a.ts', description: 'Find and fix the bug' },
+      },
+      {
+        kind: 'tool-result',
+        id: 'k1:result',
+        callId: 'k1',
+        content: JSON.stringify([{ type: 'text', text: 'Task #1 created successfully: Fix a.ts' }]),
+      },
+      ...update('p1', 'in_progress'),
+      ...committedHistory().slice(2, 4),
+      ...update('p2', 'completed'),
+    ];
+    const decision = everything.decide(history, { sizeOf });
+    expect(decision.boundary).toEqual({ kind: 'todo-completed', end: 9, detail: 'Fix a.ts' });
+    // The same task completed again ends nothing more; another task does, by its id when no TaskCreate named it.
+    const later = [...history, ...update('p3', 'completed'), ...update('p4', 'completed', '7')];
+    const next = everything.decide(later, { sizeOf, state: decision.state });
+    expect(next.boundary).toEqual({ kind: 'todo-completed', end: 13, detail: 'task #7' });
+  });
+
+  it("ends a sub-task when Codex's update_plan marks a step completed", () => {
+    const plan = (status: string) => ({ plan: [{ step: 'Fix the parser', status }] });
+    const history: HistoryItem[] = [
+      { kind: 'user', id: 'u1', text: 'Fix the parser' },
+      { kind: 'tool-call', id: 'q1', callId: 'q1', name: 'update_plan', input: plan('in_progress') },
+      { kind: 'tool-result', id: 'q1:result', callId: 'q1', content: 'Plan updated' },
+      ...committedHistory().slice(2, 4),
+      { kind: 'tool-call', id: 'q2', callId: 'q2', name: 'update_plan', input: plan('completed') },
+      { kind: 'tool-result', id: 'q2:result', callId: 'q2', content: 'Plan updated' },
+    ];
+    expect(everything.decide(history, { sizeOf }).boundary).toEqual({
+      kind: 'todo-completed',
+      end: 7,
+      detail: 'Fix the parser',
+    });
+  });
+
+  it('recognises git commit after git global options (-C <dir>, -c k=v, --no-pager)', () => {
+    for (const command of [
+      'git -C /work/repo commit -qm "part one"',
+      'git -C "my repo" commit -m x',
+      'git -c user.name=Bot -c user.email=bot@example.com commit -m x',
+      'git --no-pager commit -m x',
+      'cd sub && git --git-dir=.git commit -am x',
+    ]) {
+      const history = committedHistory();
+      history[6] = { kind: 'tool-call', id: 'c3', callId: 'c3', name: 'Bash', input: { command } };
+      expect(everything.decide(history, { sizeOf }).boundary, command).toMatchObject({ kind: 'command' });
+    }
+    const history = committedHistory();
+    history[6] = {
+      kind: 'tool-call',
+      id: 'c3',
+      callId: 'c3',
+      name: 'Bash',
+      input: { command: 'git log -1' },
+    };
+    expect(everything.decide(history, { sizeOf }).boundary).toBeNull();
+  });
+
+  it('ends nothing at a command that failed: is_error, or a non-zero exit code in Codex output', () => {
+    const failed = (content: string, isError?: boolean) => {
+      const history = committedHistory();
+      history[7] = {
+        kind: 'tool-result',
+        id: 'c3:result',
+        callId: 'c3',
+        content,
+        ...(isError === undefined ? {} : { isError }),
+      };
+      return everything.decide(history, { sizeOf }).boundary;
+    };
+    expect(failed('fatal: not a git repository (or any of the parent directories): .git', true)).toBeNull();
+    expect(failed('Exit code: 128\nWall time: 0 seconds\nOutput:\nfatal: not a git repository')).toBeNull();
+    expect(
+      failed('{"output":"nothing to commit","metadata":{"exit_code":1,"duration_seconds":0.1}}'),
+    ).toBeNull();
+    expect(failed('Exit code: 0\nWall time: 0 seconds\nOutput:\n[main 1a2b3c] fix a')).toMatchObject({
+      kind: 'command',
+    });
   });
 
   it('waits for the result of a boundary call before ending the sub-task', () => {
@@ -343,7 +440,7 @@ describe('options', () => {
       keepTokens: 20_000,
       minGainPercent: 5,
     });
-    expect(policy.options.commandPatterns).toContain(String.raw`\bgit\s+commit\b`);
+    expect(policy.options.commandPatterns).toEqual(DEFAULT_COMMAND_PATTERNS);
   });
 });
 

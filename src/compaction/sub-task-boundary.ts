@@ -87,6 +87,36 @@ export function commandOf(item: ToolCallItem): string {
   return typeof item.input === 'string' ? item.input : (JSON.stringify(item.input ?? {}) ?? '');
 }
 
+/**
+ * Claude Code's task list (2.1.x: `TodoWrite` disabled, deferred tools `TaskCreate` / `TaskUpdate` loaded through
+ * `ToolSearch`): `TaskUpdate { taskId, status: "completed" }` marks a task done; its subject is the `subject` of the
+ * `TaskCreate` whose result named that id ("Task #<id> created successfully…"). docs/rules.md, "Sub-task boundaries".
+ */
+export function taskUpdateOf(item: ToolCallItem): { taskId: string; status: string } | undefined {
+  if (item.name !== 'TaskUpdate') return undefined;
+  const record = inputObjectOf(item);
+  if (!record || (typeof record.taskId !== 'string' && typeof record.taskId !== 'number')) return undefined;
+  return { taskId: String(record.taskId), status: typeof record.status === 'string' ? record.status : '' };
+}
+
+const TASK_CREATED = /Task #([^\s"\\]+) created successfully/;
+/** A Codex shell result that names a non-zero exit: "Exit code: N" (its text format) or JSON `metadata.exit_code`. */
+const EXIT_CODE_TEXT = /^(?:Exit code: |Process exited with code )(\d+)/m;
+const EXIT_CODE_JSON = /"exit_code"\s*:\s*(\d+)/;
+
+/**
+ * Whether a tool result says its command failed: the provider's error flag (Anthropic `is_error`, what Claude Code
+ * sets for a command that exited non-zero), or a non-zero exit code in Codex's shell output. A failed commit
+ * recorded nothing: it ends no sub-task, and its error message is what the agent needs next.
+ */
+export function resultFailed(item: HistoryItem | undefined): boolean {
+  if (item?.kind !== 'tool-result') return false;
+  if (item.isError === true) return true;
+  const head = item.content.slice(0, 4096);
+  const code = EXIT_CODE_TEXT.exec(head)?.[1] ?? EXIT_CODE_JSON.exec(head)?.[1];
+  return code !== undefined && code !== '0';
+}
+
 /** The state boundary detection carries between scans (plain JSON). */
 export interface BoundaryScan {
   /** Texts of the plan items already seen completed. */
@@ -122,6 +152,17 @@ export function detectBoundaries(
     }
     return undefined;
   };
+  /** Where a boundary call's sub-task ends: after its result; undefined while it has none or when it failed. */
+  const endOf = (callId: string, position: number): number | 'pending' | 'failed' => {
+    const end = resultAt(callId, position);
+    if (end === undefined) return 'pending';
+    return resultFailed(history[end - 1]) ? 'failed' : end;
+  };
+  let subjects: Map<string, string> | undefined;
+  const subjectOf = (taskId: string) => {
+    subjects ??= taskSubjects(history);
+    return subjects.get(taskId);
+  };
   const completed = new Set(scan.completedPlanItems);
   let seenContent = from > 0;
   for (let position = from; position < history.length; position++) {
@@ -133,13 +174,26 @@ export function detectBoundaries(
     }
     if (item.kind !== 'system') seenContent = true;
     if (item.kind !== 'tool-call' || item.archivedTo !== undefined) continue;
+    const update = taskUpdateOf(item);
+    if (update) {
+      const end = endOf(item.callId, position);
+      if (end === 'pending') resumeAt = Math.min(resumeAt, position);
+      const key = `task #${update.taskId}`;
+      if (typeof end !== 'number' || update.status !== 'completed' || completed.has(key)) continue;
+      completed.add(key);
+      if (options.kinds.has('todo-completed'))
+        found.push({
+          kind: 'todo-completed',
+          end,
+          detail: subjectOf(update.taskId) ?? key,
+        });
+      continue;
+    }
     const plan = planOf(item);
     if (plan) {
-      const end = resultAt(item.callId, position);
-      if (end === undefined) {
-        resumeAt = Math.min(resumeAt, position);
-        continue;
-      }
+      const end = endOf(item.callId, position);
+      if (end === 'pending') resumeAt = Math.min(resumeAt, position);
+      if (typeof end !== 'number') continue;
       const fresh = plan.filter((step) => step.status === 'completed' && !completed.has(step.text));
       for (const step of fresh) completed.add(step.text);
       if (fresh.length > 0 && options.kinds.has('todo-completed'))
@@ -149,10 +203,26 @@ export function detectBoundaries(
     if (!options.kinds.has('command') || options.commandPatterns.length === 0) continue;
     const command = commandOf(item);
     if (!options.commandPatterns.some((candidate) => candidate.test(command))) continue;
-    const end = resultAt(item.callId, position);
-    if (end === undefined) resumeAt = Math.min(resumeAt, position);
-    else found.push({ kind: 'command', end, detail: command.slice(0, 80) });
+    const end = endOf(item.callId, position);
+    if (end === 'pending') resumeAt = Math.min(resumeAt, position);
+    else if (end !== 'failed') found.push({ kind: 'command', end, detail: command.slice(0, 80) });
   }
   scan.completedPlanItems = [...completed];
   return { boundaries: found, resumeAt };
+}
+
+/** The subjects of the tasks a `TaskCreate` made, by the id its result gave them. */
+function taskSubjects(history: readonly HistoryItem[]): Map<string, string> {
+  const subjects = new Map<string, string>();
+  const pending = new Map<string, string>();
+  for (const item of history) {
+    if (item.kind === 'tool-call' && item.name === 'TaskCreate') {
+      const subject = inputObjectOf(item)?.subject;
+      if (typeof subject === 'string') pending.set(item.callId, subject);
+    } else if (item.kind === 'tool-result' && pending.has(item.callId)) {
+      const id = TASK_CREATED.exec(item.content)?.[1];
+      if (id !== undefined) subjects.set(id, pending.get(item.callId) as string);
+    }
+  }
+  return subjects;
 }

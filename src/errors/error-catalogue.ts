@@ -204,7 +204,7 @@ export const ERROR_CATALOGUE = {
     status: 502,
     exit: EXIT_CODES.unavailable,
     meaning:
-      'The proxy could not reach the provider it forwards to (refused, unknown host, reset before an answer); the request was not answered by the provider.',
+      'The proxy could not reach the provider it forwards to (refused, unknown host, reset or closed before an answer, or no answer within its headers timeout); the request was not answered by the provider.',
   },
   BR_ERR_PORT_IN_USE: {
     status: 503,

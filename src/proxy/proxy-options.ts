@@ -14,6 +14,24 @@ export const DEFAULT_CHATGPT_UPSTREAM = 'https://chatgpt.com/backend-api/codex';
  */
 export const DEFAULT_PROXY_MAX_WAIT_SECONDS = 60;
 
+/**
+ * The longest wait for an answer's headers once a request is sent upstream: 10 minutes, the request timeout of
+ * the Anthropic and OpenAI SDKs (`DEFAULT_TIMEOUT = 600000`, armed until the answer's headers arrive) and of
+ * Claude Code 2.1.328 (`API_TIMEOUT_MS`, default 600000). A non-streamed answer's headers come only once it is
+ * generated whole: a shorter limit would cut answers the agent itself still waits for. Sources in docs/rules.md.
+ */
+export const DEFAULT_UPSTREAM_HEADERS_TIMEOUT_SECONDS = 600;
+/**
+ * The longest silence between two parts of an answer's body: 5 minutes, the stream idle timeout of Codex
+ * (`stream_idle_timeout_ms`, default 300000) and the floor of Claude Code 2.1.328's stream watchdog (300000 ms).
+ * Anthropic streams carry `ping` events at no published interval and a model may think for minutes between two
+ * events: the proxy gives up on a silent answer no sooner than the agents themselves would.
+ */
+export const DEFAULT_UPSTREAM_IDLE_TIMEOUT_SECONDS = 300;
+
+/** A timeout in seconds: more than 0 (the proxy never waits forever), at most a day. */
+const timeoutSeconds = z.number().positive().max(86_400);
+
 const upstream = z
   .string()
   .regex(
@@ -37,6 +55,16 @@ export const ProxyOptionsSchema = z.strictObject({
   mode: z.enum(['act', 'observe']).default('act'),
   /** Longest hold of a request on a `wait` verdict, in seconds; 0 never holds. */
   maxWaitSeconds: z.number().min(0).max(3600).default(DEFAULT_PROXY_MAX_WAIT_SECONDS),
+  /**
+   * Longest wait for the answer's headers once a request went upstream, in seconds; past it the agent gets 502
+   * `BR_ERR_UPSTREAM_UNREACHABLE` (its client retries).
+   */
+  upstreamHeadersTimeoutSeconds: timeoutSeconds.default(DEFAULT_UPSTREAM_HEADERS_TIMEOUT_SECONDS),
+  /**
+   * Longest silence between two parts of an answer's body, in seconds; past it the agent's answer is cut (its
+   * connection closed before the answer is whole), so that its client retries instead of waiting on a dead one.
+   */
+  upstreamIdleTimeoutSeconds: timeoutSeconds.default(DEFAULT_UPSTREAM_IDLE_TIMEOUT_SECONDS),
   /** Largest request body accepted, in bytes (agents resend their whole history). */
   bodyLimitBytes: z
     .number()

@@ -1,22 +1,16 @@
-import type { IncomingMessage } from 'node:http';
-import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
+import { Readable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
 import { sendProblem } from '../server/problem.js';
 import type { ApiRoute } from '../server/route-table.js';
-import { downstreamHeaders, forward, upstreamHeaders } from './forward.js';
+import { forward, type UpstreamAnswer, upstreamHeaders } from './forward.js';
+import { join, outgoingRequest, type ProxyEndpoint, parse } from './outgoing-request.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { PreparedRequest, ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
-import {
-  type SessionSource,
-  sessionIdFromBody,
-  sessionIdFromHeaders,
-  type WireFormat,
-} from './session-key.js';
-import { applyEdits } from './wire-history.js';
-import { spliceEdits } from './wire-splice.js';
-
-type Json = Record<string, unknown>;
+import { relayAnswer } from './relay-answer.js';
+import type { SessionSource, WireFormat } from './session-key.js';
+import { type UpstreamFailure, upstreamFailure } from './upstream-failure.js';
 
 /** What the proxy counts in /metrics. */
 export interface ProxyCounters {
@@ -24,73 +18,18 @@ export interface ProxyCounters {
   request(api: string, outcome: 'passed' | 'edited' | 'held' | 'unreachable'): void;
   /** An internal failure; the request went on unchanged. */
   failure(stage: ProxyStage): void;
+  /** An upstream that failed a request (before its answer) or an answer (after its headers), and how. */
+  upstreamFailure(reason: UpstreamFailure): void;
 }
 
 export interface ProxyRouteContext {
   options: ResolvedProxyOptions;
+  /** The connections to the providers (see `upstreamAgent`), with the options' timeouts. */
+  upstream: Dispatcher;
   sessions: ProxySessions;
   counters: ProxyCounters;
   /** Logs a failure without the request's content or keys. */
   log: (stage: ProxyStage, error: unknown) => void;
-}
-
-/** A usage figure sits in the last events of an answer; beyond this many bytes only the tail is kept. */
-const KEPT_ANSWER_BYTES = 4 * 1024 * 1024;
-
-/** Passes the upstream's bytes on untouched, keeping a copy (the tail, past the cap) to read the usage from. */
-class Tap extends Transform {
-  readonly chunks: Buffer[] = [];
-  #bytes = 0;
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.chunks.push(chunk);
-    this.#bytes += chunk.length;
-    while (this.#bytes > KEPT_ANSWER_BYTES && this.chunks.length > 1)
-      this.#bytes -= (this.chunks.shift() as Buffer).length;
-    done(null, chunk);
-  }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
-  }
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parse(bytes: Buffer): Json | undefined {
-  const value: unknown = JSON.parse(bytes.toString('utf8'));
-  return isObject(value) ? value : undefined;
-}
-
-function join(chunks: readonly Buffer[]): Buffer {
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-}
-
-class BodyTooLarge extends Error {}
-
-/** Reads a request body whole, as the chunks received (no copy); rejects past `limit` bytes. */
-function readAll(stream: Readable, limit: number): Promise<Buffer[]> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    stream.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes > limit) {
-        stream.destroy();
-        reject(new BodyTooLarge());
-      } else chunks.push(chunk);
-    });
-    stream.once('end', () => resolve(chunks));
-    stream.once('error', reject);
-  });
-}
-
-interface Endpoint {
-  format: WireFormat;
-  /** Measured and acted on (a generation), or only passed through (count_tokens, model lists). */
-  generation: boolean;
-  /** Under `/observe`: forwarded as sent (its session observed), whatever the proxy's mode. */
-  observe: boolean;
 }
 
 /**
@@ -103,7 +42,7 @@ export const OBSERVE_PREFIX = '/observe';
  * Where a request goes: the Anthropic or OpenAI upstream with the request's own path, or, for a Responses request
  * of Codex signed in with ChatGPT (its `chatgpt-account-id` header), the ChatGPT backend with the path after `/v1`.
  */
-function upstreamUrl(context: ProxyRouteContext, endpoint: Endpoint, request: FastifyRequest): URL {
+function upstreamUrl(context: ProxyRouteContext, endpoint: ProxyEndpoint, request: FastifyRequest): URL {
   const { options } = context;
   // An observe route goes to the same upstream path, without its prefix.
   const path = endpoint.observe ? request.url.slice(OBSERVE_PREFIX.length) : request.url;
@@ -119,94 +58,13 @@ function tooLarge(reply: FastifyReply, limit: number): FastifyReply {
   });
 }
 
-/** What the request side decided, before anything goes upstream. */
-interface Outgoing {
-  /** The request as received, once read whole. */
-  chunks: Buffer[] | undefined;
-  /** What goes upstream: the request read whole with edits written in; undefined: as received. */
-  upstreamBody: Buffer[] | undefined;
-  body: Json | undefined;
-  entry: ProxySession | undefined;
-  source: ReturnType<typeof sessionIdFromHeaders>;
-  outcome: 'passed' | 'edited' | 'held';
-}
-
-/**
- * The request side: finds the session, writes in its edits and holds the request on a `wait` verdict, while the proxy
- * acts on it (act mode, not an observe route, a session neither observed nor paused; a paused session's requests
- * keep the edits made before its pause, see ProxySessions). Fails open: whatever goes wrong in here, the agent's own
- * bytes go upstream. Undefined when the body is over the limit.
- */
-async function outgoing(
-  context: ProxyRouteContext,
-  endpoint: Endpoint,
-  request: FastifyRequest,
-  payload: Readable,
-  act: boolean,
-): Promise<Outgoing | undefined> {
-  const { options, sessions, counters } = context;
-  const limit = options.bodyLimitBytes;
-  const out: Outgoing = {
-    chunks: undefined,
-    upstreamBody: undefined,
-    body: undefined,
-    entry: undefined,
-    source: undefined,
-    outcome: 'passed',
-  };
-  if (!endpoint.generation) return out;
-  try {
-    out.source = sessionIdFromHeaders(request.headers);
-    if (!out.source) {
-      out.chunks = await readAll(payload, limit);
-      out.body = parse(join(out.chunks));
-      if (out.body) out.source = sessionIdFromBody(endpoint.format, out.body);
-    }
-    if (!out.source) return out;
-    const entry = sessions.session(out.source.id);
-    out.entry = entry;
-    await entry.pending;
-    // A session seen in observe stays observed: its later requests go as sent, on any route.
-    if (!act) sessions.observe(entry);
-    if (act && !entry.observed && entry.edits.size > 0) {
-      out.chunks ??= await readAll(payload, limit);
-      // The edited blocks' byte ranges, from the session's earlier requests; else parse and re-serialize.
-      const spliced = out.body ? undefined : spliceEdits(out.chunks, entry.copies, entry.version);
-      if (spliced) {
-        out.upstreamBody = spliced.parts;
-        if (spliced.blocks > 0) out.outcome = 'edited';
-      } else {
-        out.body ??= parse(join(out.chunks));
-        if (out.body && applyEdits(endpoint.format, out.body, entry.edits) > 0) {
-          out.upstreamBody = [Buffer.from(JSON.stringify(out.body), 'utf8')];
-          out.outcome = 'edited';
-        }
-      }
-    }
-    // Held only while the proxy acts on the session: an observed or paused one's verdict decides nothing.
-    const hold = act && sessions.acting(entry) ? sessions.holdMs(entry, options.maxWaitSeconds) : 0;
-    if (hold > 0) {
-      out.outcome = 'held';
-      await sleep(hold);
-    }
-  } catch (error) {
-    if (error instanceof BodyTooLarge) return undefined;
-    if (payload.destroyed && !out.chunks) throw error;
-    context.log('edit', error);
-    counters.failure('edit');
-    out.upstreamBody = undefined;
-    out.outcome = 'passed';
-  }
-  return out;
-}
-
 async function proxy(
   context: ProxyRouteContext,
-  endpoint: Endpoint,
+  endpoint: ProxyEndpoint,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const { options, sessions, counters } = context;
+  const { options } = context;
   const limit = options.bodyLimitBytes;
   // The body is the agent's stream (the proxy's content-type parser leaves it unread).
   const payload = request.body instanceof Readable ? request.body : Readable.from([]);
@@ -214,7 +72,7 @@ async function proxy(
   const api = request.routeOptions.url ?? request.url;
   // The proxy acts on this request's session (the session itself may say otherwise: observed, or paused).
   const act = options.mode === 'act' && !endpoint.observe;
-  const side = await outgoing(context, endpoint, request, payload, act);
+  const side = await outgoingRequest(context, endpoint, request, payload, act);
   if (!side) return tooLarge(reply, limit);
   let { chunks } = side;
   const { upstreamBody, entry, source, outcome } = side;
@@ -244,64 +102,130 @@ async function proxy(
     });
     sent = payload;
   }
-  const answered = forward(url, request.method, upstreamHeaders(request.headers), sent, abort.signal);
-  // Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session,
-  // then (act) the policy on this request's history, whose edits the session's next request carries.
-  const prepare = async (session: ProxySession, from: SessionSource): Promise<PreparedRequest> => {
-    try {
-      // A session already known needs no model; a request not acted on reads nothing else from the body.
-      if (!act && session.ready) return { created: await session.ready };
-      const received = chunks;
-      if (!received) return { created: false };
-      await setImmediate();
-      const raw = join(received);
-      const parsed = parse(raw);
-      if (!parsed) return { created: false };
-      const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
-      const created = await sessions.ensure(session, model, from);
-      // The policy reads the request once its answer is recorded, if the session is still acted on then.
-      return act ? { created, request: { format: endpoint.format, raw, body: parsed } } : { created };
-    } catch (error) {
-      context.log('analyze', error);
-      counters.failure('analyze');
-      return { created: false };
-    }
-  };
-  let answer: IncomingMessage;
+  const answered = forward(
+    context.upstream,
+    url,
+    request.method,
+    upstreamHeaders(request.headers),
+    sent,
+    abort.signal,
+  );
+  return answerAgent(context, endpoint, reply, {
+    answered,
+    abort: abort.signal,
+    url,
+    api,
+    outcome,
+    act,
+    overLimit: () => overLimit,
+    received: () => chunks,
+    recorded: entry && source ? { session: entry, from: source.source } : undefined,
+  });
+}
+
+/** One request as it went upstream, for the answer side of the handler. */
+interface Forwarded {
+  answered: Promise<UpstreamAnswer>;
+  /** Aborted when the agent went away, or the streamed body passed the limit. */
+  abort: AbortSignal;
+  url: URL;
+  api: string;
+  outcome: 'passed' | 'edited' | 'held';
+  /** The proxy acts on the request (act mode, not an observe route): the policy may read it once it is recorded. */
+  act: boolean;
+  overLimit: () => boolean;
+  /** The request's bytes as received, once read whole (a streamed one: once it ended). */
+  received: () => Buffer[] | undefined;
+  /** The session the answer is recorded in, when the request has one. */
+  recorded: { session: ProxySession; from: SessionSource } | undefined;
+}
+
+/**
+ * The agent's answer: the provider's, relayed as it arrives and recorded once it has passed whole; or barometer's
+ * own when the provider gave none (413 for a streamed body over the limit, 502 when the provider failed first).
+ */
+async function answerAgent(
+  context: ProxyRouteContext,
+  endpoint: ProxyEndpoint,
+  reply: FastifyReply,
+  forwarded: Forwarded,
+): Promise<FastifyReply> {
+  const { counters, sessions } = context;
+  let answer: UpstreamAnswer;
   try {
-    answer = await answered;
+    answer = await forwarded.answered;
   } catch (error) {
-    if (overLimit) return tooLarge(reply, limit);
-    counters.request(api, 'unreachable');
-    if (abort.signal.aborted) return reply;
-    return sendProblem(
-      reply,
-      'BR_ERR_UPSTREAM_UNREACHABLE',
-      `barometer proxy could not reach ${url.origin}: ${(error as Error).message}`,
-      { upstream: url.origin },
-    );
+    if (forwarded.overLimit()) return tooLarge(reply, context.options.bodyLimitBytes);
+    counters.request(forwarded.api, 'unreachable');
+    if (forwarded.abort.aborted) return reply;
+    return unreachable(context, reply, forwarded.url, error);
   }
-  counters.request(api, outcome);
-  const tap = new Tap();
-  answer.pipe(tap);
-  if (entry && source) {
-    const session = entry;
-    const from = source.source;
-    const status = answer.statusCode ?? 502;
-    tap.on('end', () => {
-      void sessions.record(
-        session,
-        endpoint.format,
-        status,
-        answer.headers,
-        tap.text(),
-        prepare(session, from),
-      );
-    });
+  counters.request(forwarded.api, forwarded.outcome);
+  relayAnswer(reply, answer, (end) => {
+    // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
+    if (end.type === 'failed') counters.upstreamFailure(end.reason);
+    if (end.type !== 'complete' || !forwarded.recorded) return;
+    const { session, from } = forwarded.recorded;
+    const ready = prepareSession(context, endpoint.format, session, from, forwarded);
+    void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
+  });
+  return reply;
+}
+
+/**
+ * Once the answer has passed (nothing here can delay the request or the answer's first bytes): the session, and,
+ * when the proxy acts on the request, the request for the policy, which reads it once its answer is recorded (if the
+ * session is still acted on then: ProxySessions.record). Never rejects (a failure is logged and counted).
+ */
+async function prepareSession(
+  context: ProxyRouteContext,
+  format: WireFormat,
+  session: ProxySession,
+  from: SessionSource,
+  forwarded: Pick<Forwarded, 'act' | 'received'>,
+): Promise<PreparedRequest> {
+  const { sessions } = context;
+  try {
+    // A session already known needs no model; a request not acted on reads nothing else from the body.
+    if (!forwarded.act && session.ready) return { created: await session.ready };
+    const received = forwarded.received();
+    if (!received) return { created: false };
+    await setImmediate();
+    const raw = join(received);
+    const parsed = parse(raw);
+    if (!parsed) return { created: false };
+    const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
+    const created = await sessions.ensure(session, model, from);
+    return forwarded.act ? { created, request: { format, raw, body: parsed } } : { created };
+  } catch (error) {
+    context.log('analyze', error);
+    context.counters.failure('analyze');
+    return { created: false };
   }
-  reply.code(answer.statusCode ?? 502);
-  reply.headers(downstreamHeaders(answer.headers));
-  return reply.send(tap);
+}
+
+/**
+ * The agent's answer when the provider gave none: a 502 of barometer's own, naming the upstream and why (its
+ * client retries it as it would the provider's own 5xx), the failure counted by its reason.
+ */
+function unreachable(
+  context: ProxyRouteContext,
+  reply: FastifyReply,
+  url: URL,
+  error: unknown,
+): FastifyReply {
+  const reason = upstreamFailure(error);
+  context.counters.upstreamFailure(reason);
+  const why =
+    reason === 'timeout'
+      ? `no answer within ${context.options.upstreamHeadersTimeoutSeconds} s (--upstream-headers-timeout)`
+      : (error as Error).message;
+  return sendProblem(
+    reply,
+    'BR_ERR_UPSTREAM_UNREACHABLE',
+    `barometer proxy could not reach ${url.origin}: ${why}`,
+    { upstream: url.origin, reason },
+  );
 }
 
 const ANSWER = {
@@ -360,7 +284,7 @@ const PROXIED: ReadonlyArray<{
  * mode, its session observed from then on. Provider errors (429s included) reach the agent as the provider sent them.
  */
 export function proxyRoutes(context: ProxyRouteContext): ApiRoute[] {
-  const route = (url: string, summary: string, endpoint: Endpoint): ApiRoute => ({
+  const route = (url: string, summary: string, endpoint: ProxyEndpoint): ApiRoute => ({
     method: 'POST',
     url,
     scope: 'raw',

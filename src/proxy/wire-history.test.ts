@@ -102,3 +102,28 @@ describe('historyOf', () => {
     expect(items[4]).toMatchObject({ callId: 'call_1', content: 'ok', archivedTo: '[evicted result]' });
   });
 });
+
+describe('historyOf: failed tool results', () => {
+  it("carries Anthropic's is_error, so that a failed commit ends no sub-task", () => {
+    const body = {
+      messages: [
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'git commit -m x' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'c1',
+              content: 'fatal: not a git repository',
+              is_error: true,
+            },
+          ],
+        },
+      ],
+    };
+    expect(historyOf('anthropic', body, new Map())[1]).toMatchObject({ kind: 'tool-result', isError: true });
+  });
+});

@@ -36,13 +36,15 @@ export function historyOf(format: WireFormat, body: Json, edits: EditBook): Hist
       ...(tombstone === undefined ? {} : { archivedTo: tombstone }),
     });
   };
-  const result = (callId: string, content: unknown) => {
+  const result = (callId: string, content: unknown, isError?: boolean) => {
     const tombstone = archived(callId, 'result');
     items.push({
       kind: 'tool-result',
       id: `${callId}:result`,
       callId,
       content: typeof content === 'string' ? content : (JSON.stringify(content ?? '') ?? ''),
+      // A failed command ends no sub-task (Anthropic's `is_error`).
+      ...(isError === true ? { isError } : {}),
       ...(tombstone === undefined ? {} : { archivedTo: tombstone }),
     });
   };
@@ -77,7 +79,7 @@ export function historyOf(format: WireFormat, body: Json, edits: EditBook): Hist
         text(role, part.text, partId);
       else if (part.type === 'tool_use' && typeof part.id === 'string') call(part.id, part.name, part.input);
       else if (part.type === 'tool_result' && typeof part.tool_use_id === 'string')
-        result(part.tool_use_id, part.content);
+        result(part.tool_use_id, part.content, part.is_error === true);
       else opaque(role, part, partId);
     });
   };

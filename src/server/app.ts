@@ -19,6 +19,7 @@ import type { BarometerConfig } from '../models/barometer-config.js';
 import { MemoryPoolStore } from '../pools/memory-pool-store.js';
 import type { PoolStore } from '../pools/pool-store.js';
 import { RedisPoolStore } from '../pools/redis-pool-store.js';
+import { upstreamAgent } from '../proxy/forward.js';
 import { proxyRoutes } from '../proxy/proxy-routes.js';
 import { ProxySessions } from '../proxy/proxy-sessions.js';
 import { defaultLogRoots, type LogRoot } from '../report/discover-logs.js';
@@ -396,14 +397,23 @@ export async function buildApp(
       onPause: (stage) => metrics.proxyPauses.inc({ stage }),
     });
     metrics.watchProxy(sessions);
-    settleProxy = () => sessions.settled();
+    const upstream = upstreamAgent({
+      headersTimeoutSeconds: proxy.upstreamHeadersTimeoutSeconds,
+      idleTimeoutSeconds: proxy.upstreamIdleTimeoutSeconds,
+    });
+    settleProxy = async () => {
+      await sessions.settled();
+      await upstream.destroy();
+    };
     routes.push(
       ...proxyRoutes({
         options: proxy,
+        upstream,
         sessions,
         counters: {
           request: (route, outcome) => metrics.proxyRequests.inc({ route, outcome }),
           failure: (stage) => metrics.proxyFailures.inc({ stage }),
+          upstreamFailure: (reason) => metrics.proxyUpstreamFailures.inc({ reason }),
         },
         log,
       }),

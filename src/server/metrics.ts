@@ -118,6 +118,13 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly proxyUpstreamFailures = new Counter({
+    name: 'barometer_proxy_upstream_failures_total',
+    help: "Upstream requests or answers that failed, by reason: reset, closed (before the answer was whole), short_body (fewer bytes than its content-length), timeout, malformed (not HTTP), unreachable; the agent's answer ended the same way (a 502 before the provider's headers).",
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor(monitor: SessionMonitor) {
     collectDefaultMetrics({ register: this.registry, prefix: 'barometer_' });
     new Gauge({

@@ -27,6 +27,8 @@ const CORE = [
   'ids',
   // The what-if replay's core: log histories, calibration, the cached cost; archives only through interfaces.
   'whatif',
+  // The providers' prompt caches (issue 38): pure models, time a parameter, read by the what-if, the policy and the proxy.
+  'cache',
 ];
 const SURFACES = [
   'session',

@@ -111,6 +111,19 @@ describe('the packed package', () => {
     );
   });
 
+  it('npm publish --dry-run is clean: nothing npm would correct in package.json, no warning but the login one', async () => {
+    // Regression: npm 11 removed "./dist/cli/main.js" from `bin` at publish ("script name … was invalid and removed").
+    const dryRun = await runCommand('npm', ['publish', '--dry-run', '--ignore-scripts'], {
+      cwd: REPO_ROOT,
+      timeoutMs: 120_000,
+    });
+    const warnings = `${dryRun.stdout}\n${dryRun.stderr}`
+      .split('\n')
+      .filter((line) => /^npm (warn|error)/i.test(line) && !/requires you to be logged in/i.test(line));
+    expect(warnings).toEqual([]);
+    expect(dryRun.code).toBe(0);
+  });
+
   it('holds no source map, test file, test helper, fixture, build stamp or source', () => {
     const unwanted = packed.files.filter((path) =>
       /\.map$|\.test\.|test-helpers\/|fixtures\/|\.build-stamp$|^src\/|^test\/|^scripts\//.test(path),

@@ -7,9 +7,12 @@ import {
   DEFAULT_ANTHROPIC_UPSTREAM,
   DEFAULT_CHATGPT_UPSTREAM,
   DEFAULT_OPENAI_UPSTREAM,
+  DEFAULT_UPSTREAM_HEADERS_TIMEOUT_SECONDS,
+  DEFAULT_UPSTREAM_IDLE_TIMEOUT_SECONDS,
 } from '../../proxy/proxy-options.js';
 import { DEFAULT_HOST, DEFAULT_PORT, ServerOptionsSchema } from '../../server/options.js';
 import { type RunningServer, startServer } from '../../server/serve.js';
+import { durationSeconds } from '../duration.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
 import { startListening } from '../start-listening.js';
@@ -23,6 +26,8 @@ interface ProxyFlags {
   openaiUpstream?: string;
   chatgptUpstream?: string;
   observe?: boolean;
+  upstreamHeadersTimeout?: string;
+  upstreamIdleTimeout?: string;
   logLevel?: string;
 }
 
@@ -40,7 +45,26 @@ function withProxyFlags(command: Command): Command {
       `where Codex's requests go when it is signed in with ChatGPT (default ${DEFAULT_CHATGPT_UPSTREAM})`,
     )
     .option('--observe', 'only measure: forward every request unchanged (default: evict completed sub-tasks)')
+    .option(
+      '--upstream-headers-timeout <duration>',
+      `longest wait for a provider's answer to start, such as 10m or 90s (default ${DEFAULT_UPSTREAM_HEADERS_TIMEOUT_SECONDS / 60}m)`,
+    )
+    .option(
+      '--upstream-idle-timeout <duration>',
+      `longest silence inside a provider's answer before it is cut, such as 5m (default ${DEFAULT_UPSTREAM_IDLE_TIMEOUT_SECONDS / 60}m)`,
+    )
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default warn)');
+}
+
+/** A timeout flag's duration as the proxy option `key`, in seconds; nothing when the flag is absent. */
+function timeoutFlag(flag: string, text: string | undefined, key: string): Record<string, number> {
+  if (text === undefined) return {};
+  const seconds = durationSeconds(text);
+  if (seconds === undefined || seconds <= 0)
+    throw new UsageError(
+      `${flag} must be a duration such as 10m, 90s or a number of seconds; got ${JSON.stringify(text)}`,
+    );
+  return { [key]: seconds };
 }
 
 function serverOptions(flags: ProxyFlags, io: CliIo, port: number) {
@@ -54,6 +78,12 @@ function serverOptions(flags: ProxyFlags, io: CliIo, port: number) {
       ...(flags.anthropicUpstream ? { anthropicUpstream: flags.anthropicUpstream } : {}),
       ...(flags.openaiUpstream ? { openaiUpstream: flags.openaiUpstream } : {}),
       ...(flags.chatgptUpstream ? { chatgptUpstream: flags.chatgptUpstream } : {}),
+      ...timeoutFlag(
+        '--upstream-headers-timeout',
+        flags.upstreamHeadersTimeout,
+        'upstreamHeadersTimeoutSeconds',
+      ),
+      ...timeoutFlag('--upstream-idle-timeout', flags.upstreamIdleTimeout, 'upstreamIdleTimeoutSeconds'),
     },
   };
   if (flags.host !== undefined) raw.host = flags.host;

@@ -1,0 +1,134 @@
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyRequest } from 'fastify';
+import type { ProxyRouteContext } from './proxy-routes.js';
+import type { ProxySession } from './proxy-sessions.js';
+import { sessionIdFromBody, sessionIdFromHeaders, type WireFormat } from './session-key.js';
+import { applyEdits } from './wire-history.js';
+import { spliceEdits } from './wire-splice.js';
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A request body's JSON object; undefined when it is JSON but no object. @throws when it is not JSON */
+export function parse(bytes: Buffer): Json | undefined {
+  const value: unknown = JSON.parse(bytes.toString('utf8'));
+  return isObject(value) ? value : undefined;
+}
+
+/** The chunks as one buffer (no copy for one chunk). */
+export function join(chunks: readonly Buffer[]): Buffer {
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+class BodyTooLarge extends Error {}
+
+/** Reads a request body whole, as the chunks received (no copy); rejects past `limit` bytes. */
+function readAll(stream: Readable, limit: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    stream.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        stream.destroy();
+        reject(new BodyTooLarge());
+      } else chunks.push(chunk);
+    });
+    stream.once('end', () => resolve(chunks));
+    stream.once('error', reject);
+  });
+}
+
+/** One proxied API: its wire format, whether it is measured, and whether it is an observe route. */
+export interface ProxyEndpoint {
+  format: WireFormat;
+  /** Measured and acted on (a generation), or only passed through (count_tokens, model lists). */
+  generation: boolean;
+  /** Under `/observe`: forwarded as sent (its session observed), whatever the proxy's mode. */
+  observe: boolean;
+}
+
+/** What the request side decided, before anything goes upstream. */
+export interface Outgoing {
+  /** The request as received, once read whole. */
+  chunks: Buffer[] | undefined;
+  /** What goes upstream: the request read whole with edits written in; undefined: as received. */
+  upstreamBody: Buffer[] | undefined;
+  body: Json | undefined;
+  entry: ProxySession | undefined;
+  source: ReturnType<typeof sessionIdFromHeaders>;
+  outcome: 'passed' | 'edited' | 'held';
+}
+
+/**
+ * The request side: finds the session, writes in its edits and holds the request on a `wait` verdict, while the proxy
+ * acts on it (act mode, not an observe route, a session neither observed nor paused; a paused session's requests
+ * keep the edits made before its pause, see ProxySessions). Fails open: whatever goes wrong in here, the agent's own
+ * bytes go upstream. Undefined when the body is over the limit.
+ */
+export async function outgoingRequest(
+  context: Pick<ProxyRouteContext, 'options' | 'sessions' | 'counters' | 'log'>,
+  endpoint: ProxyEndpoint,
+  request: FastifyRequest,
+  payload: Readable,
+  act: boolean,
+): Promise<Outgoing | undefined> {
+  const { options, sessions, counters } = context;
+  const limit = options.bodyLimitBytes;
+  const out: Outgoing = {
+    chunks: undefined,
+    upstreamBody: undefined,
+    body: undefined,
+    entry: undefined,
+    source: undefined,
+    outcome: 'passed',
+  };
+  if (!endpoint.generation) return out;
+  try {
+    out.source = sessionIdFromHeaders(request.headers);
+    if (!out.source) {
+      out.chunks = await readAll(payload, limit);
+      out.body = parse(join(out.chunks));
+      if (out.body) out.source = sessionIdFromBody(endpoint.format, out.body);
+    }
+    if (!out.source) return out;
+    const entry = sessions.session(out.source.id);
+    out.entry = entry;
+    await entry.pending;
+    // A session seen in observe stays observed: its later requests go as sent, on any route.
+    if (!act) sessions.observe(entry);
+    if (act && !entry.observed && entry.edits.size > 0) {
+      out.chunks ??= await readAll(payload, limit);
+      // The edited blocks' byte ranges, from the session's earlier requests; else parse and re-serialize.
+      const spliced = out.body ? undefined : spliceEdits(out.chunks, entry.copies, entry.version);
+      if (spliced) {
+        out.upstreamBody = spliced.parts;
+        if (spliced.blocks > 0) out.outcome = 'edited';
+      } else {
+        out.body ??= parse(join(out.chunks));
+        if (out.body && applyEdits(endpoint.format, out.body, entry.edits) > 0) {
+          out.upstreamBody = [Buffer.from(JSON.stringify(out.body), 'utf8')];
+          out.outcome = 'edited';
+        }
+      }
+    }
+    // Held only while the proxy acts on the session: an observed or paused one's verdict decides nothing.
+    const hold = act && sessions.acting(entry) ? sessions.holdMs(entry, options.maxWaitSeconds) : 0;
+    if (hold > 0) {
+      out.outcome = 'held';
+      await sleep(hold);
+    }
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return undefined;
+    if (payload.destroyed && !out.chunks) throw error;
+    context.log('edit', error);
+    counters.failure('edit');
+    out.upstreamBody = undefined;
+    out.outcome = 'passed';
+  }
+  return out;
+}
