@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
-import type { ProxyRouteContext } from './proxy-routes.js';
-import type { ProxySession } from './proxy-sessions.js';
+import type { ResolvedProxyOptions } from './proxy-options.js';
+import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
 import { sessionIdFromBody, sessionIdFromHeaders, type WireFormat } from './session-key.js';
 import { applyEdits } from './wire-history.js';
 import { spliceEdits } from './wire-splice.js';
@@ -52,6 +52,15 @@ export interface ProxyEndpoint {
   observe: boolean;
 }
 
+/** What the request side reads of the proxy's routes' context. */
+export interface RequestSideContext {
+  options: Pick<ResolvedProxyOptions, 'bodyLimitBytes' | 'maxWaitSeconds'>;
+  sessions: ProxySessions;
+  counters: { failure(stage: ProxyStage): void };
+  /** Logs a failure without the request's content or keys. */
+  log: (stage: ProxyStage, error: unknown) => void;
+}
+
 /** What the request side decided, before anything goes upstream. */
 export interface Outgoing {
   /** The request as received, once read whole. */
@@ -71,7 +80,7 @@ export interface Outgoing {
  * bytes go upstream. Undefined when the body is over the limit.
  */
 export async function outgoingRequest(
-  context: Pick<ProxyRouteContext, 'options' | 'sessions' | 'counters' | 'log'>,
+  context: RequestSideContext,
   endpoint: ProxyEndpoint,
   request: FastifyRequest,
   payload: Readable,
