@@ -160,6 +160,9 @@ describe('the /observe routes of an acting proxy', () => {
         expect(observed.proxy).toEqual({ mode: 'observe', acting: false, pause: null });
       });
       expect((await view(server, 'acted')).proxy).toEqual({ mode: 'act', acting: true, pause: null });
+      const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Json };
+      for (const path of ['/messages', '/messages/count_tokens', '/chat/completions', '/responses'])
+        expect(Object.keys(document.paths)).toContain(`/observe/v1${path}`);
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
       expect(metrics).toContain('barometer_proxy_sessions{state="observed"} 1');
       expect(metrics).toContain('barometer_proxy_sessions{state="acting"} 1');
