@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentCommand } from '../cli/commands/proxy.js';
+import { agentCommand } from '../cli/agent-command.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { spawnCli } from '../test-helpers/spawn-cli.js';
 import { messageStream } from './test-helpers/fake-anthropic.js';
