@@ -67,13 +67,19 @@ describe('the data folder of the CLI', () => {
     const project = folder('statusline-project');
     mkdirSync(join(project, '.barometer'));
     // A transcript it reads, so that it keeps a cost checkpoint: in the state folder, not in the project.
-    const input = { ...JSON.parse(readFileSync(STATUSLINE_INPUT, 'utf8')), cwd: project, transcript_path: LOG };
+    const input = {
+      ...JSON.parse(readFileSync(STATUSLINE_INPUT, 'utf8')),
+      cwd: project,
+      transcript_path: LOG,
+    };
     const bar = await spawned(['statusline'], project, JSON.stringify(input));
     expect(bar.code).toBe(0);
     expect(bar.stderr).toBe('');
     expect(bar.stdout.split('\n')).toHaveLength(2);
     expect(readdirSync(project)).toEqual(['.barometer']);
     expect(readdirSync(join(project, '.barometer'))).toEqual([]);
-    expect(readdirSync(join(cliPlaces().XDG_STATE_HOME, 'barometer', 'statusline')).length).toBeGreaterThan(0);
+    expect(readdirSync(join(cliPlaces().XDG_STATE_HOME, 'barometer', 'statusline')).length).toBeGreaterThan(
+      0,
+    );
   }, 60_000);
 });
