@@ -266,7 +266,7 @@ export async function readArchiveFile(path: string): Promise<ArchiveRecord[]> {
  * there (see `write`).
  *
  * @example
- * const archive = new ArchiveStore({ root: '.barometer/archives' });
+ * const archive = new ArchiveStore({ root: join(defaultStateFolder(), 'archives') });
  * const { path } = await archive.append('s1', 't1', [{ itemId: 'c1:result', kind: 'tool-result', field: 'content', content: 'log…' }]);
  * await archive.readArchive('s1', 't1'); // [{ itemId: 'c1:result', content: 'log…', … }]
  */

@@ -61,7 +61,7 @@ let writeSequence = 0;
  * read verifies the hash; ids are validated before they are used in a path.
  *
  * @example
- * const registry = new ArtifactRegistry({ root: '.barometer/artifacts' });
+ * const registry = new ArtifactRegistry({ root: join(defaultStateFolder(), 'artifacts') });
  * const { id } = await registry.putText(largeLog);
  * const again = await registry.getText(id);
  */

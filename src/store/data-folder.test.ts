@@ -31,10 +31,12 @@ describe('resolveDataFolder', () => {
   it('takes --data-dir, then BAROMETER_DATA_DIR, each relative to the working directory', () => {
     const { cwd, env } = place();
     const withVariable = { ...env, BAROMETER_DATA_DIR: 'from-env' };
-    expect(resolveDataFolder({ flag: 'from-flag', env: withVariable, cwd, platform: 'linux' })).toMatchObject({
-      path: join(cwd, 'from-flag'),
-      source: '--data-dir',
-    });
+    expect(resolveDataFolder({ flag: 'from-flag', env: withVariable, cwd, platform: 'linux' })).toMatchObject(
+      {
+        path: join(cwd, 'from-flag'),
+        source: '--data-dir',
+      },
+    );
     expect(resolveDataFolder({ env: withVariable, cwd, platform: 'linux' })).toMatchObject({
       path: join(cwd, 'from-env'),
       source: 'BAROMETER_DATA_DIR',
