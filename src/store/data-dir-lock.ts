@@ -75,7 +75,7 @@ export function lockDataDir(directory: string): DataDirLock {
       if (holder && (holder.hostname !== me.hostname || alive(holder.pid))) {
         throw new BarometerError(
           'BR_ERR_DATA_DIR_LOCKED',
-          `The data dir ${directory} is in use by process ${holder.pid} on ${holder.hostname} (${holder.command || 'barometer'}, started ${holder.startedAt}): one process writes a data dir at a time. Stop it, send your requests to it (barometer watch --server, --server), or choose another --data-dir. If that process is gone, remove ${path}`,
+          `The data dir ${directory} is in use by process ${holder.pid} on ${holder.hostname} (${holder.command || 'barometer'}, started ${holder.startedAt}): one process writes a data dir at a time. Stop it (barometer stop, for a service), send your requests to it (barometer watch --server, --server), or choose another --data-dir. If that process is gone, remove ${path}`,
           { details: { holder, lockFile: path } },
         );
       }
