@@ -200,6 +200,15 @@ export {
 } from './store/archive.js';
 export { ArtifactRegistry, ArtifactRegistryError } from './store/artifact-registry.js';
 export {
+  DATA_FOLDER_VARIABLE,
+  type DataFolder,
+  type DataFolderInputs,
+  type DataFolderSource,
+  LEGACY_DATA_FOLDER,
+  resolveDataFolder,
+} from './store/data-folder.js';
+export { defaultStateFolder, type StateFolderInputs, stateFolder } from './store/state-folder.js';
+export {
   createTokenCounter,
   type ModelEncoding,
   type TokenCounterOptions,

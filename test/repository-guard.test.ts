@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repositorySnapshot, writesBetween } from './repository-guard.js';
+import { repositorySnapshot, stateFolderSnapshot, writesBetween } from './repository-guard.js';
 
 const roots: string[] = [];
 afterEach(() => {
@@ -49,5 +49,29 @@ describe('the repository guard (vitest global setup)', () => {
     const before = repositorySnapshot(root);
     for (const output of ['dist', 'test-artifacts', 'coverage']) mkdirSync(join(root, output));
     expect(writesBetween(before, repositorySnapshot(root))).toEqual([]);
+  });
+
+  it('finds a state folder made by the run, and a session or an archive written two levels into one that was there', () => {
+    const root = fakeRepository();
+    const state = join(root, 'state', 'barometer');
+    const before = stateFolderSnapshot(state);
+    mkdirSync(join(state, 'archives', 's1'), { recursive: true });
+    expect(writesBetween(before, stateFolderSnapshot(state)).sort()).toEqual([
+      '.',
+      'archives',
+      'archives/s1',
+    ]);
+    mkdirSync(join(state, 'sessions'));
+    utimesSync(join(state, 'sessions'), new Date(2026, 0, 1), new Date(2026, 0, 1));
+    utimesSync(state, new Date(2026, 0, 1), new Date(2026, 0, 1));
+    const quiet = stateFolderSnapshot(state);
+    writeFileSync(join(state, 'sessions', 'agent-7.json'), '{}');
+    writeFileSync(join(state, 'archives', 's1', 'subtask-1.log'), '{}');
+    // Two levels deep are listed; a file deeper than that shows as its folder's change.
+    expect(writesBetween(quiet, stateFolderSnapshot(state)).sort()).toEqual([
+      'archives/s1',
+      'sessions',
+      'sessions/agent-7.json',
+    ]);
   });
 });

@@ -16,7 +16,8 @@ afterEach(async () => {
 });
 
 async function cli(args: string[]) {
-  const terminal = memoryIo();
+  // The archives go to the data folder: the state folder under this XDG_STATE_HOME, not the working directory.
+  const terminal = memoryIo({ env: { HOME: directory, XDG_STATE_HOME: join(directory, 'state') } });
   terminal.io.cwd = directory;
   const code = await run(args, { io: terminal.io });
   return { code, stdout: terminal.stdout, stderr: terminal.stderr };
@@ -29,7 +30,7 @@ describe('barometer compact', () => {
     expect(stdout).toMatch(/^before: 25 messages, \d+ tokens \(o200k_base\)$/m);
     expect(stdout).toMatch(/^after: {2}\d+ messages, \d+ tokens/m);
     expect(stdout).toContain(
-      `archived to: ${join(directory, '.barometer/archives/openai-history/compaction-1.log')}`,
+      `archived to: ${join(directory, 'state/barometer/archives/openai-history/compaction-1.log')}`,
     );
     const written = JSON.parse(await readFile(join(directory, 'out.json'), 'utf8'));
     expect(written[0].role).toBe('system');
@@ -70,7 +71,7 @@ describe('barometer compact', () => {
   it('archives each replaced message as given: grep finds a tool output in the file and --item gives the message back', async () => {
     await cli(['compact', FIXTURE, '--session', 'as-sent']);
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
-    const file = await readFile(join(directory, '.barometer/archives/as-sent/compaction-1.log'), 'utf8');
+    const file = await readFile(join(directory, 'state/barometer/archives/as-sent/compaction-1.log'), 'utf8');
     const line = (history[3].content as string).split('\n')[0] as string;
     expect(line).not.toMatch(/["\\]/);
     expect(file).toContain(line);
@@ -83,7 +84,7 @@ describe('barometer compact', () => {
 
   it('reads an archive with a torn record buried mid-file, saying on stderr what it skipped', async () => {
     await cli(['compact', FIXTURE, '--session', 'torn']);
-    const path = join(directory, '.barometer/archives/torn/compaction-1.log');
+    const path = join(directory, 'state/barometer/archives/torn/compaction-1.log');
     const whole = await readFile(path);
     // A killed process's torn append, then another process's whole one.
     await writeFile(path, Buffer.concat([whole, whole.subarray(0, 100), whole]));
@@ -107,7 +108,7 @@ describe('barometer compact', () => {
     ]);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout).archives).toEqual([
-      join(directory, '.barometer/archives/again/compaction-2.log'),
+      join(directory, 'state/barometer/archives/again/compaction-2.log'),
     ]);
     const history = JSON.parse(await readFile(FIXTURE, 'utf8'));
     const first = await cli(['archive', 'again', 'compaction-1', '--item', 'call_0:result']);
@@ -151,8 +152,8 @@ describe('barometer compact', () => {
     expect(code).toBe(0);
     const result = JSON.parse(stdout);
     expect(result.archives).toEqual([
-      join(directory, '.barometer/archives/evict/t1.log'),
-      join(directory, '.barometer/archives/evict/t2.log'),
+      join(directory, 'state/barometer/archives/evict/t1.log'),
+      join(directory, 'state/barometer/archives/evict/t2.log'),
     ]);
     expect(result.messages).toHaveLength(history.length);
     const tools = result.messages.filter((message: { role: string }) => message.role === 'tool');

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../server/app.js';
+import { writeServiceFile } from '../store/service-file.js';
 import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
+import { BAROMETER_VERSION } from '../version.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -47,6 +49,28 @@ describe('barometer hook', () => {
     const output = JSON.parse(result.stdout);
     expect(output.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
     expect(output.hookSpecificOutput.additionalContext).toMatch(/^Context health: caution/);
+  });
+
+  it('without --server or BAROMETER_URL, tells the service the data folder’s service file names (wrap’s, on a port of its own)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'barometer-hook-folder-'));
+    try {
+      writeServiceFile(folder, {
+        url,
+        pid: process.pid,
+        version: BAROMETER_VERSION,
+        started: new Date().toISOString(),
+        proxy: null,
+      });
+      const result = await hook(payload('claude-code-user-prompt-submit'), [], {
+        BAROMETER_DATA_DIR: folder,
+      });
+      expect(result.stderr).toBe('');
+      expect(JSON.parse(result.stdout).hookSpecificOutput.additionalContext).toMatch(
+        /^Context health: caution/,
+      );
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('exits 0 with nothing on stdout and one line on stderr when no service answers, so the agent carries on', async () => {

@@ -1,10 +1,26 @@
+import { join } from 'node:path';
 import { handleHookEvent, parseHookInput } from '../integrations/agent-hook.js';
 import { BarometerClient, ServiceError, ServiceUnreachableError } from '../integrations/barometer-client.js';
 import { withSessionLock } from '../integrations/file-lock.js';
 import { ServiceSessions } from '../integrations/live-sessions.js';
+import { readServiceFile, SERVICE_FILE } from '../store/service-file.js';
+import { dataFolderFor } from './data-folder-for.js';
 import { type CliIo, UsageError } from './io.js';
 import { readStdin } from './read-stdin.js';
+import { processRuns } from './running-service.js';
 import { serviceTarget, unreachableText } from './service-target.js';
+
+/**
+ * The service the data folder's service file names, if its process runs (a `wrap` started it on a port of its
+ * own, or `serve` runs elsewhere than 8797). Quiet: what a hook prints, Claude Code shows.
+ */
+function serviceOfDataFolder(io: CliIo): { url: string; file: string } | undefined {
+  const folder = dataFolderFor(io, undefined, { quiet: true });
+  const record = readServiceFile(folder.path);
+  return record && processRuns(record.pid)
+    ? { url: record.url, file: join(folder.path, SERVICE_FILE) }
+    : undefined;
+}
 
 /** Reads one hook event from stdin, tells the service, prints the agent's JSON output when there is one. */
 export async function runHook(io: CliIo, flags: { server?: string; timeout: string }): Promise<void> {
@@ -18,7 +34,7 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
     throw new UsageError("no input: the agent pipes the hook event (JSON) to this command's stdin");
   }
   const input = parseHookInput(text);
-  const target = serviceTarget(flags.server, io.env);
+  const target = serviceTarget(flags.server, io.env, serviceOfDataFolder(io));
   const client = new BarometerClient({ url: target.url, timeoutMs: Number(flags.timeout) });
   try {
     const result = await handleHookEvent(input, {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PressureReport } from '../pressure/types.js';
 import type { SessionSummary, UsageAnswer } from '../session/session-schemas.js';
 import { agentHistory, callTool, SEED_SAMPLE, TOOL_NAMES, toolOutput } from '../test-helpers/mcp-fixtures.js';
-import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
+import { exitOf, spawnCli, startServeProcess } from '../test-helpers/spawn-cli.js';
 
 const CLI = fileURLToPath(new URL('./main.ts', import.meta.url));
 
@@ -89,6 +89,20 @@ describe('barometer mcp (stdio)', () => {
     expect(status.structured.session.verdict?.reasons.length).toBeGreaterThan(0);
     const back = await callTool(second.client, 'read_archive', { location: tombstone });
     expect(back.text).toBe(toolOutput(1));
+  });
+
+  it('serves its tools on sessions of its own when a service holds the data folder, naming that service’s /mcp', async () => {
+    const service = await startServeProcess(['--data-dir', dataDir]);
+    children.push(service.child);
+    const { client, stderr } = await connectCli();
+    const created = await callTool<SessionSummary>(client, 'create_session', {
+      id: 'beside',
+      model: 'claude-opus-4-6',
+    });
+    expect(created.isError).toBeFalsy();
+    expect(stderr()).toContain(
+      `the data folder is in use by the barometer service at ${service.url}: this MCP server keeps its sessions in memory; connect the client to ${service.url}/mcp to share that service's sessions`,
+    );
   });
 
   it('loads barometer.config.* as serve does (--config)', async () => {

@@ -12,6 +12,7 @@ import { registerReplayCommand } from './commands/replay.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStatuslineCommand } from './commands/statusline.js';
+import { registerStopCommand } from './commands/stop.js';
 import { registerWatchCommand } from './commands/watch.js';
 import { type CliIo, processIo } from './io.js';
 
@@ -28,6 +29,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   registerPressureCommand(program, io, now);
   registerServeCommand(program, io);
   registerProxyCommands(program, io);
+  registerStopCommand(program, io);
   registerReplayCommand(program, io);
   registerReportCommand(program, io, now);
   registerCompactCommand(program, io);

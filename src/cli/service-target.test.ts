@@ -21,6 +21,16 @@ describe('serviceTarget', () => {
     });
   });
 
+  it('takes the running service a data folder’s service file names after the flag and the variable, before the default', () => {
+    const found = { url: 'http://127.0.0.1:40123', file: '/s/barometer/service.json' };
+    expect(serviceTarget(undefined, {}, found)).toEqual({ ...found, source: 'service file' });
+    expect(serviceTarget(undefined, { BAROMETER_URL: 'http://x:1' }, found).source).toBe('BAROMETER_URL');
+    expect(serviceTarget('http://y:2', {}, found).source).toBe('--server');
+    expect(
+      unreachableText(serviceTarget(undefined, {}, found), new Error('connect ECONNREFUSED 127.0.0.1:40123')),
+    ).toContain('at http://127.0.0.1:40123 (named by /s/barometer/service.json; connect ECONNREFUSED');
+  });
+
   it('refuses what is not an http(s) URL as bad input (exit 2), naming where it came from', () => {
     expect(() => serviceTarget('127.0.0.1:8797', {})).toThrow(
       '--server must be the http:// or https:// URL of a barometer service, such as http://127.0.0.1:8797; got "127.0.0.1:8797"',

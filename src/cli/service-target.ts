@@ -9,17 +9,21 @@ export const SERVICE_URL_VARIABLE = 'BAROMETER_URL';
 export interface ServiceTarget {
   /** The base URL, without a trailing slash. */
   url: string;
-  /** `--server`, the environment variable, or the default (neither was given). */
-  source: '--server' | typeof SERVICE_URL_VARIABLE | 'default';
+  /** `--server`, the environment variable, the data folder's service file, or the default (none of them). */
+  source: '--server' | typeof SERVICE_URL_VARIABLE | 'service file' | 'default';
+  /** The service file that named it (source `service file`). */
+  file?: string;
 }
 
 /**
- * The service a command talks to: `--server`, else `$BAROMETER_URL`, else http://127.0.0.1:8797. A URL that is
- * not http(s) is bad input (exit 2), named with where it came from.
+ * The service a command talks to: `--server`, else `$BAROMETER_URL`, else the running service the data folder's
+ * service file names (`found`, when the command looks there), else http://127.0.0.1:8797. A URL that is not
+ * http(s) is bad input (exit 2), named with where it came from.
  */
 export function serviceTarget(
   flag: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
+  found?: { url: string; file: string },
 ): ServiceTarget {
   const variable = env[SERVICE_URL_VARIABLE];
   const [text, source]: [string, ServiceTarget['source']] =
@@ -27,7 +31,9 @@ export function serviceTarget(
       ? [flag, '--server']
       : variable !== undefined && variable !== ''
         ? [variable, SERVICE_URL_VARIABLE]
-        : [DEFAULT_SERVER_URL, 'default'];
+        : found !== undefined
+          ? [found.url, 'service file']
+          : [DEFAULT_SERVER_URL, 'default'];
   let protocol: string | undefined;
   try {
     protocol = new URL(text).protocol;
@@ -39,12 +45,17 @@ export function serviceTarget(
       `${source} must be the http:// or https:// URL of a barometer service, such as ${DEFAULT_SERVER_URL}; got ${JSON.stringify(text)}`,
     );
   }
-  return { url: text.replace(/\/+$/, ''), source };
+  return {
+    url: text.replace(/\/+$/, ''),
+    source,
+    ...(source === 'service file' && found ? { file: found.file } : {}),
+  };
 }
 
 function chosenBy(target: ServiceTarget): string {
   if (target.source === '--server') return 'given by --server';
   if (target.source === SERVICE_URL_VARIABLE) return `from ${SERVICE_URL_VARIABLE}`;
+  if (target.source === 'service file') return `named by ${target.file}`;
   return `the default: no --server, ${SERVICE_URL_VARIABLE} unset`;
 }
 

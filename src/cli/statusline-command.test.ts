@@ -9,11 +9,12 @@ import { exitOf, spawnCli } from '../test-helpers/spawn-cli.js';
 const EXAMPLE = readFileSync(new URL('../../examples/statusline-input.json', import.meta.url), 'utf8');
 
 // The status line keeps each transcript's cost so far in the user's cache folder: here, a folder of the test's own.
-const CACHE = mkdtempSync(join(tmpdir(), 'barometer-statusline-cache-'));
-afterAll(() => rmSync(CACHE, { recursive: true, force: true }));
+// The data folder's statusline/ keeps each transcript's checkpoint: the state folder under this XDG_STATE_HOME.
+const STATE = mkdtempSync(join(tmpdir(), 'barometer-statusline-state-'));
+afterAll(() => rmSync(STATE, { recursive: true, force: true }));
 
 async function statusline(input: string, env: Record<string, string> = {}, args: string[] = []) {
-  const child = spawnCli(['statusline', ...args], { XDG_CACHE_HOME: CACHE, ...env });
+  const child = spawnCli(['statusline', ...args], { XDG_STATE_HOME: STATE, ...env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -91,7 +92,7 @@ describe('barometer statusline', () => {
     // The cost so far of the transcript and of its sub-agent's file is kept for the next refresh, which reads only
     // what was appended (nothing here) and shows the same cost.
     expect(
-      readdirSync(join(CACHE, 'barometer', 'statusline')).filter((name) => name.endsWith('.json')),
+      readdirSync(join(STATE, 'barometer', 'statusline')).filter((name) => name.endsWith('.json')),
     ).toHaveLength(2);
     expect((await statusline(JSON.stringify(payload))).stdout).toBe(result.stdout);
   });

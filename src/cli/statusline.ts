@@ -1,10 +1,11 @@
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, formatIssue } from '../errors/validation.js';
 import { parseStatuslineInput, statuslineReport } from '../integrations/claude-code-statusline.js';
 import { painter } from './colors.js';
 import { configFor } from './config-for.js';
+import { dataFolderFor } from './data-folder-for.js';
 import { formatStatusline } from './format-statusline.js';
 import { type CliIo, UsageError } from './io.js';
 import { readStdin } from './read-stdin.js';
@@ -33,21 +34,12 @@ export async function runStatusline(io: CliIo, flags: { config?: string }): Prom
   const home = io.env.HOME ?? homedir();
   const report = statuslineReport(input, {
     home,
-    costCheckpointDir: costCheckpointDir(io.env, home),
+    // Each transcript's cost so far, so that a refresh reads only the lines appended since: in the data folder, never
+    // in the project Claude Code runs the command in (not even a legacy ./.barometer there).
+    costCheckpointDir: join(dataFolderFor(io, undefined, { quiet: true, legacy: false }).path, 'statusline'),
     ...(config ? { config } : {}),
   });
   io.stdout.write(`${formatStatusline(report, painter(io, { pipes: true }))}\n`);
-}
-
-/**
- * Where the status line keeps each transcript's cost so far, so that a refresh reads only the lines appended since
- * the last one: `$BAROMETER_DATA_DIR/statusline` when set, else the user's cache folder (`$XDG_CACHE_HOME`, else
- * `~/.cache`) — never the project folder Claude Code runs the command in.
- */
-function costCheckpointDir(env: CliIo['env'], home: string): string {
-  const dataDir = env.BAROMETER_DATA_DIR?.trim();
-  if (dataDir) return join(resolve(dataDir), 'statusline');
-  return join(env.XDG_CACHE_HOME?.trim() || join(home, '.cache'), 'barometer', 'statusline');
 }
 
 /** An error as one short line: the issues of bad input, named by field, else the message. */

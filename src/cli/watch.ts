@@ -6,8 +6,10 @@ import { BarometerClient, ServiceUnreachableError } from '../integrations/barome
 import { withSessionLock } from '../integrations/file-lock.js';
 import { type LiveSessions, MonitorSessions, ServiceSessions } from '../integrations/live-sessions.js';
 import { LogWatcher, WATCH_DEFAULTS, type WatchEvent } from '../integrations/log-watcher.js';
+import { dataFolderFor } from './data-folder-for.js';
 import { durationSeconds } from './duration.js';
 import { type CliIo, UsageError } from './io.js';
+import { runningService } from './running-service.js';
 import { serviceTarget, serviceUnreachable } from './service-target.js';
 import { startListening } from './start-listening.js';
 
@@ -104,6 +106,65 @@ async function barometerServiceProblem(client: BarometerClient): Promise<string 
   }
 }
 
+/** Where the sessions go without --server, and how to close it. */
+interface LocalService {
+  sessions: LiveSessions;
+  serviceUrl: string;
+  close: () => Promise<void>;
+}
+
+/**
+ * Without --server: the barometer service of the data folder when one runs (its service file names it), else an
+ * embedded one on the data folder, else (its port taken by a barometer service) that one.
+ */
+async function localService(io: CliIo, flags: WatchFlags): Promise<LocalService> {
+  const folder = dataFolderFor(io, flags.dataDir);
+  const own = await runningService(folder.path);
+  if (own) {
+    const client = new BarometerClient({ url: own.record.url });
+    io.stdout.write(
+      `barometer watch: the barometer service of ${folder.path} runs at ${client.url}: sending to it (dashboard ${client.url}/)\n`,
+    );
+    return { sessions: new ServiceSessions(client), serviceUrl: client.url, close: async () => undefined };
+  }
+  const [{ startServer }, { addressText }, { DEFAULT_HOST, DEFAULT_PORT }] = await Promise.all([
+    import('../server/serve.js'),
+    import('../server/listen-failure.js'),
+    import('../server/options.js'),
+  ]);
+  const port = flags.port === undefined ? undefined : Number(flags.port);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
+    throw new UsageError(`--port must be a whole number from 0 to 65535; got ${JSON.stringify(flags.port)}`);
+  const host = flags.host ?? DEFAULT_HOST;
+  try {
+    const server = await startListening(() =>
+      startServer(
+        { logLevel: 'warn', host, ...(port === undefined ? {} : { port }), dataDir: folder.path },
+        { serviceFile: true },
+      ),
+    );
+    io.stdout.write(`barometer watch: dashboard ${server.url}/ (embedded service)\n`);
+    return {
+      sessions: new MonitorSessions(server.app.barometerMonitor),
+      serviceUrl: server.url,
+      close: server.close,
+    };
+  } catch (error) {
+    if (!(error instanceof BarometerError) || error.code !== 'BR_ERR_PORT_IN_USE') throw error;
+    // The port is taken: by a barometer service (`npm start`, `barometer serve`), the sessions go to it, as with
+    // --server; by anything else, the user chooses another port.
+    const client = new BarometerClient({
+      url: `http://${addressText(host, port ?? DEFAULT_PORT)}`,
+      timeoutMs: 2000,
+    });
+    if ((await barometerServiceProblem(client)) !== null) throw error;
+    io.stdout.write(
+      `barometer watch: a barometer service already listens at ${client.url}: sending to it (dashboard ${client.url}/)\n`,
+    );
+    return { sessions: new ServiceSessions(client), serviceUrl: client.url, close: async () => undefined };
+  }
+}
+
 /** `barometer watch`: starts the embedded service (or checks the given one), then follows the logs until stopped. */
 export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Promise<void> {
   const sinceMs = milliseconds('since', flags.since);
@@ -133,45 +194,7 @@ export async function runWatch(io: CliIo, dirs: string[], flags: WatchFlags): Pr
     serviceUrl = client.url;
     io.stdout.write(`barometer watch: sending to ${client.url} (dashboard ${client.url}/)\n`);
   } else {
-    const [{ startServer }, { addressText }, { DEFAULT_HOST, DEFAULT_PORT }] = await Promise.all([
-      import('../server/serve.js'),
-      import('../server/listen-failure.js'),
-      import('../server/options.js'),
-    ]);
-    const port = flags.port === undefined ? undefined : Number(flags.port);
-    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65_535))
-      throw new UsageError(
-        `--port must be a whole number from 0 to 65535; got ${JSON.stringify(flags.port)}`,
-      );
-    const host = flags.host ?? DEFAULT_HOST;
-    try {
-      const server = await startListening(() =>
-        startServer({
-          logLevel: 'warn',
-          host,
-          ...(port === undefined ? {} : { port }),
-          ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
-        }),
-      );
-      sessions = new MonitorSessions(server.app.barometerMonitor);
-      serviceUrl = server.url;
-      close = server.close;
-      io.stdout.write(`barometer watch: dashboard ${server.url}/ (embedded service)\n`);
-    } catch (error) {
-      if (!(error instanceof BarometerError) || error.code !== 'BR_ERR_PORT_IN_USE') throw error;
-      // The port is taken: by a barometer service (`npm start`, `barometer serve`), the sessions go to it, as with
-      // --server; by anything else, the user chooses another port.
-      const client = new BarometerClient({
-        url: `http://${addressText(host, port ?? DEFAULT_PORT)}`,
-        timeoutMs: 2000,
-      });
-      if ((await barometerServiceProblem(client)) !== null) throw error;
-      sessions = new ServiceSessions(client);
-      serviceUrl = client.url;
-      io.stdout.write(
-        `barometer watch: a barometer service already listens at ${client.url}: sending to it (dashboard ${client.url}/)\n`,
-      );
-    }
+    ({ sessions, serviceUrl, close } = await localService(io, flags));
   }
   const found = roots.filter((root) => existsSync(root));
   const missing = roots.filter((root) => !existsSync(root));

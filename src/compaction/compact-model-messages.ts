@@ -77,7 +77,7 @@ export function modelMessageJson(message: unknown): string {
  * @throws BarometerValidationError for messages that are not AI SDK messages, or bad options
  *
  * @example
- * const result = await compactModelMessages(messages, { archive: new ArchiveStore({ root: '.barometer/archives' }), sessionId: 'run-1' });
+ * const result = await compactModelMessages(messages, { archive: new ArchiveStore({ root: join(defaultStateFolder(), 'archives') }), sessionId: 'run-1' });
  * if (result.ok) messages = result.messages;
  */
 export async function compactModelMessages<Message extends ModelMessageLike>(

@@ -78,7 +78,7 @@ function usageUpdateOf(
  * @example
  * const model = wrapLanguageModel({
  *   model: openai('gpt-5'),
- *   middleware: barometerMiddleware({ session, archive: new ArchiveStore({ root: '.barometer/archives' }) }),
+ *   middleware: barometerMiddleware({ session, archive: new ArchiveStore({ root: join(defaultStateFolder(), 'archives') }) }),
  * });
  */
 export function barometerMiddleware(options: BarometerAiSdkOptions): BarometerMiddleware {

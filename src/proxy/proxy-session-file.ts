@@ -58,8 +58,9 @@ export async function writeProxySession(file: string, entry: ProxySession): Prom
     ...(entry.observed ? { observed: true } : {}),
   });
   if (text === entry.saved) return;
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(`${file}.tmp`, text);
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  // Owner-only, as every file of the data folder: its edits hold the tombstones of what the agent read.
+  await writeFile(`${file}.tmp`, text, { mode: 0o600 });
   await rename(`${file}.tmp`, file);
   entry.saved = text;
 }

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import { BarometerValidationError } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
+import { defaultStateFolder } from '../store/state-folder.js';
 import { BAROMETER_VERSION } from '../version.js';
 import { discoverLogs, type FoundLog, type LogRoot } from './discover-logs.js';
 import type { LogReport } from './log-report.js';
@@ -21,6 +22,11 @@ export interface CollectLogsOptions {
   /** Run barometer's what-if on each session. @default true */
   whatIf?: boolean;
   config?: BarometerConfig;
+  /**
+   * The archive folder the what-if's tombstones name (they are sized with it): the data folder's `archives`.
+   * @default `<the user's state folder>/archives`
+   */
+  archiveDir?: string;
   /** Called after each file: files and bytes done, of the total. */
   onProgress?: (progress: { files: number; totalFiles: number; bytes: number; totalBytes: number }) => void;
   concurrency?: number;
@@ -48,12 +54,17 @@ function codexProject(text: string): string | undefined {
   }
 }
 
-async function readOne(found: FoundLog, pricing: ReportPricing, whatIf: boolean): Promise<CachedLog> {
+async function readOne(
+  found: FoundLog,
+  pricing: ReportPricing,
+  whatIf: boolean,
+  archiveDir: string,
+): Promise<CachedLog> {
   const entry = { size: found.size, mtimeMs: found.mtimeMs, whatIf };
   try {
     // One decoding of the whole file: reading it as text decodes it chunk by chunk into a string that is flattened later.
     const text = (await readFile(found.path)).toString('utf8');
-    const report = await readLogReport(text, found, pricing, { whatIf });
+    const report = await readLogReport(text, found, pricing, { whatIf, archiveDir });
     if (report.agent === 'codex') report.project = codexProject(text) ?? report.project;
     return { ...entry, report };
   } catch (error) {
@@ -80,7 +91,9 @@ export async function collectLogs(options: CollectLogsOptions): Promise<Collecte
       'report',
     );
   }
-  const cacheKey = `${REPORT_CACHE_FORMAT}:${BAROMETER_VERSION}:${JSON.stringify(options.config ?? null)}`;
+  const archiveDir = options.archiveDir ?? join(defaultStateFolder(), 'archives');
+  // The what-if's figures depend on the archive path its tombstones name: a cache of another folder is not reused.
+  const cacheKey = `${REPORT_CACHE_FORMAT}:${BAROMETER_VERSION}:${JSON.stringify(options.config ?? null)}:${archiveDir}`;
   const cache = options.cacheFile === null ? undefined : await ReportCache.open(options.cacheFile, cacheKey);
   const pricing = new ReportPricing(options.config);
   const results: CachedLog[] = new Array(found.length);
@@ -104,7 +117,7 @@ export async function collectLogs(options: CollectLogsOptions): Promise<Collecte
     while (next < pending.length) {
       const index = pending[next++]!;
       const log = found[index]!;
-      const entry = await readOne(log, pricing, whatIf);
+      const entry = await readOne(log, pricing, whatIf, archiveDir);
       results[index] = entry;
       cache?.set(log.path, entry);
       read++;

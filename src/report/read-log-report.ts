@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { ArchiveEntry, ArchiveSink } from '../compaction/archive-sink.js';
 import { BarometerValidationError } from '../errors/validation.js';
 import { healthLevel } from '../health/health-level.js';
@@ -5,6 +6,7 @@ import { healthThresholds } from '../health/health-thresholds.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { AgentNameSchema, type ModelProfile } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
+import { defaultStateFolder } from '../store/state-folder.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { SessionLog } from '../usage/session-log.js';
 import { usageCost } from '../usage/usage-cost.js';
@@ -25,6 +27,11 @@ export interface ReadLogReportOptions {
   whatIf?: boolean;
   /** A loaded config file whose model entries override the registry (prices, windows). */
   config?: BarometerConfig;
+  /**
+   * The archive folder the what-if's tombstones name, as the proxy's would (they are sized with it).
+   * @default `<the user's state folder>/archives`
+   */
+  archiveDir?: string;
 }
 
 /**
@@ -120,13 +127,11 @@ function memoryArchive(): { archive: ArchiveSink; reader: ArchiveReader } {
   };
 }
 
-/** The archive directory tombstones are sized with, as `barometer replay --what-if` sizes them. */
-const TOMBSTONE_ARCHIVE_DIR = '.barometer/archives';
-
 async function whatIfOf(
   text: string,
   log: SessionLog,
   config: BarometerConfig | undefined,
+  archiveDir: string,
 ): Promise<ReportWhatIf | string> {
   // Loaded on demand: the what-if brings the tokenizer, which a report without it never needs.
   const { replayWhatIf, WHAT_IF_FORMATS } = await import('../session/what-if-replay.js');
@@ -139,7 +144,7 @@ async function whatIfOf(
       format: log.format,
       archive,
       reader,
-      tombstoneArchiveDir: TOMBSTONE_ARCHIVE_DIR,
+      tombstoneArchiveDir: archiveDir,
       ...(config ? { config } : {}),
     });
     const { real, policy } = result.whatIf;
@@ -194,7 +199,12 @@ export async function readLogReport(
     whatIf: null,
   };
   if (options.whatIf !== false && report.slots.length > 0) {
-    const whatIf = await whatIfOf(text, log, pricing.config);
+    const whatIf = await whatIfOf(
+      text,
+      log,
+      pricing.config,
+      options.archiveDir ?? join(defaultStateFolder(), 'archives'),
+    );
     if (typeof whatIf === 'string') report.whatIfProblem = whatIf;
     else report.whatIf = whatIf;
   }

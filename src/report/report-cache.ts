@@ -1,5 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { OWNER_ONLY_FILE_MODE, OWNER_ONLY_FOLDER_MODE } from '../store/owner-only.js';
 import type { LogReport } from './log-report.js';
 
 /** One file's cached result: valid while the file keeps its size and modification time. */
@@ -79,10 +80,10 @@ export class ReportCache {
   /** Writes the cache if it changed: to a temporary file, then renamed over the old one (never half-written). */
   async save(): Promise<void> {
     if (!this.#changed) return;
-    await mkdir(dirname(this.path), { recursive: true });
+    await mkdir(dirname(this.path), { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
     const temporary = `${this.path}.${process.pid}.${++saves}.tmp`;
     const file: CacheFile = { key: this.key, entries: Object.fromEntries(this.#entries) };
-    await writeFile(temporary, JSON.stringify(file));
+    await writeFile(temporary, JSON.stringify(file), { mode: OWNER_ONLY_FILE_MODE });
     await rename(temporary, this.path);
     this.#changed = false;
   }

@@ -33,6 +33,7 @@ import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
 import type { EventBus } from '../store/event-bus.js';
+import { ensureOwnerOnlyFolder } from '../store/owner-only.js';
 import { connectRedis } from '../store/redis-connection.js';
 import type { SnapshotProblem } from '../store/state-snapshot.js';
 import { registerAccess, SCOPE_GRANTS } from './access.js';
@@ -43,6 +44,7 @@ import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
 import { EventHub } from './event-hub.js';
 import { allowedHostnames, registerHostGuard } from './host-guard.js';
 import { parseJsonBody } from './json-body.js';
+import { logFileDestination } from './log-file.js';
 import { mcpRoutes } from './mcp-route.js';
 import { ServiceMetrics } from './metrics.js';
 import { buildNotFoundHandler } from './not-found-handler.js';
@@ -134,6 +136,8 @@ export async function buildApp(
   const now = dependencies.now ?? Date.now;
   const limiter = dependencies.concurrencyLimiter ?? new ConcurrencyLimiter(settings.maxConcurrentPerAgent);
   const dataDir = dataDirPaths(settings.dataDir);
+  // Archives hold copies of what agents read: the data folder is the user's alone (0700) when barometer makes it.
+  ensureOwnerOnlyFolder(dataDir.root);
   const archive = new ArchiveStore({ root: dataDir.archives });
   const artifacts = new ArtifactRegistry({ root: dataDir.artifacts });
 
@@ -148,7 +152,13 @@ export async function buildApp(
   // Set once the app starts closing: requests still arriving get a 503 with a catalogued code.
   let closing = false;
   const app: FastifyInstance = Fastify({
-    logger: settings.logLevel === 'silent' ? false : { level: settings.logLevel },
+    logger:
+      settings.logLevel === 'silent'
+        ? false
+        : {
+            level: settings.logLevel,
+            ...(settings.logFile === undefined ? {} : { stream: logFileDestination(settings.logFile) }),
+          },
     // Per-request log lines cost a third of the throughput; they appear at debug level only.
     logController: new LogController({ disableRequestLogging: !requestLogging }),
     // Without request logging, a child logger per request buys nothing but an allocation: errors are logged
@@ -341,7 +351,7 @@ export async function buildApp(
   const routes: ApiRoute[] = [
     ...pressureRoutes({ now }, pressureQueryParameters()),
     ...sessionRoutes(monitor, hub),
-    ...replayRoutes(settings.replayBodyLimitBytes),
+    ...replayRoutes(settings.replayBodyLimitBytes, dataDir.archives),
     ...reportRoutes({
       roots: dependencies.reportRoots ?? defaultLogRoots(process.env, homedir()),
       dataDir: dataDir.root,

@@ -186,7 +186,7 @@ describe('registerDashboard options', () => {
 
 describe('buildApp and the dashboard', () => {
   it('serves the dashboard at / by default, built or not', async () => {
-    // No sessions kept: the default data dir would be .barometer in the working directory (the repository).
+    // No sessions kept: the default data folder would be the (test run's) state folder.
     app = await buildApp({ logLevel: 'silent', persistSessions: false });
     const response = await app.inject({ url: '/regulator' });
     const built = existsSync(join(DEFAULT_DASHBOARD_ROOT, 'index.html'));

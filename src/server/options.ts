@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ProxyOptionsSchema } from '../proxy/proxy-options.js';
+import { defaultStateFolder } from '../store/state-folder.js';
 import { DEFAULT_WEBHOOK_RETRY_DELAYS_MS, DEFAULT_WEBHOOK_TIMEOUT_MS } from './webhooks/webhook-service.js';
 
 /** Defaults of the service, declared once. Seed 000: 100 requests/minute per IP, 10 concurrent per agent. */
@@ -61,8 +62,20 @@ export const ServerOptionsSchema = z.strictObject({
   bodyLimitBytes: z.number().int().min(1024).default(DEFAULT_BODY_LIMIT_BYTES),
   replayBodyLimitBytes: z.number().int().min(1024).default(DEFAULT_REPLAY_BODY_LIMIT_BYTES),
   logLevel: z.enum(LOG_LEVELS).default('info'),
-  /** Folder for sessions, archives and artifacts; defaults to ./.barometer. */
-  dataDir: z.string().min(1).default('.barometer'),
+  /**
+   * Folder for sessions, archives and artifacts (relative: to the working directory); by default the user's state
+   * folder (`$XDG_STATE_HOME/barometer`, `~/.local/state/barometer`, `~/Library/Application Support/barometer`,
+   * `%LOCALAPPDATA%\\barometer`), never a folder of the project barometer runs in.
+   */
+  dataDir: z
+    .string()
+    .min(1)
+    .default(() => defaultStateFolder()),
+  /**
+   * Append the service's log lines to this file (created owner-only, 0600) instead of writing them to stdout:
+   * `barometer proxy` and `wrap` keep the agent's terminal to the agent.
+   */
+  logFile: z.string().min(1).optional(),
   /** Serve the dashboard at `/` when its built files exist. */
   dashboard: z.boolean().default(true),
   /** Keep sessions in `<dataDir>/sessions` so that a restart finds them. */

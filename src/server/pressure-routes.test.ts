@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 async function makeApp(options: Parameters<typeof buildApp>[0] = {}, limiter?: ConcurrencyLimiter) {
-  // No sessions kept: the default data dir would be .barometer in the working directory (the repository).
+  // No sessions kept: the default data folder would be the (test run's) state folder.
   app = await buildApp(
     { logLevel: 'silent', persistSessions: false, ...options },
     { now: () => NOW, ...(limiter ? { concurrencyLimiter: limiter } : {}) },

@@ -41,15 +41,16 @@ describe('POST /api/v1/replay?whatIf=true', () => {
     const response = await post(server, '/api/v1/replay?whatIf=true');
     expect(response.statusCode).toBe(200);
     const body = response.json();
-    const terminal = memoryIo();
+    // The same data folder as the service's: tombstones name its archives, and are sized with that path.
+    const terminal = memoryIo({ env: { BAROMETER_DATA_DIR: dataDir as string } });
     expect(
       await run(['replay', fileURLToPath(new URL(SONNET, TRACES)), '--what-if', '--json'], {
         io: terminal.io,
       }),
     ).toBe(0);
     const cli = JSON.parse(terminal.stdout);
-    // Each run archives to a temporary directory of its own; tombstones are sized as the default archive directory
-    // writes them, so the figures are the same.
+    // Each run archives to a temporary directory of its own; tombstones are sized as the data folder's archives
+    // would write them, so the figures are the same.
     expect(body.whatIf.real).toEqual(cli.whatIf.real);
     expect(body.whatIf.policy).toEqual(cli.whatIf.policy);
     expect(body.whatIf.savedPercent).toBe(cli.whatIf.savedPercent);

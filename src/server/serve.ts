@@ -1,14 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import { BarometerError } from '../errors/index.js';
+import { removeServiceFile, writeServiceFile } from '../store/service-file.js';
+import { BAROMETER_VERSION } from '../version.js';
 import { isLoopbackHost } from './access.js';
 import { type AppDependencies, buildApp } from './app.js';
 import { addressText, listenFailure } from './listen-failure.js';
-import { DEFAULT_PORT, type ServerOptions } from './options.js';
+import { DEFAULT_PORT, type ServerOptions, ServerOptionsSchema } from './options.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
   close(): Promise<void>;
+}
+
+/** What {@link startServer} takes besides the app's own dependencies. */
+export interface StartDependencies extends AppDependencies {
+  /** Close gracefully on SIGTERM/SIGINT, then exit (`barometer serve`, `barometer proxy`). */
+  handleSignals?: boolean;
+  /**
+   * Write `<dataDir>/service.json` (url, pid, version, start, proxy routes) once listening, and remove it on close,
+   * so that `barometer wrap`, `hook`, `watch` and `stop` find this service from its data folder.
+   */
+  serviceFile?: boolean;
 }
 
 /**
@@ -20,7 +33,7 @@ export interface RunningServer {
  */
 export async function startServer(
   options: ServerOptions = {},
-  dependencies: AppDependencies & { handleSignals?: boolean } = {},
+  dependencies: StartDependencies = {},
 ): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   // Archived tool outputs may hold secrets: a service other machines can reach must ask for a key.
@@ -47,9 +60,13 @@ export async function startServer(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : requestedPort;
   const url = `http://${addressText(host, port)}`;
+  const forget = dependencies.serviceFile ? announce(options, url) : () => undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
-    closing ??= app.close();
+    // Unannounced first: a client reading the file meanwhile does not pick a service that is closing.
+    closing ??= Promise.resolve()
+      .then(forget)
+      .then(() => app.close());
     return closing;
   };
   if (dependencies.handleSignals) {
@@ -67,4 +84,24 @@ export async function startServer(
     process.once('SIGINT', onSignal);
   }
   return { app, url, close };
+}
+
+/** Writes the service file of the options' data folder; answers the function that removes it. */
+function announce(options: ServerOptions, url: string): () => void {
+  const { dataDir, proxy } = ServerOptionsSchema.parse(options);
+  writeServiceFile(dataDir, {
+    url,
+    pid: process.pid,
+    version: BAROMETER_VERSION,
+    started: new Date().toISOString(),
+    proxy: proxy
+      ? {
+          mode: proxy.mode,
+          anthropicUpstream: proxy.anthropicUpstream,
+          openaiUpstream: proxy.openaiUpstream,
+          chatgptUpstream: proxy.chatgptUpstream,
+        }
+      : null,
+  });
+  return () => removeServiceFile(dataDir, process.pid);
 }

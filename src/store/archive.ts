@@ -9,6 +9,7 @@ import {
 } from '../compaction/archive-sink.js';
 import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
+import { OWNER_ONLY_FILE_MODE, OWNER_ONLY_FOLDER_MODE } from './owner-only.js';
 
 /**
  * Record framing: `HRA1 <payload bytes> <sha256 of payload, hex>\n<payload>\n`. The length finds the record's
@@ -265,7 +266,7 @@ export async function readArchiveFile(path: string): Promise<ArchiveRecord[]> {
  * there (see `write`).
  *
  * @example
- * const archive = new ArchiveStore({ root: '.barometer/archives' });
+ * const archive = new ArchiveStore({ root: join(defaultStateFolder(), 'archives') });
  * const { path } = await archive.append('s1', 't1', [{ itemId: 'c1:result', kind: 'tool-result', field: 'content', content: 'log…' }]);
  * await archive.readArchive('s1', 't1'); // [{ itemId: 'c1:result', content: 'log…', … }]
  */
@@ -358,7 +359,7 @@ export class ArchiveStore implements ArchiveSink {
     const directory = await this.ensureDirectory(sessionId);
     let handle: FileHandle;
     try {
-      handle = await open(path, 'wx');
+      handle = await open(path, 'wx', OWNER_ONLY_FILE_MODE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException)?.code === 'EEXIST') return false;
       throw error;
@@ -411,7 +412,7 @@ export class ArchiveStore implements ArchiveSink {
   /** Creates `<root>/<session>` (fsyncing the new directory entries when durable); returns its path. */
   private async ensureDirectory(sessionId: string): Promise<string> {
     const directory = join(this.root, sessionId);
-    const created = await mkdir(directory, { recursive: true });
+    const created = await mkdir(directory, { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
     if (created !== undefined && this.durable) {
       await syncDirectory(directory);
       await syncDirectory(resolve(directory, '..'));
@@ -432,7 +433,7 @@ export class ArchiveStore implements ArchiveSink {
   private async write(path: string, sessionId: string, bytes: Buffer): Promise<void> {
     const directory = await this.ensureDirectory(sessionId);
     let fresh = false;
-    const handle = await open(path, 'a');
+    const handle = await open(path, 'a', OWNER_ONLY_FILE_MODE);
     try {
       fresh = (await handle.stat()).size === 0;
       if (this.writeChunkBytes >= bytes.length) {

@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { BarometerError } from '../errors/barometer-error.js';
 import type { ErrorCode } from '../errors/error-catalogue.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
+import { OWNER_ONLY_FILE_MODE, OWNER_ONLY_FOLDER_MODE } from './owner-only.js';
 
 /** Artifacts larger than 512 KiB are refused: the registry holds references' content, not bulk data. */
 export const DEFAULT_MAX_ARTIFACT_BYTES = 512 * 1024;
@@ -60,7 +61,7 @@ let writeSequence = 0;
  * read verifies the hash; ids are validated before they are used in a path.
  *
  * @example
- * const registry = new ArtifactRegistry({ root: '.barometer/artifacts' });
+ * const registry = new ArtifactRegistry({ root: join(defaultStateFolder(), 'artifacts') });
  * const { id } = await registry.putText(largeLog);
  * const again = await registry.getText(id);
  */
@@ -205,11 +206,11 @@ export class ArtifactRegistry {
 
   private async writeAtomically(path: string, bytes: Buffer): Promise<void> {
     const directory = join(path, '..');
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
     writeSequence += 1;
     const temporary = `${path}.${process.pid}.${writeSequence}.tmp`;
     try {
-      const file = await open(temporary, 'wx');
+      const file = await open(temporary, 'wx', OWNER_ONLY_FILE_MODE);
       try {
         await file.writeFile(bytes);
         await file.sync();

@@ -1,7 +1,8 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { BarometerError } from '../errors/barometer-error.js';
+import { ensureOwnerOnlyFolder, OWNER_ONLY_FILE_MODE } from './owner-only.js';
 
 /** The lock's file name in a data dir. */
 export const LOCK_FILE = 'barometer.lock';
@@ -54,7 +55,7 @@ export interface DataDirLock {
  * @throws BarometerError BR_ERR_DATA_DIR_LOCKED naming the holder (`details.holder`)
  */
 export function lockDataDir(directory: string): DataDirLock {
-  mkdirSync(directory, { recursive: true });
+  ensureOwnerOnlyFolder(directory);
   const path = join(directory, LOCK_FILE);
   const me: LockHolder = {
     pid: process.pid,
@@ -66,7 +67,7 @@ export function lockDataDir(directory: string): DataDirLock {
   for (let attempt = 0; attempt < 3; attempt++) {
     let descriptor: number;
     try {
-      descriptor = openSync(path, 'wx');
+      descriptor = openSync(path, 'wx', OWNER_ONLY_FILE_MODE);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readHolder(path);
@@ -74,7 +75,7 @@ export function lockDataDir(directory: string): DataDirLock {
       if (holder && (holder.hostname !== me.hostname || alive(holder.pid))) {
         throw new BarometerError(
           'BR_ERR_DATA_DIR_LOCKED',
-          `The data dir ${directory} is in use by process ${holder.pid} on ${holder.hostname} (${holder.command || 'barometer'}, started ${holder.startedAt}): one process writes a data dir at a time. Stop it, send your requests to it (barometer watch --server, --server), or choose another --data-dir. If that process is gone, remove ${path}`,
+          `The data dir ${directory} is in use by process ${holder.pid} on ${holder.hostname} (${holder.command || 'barometer'}, started ${holder.startedAt}): one process writes a data dir at a time. Stop it (barometer stop, for a service), send your requests to it (barometer watch --server, --server), or choose another --data-dir. If that process is gone, remove ${path}`,
           { details: { holder, lockFile: path } },
         );
       }

@@ -13,6 +13,10 @@ import { mkdir, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isId } from '../ids/id-schema.js';
 import { type AppendOnlyList, atPath, keepsOwnList, withPath } from './append-only-list.js';
+import { OWNER_ONLY_FILE_MODE, OWNER_ONLY_FOLDER_MODE } from './owner-only.js';
+
+/** Files are created owner-only: sessions name the agent's files and carry its prompts' figures. */
+const OWNER_ONLY = { mode: OWNER_ONLY_FILE_MODE } as const;
 
 /** How often changed values are written out: a process killed with SIGKILL loses at most this much. */
 export const DEFAULT_FLUSH_INTERVAL_MS = 1000;
@@ -170,7 +174,7 @@ export class StateSnapshot<T> {
    * into one 330 ms turn here. The folder is created and opened at the first slice (an unreadable one fails there).
    */
   async *ids(): AsyncGenerator<string[]> {
-    mkdirSync(this.directory, { recursive: true });
+    mkdirSync(this.directory, { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
     const directory = opendirSync(this.directory, { bufferSize: DIRECTORY_BUFFER });
     try {
       const seen = new Set<string>();
@@ -314,7 +318,7 @@ export class StateSnapshot<T> {
     for (let round = 0; round < 3 && (round === 0 || this.#pending.size > 0); round++) await this.flush();
     if (ids === undefined || this.#pending.size > 0) return;
     try {
-      mkdirSync(this.directory, { recursive: true });
+      mkdirSync(this.directory, { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
       const modified = statSync(this.directory, { bigint: true }).mtimeNs;
       let text = `${modified}\n`;
       for (const id of ids) text += `${id}\n`;
@@ -381,7 +385,7 @@ export class StateSnapshot<T> {
   }
 
   async #write(batch: Map<string, T | null>): Promise<void> {
-    await mkdir(this.directory, { recursive: true });
+    await mkdir(this.directory, { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
     let sliceStart = performance.now();
     for (const [id, value] of batch) {
       if (performance.now() - sliceStart >= this.sliceMs) {
@@ -441,12 +445,12 @@ export class StateSnapshot<T> {
     const logged = this.#logged.get(id);
     const log = this.#logFile(id);
     if (logged !== undefined && logged < this.#checkpointEvery) {
-      appendFileSync(log, `${text}\n`);
+      appendFileSync(log, `${text}\n`, OWNER_ONLY);
       this.#logged.set(id, logged + 1);
       return;
     }
     // Unknown (first write in this process) or a log of states: the new state goes to it before the file is replaced.
-    if (logged !== 0) appendFileSync(log, `${text}\n`);
+    if (logged !== 0) appendFileSync(log, `${text}\n`, OWNER_ONLY);
     writeWhole(path, text);
     if (logged !== 0) {
       try {
@@ -472,7 +476,7 @@ export class StateSnapshot<T> {
       const fresh = linesAfter(known.last);
       if (fresh && known.lines + fresh.count <= 2 * list.limit) {
         if (fresh.count === 0) return;
-        appendFileSync(this.#listFile(id, list), fresh.text);
+        appendFileSync(this.#listFile(id, list), fresh.text, OWNER_ONLY);
         written[index] = { last: fresh.last, lines: known.lines + fresh.count };
         return;
       }
@@ -577,6 +581,6 @@ function readIfThere(path: string): string | undefined {
 /** Writes a file whole under a temporary name, then renames it over the old one. */
 function writeWhole(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
+  writeFileSync(temporary, text, OWNER_ONLY);
   renameSync(temporary, path);
 }

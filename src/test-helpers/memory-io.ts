@@ -1,7 +1,28 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { CliIo } from '../cli/io.js';
 
-/** A CliIo that records what a command writes and feeds it the given stdin text. */
+let scratch: string | undefined;
+
+/**
+ * A home and a state folder under os.tmpdir() for the commands of this test process, removed when it exits: a
+ * command's default data folder (the user's state folder) lands there, never in the real home.
+ */
+function scratchHome(): { HOME: string; XDG_STATE_HOME: string } {
+  if (scratch === undefined) {
+    const created = mkdtempSync(join(tmpdir(), 'barometer-io-home-'));
+    process.once('exit', () => rmSync(created, { recursive: true, force: true }));
+    scratch = created;
+  }
+  return { HOME: scratch, XDG_STATE_HOME: join(scratch, '.local', 'state') };
+}
+
+/**
+ * A CliIo that records what a command writes and feeds it the given stdin text. Its environment has a scratch `HOME`
+ * and `XDG_STATE_HOME` unless `env` names its own.
+ */
 export function memoryIo(options: { stdin?: string; env?: Record<string, string>; tty?: boolean } = {}) {
   let out = '';
   let err = '';
@@ -12,7 +33,7 @@ export function memoryIo(options: { stdin?: string; env?: Record<string, string>
     stdout: { write: (text: string) => (out += text), isTTY: options.tty ?? false },
     stderr: { write: (text: string) => (err += text), isTTY: false },
     stdin,
-    env: options.env ?? {},
+    env: { ...scratchHome(), ...options.env },
     cwd: process.cwd(),
   };
   return {

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,31 +10,43 @@ const CLI = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
 const TSX = createRequire(import.meta.url).resolve('tsx');
 const TSCONFIG = fileURLToPath(new URL('../../tsconfig.json', import.meta.url));
 
-let workingDirectory: string | undefined;
+let scratch: string | undefined;
 
 /**
- * An empty folder under os.tmpdir() for the commands of this test process to run in, removed when it exits: a
- * command's relative defaults (`serve`'s and `watch`'s data dir `.barometer`, `compact`'s archive dir) land there,
- * never in the repository.
+ * A folder under os.tmpdir() for the commands of this test process, removed when it exits: `work`, the empty folder
+ * they run in (a relative path lands there, never in the repository), and `home`, their `HOME`, whose
+ * `.local/state` is their `XDG_STATE_HOME`: the default data folder (the user's state folder) is never the real one.
  */
-function cliWorkingDirectory(): string {
-  if (workingDirectory === undefined) {
-    const created = mkdtempSync(join(tmpdir(), 'barometer-cli-cwd-'));
+export function cliPlaces(): { cwd: string; HOME: string; XDG_STATE_HOME: string } {
+  if (scratch === undefined) {
+    const created = mkdtempSync(join(tmpdir(), 'barometer-cli-'));
+    mkdirSync(join(created, 'work'));
+    mkdirSync(join(created, 'home'));
     process.once('exit', () => rmSync(created, { recursive: true, force: true }));
-    workingDirectory = created;
+    scratch = created;
   }
-  return workingDirectory;
+  return {
+    cwd: join(scratch, 'work'),
+    HOME: join(scratch, 'home'),
+    XDG_STATE_HOME: join(scratch, 'home', '.local', 'state'),
+  };
 }
 
 /**
  * Runs the CLI from source in a child process (node --import tsx), as a user's shell would, in a temporary
- * working directory: give files by absolute path.
+ * working directory (`cwd` chooses another) with a temporary HOME and XDG_STATE_HOME (unless `env` names its own):
+ * give files by absolute path.
  */
-export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string } = {},
+): ChildProcessWithoutNullStreams {
+  const { cwd, ...home } = cliPlaces();
   return spawn(process.execPath, ['--import', TSX, CLI, ...args], {
-    cwd: cliWorkingDirectory(),
+    cwd: options.cwd ?? cwd,
     // tsx reads the tsconfig of the working directory unless told where it is.
-    env: { ...process.env, NO_COLOR: '1', TSX_TSCONFIG_PATH: TSCONFIG, ...env },
+    env: { ...process.env, ...home, NO_COLOR: '1', TSX_TSCONFIG_PATH: TSCONFIG, ...env },
     stdio: 'pipe',
   });
 }

@@ -8,9 +8,9 @@ import {
   type DecodedArchive,
   findArchivedItem,
 } from '../../store/archive.js';
+import { archiveDirFor } from '../data-folder-for.js';
 import { parseFlags } from '../flag-schema.js';
 import type { CliIo } from '../io.js';
-import { DEFAULT_ARCHIVE_DIR } from './compact.js';
 
 /** `barometer archive <session> <task>`: what eviction or compaction archived, byte for byte. */
 export function registerArchiveCommand(program: Command, io: CliIo): void {
@@ -19,18 +19,23 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
     .description('Read what was evicted or compacted away: the archive of a session task')
     .argument('<session>', 'the session id')
     .argument('<task>', 'the task id (or compaction-<n>)')
-    .option('--archive-dir <dir>', 'where archives live', DEFAULT_ARCHIVE_DIR)
+    .option('--archive-dir <dir>', 'where archives live (default: <data folder>/archives)')
     .option('--item <id>', 'print only this item, exactly as archived (no added newline)')
     .option('--json', 'print the records as JSON')
     .action(
-      async (session: string, task: string, flags: { archiveDir: string; item?: string; json?: boolean }) => {
+      async (
+        session: string,
+        task: string,
+        flags: { archiveDir?: string; item?: string; json?: boolean },
+      ) => {
         // The arguments of GET /api/v1/archives/:session/:task?item=, checked by its schemas.
         parseFlags(
           ArchiveParamsSchema.extend(ArchiveQuerySchema.shape),
           { session, task, item: flags.item },
           { names: { session: '<session>', task: '<task>' } },
         );
-        const store = new ArchiveStore({ root: resolve(io.cwd, flags.archiveDir) });
+        const root = flags.archiveDir === undefined ? archiveDirFor(io) : resolve(io.cwd, flags.archiveDir);
+        const store = new ArchiveStore({ root });
         let decoded: DecodedArchive;
         try {
           decoded = await store.inspectArchive(session, task);
@@ -46,7 +51,7 @@ export function registerArchiveCommand(program: Command, io: CliIo): void {
             throw new ArchiveError(
               error.code,
               error.path,
-              `no archive for session ${session}, task ${task} under ${flags.archiveDir}`,
+              `no archive for session ${session}, task ${task} under ${root}`,
             );
           }
           throw error;

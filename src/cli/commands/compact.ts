@@ -10,6 +10,7 @@ import { CompactRequestSchema } from '../../contract/compact.js';
 import { BarometerError } from '../../errors/barometer-error.js';
 import { ERROR_CATALOGUE } from '../../errors/error-catalogue.js';
 import { ArchiveStore } from '../../store/archive.js';
+import { archiveDirFor } from '../data-folder-for.js';
 import { parseFlags } from '../flag-schema.js';
 import { type CliIo, UsageError } from '../io.js';
 import { summarizerFrom } from '../summarizer-flags.js';
@@ -19,9 +20,6 @@ export const SUMMARIZER_ENVIRONMENT = {
   summarizerCommand: 'BAROMETER_SUMMARIZER_COMMAND',
   summarizerTimeout: 'BAROMETER_SUMMARIZER_TIMEOUT',
 } as const;
-
-/** Default folder for archives written from the CLI, relative to the working directory. */
-export const DEFAULT_ARCHIVE_DIR = '.barometer/archives';
 
 /** A session id from a file name: `runs/agent 7.json` → `agent-7`. */
 function sessionFromFile(file: string): string {
@@ -43,7 +41,10 @@ export function registerCompactCommand(program: Command, io: CliIo): void {
       '<history.json>',
       'a JSON array of OpenAI chat messages, or { "messages": [...], "tasks": [{ "id", "summary" }] } to evict completed tasks',
     )
-    .option('--archive-dir <dir>', 'where replaced messages are archived', DEFAULT_ARCHIVE_DIR)
+    .option(
+      '--archive-dir <dir>',
+      'where replaced messages are archived (default: <data folder>/archives; the data folder is $BAROMETER_DATA_DIR, else your state folder)',
+    )
     .option('--session <id>', 'archive under this session id (default: the file name)')
     .option('--keep-turns <n>', 'recent turns kept verbatim', '2')
     .option(
@@ -88,7 +89,7 @@ Example:
       async (
         file: string,
         flags: {
-          archiveDir: string;
+          archiveDir?: string;
           session?: string;
           keepTurns: string;
           keepTokens: string;
@@ -142,7 +143,8 @@ Example:
             throw new UsageError(`--output: cannot write to ${folder}`);
           }
         }
-        const archiveRoot = resolve(io.cwd, flags.archiveDir);
+        const archiveRoot =
+          flags.archiveDir === undefined ? archiveDirFor(io) : resolve(io.cwd, flags.archiveDir);
         const result = await compactOpenAIMessages(input, {
           sessionId: checked.sessionId ?? sessionFromFile(file),
           keepTurns: checked.keepTurns ?? 2,

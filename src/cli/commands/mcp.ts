@@ -1,14 +1,18 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import pino from 'pino';
+import { BarometerError } from '../../errors/barometer-error.js';
 import { createBarometerMcpServer } from '../../mcp/create-mcp-server.js';
 import { loadConfig } from '../../models/load-config.js';
 import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../../session/open-session-monitor.js';
 import { DEFAULT_SESSION_TTL_MS } from '../../session/session-monitor.js';
 import { ArchiveStore } from '../../store/archive.js';
+import { readServiceFile } from '../../store/service-file.js';
 import { StdioServerTransport } from '../../vendor/mcp-sdk-stdio.js';
+import { dataFolderFor } from '../data-folder-for.js';
 import { durationSeconds } from '../duration.js';
 import { type CliIo, UsageError } from '../io.js';
+import { DATA_DIR_HELP } from '../proxy-flags.js';
 import { summarizerFrom } from '../summarizer-flags.js';
 import { SERVE_ENVIRONMENT } from './serve.js';
 
@@ -35,10 +39,7 @@ export function registerMcpCommand(program: Command, io: CliIo): void {
   program
     .command('mcp')
     .description('Serve the barometer tools to an MCP client over stdio (logs on stderr)')
-    .option(
-      '--data-dir <dir>',
-      `where sessions and archives are kept, as for serve (env ${SERVE_ENVIRONMENT.dataDir}; default .barometer)`,
-    )
+    .option('--data-dir <dir>', DATA_DIR_HELP)
     .option(
       '--config <path>',
       `barometer.config.json/.yaml overriding model limits (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
@@ -68,7 +69,10 @@ This process keeps its own sessions; to share sessions with a running "barometer
 point the MCP client at that service's /mcp endpoint (Streamable HTTP) instead.
 Stops when the client closes stdin, or on SIGTERM/SIGINT, writing its sessions out first.
 
-Claude Code:  claude mcp add barometer -- barometer mcp --data-dir ~/.barometer`,
+When a barometer service (serve, proxy, wrap's) holds the data folder, this server keeps its sessions in memory
+and says so on stderr: connect the client to that service's /mcp to share them.
+
+Claude Code:  claude mcp add barometer -- barometer mcp`,
     )
     .action(async (flags: McpFlags) => {
       const logLevel = (flags.logLevel ?? io.env[SERVE_ENVIRONMENT.logLevel] ?? 'info') as McpLogLevel;
@@ -85,10 +89,7 @@ Claude Code:  claude mcp add barometer -- barometer mcp --data-dir ~/.barometer`
           `--session-ttl must be a duration such as 24h, 30m, 90s or a number of seconds; got ${JSON.stringify(ttlText)}`,
         );
       }
-      const dataDirText = flags.dataDir ?? io.env[SERVE_ENVIRONMENT.dataDir];
-      const paths = dataDirPaths(
-        resolve(io.cwd, dataDirText === undefined || dataDirText === '' ? '.barometer' : dataDirText),
-      );
+      const paths = dataDirPaths(dataFolderFor(io, flags.dataDir).path);
       const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
       const config = await loadConfig(
         configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
@@ -98,13 +99,24 @@ Claude Code:  claude mcp add barometer -- barometer mcp --data-dir ~/.barometer`
       const log = pino({ name: 'barometer-mcp', level: logLevel }, pino.destination({ fd: 2, sync: true }));
 
       const archive = new ArchiveStore({ root: paths.archives });
-      const monitor = await openSessionMonitor({
+      const monitorOptions = {
         dataDir: paths.root,
         archive,
         config,
         sessionTtlMs: Math.round(ttlSeconds * 1000),
-        onProblem: (problem) => log.warn(problem, 'session file skipped'),
+        onProblem: (problem: object) => log.warn(problem, 'session file skipped'),
         ...(summarizer ? { summarizer } : {}),
+      };
+      const monitor = await openSessionMonitor(monitorOptions).catch(async (error: unknown) => {
+        if (!(error instanceof BarometerError) || error.code !== 'BR_ERR_DATA_DIR_LOCKED') throw error;
+        // A service runs on the data folder (one writer per folder): the client still gets its tools, on sessions
+        // of this process; the archives are the folder's (appends from many processes are safe).
+        const service = readServiceFile(paths.root);
+        log.warn(
+          { dataDir: paths.root, ...(service ? { service: service.url } : {}) },
+          `the data folder is in use by ${service ? `the barometer service at ${service.url}` : 'another barometer process'}: this MCP server keeps its sessions in memory${service ? `; connect the client to ${service.url}/mcp to share that service's sessions` : ''}`,
+        );
+        return openSessionMonitor({ ...monitorOptions, persistSessions: false });
       });
       const stopSweeping = sweepIdleSessions(monitor, ttlSeconds * 1000, {
         onExpired: (ids) => log.info({ sessionIds: ids }, 'sessions expired: idle longer than their TTL'),

@@ -20,10 +20,10 @@ import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { SubagentFile } from '../../usage/attach-subagent-logs.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
+import { archiveDirFor } from '../data-folder-for.js';
 import { parseFlags } from '../flag-schema.js';
 import { type CliIo, UsageError } from '../io.js';
 import { readPolicyFile } from '../policy-file.js';
-import { DEFAULT_ARCHIVE_DIR } from './compact.js';
 
 const HEALTH_COLORS: Readonly<Record<string, Color>> = {
   healthy: 'green',
@@ -344,7 +344,7 @@ async function replayCorpus(
         reader: { readFile: readArchiveFile },
         sessionId: 'whatif',
         counter,
-        tombstoneArchiveDir: DEFAULT_ARCHIVE_DIR,
+        tombstoneArchiveDir: archiveDirFor(io),
         ...(flags.policyOptions ? { policy: flags.policyOptions } : {}),
       });
       rows.push(whatIfCorpusRow(file, result));
@@ -491,8 +491,8 @@ Example:
               reader: { readFile: readArchiveFile },
               sessionId: await freshSessionId(root),
               // A temporary directory's random name must not change the figures: tombstones are sized as the
-              // default archive directory writes them.
-              ...(flags.archiveDir === undefined ? { tombstoneArchiveDir: DEFAULT_ARCHIVE_DIR } : {}),
+              // data folder's archives would write them.
+              ...(flags.archiveDir === undefined ? { tombstoneArchiveDir: archiveDirFor(io) } : {}),
               ...(policy ? { policy } : {}),
             });
           } finally {

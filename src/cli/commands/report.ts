@@ -6,6 +6,7 @@ import { defaultLogRoots } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { configFor } from '../config-for.js';
+import { dataFolderFor } from '../data-folder-for.js';
 import { parseFlags } from '../flag-schema.js';
 import { formatReportCsv, formatReportMarkdown, formatReportTable } from '../format-report.js';
 import { type CliIo, UsageError } from '../io.js';
@@ -13,11 +14,6 @@ import { type CliIo, UsageError } from '../io.js';
 /** The progress bar shows once reading has taken this long (a report from the cache never shows one). */
 const PROGRESS_AFTER_MS = 1000;
 const BAR_WIDTH = 30;
-
-/** Where the service and the CLI keep their data (`barometer serve --data-dir`'s default and variable). */
-export function dataDirOf(env: Record<string, string | undefined>, cwd: string): string {
-  return resolve(cwd, env.BAROMETER_DATA_DIR?.trim() || '.barometer');
-}
 
 interface ReportFlags {
   view?: string;
@@ -94,8 +90,8 @@ export function registerReportCommand(program: Command, io: CliIo, now: () => nu
       'after',
       `
 Looks in ~/.claude/projects and ~/.config/claude/projects (or $CLAUDE_CONFIG_DIR), $CODEX_HOME/sessions
-(~/.codex/sessions), ~/.pi/agent/sessions and ~/.gemini/tmp/*/chats. The cache lives in the data directory
-($BAROMETER_DATA_DIR, default ./.barometer).
+(~/.codex/sessions), ~/.pi/agent/sessions and ~/.gemini/tmp/*/chats. The cache lives in the data folder
+($BAROMETER_DATA_DIR, default your state folder: ~/.local/state/barometer on Linux); nothing is written where it runs.
 
 Example:
   barometer report --since 2026-01-01
@@ -126,12 +122,14 @@ Example:
       const home = io.env.HOME?.trim() || homedir();
       const bar = progressBar(io, now);
       const given = paths.map((path) => resolve(io.cwd, path));
+      const folder = dataFolderFor(io, undefined);
       const result = await makeReport(
         { ...query, ...(flags.timeZone === undefined ? {} : { timeZone: flags.timeZone }) },
         {
           roots: defaultLogRoots(io.env, home),
           paths: given,
-          cacheFile: flags.cache ? join(dataDirOf(io.env, io.cwd), 'report-cache.json') : null,
+          cacheFile: flags.cache ? join(folder.path, 'report-cache.json') : null,
+          archiveDir: join(folder.path, 'archives'),
           whatIf: flags.whatIf,
           ...(config ? { config } : {}),
           onProgress: (progress) => bar.update(progress),

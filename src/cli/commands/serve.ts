@@ -17,9 +17,11 @@ import {
 import { tuneServiceProcess } from '../../server/process-tuning.js';
 import { startServer } from '../../server/serve.js';
 import { redactRedisUrl } from '../../store/redis-connection.js';
+import { dataFolderFor } from '../data-folder-for.js';
 import { durationSeconds } from '../duration.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
+import { DATA_DIR_HELP } from '../proxy-flags.js';
 import { startListening } from '../start-listening.js';
 import { summarizerFrom } from '../summarizer-flags.js';
 
@@ -32,6 +34,7 @@ export const SERVE_ENVIRONMENT = {
   readRateLimitPerMinute: 'BAROMETER_READ_RATE_LIMIT_PER_MINUTE',
   maxConcurrentPerAgent: 'BAROMETER_MAX_CONCURRENT_PER_AGENT',
   logLevel: 'BAROMETER_LOG_LEVEL',
+  logFile: 'BAROMETER_LOG_FILE',
   dataDir: 'BAROMETER_DATA_DIR',
   maxSessions: 'BAROMETER_MAX_SESSIONS',
   sessionTtl: 'BAROMETER_SESSION_TTL',
@@ -84,9 +87,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       `${LOG_LEVELS.join('|')} (env ${SERVE_ENVIRONMENT.logLevel}; default info)`,
     )
     .option(
-      '--data-dir <dir>',
-      `where archives and artifacts are written (env ${SERVE_ENVIRONMENT.dataDir}; default .barometer)`,
+      '--log-file <path>',
+      `append the log lines to this file (created owner-only) instead of stdout (env ${SERVE_ENVIRONMENT.logFile})`,
     )
+    .option('--data-dir <dir>', DATA_DIR_HELP)
     .option(
       '--max-sessions <n>',
       `sessions kept at most; one more is refused with 503 BR_ERR_SESSION_LIMIT (env ${SERVE_ENVIRONMENT.maxSessions}; default ${DEFAULT_MAX_SESSIONS})`,
@@ -182,6 +186,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
         if (
           key === 'config' ||
+          key === 'dataDir' ||
           key === 'summarizerCommand' ||
           key === 'summarizerTimeout' ||
           key === 'apiKeys' ||
@@ -211,6 +216,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           if (!['true', '1', 'yes', 'false', '0', 'no'].includes(value))
             throw new UsageError(`${source} must be 1 or 0 (true or false); got ${JSON.stringify(text)}`);
           raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
+        } else if (key === 'logFile') {
+          raw.logFile = resolve(io.cwd, text);
         } else if (key === 'redis') {
           raw.redisUrl = text;
         } else if (key === 'allowedHosts' || key === 'mcpAllowedHosts') {
@@ -246,6 +253,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           .map((origin) => origin.trim())
           .filter(Boolean);
       if ((flags as unknown as { insecure?: boolean }).insecure) raw.insecure = true;
+      raw.dataDir = dataFolderFor(io, flags.dataDir).path;
       const options = parseWith(ServerOptionsSchema, raw);
       if (!options.ok)
         throw new UsageError(
@@ -262,6 +270,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         () =>
           startServer(options.value, {
             handleSignals: true,
+            serviceFile: true,
             config,
             ...(summarizer ? { summarizer } : {}),
           }),

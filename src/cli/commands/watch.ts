@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
+import { DATA_DIR_HELP } from '../proxy-flags.js';
 import type { WatchFlags } from '../watch.js';
 
 /** `barometer watch [DIR…]`: agent logs as live sessions, in the embedded service's dashboard or a running one. */
@@ -16,7 +17,7 @@ export function registerWatchCommand(program: Command, io: CliIo): void {
     .option('--server <url>', 'send the sessions to this running barometer service instead of starting one')
     .option('--host <host>', 'address of the embedded service (default 127.0.0.1)')
     .option('--port <port>', 'port of the embedded service, 0 for any free port (default 8797)')
-    .option('--data-dir <dir>', 'data folder of the embedded service (default .barometer)')
+    .option('--data-dir <dir>', DATA_DIR_HELP)
     .option(
       '--since <duration>',
       'follow logs written to within this long; older ones once they change',

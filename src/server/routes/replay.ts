@@ -39,7 +39,7 @@ function policyOf(
 }
 
 /** `POST /api/v1/replay`: the same replay as `barometer replay --json`, on an uploaded log. */
-export function replayRoutes(bodyLimit: number): ApiRoute[] {
+export function replayRoutes(bodyLimit: number, archiveDir: string): ApiRoute[] {
   return [
     {
       method: 'POST',
@@ -89,8 +89,8 @@ export function replayRoutes(bodyLimit: number): ApiRoute[] {
             archive: new ArchiveStore({ root, durable: false }),
             reader: { readFile: readArchiveFile },
             sessionId: 'whatif',
-            // Sized as the default archive directory writes tombstones: the temporary name must not change figures.
-            tombstoneArchiveDir: '.barometer/archives',
+            // Sized as the service's own archive folder writes tombstones: the temporary name must not change figures.
+            tombstoneArchiveDir: archiveDir,
             ...(policy.value ? { policy: policy.value } : {}),
           });
         } finally {

@@ -43,6 +43,7 @@ export function reportRoutes(options: ReportRouteOptions): ApiRoute[] {
           makeReport(filter, {
             roots: options.roots,
             cacheFile: join(options.dataDir, 'report-cache.json'),
+            archiveDir: join(options.dataDir, 'archives'),
             whatIf: whatIf !== 'false',
             ...(options.config ? { config: options.config } : {}),
           }),

@@ -10,6 +10,7 @@ import type {
 } from '../../contract/webhooks.js';
 import { BarometerValidationError } from '../../errors/validation.js';
 import { isoTime } from '../../session/iso-time.js';
+import { OWNER_ONLY_FOLDER_MODE } from '../../store/owner-only.js';
 import { checkWebhookUrl } from './address-guard.js';
 import { type AttemptOutcome, attemptDelivery } from './deliver.js';
 import { generateSecret, signWebhook } from './signing.js';
@@ -410,7 +411,7 @@ export class WebhookService {
         deliveries: [...this.#deliveries.values()],
       };
       try {
-        await mkdir(this.#options.directory as string, { recursive: true });
+        await mkdir(this.#options.directory as string, { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
         const temporary = `${file}.${process.pid}.tmp`;
         await writeFile(temporary, JSON.stringify(state), { mode: 0o600 });
         await rename(temporary, file);
