@@ -7,6 +7,7 @@ import type { ApiRoute } from '../server/route-table.js';
 import { downstreamHeaders, forward, upstreamHeaders } from './forward.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
+import type { RequestDescriber } from './request-describer.js';
 import {
   type SessionSource,
   sessionIdFromBody,
@@ -32,6 +33,8 @@ export interface ProxyRouteContext {
   counters: ProxyCounters;
   /** Logs a failure without the request's content or keys. */
   log: (stage: ProxyStage, error: unknown) => void;
+  /** Names each session from its requests (working directory, first request); none: sessions stay unnamed. */
+  describer?: RequestDescriber;
 }
 
 /** A usage figure sits in the last events of an answer; beyond this many bytes only the tail is kept. */
@@ -212,6 +215,7 @@ async function proxy(
       if (!parsed) return false;
       const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
       const created = sessions.ensure(session, model, from);
+      context.describer?.observe(session, endpoint.format, parsed, created);
       if (options.mode === 'act') sessions.analyze(session, endpoint.format, raw, parsed);
       return await created;
     } catch (error) {

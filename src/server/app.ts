@@ -21,6 +21,7 @@ import type { PoolStore } from '../pools/pool-store.js';
 import { RedisPoolStore } from '../pools/redis-pool-store.js';
 import { proxyRoutes } from '../proxy/proxy-routes.js';
 import { ProxySessions } from '../proxy/proxy-sessions.js';
+import { RequestDescriber } from '../proxy/request-describer.js';
 import { defaultLogRoots, type LogRoot } from '../report/discover-logs.js';
 import {
   dataDirPaths,
@@ -404,6 +405,13 @@ export async function buildApp(
           failure: (stage) => metrics.proxyFailures.inc({ stage }),
         },
         log,
+        describer: new RequestDescriber({
+          describe: (id, context) => monitor.describe(id, context),
+          onFailure: (error) => {
+            metrics.proxyFailures.inc({ stage: 'record' });
+            log('record', error);
+          },
+        }),
       }),
     );
   }
