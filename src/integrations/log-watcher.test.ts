@@ -344,6 +344,19 @@ describe('barometer watch: files', () => {
     }
     const told = events.filter((event) => event.type === 'session' && event.parentId === 'viewer');
     expect(told).toHaveLength(2);
+    // The parent lists its sub-agents, and its totals with them are the report's (replay's `total`).
+    expect([...(parent?.subAgents ?? [])].sort()).toEqual(
+      (replayed.children ?? []).map((chain) => chain.id).sort(),
+    );
+    const family = await monitor.subAgents('viewer');
+    expect(family.subAgents.map((summary) => summary.parentId)).toEqual(['viewer', 'viewer']);
+    expect(family.own.calls).toBe(replayed.summary.calls);
+    expect(family.withSubAgents.calls).toBe(replayed.summary.total.calls);
+    expect(family.withSubAgents.tokens).toBe(
+      replayed.summary.total.promptTokens + replayed.summary.total.completionTokens,
+    );
+    expect(family.withSubAgents.costUsd).toBeCloseTo(replayed.summary.total.costUsd ?? Number.NaN, 6);
+    expect(listed.get(main)?.subAgents).toContain(ownFile.id);
     // Nothing else: the notes file is not an agent log.
     expect(listed.size).toBe(2 + 2 + 1);
     expect(isCandidateLog('/x/.claude/projects/p/s/subagents/agent-1.jsonl')).toBe(true);

@@ -324,6 +324,8 @@ function nextState(state: SessionState): SessionState {
     lastVerdict: state.lastVerdict,
     verdictAt: state.verdictAt,
     lastPressure: state.lastPressure,
+    evictions: state.evictions,
+    subAgents: state.subAgents,
   };
 }
 
