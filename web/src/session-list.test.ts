@@ -9,7 +9,7 @@ import {
   sortSessions,
   upsertSession,
 } from './session-list.js';
-import { healthFixture, signalsFixture } from './test-fixtures.js';
+import { healthFixture, namingFixture, signalsFixture } from './test-fixtures.js';
 
 function view(
   id: string,
@@ -39,6 +39,7 @@ function view(
     workingDirectory: null,
     agentProcessId: null,
     parentId: null,
+    ...namingFixture(),
     timeline: [],
     markers: [],
   };
@@ -178,6 +179,7 @@ describe('applyDelta', () => {
     workingDirectory: null,
     agentProcessId: null,
     parentId: null,
+    ...namingFixture(),
     timeline: [point(0), point(1)],
     markers: [],
   };
