@@ -47,6 +47,9 @@ describe('requestContext: what a request says of its session', () => {
       workingDirectory: '/Users/me/shop',
       title: 'Add a test',
     });
+    // An empty line names no folder (a published 2.1.12 prompt has one): the next line is not taken for it.
+    const empty = { ...body, system: '<env>\nWorking directory:\nIs directory a git repo: Yes\n</env>' };
+    expect(requestContext('anthropic', empty)).toEqual({ title: 'Add a test' });
   });
 
   it('reads Codex 0.169: <cwd> of the environment turn, and the first user turn that is the user’s', () => {

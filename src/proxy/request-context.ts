@@ -13,9 +13,9 @@ const isObject = (value: unknown): value is Json =>
  * versions), Codex's `<environment_context>` (`<cwd><path></cwd>`).
  */
 const WORKING_DIRECTORY = [
-  /^\s*-?\s*Primary working directory:\s*(\S.*?)\s*$/m,
-  /<env>[\s\S]*?^\s*Working directory:\s*(\S.*?)\s*$/m,
-  /<environment_context>[\s\S]*?<cwd>([^<]+)<\/cwd>/,
+  /^[ \t]*-?[ \t]*Primary working directory:[ \t]*(\S[^\n]*?)[ \t]*$/m,
+  /<env>[^]*?^[ \t]*Working directory:[ \t]*(\S[^\n]*?)[ \t]*$/m,
+  /<environment_context>[^]*?<cwd>([^<]+)<\/cwd>/,
 ];
 
 /** The text blocks of a message's content (a string, or blocks of `text` / `input_text`). */

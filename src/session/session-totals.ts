@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import type { SessionState } from './session-state-schema.js';
 
 const count = z.number().int().min(0);
 
@@ -20,8 +19,15 @@ export type SessionTotals = z.infer<typeof SessionTotalsSchema>;
 
 const roundUsd = (value: number) => Math.round(value * 1e6) / 1e6;
 
+/** What the totals read of a session's state (its schema imports this file's: no cycle). */
+interface CountedState {
+  generations: number;
+  budgetUsed: number;
+  spend?: { costUsd: number; pricedCalls: number; unpricedCalls: number } | undefined;
+}
+
 /** A session's own totals, from its state. */
-export function totalsOf(state: SessionState): SessionTotals {
+export function totalsOf(state: CountedState): SessionTotals {
   const spend = state.spend;
   return {
     calls: state.generations,

@@ -25,7 +25,8 @@ export function subAgentRows(answer: SubAgentsAnswer): SubAgentRow[] {
     return {
       id: summary.id,
       href: sessionPath(summary.id),
-      heading: heading.named ? heading.heading : summary.id,
+      // Under its parent the project goes without saying: the sub-agent's own request names it.
+      heading: heading.request ?? (heading.named ? heading.heading : summary.id),
       agentModel: heading.agentModel,
       depth: level,
       calls: summary.totals.calls,

@@ -36,8 +36,8 @@ export function EvictionsPanel({ view }: { view: SessionView }) {
             </div>
             <div data-figure="tokens-not-resent">
               <dt>Saved so far</dt>
-              <dd>${formatTokens(savings.tokensNotResent)} <span class="unit">tokens not resent</span></dd>
-              <dd class="muted">up to: freed tokens × later calls</dd>
+              <dd>${formatTokens(savings.tokensNotResent)} <span class="unit">tokens</span></dd>
+              <dd class="muted">not resent, at most: freed tokens × later calls</dd>
             </div>
             <div data-figure="money-saved">
               <dt>Money saved</dt>

@@ -32,10 +32,17 @@ function CostCard({ view, family }: { view: SessionView; family: SubAgentsAnswer
   const signals = view.signals;
   const all = family && family.subAgents.length > 0 ? family.withSubAgents : null;
   const marks = estimateMarks(view);
+  const count = family?.subAgents.length ?? 0;
   return html`<div data-figure="cost">
-    <dt>Cost</dt>
-    <dd class="cost">${formatUsd(all ? all.costUsd : signals.costUsd)}${all ? html` <span class="unit">with sub-agents</span>` : null}<${EstimateMark} mark=${marks.cost} /></dd>
-    ${all ? html`<dd class="muted own-cost">this session alone ${formatUsd(signals.costUsd)}</dd>` : null}
+    <dt>Cost${all ? ' with sub-agents' : ''}</dt>
+    <dd class="cost">${formatUsd(all ? all.costUsd : signals.costUsd)}<${EstimateMark} mark=${marks.cost} /></dd>
+    ${
+      all
+        ? html`<dd class="muted own-cost">${`this session alone ${formatUsd(signals.costUsd)}, its ${count} ${
+            count === 1 ? 'sub-agent' : 'sub-agents'
+          } ${formatUsd(all.costUsd === null ? null : Math.max(0, all.costUsd - (signals.costUsd ?? 0)))}`}</dd>`
+        : null
+    }
     <dd class="muted">
       ${signals.costUsd === null ? 'no price known for this model' : `cache hits ${formatPercent(signals.cacheHitPercent)} of prompt tokens`}
     </dd>

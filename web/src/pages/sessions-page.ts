@@ -135,12 +135,14 @@ function SessionRow({ view, depth, now }: { view: SessionView; depth: number; no
   const regulatorLevel = view.regulator?.level ?? null;
   return html`<tr data-row-session=${view.id} data-parent=${view.parentId ?? undefined} data-depth=${depth}>
     <th scope="row" class=${depth > 0 ? 'child' : undefined} style=${depth > 0 ? `padding-left: ${0.5 + depth * 1.25}rem` : undefined}>
-      ${depth > 0 ? html`<span class="muted sub-agent" aria-label=${`sub-agent of ${view.parentId}`}>↳ </span>` : null}
+      <div class="session-name">
+      ${depth > 0 ? html`<span class="muted sub-agent" aria-label=${`sub-agent of ${view.parentId}`}>↳</span>` : null}
       <a href=${sessionPath(view.id)} class="session-link">
         ${heading.project ? html`<span class="project">${heading.project}</span>` : null}
         ${heading.request ? html`<span class="request">${heading.request}</span>` : null}
         ${heading.named ? null : view.id}
       </a>
+      </div>
       <span class="muted model">
         ${heading.agentModel}${heading.named ? ` · ${view.id}` : ''}${
           view.subAgents.length > 0
