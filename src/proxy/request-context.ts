@@ -14,8 +14,8 @@ const isObject = (value: unknown): value is Json =>
  */
 const WORKING_DIRECTORY = [
   /^[ \t]*-?[ \t]*Primary working directory:[ \t]*(\S[^\n]*?)[ \t]*$/m,
-  /<env>[^]*?^[ \t]*Working directory:[ \t]*(\S[^\n]*?)[ \t]*$/m,
-  /<environment_context>[^]*?<cwd>([^<]+)<\/cwd>/,
+  /<env>[\s\S]*?^[ \t]*Working directory:[ \t]*(\S[^\n]*?)[ \t]*$/m,
+  /<environment_context>[\s\S]*?<cwd>([^<]+)<\/cwd>/,
 ];
 
 /** The text blocks of a message's content (a string, or blocks of `text` / `input_text`). */
