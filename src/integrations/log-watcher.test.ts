@@ -15,6 +15,7 @@ import { buildApp } from '../server/app.js';
 import { replayLogText } from '../session/replay.js';
 import { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionView } from '../session/session-schemas.js';
+import { readSessionLog } from '../usage/read-session-log.js';
 import { handleHookEvent, parseHookInput } from './agent-hook.js';
 import { BarometerClient } from './barometer-client.js';
 import { withSessionLock } from './file-lock.js';
@@ -140,6 +141,8 @@ describe('barometer watch: a log appended line by line becomes the live session 
       const { replay, ...wanted } = expected;
       expect(observedOf(view)).toEqual(wanted);
       expect(view.workingDirectory).toBe(folderOfAgent);
+      // Titled by its first request as the whole log reads it, though the session was created at its first call.
+      expect(view.title).toBe(readSessionLog(text).firstRequest ?? null);
       expect(events.filter((event) => event.type === 'error')).toEqual([]);
       expect(events.find((event) => event.type === 'session')).toMatchObject({
         type: 'session',
