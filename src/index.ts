@@ -166,6 +166,7 @@ export {
 } from './pools/pool-limits.js';
 export { RedisPoolStore, type RedisPoolStoreOptions } from './pools/redis-pool-store.js';
 export { type EvaluateOptions, evaluatePressure } from './pressure/evaluate.js';
+export { type SessionContext, SessionContextSchema } from './session/describe-session.js';
 export { type OpenSessionMonitorOptions, openSessionMonitor } from './session/open-session-monitor.js';
 export {
   type ReplayCall,
@@ -184,6 +185,8 @@ export {
   type SessionMonitorOptions,
   type SessionRecord,
 } from './session/session-monitor.js';
+export type { SessionTotals } from './session/session-totals.js';
+export type { SubAgentsAnswer } from './session/sub-agents.js';
 export {
   replayWhatIf,
   type WhatIfReplayOptions,
@@ -221,6 +224,7 @@ export {
 } from './tokens/incremental-counter.js';
 export { normalizeUsage } from './usage/normalize-usage.js';
 export { readSessionLog } from './usage/read-session-log.js';
+export { projectOf, requestExcerpt } from './usage/session-title.js';
 export {
   costOfUsage,
   type UsageCost,

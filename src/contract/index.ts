@@ -6,6 +6,7 @@ import type {
   PressureLevelSchema,
   PressureReportSchema,
 } from '../pressure/schemas.js';
+import type { EvictedSchema, EvictionSavingsSchema } from '../session/eviction-savings.js';
 import type {
   MarkerTypeSchema,
   ProxyStatusSchema,
@@ -22,6 +23,8 @@ import type {
   VerdictReasonSchema,
   VerdictSchema,
 } from '../session/session-schemas.js';
+import type { SessionTotalsSchema } from '../session/session-totals.js';
+import type { SubAgentsAnswerSchema } from '../session/sub-agents.js';
 import type { ProblemSchema, ValidationIssueSchema } from './problem.js';
 import type {
   ReplayCallSchema,
@@ -77,6 +80,10 @@ export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 export type SessionView = z.infer<typeof SessionViewSchema>;
 export type SessionDelta = z.infer<typeof SessionDeltaSchema>;
 export type ProxyStatus = z.infer<typeof ProxyStatusSchema>;
+export type Evicted = z.infer<typeof EvictedSchema>;
+export type EvictionSavings = z.infer<typeof EvictionSavingsSchema>;
+export type SessionTotals = z.infer<typeof SessionTotalsSchema>;
+export type SubAgentsAnswer = z.infer<typeof SubAgentsAnswerSchema>;
 export type ReplayResult = z.infer<typeof ReplayResultSchema>;
 export type ReplayCall = z.infer<typeof ReplayCallSchema>;
 export type ReplayCompaction = z.infer<typeof ReplayCompactionSchema>;

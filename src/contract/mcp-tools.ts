@@ -148,6 +148,18 @@ export const CreateSessionInputSchema = SessionOptionsSchema.omit({ agentProcess
     })
     .optional(),
   parentId: id('The session you are a sub-agent of: session lists show yours nested under it').optional(),
+  title: SessionOptionsSchema.shape.title
+    .unwrap()
+    .meta({
+      description: 'A short line saying what you were asked to do: the dashboard names your session by it',
+    })
+    .optional(),
+  project: SessionOptionsSchema.shape.project
+    .unwrap()
+    .meta({
+      description: 'The project you work on, when the last folders of your working directory do not name it',
+    })
+    .optional(),
 });
 
 /** `context_status`: the `:id` of `GET /api/v1/sessions/:id`; without it, the caller's own session when known. */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { IdSchema } from '../ids/id-schema.js';
+import { EvictedSchema } from '../session/eviction-savings.js';
 import {
   SessionDeltaSchema,
   SessionEventSchema,
@@ -7,6 +8,8 @@ import {
   SessionViewSchema,
 } from '../session/session-schemas.js';
 
+export { SessionContextSchema } from '../session/describe-session.js';
+export { EvictedSchema, EvictionSavingsSchema } from '../session/eviction-savings.js';
 export { SessionOptionsSchema } from '../session/session-options.js';
 /**
  * The sessions API's requests and answers. The shapes a session shows (its view, summary, verdict, events, the usage
@@ -33,6 +36,8 @@ export {
   VerdictReasonSchema,
   VerdictSchema,
 } from '../session/session-schemas.js';
+export { SessionTotalsSchema } from '../session/session-totals.js';
+export { SubAgentsAnswerSchema } from '../session/sub-agents.js';
 export { ManualUsageInputSchema, RawUsageInputSchema, UsageInputSchema } from '../session/usage-input.js';
 
 const timestamp = z.union([z.iso.datetime({ offset: true }), z.number().int().min(0).max(8.64e15)], {
@@ -51,6 +56,8 @@ export const CompactionInputSchema = z
     after: z.number().int().min(0).optional(),
     trigger: z.string().min(1).max(64).optional(),
     timestamp: timestamp.optional(),
+    /** The compaction was an eviction (barometer's proxy sends it): items, tokens freed, sub-task and archive. */
+    evicted: EvictedSchema.optional(),
   })
   .superRefine((value, context) => {
     if (value.before !== undefined && value.after !== undefined && value.after > value.before) {

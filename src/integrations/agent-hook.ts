@@ -197,6 +197,8 @@ export async function handleHookEvent(input: HookInput, dependencies: HookDepend
         ...(contextWindow === undefined ? {} : { contextWindow }),
         // The agent's folder: an MCP server the agent starts there finds this session without its id.
         ...(input.cwd ? { workingDirectory: input.cwd } : {}),
+        // The first request, when the part of the transcript read is its start.
+        ...(tail?.wholeFile && tail.log.firstRequest ? { title: tail.log.firstRequest } : {}),
         ...(dependencies.agentProcessId === undefined ? {} : { agentProcessId: dependencies.agentProcessId }),
       });
       state = await sessions.state(sessionId);

@@ -227,6 +227,7 @@ export class LiveLog {
     const { sessions } = this.#options;
     const existing = await sessions.state(this.#id);
     const { contextWindow, workingDirectory } = this.#reader.builder;
+    const title = this.#reader.firstRequest ?? this.#reader.builder.firstRequest;
     let state = existing;
     if (existing) {
       this.#seenUntil = existing.updatedAt ? Date.parse(existing.updatedAt) : Number.NEGATIVE_INFINITY;
@@ -239,6 +240,7 @@ export class LiveLog {
           ...(contextWindow === undefined ? {} : { contextWindow }),
           // The agent's folder, as for a hook's `cwd`: an MCP server the agent starts there finds this session.
           ...(workingDirectory === undefined ? {} : { workingDirectory }),
+          ...(title === undefined ? {} : { title }),
           ...(parentId === undefined ? {} : { parentId }),
         });
       } catch (error) {

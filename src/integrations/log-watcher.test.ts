@@ -15,6 +15,7 @@ import { buildApp } from '../server/app.js';
 import { replayLogText } from '../session/replay.js';
 import { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionView } from '../session/session-schemas.js';
+import { readSessionLog } from '../usage/read-session-log.js';
 import { handleHookEvent, parseHookInput } from './agent-hook.js';
 import { BarometerClient } from './barometer-client.js';
 import { withSessionLock } from './file-lock.js';
@@ -140,6 +141,8 @@ describe('barometer watch: a log appended line by line becomes the live session 
       const { replay, ...wanted } = expected;
       expect(observedOf(view)).toEqual(wanted);
       expect(view.workingDirectory).toBe(folderOfAgent);
+      // Titled by its first request as the whole log reads it, though the session was created at its first call.
+      expect(view.title).toBe(readSessionLog(text).firstRequest ?? null);
       expect(events.filter((event) => event.type === 'error')).toEqual([]);
       expect(events.find((event) => event.type === 'session')).toMatchObject({
         type: 'session',
@@ -344,6 +347,19 @@ describe('barometer watch: files', () => {
     }
     const told = events.filter((event) => event.type === 'session' && event.parentId === 'viewer');
     expect(told).toHaveLength(2);
+    // The parent lists its sub-agents, and its totals with them are the report's (replay's `total`).
+    expect([...(parent?.subAgents ?? [])].sort()).toEqual(
+      (replayed.children ?? []).map((chain) => chain.id).sort(),
+    );
+    const family = await monitor.subAgents('viewer');
+    expect(family.subAgents.map((summary) => summary.parentId)).toEqual(['viewer', 'viewer']);
+    expect(family.own.calls).toBe(replayed.summary.calls);
+    expect(family.withSubAgents.calls).toBe(replayed.summary.total.calls);
+    expect(family.withSubAgents.tokens).toBe(
+      replayed.summary.total.promptTokens + replayed.summary.total.completionTokens,
+    );
+    expect(family.withSubAgents.costUsd).toBeCloseTo(replayed.summary.total.costUsd ?? Number.NaN, 6);
+    expect(listed.get(main)?.subAgents).toContain(ownFile.id);
     // Nothing else: the notes file is not an agent log.
     expect(listed.size).toBe(2 + 2 + 1);
     expect(isCandidateLog('/x/.claude/projects/p/s/subagents/agent-1.jsonl')).toBe(true);

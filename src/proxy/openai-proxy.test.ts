@@ -248,5 +248,9 @@ describe.skipIf(!CODEX)('the real Codex CLI through barometer proxy', () => {
     const view = await proxy.app.barometerMonitor.view(metadata.session_id);
     expect(view.agent).toBe('codex');
     expect(view.signals.lastPromptTokens).toBe(CODEX_USAGE.input_tokens);
+    // Named from its first request: the folder of its <environment_context> and the user's own words.
+    expect(view.workingDirectory).toBe(work);
+    expect(view.project).toBe(`${root.split('/').at(-1)}/codex-work`);
+    expect(view.title).toBe('Run echo and tell me what it printed.');
   }, 120_000);
 });

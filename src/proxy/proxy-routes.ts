@@ -9,6 +9,7 @@ import { join, outgoingRequest, type ProxyEndpoint, parse } from './outgoing-req
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { PreparedRequest, ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
 import { relayAnswer } from './relay-answer.js';
+import type { RequestDescriber } from './request-describer.js';
 import type { SessionSource, WireFormat } from './session-key.js';
 import { type UpstreamFailure, upstreamFailure } from './upstream-failure.js';
 
@@ -30,6 +31,8 @@ export interface ProxyRouteContext {
   counters: ProxyCounters;
   /** Logs a failure without the request's content or keys. */
   log: (stage: ProxyStage, error: unknown) => void;
+  /** Names each session from its requests (working directory, first request); none: sessions stay unnamed. */
+  describer?: RequestDescriber;
 }
 
 /**
@@ -195,7 +198,10 @@ async function prepareSession(
     const parsed = parse(raw);
     if (!parsed) return { created: false };
     const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
-    const created = await sessions.ensure(session, model, from);
+    const creating = sessions.ensure(session, model, from);
+    // The session's project and first request, for people (read once the session exists).
+    context.describer?.observe(session, format, parsed, creating);
+    const created = await creating;
     return forwarded.act ? { created, request: { format, raw, body: parsed } } : { created };
   } catch (error) {
     context.log('analyze', error);

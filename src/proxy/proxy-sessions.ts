@@ -296,6 +296,13 @@ export class ProxySessions {
           trigger: 'barometer-proxy',
           before,
           after: Math.max(0, before - freed),
+          evicted: {
+            items: batch.steps.length,
+            tokensFreed: freed,
+            subTask: batch.taskId,
+            boundary: boundary.slice(0, 300),
+            archive: { sessionId: entry.id, taskId: batch.taskId },
+          },
         });
     }
   }

@@ -262,6 +262,23 @@ describe('every answer matches the schema its route declares (src/contract)', ()
     await call('POST /api/v1/sessions/:id/compactions', '/api/v1/sessions/contract/compactions', {
       json: { before: 190_000, after: 40_000, trigger: 'auto', timestamp: Date.now() },
     });
+    await call('POST /api/v1/sessions/:id/compactions', '/api/v1/sessions/contract/compactions', {
+      json: {
+        before: 40_000,
+        after: 30_000,
+        trigger: 'barometer-proxy',
+        evicted: {
+          items: 2,
+          tokensFreed: 10_000,
+          subTask: 'subtask-1',
+          archive: { sessionId: 'contract', taskId: 'subtask-1' },
+        },
+      },
+    });
+    await call('POST /api/v1/sessions', '/api/v1/sessions', {
+      json: { id: 'contract-child', model: 'claude-opus-4-6', parentId: 'contract', title: 'Look it up' },
+    });
+    await call('GET /api/v1/sessions/:id/sub-agents', '/api/v1/sessions/contract/sub-agents');
     await call('GET /api/v1/sessions/:id', '/api/v1/sessions/contract');
     await call('GET /api/v1/sessions', '/api/v1/sessions');
     expect((await call('GET /api/v1/sessions/:id', '/api/v1/sessions/nobody')).status).toBe(404);

@@ -5,6 +5,8 @@ import { DiffOnlyResultSchema, HotStateCheckAnswerSchema } from '../contract/dis
 import { ProblemSchema } from '../contract/problem.js';
 import { ReplayCallSchema, ReplayResultSchema, WhatIfSummarySchema } from '../contract/replay.js';
 import {
+  EvictedSchema,
+  EvictionSavingsSchema,
   ProxyStatusSchema,
   SESSION_EVENT_TYPES,
   SessionDeltaSchema,
@@ -12,6 +14,8 @@ import {
   SessionHealthSchema,
   SessionSignalsSchema,
   SessionSummarySchema,
+  SessionTotalsSchema,
+  SubAgentsAnswerSchema,
   TimelineMarkerSchema,
   TimelinePointSchema,
   UsageAnswerSchema,
@@ -71,8 +75,12 @@ const SHAPES: ReadonlyArray<[string, z.ZodType]> = [
   ['SessionSignals', SessionSignalsSchema],
   ['SessionSummary', SessionSummarySchema],
   ['ProxyStatus', ProxyStatusSchema],
+  ['SessionTotals', SessionTotalsSchema],
+  ['SubAgentsAnswer', SubAgentsAnswerSchema],
   ['TimelinePoint', TimelinePointSchema],
   ['TimelineMarker', TimelineMarkerSchema],
+  ['Evicted', EvictedSchema],
+  ['EvictionSavings', EvictionSavingsSchema],
   ['SessionDelta', SessionDeltaSchema],
   ['ReplayResult', ReplayResultSchema],
   ['ReplayCall', ReplayCallSchema],

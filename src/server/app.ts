@@ -22,6 +22,7 @@ import { RedisPoolStore } from '../pools/redis-pool-store.js';
 import { upstreamAgent } from '../proxy/forward.js';
 import { proxyRoutes } from '../proxy/proxy-routes.js';
 import { ProxySessions } from '../proxy/proxy-sessions.js';
+import { RequestDescriber } from '../proxy/request-describer.js';
 import { defaultLogRoots, type LogRoot } from '../report/discover-logs.js';
 import {
   dataDirPaths,
@@ -426,6 +427,13 @@ export async function buildApp(
           upstreamFailure: (reason) => metrics.proxyUpstreamFailures.inc({ reason }),
         },
         log,
+        describer: new RequestDescriber({
+          describe: (id, context) => monitor.describe(id, context),
+          onFailure: (error) => {
+            metrics.proxyFailures.inc({ stage: 'record' });
+            log('record', error);
+          },
+        }),
       }),
     );
   }

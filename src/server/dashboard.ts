@@ -19,6 +19,7 @@ export const DEFAULT_DASHBOARD_ROOT = fileURLToPath(new URL('../../web/dist/', i
 export const DASHBOARD_CLIENT_ROUTES = [
   '/sessions',
   '/sessions/:id',
+  '/sessions/:id/archives/:task',
   '/replay',
   '/report',
   '/regulator',

@@ -1,5 +1,6 @@
 import { recordCompactionResolved } from '../compaction/evaluate-triggers.js';
 import { BarometerValidationError } from '../errors/validation.js';
+import { type Evicted, settleEvictions, tallyEviction } from './eviction-savings.js';
 import { isoTime, notAhead } from './iso-time.js';
 import { verdictAfterCompaction } from './rejudge.js';
 import type { SessionEvent } from './session-schemas.js';
@@ -13,7 +14,12 @@ export interface CompactionReport {
   after?: number;
   trigger?: string;
   timestamp?: number | string;
+  /** The compaction was an eviction by barometer: what it removed and where the originals are. */
+  evicted?: Evicted;
 }
+
+/** Compactions by barometer itself (its tombstones stay in the context); any other is the agent's own. */
+const isBarometers = (trigger: string | undefined) => trigger?.startsWith('barometer') === true;
 
 /**
  * Tells a state a compaction happened (the agent's own or barometer's), so that the triggers' loop guards hold
@@ -59,6 +65,13 @@ export function recordCompactionStep(
       ),
     };
   }
+  // Savings: an eviction's freed tokens accrue per later call; the agent's own compaction summarises them away.
+  const evictions = compaction.evicted
+    ? tallyEviction(state.evictions, compaction.evicted, state.generations)
+    : isBarometers(compaction.trigger)
+      ? state.evictions
+      : settleEvictions(state.evictions, state.generations);
+  if (evictions !== undefined && evictions !== state.evictions) next = { ...next, evictions };
   // A compaction recorded before the session's first call changes no advice: there is none yet.
   const judged =
     state.lastVerdict === null
@@ -77,6 +90,7 @@ export function recordCompactionStep(
       trigger: compaction.trigger ?? 'manual',
       before,
       after: after ?? null,
+      ...(compaction.evicted ? { evicted: compaction.evicted } : {}),
     },
   };
 }

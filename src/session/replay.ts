@@ -156,6 +156,9 @@ export function sessionOptionsForLog(
     agent: AGENT_OF_FORMAT[log.format],
     ...(contextWindow === undefined ? {} : { contextWindow }),
     ...(options.id === undefined ? {} : { id: options.id }),
+    // Named as the live session would be: the agent's folder and the first request.
+    ...(log.workingDirectory === undefined ? {} : { workingDirectory: log.workingDirectory.slice(0, 4096) }),
+    ...(log.firstRequest === undefined ? {} : { title: log.firstRequest.slice(0, 200) }),
   };
 }
 

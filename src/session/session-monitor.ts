@@ -21,6 +21,7 @@ import type { LogFormat, SessionLog } from '../usage/session-log.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { DEFAULT_CLOCK_SKEW_MS, repairFutureClock } from './clock-repair.js';
 import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
+import { describeSession, type SessionContext } from './describe-session.js';
 import { toMillis } from './iso-time.js';
 import type { PoolStanding } from './pool-reason.js';
 import { type ProxyState, ProxyStateSchema } from './proxy-status.js';
@@ -49,6 +50,7 @@ import {
   timelineOf,
 } from './session-timeline.js';
 import { stepSession } from './step-session.js';
+import { collectSubAgents, type SubAgentsAnswer, withSubAgent } from './sub-agents.js';
 
 /** What the monitor keeps per session: its state, its timeline, and when it last changed (wall clock). */
 export const SessionRecordSchema = z.strictObject({
@@ -283,6 +285,11 @@ export class SessionMonitor {
   /** The pool of each session this monitor updated (null: none), so that it is read before the update. */
   readonly #poolOf = new Map<string, { id: string; priority: string } | null>();
   readonly #stopBus: (() => void) | undefined;
+  /**
+   * Sub-agents created before their parent (a `subagents/` transcript read first), by parent id: linked when the
+   * parent is created in this process. Bounded; a restart forgets them (their `parentId` still nests them).
+   */
+  readonly #waitingChildren = new Map<string, string[]>();
 
   constructor(options: SessionMonitorOptions = {}) {
     this.store = options.store ?? new MemoryStateStore<SessionRecord>();
@@ -313,8 +320,8 @@ export class SessionMonitor {
       ...(this.#generateId ? { generateId: this.#generateId } : {}),
     });
     const record: SessionRecord = { state, timeline: new ColumnTimeline(), touchedAt: this.#now() };
-    await this.#insert(record);
-    return sessionView(state, record.timeline);
+    const inserted = await this.#insert(record);
+    return sessionView(inserted.state, record.timeline);
   }
 
   /**
@@ -627,8 +634,56 @@ export class SessionMonitor {
       },
     );
     const record: SessionRecord = { state, timeline, touchedAt: this.#now() };
-    await this.#insert(record);
-    return sessionView(state, timeline);
+    const inserted = await this.#insert(record);
+    return sessionView(inserted.state, timeline);
+  }
+
+  /**
+   * Tells a session what a surface learned after creating it (the proxy from a request, `watch` from a log): its
+   * working directory, project and first request. Each field is set once and never replaced; a context with nothing
+   * new writes nothing.
+   * @throws BarometerValidationError: no such session, a field out of bounds
+   */
+  async describe(id: string, context: SessionContext): Promise<SessionSummary> {
+    let changed = false;
+    const record = await this.store.update(id, (current) => {
+      const state = describeSession(current.state, context);
+      changed = state !== current.state;
+      return changed ? { ...current, state } : current;
+    });
+    if (!record) throw notFound(id);
+    if (changed)
+      this.#emit({ type: 'changed', id, state: record.state, points: [], markers: [], events: [] });
+    return sessionSummary(record.state);
+  }
+
+  /**
+   * A session's sub-agents (the sessions created with it as `parentId`, and theirs) and its totals with them.
+   * @throws BarometerValidationError when there is no such session
+   */
+  async subAgents(id: string): Promise<SubAgentsAnswer> {
+    const record = await this.store.get(id);
+    if (!record) throw notFound(id);
+    return collectSubAgents(record.state, async (child) => (await this.store.get(child))?.state);
+  }
+
+  /** Adds a new session to its parent's sub-agents, or keeps it until the parent is created here. */
+  async #linkToParent(parentId: string, childId: string): Promise<void> {
+    let linked = false;
+    const parent = await this.store.update(parentId, (current) => {
+      const state = withSubAgent(current.state, childId);
+      linked = state !== current.state;
+      return linked ? { ...current, state } : current;
+    });
+    if (parent && linked) {
+      this.#emit({ type: 'changed', id: parentId, state: parent.state, points: [], markers: [], events: [] });
+    } else if (!parent) {
+      const waiting = this.#waitingChildren.get(parentId) ?? [];
+      if (!waiting.includes(childId)) waiting.push(childId);
+      this.#waitingChildren.set(parentId, waiting);
+      if (this.#waitingChildren.size > 10_000)
+        this.#waitingChildren.delete(this.#waitingChildren.keys().next().value as string);
+    }
   }
 
   /** @throws BarometerValidationError when there is no such session (BR_ERR_SESSION_NOT_FOUND) */
@@ -736,8 +791,11 @@ export class SessionMonitor {
     }
   }
 
-  async #insert(record: SessionRecord): Promise<void> {
-    const id = record.state.id;
+  /** Stores a new session (with the sub-agents that waited for it) and links it to its parent; answers the record. */
+  async #insert(given: SessionRecord): Promise<SessionRecord> {
+    const id = given.state.id;
+    const waiting = this.#waitingChildren.get(id);
+    const record = waiting ? { ...given, state: waiting.reduce(withSubAgent, given.state) } : given;
     const outcome = await this.store.create(id, record);
     if (outcome === 'exists') {
       throw new BarometerValidationError(
@@ -760,7 +818,11 @@ export class SessionMonitor {
         'BR_ERR_SESSION_LIMIT',
       );
     }
+    this.#waitingChildren.delete(id);
     this.#emit({ type: 'created', id, state: record.state });
+    const parentId = record.state.options.parentId;
+    if (parentId !== undefined && parentId !== id) await this.#linkToParent(parentId, id);
+    return record;
   }
 
   #emit(event: MonitorEvent): void {

@@ -82,6 +82,13 @@ export const SessionOptionsSchema = z.strictObject({
    * and the dashboard nest it under its parent, `barometer watch` prints it indented.
    */
   parentId: IdSchema.optional(),
+  /**
+   * What the session is about, for people: an excerpt of the user's first request (`requestExcerpt`). Set at
+   * creation, or once afterwards by `SessionMonitor.describe` (the first request a surface sees); never replaced.
+   */
+  title: z.string().min(1).max(200).optional(),
+  /** The project's name; without it, the last segments of `workingDirectory` (`projectOf`). */
+  project: z.string().min(1).max(200).optional(),
 });
 
 export type SessionOptions = z.input<typeof SessionOptionsSchema>;

@@ -2,6 +2,8 @@ import * as z from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { AgentNameSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema, PressureLevelSchema, PrioritySchema } from '../pressure/schemas.js';
+import { EvictedSchema, EvictionSavingsSchema } from './eviction-savings.js';
+import { SessionTotalsSchema } from './session-totals.js';
 
 /**
  * The shapes a session shows the world (HTTP answers, event-stream messages, the library's return values), one
@@ -163,6 +165,8 @@ export const SessionEventSchema = z
       trigger: z.string(),
       before: count.nullable(),
       after: count.nullable(),
+      /** An eviction by barometer: what it removed and where the originals are. */
+      evicted: EvictedSchema.optional(),
     }),
     z.strictObject({ type: z.literal('usage_unavailable'), at, reason: z.string() }),
   ])
@@ -230,7 +234,15 @@ export const MarkerTypeSchema = z.enum([
 ]);
 export type MarkerType = z.infer<typeof MarkerTypeSchema>;
 export const TimelineMarkerSchema = z
-  .strictObject({ type: MarkerTypeSchema, timestamp: iso, index: count, detail: z.string() })
+  .strictObject({
+    type: MarkerTypeSchema,
+    timestamp: iso,
+    /** The generations recorded when it happened (a compaction's marker: the calls before it). */
+    index: count,
+    detail: z.string(),
+    /** A compaction that was an eviction by barometer: what it removed and where the originals are. */
+    evicted: EvictedSchema.optional(),
+  })
   .meta({ id: 'TimelineMarker' });
 export type TimelineMarker = z.infer<typeof TimelineMarkerSchema>;
 
@@ -290,6 +302,16 @@ export const SessionSummarySchema = z
     parentId: z.string().nullable(),
     /** What barometer's proxy does with the session's requests; null when no proxy has seen it. */
     proxy: ProxyStatusSchema.nullable(),
+    /** The sessions created with this one as their parent (its sub-agents), oldest first. */
+    subAgents: z.array(z.string()),
+    /** The project, for people: the `project` option, else the last segments of `workingDirectory`; null when unknown. */
+    project: z.string().nullable(),
+    /** An excerpt of the user's first request (`title`), or null when no surface saw one. */
+    title: z.string().nullable(),
+    /** The session's own calls, tokens and cost (its sub-agents' are in `GET /api/v1/sessions/:id/sub-agents`). */
+    totals: SessionTotalsSchema,
+    /** What barometer's evictions removed and the tokens they kept from being sent again; null before any. */
+    evictions: EvictionSavingsSchema.nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;

@@ -5,6 +5,7 @@ import { IdSchema } from '../ids/id-schema.js';
 import { AgentNameSchema, ModelProfileSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema } from '../pressure/schemas.js';
 import { TokenWindowSchema } from '../quota/token-window.js';
+import { EvictionTallySchema } from './eviction-savings.js';
 import { ProxyStateSchema } from './proxy-status.js';
 import { SessionOptionsSchema } from './session-options.js';
 import { VerdictSchema } from './session-schemas.js';
@@ -91,6 +92,10 @@ export const SessionStateSchema = z
     lastPressure: PressureAssessmentSchema.nullable(),
     /** What barometer's proxy does with the session's requests; absent when no proxy has seen it. */
     proxy: ProxyStateSchema.optional(),
+    /** barometer's evictions so far and the tokens they kept from being resent (eviction-savings.ts). */
+    evictions: EvictionTallySchema.optional(),
+    /** The ids of the sessions created with this one as their parent, oldest first (at most 1000). */
+    subAgents: z.array(IdSchema).max(1000).optional(),
   })
   .meta({ id: 'SessionState' });
 export type SessionState = z.infer<typeof SessionStateSchema>;

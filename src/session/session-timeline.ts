@@ -1,4 +1,6 @@
+import { projectOf } from '../usage/session-title.js';
 import { ColumnTimeline } from './column-timeline.js';
+import { evictionSavings } from './eviction-savings.js';
 import { isoTime } from './iso-time.js';
 import { proxyStatus } from './proxy-status.js';
 import { healthOf } from './session-health.js';
@@ -12,6 +14,7 @@ import type {
 } from './session-schemas.js';
 import { signalsOf } from './session-signals.js';
 import type { SessionState } from './session-state.js';
+import { totalsOf } from './session-totals.js';
 import type { SessionUpdate } from './step-session.js';
 import {
   DEFAULT_TIMELINE_LIMITS,
@@ -62,6 +65,8 @@ const MARKER_TYPES = new Set<string>([
 function describe(event: SessionEvent): string {
   switch (event.type) {
     case 'compaction':
+      if (event.evicted)
+        return `barometer evicted ${event.evicted.items} ${event.evicted.items === 1 ? 'item' : 'items'} (${event.evicted.tokensFreed} tokens) of ${event.evicted.subTask}`;
       return `${event.trigger} compaction${event.before === null ? '' : ` from ${event.before}`}${event.after === null ? '' : ` to ${event.after}`} tokens`;
     case 'forced_new_round':
       return `forced new round at ${event.promptTokens} prompt tokens (critical ${event.critical})`;
@@ -102,6 +107,7 @@ export function markersOf(events: readonly SessionEvent[], index: number): Timel
       timestamp: event.at,
       index,
       detail: describe(event),
+      ...(event.type === 'compaction' && event.evicted ? { evicted: event.evicted } : {}),
     });
   }
   return markers;
@@ -172,6 +178,16 @@ export function sessionSummary(state: SessionState): SessionSummary {
     agentProcessId: state.options.agentProcessId ?? null,
     parentId: state.options.parentId ?? null,
     proxy: proxyStatus(state.proxy),
+    subAgents: state.subAgents?.slice() ?? [],
+    project:
+      state.options.project ??
+      (state.options.workingDirectory === undefined
+        ? undefined
+        : projectOf(state.options.workingDirectory)) ??
+      null,
+    title: state.options.title ?? null,
+    totals: totalsOf(state),
+    evictions: evictionSavings(state.evictions, state.generations),
   };
 }
 

@@ -325,6 +325,8 @@ function nextState(state: SessionState): SessionState {
     verdictAt: state.verdictAt,
     lastPressure: state.lastPressure,
     proxy: state.proxy,
+    evictions: state.evictions,
+    subAgents: state.subAgents,
   };
 }
 

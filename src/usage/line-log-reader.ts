@@ -14,6 +14,11 @@ export interface LineLogReader {
   readonly calls: readonly SessionCall[];
   /** The builder the compactions (and the stated window) are collected in. */
   readonly builder: SessionLogBuilder;
+  /**
+   * An excerpt of the user's first request in what was read, where the reader finds one elsewhere than in its
+   * builder (a sub-agent's own lines); else the builder's `firstRequest`.
+   */
+  readonly firstRequest?: string | undefined;
   /** The log as read so far, with what the readers fill in at the end (model, compaction figures). */
   build(): SessionLog;
 }

@@ -89,6 +89,24 @@ describe('readClaudeCodeLog on the reference session (claude-opus-4-6, 3 MB)', (
   it('states the folder the agent worked in: the cwd its records carry (all 1,497 give the same one)', () => {
     expect(log.workingDirectory).toBe('/home/USER/projects/spotter-worktrees/spotter-dov');
   });
+
+  it('names its first request: the first user line typed (148 characters, cut at a word before 120)', () => {
+    expect(log.firstRequest).toBe(
+      'Work on bead spotter-dov. Run bd show spotter-dov to see the issue details and bd ready to find available subtasks.…',
+    );
+  });
+});
+
+describe('readClaudeCodeLog: first requests', () => {
+  it('reads a slash command as its name and arguments, and each sidechain’s Task prompt as its child’s', () => {
+    const log = readSessionLog(readTrace('claude-code/viewer-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'));
+    // Its first user line: <command-name>/orchestrator</command-name> <command-args>@CLAUDE.md を…</command-args>.
+    expect(log.firstRequest).toBe('/orchestrator @CLAUDE.md を最新の状態にアップデートしてください');
+    expect(log.children?.map((child) => child.firstRequest?.split(' Focus on:')[0])).toEqual([
+      'Examine the package.json file(s) in /path/to/Demo and any subdirectories.',
+      'Analyze the current project structure in /path/to/Demo.',
+    ]);
+  });
 });
 
 describe('readClaudeCodeLog on other recordings', () => {

@@ -2,6 +2,7 @@ import type { LineLogReader } from './line-log-reader.js';
 import { anthropicUsageRecord } from './normalize-anthropic.js';
 import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
 import { cannotBeJsonObject, forEachLine, SessionLogBuilder } from './session-log-builder.js';
+import { requestExcerpt } from './session-title.js';
 import { isObject, isoTimestamp, type JsonObject, text, tokenCount } from './usage-fields.js';
 
 /** Claude Code writes this model name on messages it made up itself (API errors, interruptions). */
@@ -69,9 +70,33 @@ export class ClaudeCodeLineReader implements LineLogReader {
   readonly #children = new Map<string, SessionLogBuilder>();
   #sessionId: string | undefined;
   #merged = false;
+  /** Each sub-agent chain's first request (its Task prompt), by chain key. */
+  readonly #childRequests = new Map<string, string>();
 
   get calls(): readonly SessionCall[] {
     return this.builder.calls.length === 0 ? this.#sidechain.calls : this.builder.calls;
+  }
+
+  get firstRequest(): string | undefined {
+    return this.builder.firstRequest ?? this.#sidechain.firstRequest;
+  }
+
+  /** A user line the user typed (a prompt, not a tool result or a meta line): its excerpt, for the title. */
+  #request(record: JsonObject, chain: string | undefined): void {
+    if (record.isMeta === true || !isObject(record.message)) return;
+    const content = record.message.content;
+    const blocks = typeof content === 'string' ? [content] : Array.isArray(content) ? content : [];
+    if (blocks.some((block) => isObject(block) && block.type === 'tool_result')) return;
+    const excerpt = blocks
+      .map((block) => (typeof block === 'string' ? block : isObject(block) ? text(block.text) : undefined))
+      .map((value) => (value === undefined ? undefined : requestExcerpt(value)))
+      .find((value) => value !== undefined);
+    if (excerpt === undefined) return;
+    if (record.isSidechain !== true) this.builder.firstRequest ??= excerpt;
+    else {
+      this.#sidechain.firstRequest ??= excerpt;
+      if (chain !== undefined && !this.#childRequests.has(chain)) this.#childRequests.set(chain, excerpt);
+    }
   }
 
   line(line: string, lineNumber: number): void {
@@ -80,7 +105,8 @@ export class ClaudeCodeLineReader implements LineLogReader {
       !line.includes('"usage"') &&
       !line.includes('compact_boundary') &&
       !line.includes('"isSidechain":true') &&
-      (this.#sessionId !== undefined || !line.includes('"sessionId"'))
+      (this.#sessionId !== undefined || !line.includes('"sessionId"')) &&
+      (builder.firstRequest !== undefined || !line.includes('"type":"user"'))
     ) {
       if (cannotBeJsonObject(line)) builder.skippedLines.push(lineNumber);
       return;
@@ -91,6 +117,10 @@ export class ClaudeCodeLineReader implements LineLogReader {
     builder.workingDirectory = text(record.cwd) ?? builder.workingDirectory;
     const chain = this.#chains.keyOf(record);
     const timestamp = isoTimestamp(record.timestamp) ?? builder.calls.at(-1)?.timestamp;
+    if (record.type === 'user') {
+      this.#request(record, chain);
+      return;
+    }
     if (record.type === 'assistant' && isObject(record.message)) {
       const message = record.message;
       const usage = message.usage;
@@ -147,6 +177,8 @@ export class ClaudeCodeLineReader implements LineLogReader {
     const log = builder.build();
     const chains = [...this.#children.keys()];
     if (ownTranscript) {
+      const request = this.firstRequest;
+      if (request !== undefined) log.firstRequest = request;
       if (chains.length === 1) log.id = chains[0]!;
       if (this.#sessionId !== undefined) log.parentId = this.#sessionId;
       return log;
@@ -156,6 +188,8 @@ export class ClaudeCodeLineReader implements LineLogReader {
       log.children = chains.map((chain) => {
         const child = this.#children.get(chain)!.build();
         child.id = chain;
+        const request = this.#childRequests.get(chain);
+        if (request !== undefined) child.firstRequest = request;
         if (this.#sessionId !== undefined) child.parentId = this.#sessionId;
         return child;
       });

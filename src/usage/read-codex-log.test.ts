@@ -69,6 +69,10 @@ describe('readCodexLog on the reference rollout (gpt-5.3-codex, ~24 h)', () => {
     expect(log.workingDirectory).toBe('/redacted/path/59b923df4d');
   });
 
+  it('names its first request: the first user_message event (redacted in this recording)', () => {
+    expect(log.firstRequest).toBe('[REDACTED_MESSAGE len=32 sha=821fd802]');
+  });
+
   it('produces data that matches SessionLogSchema', () => {
     expect(SessionLogSchema.safeParse(log).success).toBe(true);
   });

@@ -1,6 +1,7 @@
 import type { LineLogReader } from './line-log-reader.js';
 import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
 import { cannotBeJsonObject, forEachLine, SessionLogBuilder } from './session-log-builder.js';
+import { requestExcerpt } from './session-title.js';
 import {
   availableUsage,
   isObject,
@@ -109,6 +110,9 @@ export class CodexLineReader implements LineLogReader {
       if (marked !== undefined) this.#callsAtLastCompletion = marked + 1;
     } else if (payload.type === 'user_message') {
       this.#turnHasActivity = true;
+      // The user's own words (the turn's context blocks are other records): the session's title.
+      if (builder.firstRequest === undefined && typeof payload.message === 'string')
+        builder.firstRequest = requestExcerpt(payload.message);
     } else if (payload.type === 'context_compacted') {
       const last = builder.compactions.at(-1);
       const sameAsLast = last !== undefined && last.beforeCallIndex === builder.calls.length;

@@ -91,6 +91,8 @@ export class SessionLogBuilder {
   contextWindow: number | undefined;
   /** The folder the agent worked in, as the log's latest record that states one gives it. */
   workingDirectory: string | undefined;
+  /** An excerpt of the user's first request, as the first record that holds one gives it. */
+  firstRequest: string | undefined;
   /** The model when no call names one (a Codex session_meta, say). */
   fallbackModel: string | undefined;
   private readonly indexById = new Map<string, number>();
@@ -178,6 +180,7 @@ export class SessionLogBuilder {
     if (model !== undefined) log.model = model;
     if (this.contextWindow !== undefined) log.contextWindow = this.contextWindow;
     if (this.workingDirectory !== undefined) log.workingDirectory = this.workingDirectory;
+    if (this.firstRequest !== undefined) log.firstRequest = this.firstRequest;
     return log;
   }
 }

@@ -80,6 +80,8 @@ export interface SessionLog {
    * `session_meta` and `turn_context` `cwd`): an MCP client started in that folder is answered for this session.
    */
   workingDirectory?: string;
+  /** An excerpt of the user's first request (`requestExcerpt`), where the log holds one. */
+  firstRequest?: string;
   calls: SessionCall[];
   compactions: RecordedCompaction[];
   /** 1-based numbers of lines that were not JSON and were skipped (a torn last line, stray output). */
@@ -105,6 +107,7 @@ export const SessionLogSchema: z.ZodType<SessionLog> = z
     model: z.string().optional(),
     contextWindow: count.optional(),
     workingDirectory: z.string().min(1).optional(),
+    firstRequest: z.string().min(1).optional(),
     calls: z.array(
       z.strictObject({
         index: count,

@@ -1,10 +1,12 @@
 import type {
   ApiProblem,
+  ArchiveAnswer,
   PressureReport,
   ReplayResult,
   ReportResult,
   SampleInfo,
   SessionView,
+  SubAgentsAnswer,
 } from '../../src/contract/index.js';
 
 /** A non-2xx answer of the API, with its problem body when it had one. */
@@ -135,6 +137,12 @@ export const api = {
       `${API}/sessions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
     ),
   getSession: (id: string) => request<SessionView>(`${API}/sessions/${encodeURIComponent(id)}`),
+  /** A session's sub-agents and its totals with them. */
+  getSubAgents: (id: string) =>
+    request<SubAgentsAnswer>(`${API}/sessions/${encodeURIComponent(id)}/sub-agents`),
+  /** The originals an eviction archived (`<session>/<task>`), every whole record. */
+  getArchive: (sessionId: string, taskId: string) =>
+    request<ArchiveAnswer>(`${API}/archives/${encodeURIComponent(sessionId)}/${encodeURIComponent(taskId)}`),
   listSamples: async () => (await request<{ samples: SampleInfo[] }>(`${API}/samples`)).samples,
   loadSample: (name: string) =>
     request<SessionView>(`${API}/samples/${encodeURIComponent(name)}/load`, { method: 'POST' }),

@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { onUnauthorized, setApiKey } from './api.js';
+import { ArchivePage } from './pages/archive-page.js';
 import { RegulatorPage } from './pages/regulator-page.js';
 import { ReplayPage } from './pages/replay-page.js';
 import { ReportPage } from './pages/report-page.js';
@@ -9,7 +10,7 @@ import { SessionsPage } from './pages/sessions-page.js';
 import { interceptLinks, matchRoute, onNavigate, type Route } from './router.js';
 
 const NAV: ReadonlyArray<{ path: string; label: string; routes: Route['name'][] }> = [
-  { path: '/', label: 'Sessions', routes: ['sessions', 'session'] },
+  { path: '/', label: 'Sessions', routes: ['sessions', 'session', 'archive'] },
   { path: '/report', label: 'Report', routes: ['report'] },
   { path: '/replay', label: 'Replay', routes: ['replay'] },
   { path: '/regulator', label: 'Regulator', routes: ['regulator'] },
@@ -18,6 +19,7 @@ const NAV: ReadonlyArray<{ path: string; label: string; routes: Route['name'][] 
 const TITLES: Readonly<Record<Route['name'], string>> = {
   sessions: 'Sessions',
   session: 'Session',
+  archive: 'Archive',
   replay: 'Replay',
   report: 'Report',
   regulator: 'Regulator',
@@ -65,7 +67,9 @@ export function App() {
   useEffect(() => interceptLinks(document.body), []);
   const first = useRef(true);
   useEffect(() => {
-    document.title = `${route.name === 'session' ? route.id : TITLES[route.name]} · barometer`;
+    document.title = `${
+      route.name === 'session' ? route.id : route.name === 'archive' ? route.taskId : TITLES[route.name]
+    } · barometer`;
     // After a client-side move, start keyboard and screen-reader users at the new page, as a load would.
     if (first.current) first.current = false;
     else main.current?.focus();
@@ -105,6 +109,8 @@ function page(route: Route) {
       return html`<${SessionsPage} />`;
     case 'session':
       return html`<${SessionPage} key=${route.id} id=${route.id} />`;
+    case 'archive':
+      return html`<${ArchivePage} sessionId=${route.sessionId} taskId=${route.taskId} />`;
     case 'replay':
       return html`<${ReplayPage} />`;
     case 'report':

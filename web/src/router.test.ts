@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchRoute, sessionPath } from './router.js';
+import { archivePath, matchRoute, sessionPath } from './router.js';
 
 describe('matchRoute', () => {
   it('shows the sessions list at / and /sessions', () => {
@@ -30,6 +30,22 @@ describe('sessionPath', () => {
   it('encodes ids so that any id round-trips through the route', () => {
     for (const id of ['s1', 'a b', 'x/y', 'é?#']) {
       expect(matchRoute(sessionPath(id))).toEqual({ name: 'session', id });
+    }
+  });
+});
+
+describe('archivePath', () => {
+  it('opens the archive page of a session’s task, both ids round-tripping', () => {
+    expect(matchRoute('/sessions/s1/archives/subtask-1')).toEqual({
+      name: 'archive',
+      sessionId: 's1',
+      taskId: 'subtask-1',
+    });
+    for (const [sessionId, taskId] of [
+      ['s1', 'subtask-2'],
+      ['a b', 'x/y'],
+    ] as const) {
+      expect(matchRoute(archivePath(sessionId, taskId))).toEqual({ name: 'archive', sessionId, taskId });
     }
   });
 });

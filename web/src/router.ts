@@ -2,6 +2,7 @@
 export type Route =
   | { name: 'sessions' }
   | { name: 'session'; id: string }
+  | { name: 'archive'; sessionId: string; taskId: string }
   | { name: 'replay' }
   | { name: 'report' }
   | { name: 'regulator' }
@@ -14,6 +15,18 @@ export function matchRoute(pathname: string): Route {
   if (path === '/replay') return { name: 'replay' };
   if (path === '/report') return { name: 'report' };
   if (path === '/regulator') return { name: 'regulator' };
+  const archive = /^\/sessions\/([^/]+)\/archives\/([^/]+)$/.exec(path);
+  if (archive) {
+    try {
+      return {
+        name: 'archive',
+        sessionId: decodeURIComponent(archive[1]!),
+        taskId: decodeURIComponent(archive[2]!),
+      };
+    } catch {
+      return { name: 'not-found', path };
+    }
+  }
   const session = /^\/sessions\/([^/]+)$/.exec(path);
   if (session) {
     try {
@@ -28,6 +41,11 @@ export function matchRoute(pathname: string): Route {
 /** The path of a session's page; ids are user-chosen, so they are encoded. */
 export function sessionPath(id: string): string {
   return `/sessions/${encodeURIComponent(id)}`;
+}
+
+/** The page of the originals an eviction archived (`GET /api/v1/archives/:session/:task`). */
+export function archivePath(sessionId: string, taskId: string): string {
+  return `${sessionPath(sessionId)}/archives/${encodeURIComponent(taskId)}`;
 }
 
 const NAVIGATE_EVENT = 'barometer:navigate';

@@ -9,7 +9,7 @@ import {
   sortSessions,
   upsertSession,
 } from './session-list.js';
-import { healthFixture, signalsFixture } from './test-fixtures.js';
+import { healthFixture, namingFixture, signalsFixture } from './test-fixtures.js';
 
 function view(
   id: string,
@@ -40,6 +40,7 @@ function view(
     agentProcessId: null,
     parentId: null,
     proxy: null,
+    ...namingFixture(),
     timeline: [],
     markers: [],
   };
@@ -180,6 +181,7 @@ describe('applyDelta', () => {
     agentProcessId: null,
     parentId: null,
     proxy: null,
+    ...namingFixture(),
     timeline: [point(0), point(1)],
     markers: [],
   };

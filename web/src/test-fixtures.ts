@@ -1,4 +1,10 @@
-import type { HealthLevel, SessionHealth, SessionSignals, WhatIfSummary } from '../../src/contract/index.js';
+import type {
+  HealthLevel,
+  SessionHealth,
+  SessionSignals,
+  SessionSummary,
+  WhatIfSummary,
+} from '../../src/contract/index.js';
 
 /**
  * Whole contract shapes for the dashboard's tests: a test states the fields it is about, these fill the rest with
@@ -60,5 +66,19 @@ export function calibrationFixture(
     maxAbsErrorPercent,
     maxErrorCallIndex: null,
     segments: [],
+  };
+}
+
+/** What a summary says of its name, sub-agents, totals and evictions before any of them is known. */
+export function namingFixture(
+  overrides: Partial<Pick<SessionSummary, 'subAgents' | 'project' | 'title' | 'totals' | 'evictions'>> = {},
+): Pick<SessionSummary, 'subAgents' | 'project' | 'title' | 'totals' | 'evictions'> {
+  return {
+    subAgents: [],
+    project: null,
+    title: null,
+    totals: { calls: 0, tokens: 0, costUsd: null, unpricedCalls: 0 },
+    evictions: null,
+    ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplayCall, ReplayResult, SessionView, TimelinePoint } from '../../src/contract/index.js';
-import { calibrationFixture, healthFixture, signalsFixture } from './test-fixtures.js';
+import { calibrationFixture, healthFixture, namingFixture, signalsFixture } from './test-fixtures.js';
 import {
   type ChartPoint,
   chartModelOfReplay,
@@ -55,6 +55,7 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
     agentProcessId: null,
     parentId: null,
     proxy: null,
+    ...namingFixture(),
     timeline: [point(0, 'healthy', 50000), point(1, 'caution', 120000), point(2, 'critical', 190000)],
     markers: [
       { type: 'compaction', timestamp: '2026-01-01T00:02:30.000Z', index: 2, detail: '190,000 → 40,000' },

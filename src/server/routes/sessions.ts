@@ -14,6 +14,7 @@ import {
   SessionListSchema,
   SessionOptionsSchema,
   SessionViewSchema,
+  SubAgentsAnswerSchema,
   UsageAnswerSchema,
   UsageInputSchema,
 } from '../../contract/sessions.js';
@@ -102,6 +103,22 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
       handler: async (request, reply) => {
         const id = idOf(request, reply);
         return id === undefined ? reply : monitor.view(id);
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/sessions/:id/sub-agents',
+      scope: 'json',
+      summary:
+        "Read a session's sub-agents (the sessions created with it as parentId, and theirs) and its totals with them",
+      params: SessionIdParamsSchema,
+      responses: {
+        '200': { description: 'The sub-agents and the totals', schema: SubAgentsAnswerSchema },
+        '404': { description: 'No such session' },
+      },
+      handler: async (request, reply) => {
+        const id = idOf(request, reply);
+        return id === undefined ? reply : monitor.subAgents(id);
       },
     },
     {

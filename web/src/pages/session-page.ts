@@ -2,17 +2,23 @@ import { html } from 'htm/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { SessionDelta, SessionView, TimelinePoint, Verdict } from '../../../src/contract/index.js';
 import { type ApiError, api, eventsUrl } from '../api.js';
+import { EvictionsPanel } from '../components/evictions-panel.js';
 import { HealthBadge } from '../components/health-badge.js';
 import { LiveStatus } from '../components/live-status.js';
+import { SessionStats } from '../components/session-stats.js';
+import { SubAgentsPanel } from '../components/sub-agents-panel.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { ActionTag, ReasonList, VerdictCard } from '../components/verdict-view.js';
 import { describeEvent, eventTime, type LiveEvent, MODEL_EVENT_NAMES } from '../event-text.js';
-import { formatAgo, formatClock, formatPercent, formatTokens, formatUsd } from '../format.js';
-import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
+import { formatAgo, formatClock, formatTokens } from '../format.js';
+import { HEALTH_STYLES } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
 import { proxyNote } from '../proxy-text.js';
+import { sessionPath } from '../router.js';
+import { sessionHeading } from '../session-heading.js';
 import { applyDelta, isNewer, sessionHealth } from '../session-list.js';
 import { chartModelOfSession, MARKER_LABELS } from '../timeline-model.js';
+import { useSubAgents } from '../use-sub-agents.js';
 
 /** How many generations the table lists, newest first; the chart shows the whole timeline. */
 const TABLE_ROWS = 50;
@@ -87,6 +93,7 @@ export function SessionPage({ id }: { id: string }) {
   }, []);
   const status = useEventStream(missing ? null : eventsUrl(id), handlers);
   const chart = useMemo(() => (view ? chartModelOfSession(view) : null), [view]);
+  const family = useSubAgents(view);
 
   if (missing) {
     return html`<section>
@@ -99,20 +106,28 @@ export function SessionPage({ id }: { id: string }) {
 
   const level = sessionHealth(view);
   const health = view.health;
-  const signals = view.signals;
-  const regulator = view.regulator;
+  const heading = sessionHeading(view);
   const rows = view.timeline.slice(-TABLE_ROWS).reverse();
   const proxy = proxyNote(view.proxy);
 
   return html`<section aria-labelledby="session-title" class="session-page">
-    <p class="breadcrumb"><a href="/">Sessions</a> / <span>${view.id}</span></p>
+    <p class="breadcrumb"><a href="/">Sessions</a> / <span>${heading.project ?? view.id}</span></p>
     <div class="page-head">
       <div>
-        <h1 id="session-title">${view.id}</h1>
-        <p class="muted">
-          ${`${view.model}${view.agent ? ` · ${view.agent}` : ''} · ${view.generations} ${
+        <h1 id="session-title">${heading.heading}</h1>
+        <p class="muted session-meta">
+          ${`${heading.agentModel} · ${view.generations} ${
             view.generations === 1 ? 'generation' : 'generations'
           } · updated `}<span class="updated">${formatAgo(view.updatedAt, now)}</span>
+        </p>
+        <p class="muted session-id">
+          ${heading.named ? html`session <code>${view.id}</code>` : null}
+          ${view.workingDirectory ? html` in <code>${view.workingDirectory}</code>` : null}
+          ${
+            view.parentId
+              ? html` · sub-agent of <a href=${sessionPath(view.parentId)}>${view.parentId}</a>`
+              : null
+          }
         </p>
       </div>
       <div class="head-right">
@@ -138,66 +153,9 @@ export function SessionPage({ id }: { id: string }) {
         : null
     }
 
-    <dl class="stats">
-      <div>
-        <dt>Prompt tokens</dt>
-        <dd>${formatTokens(signals.lastPromptTokens ?? health.promptTokens)}</dd>
-        <dd class="muted">${formatPercent(signals.percentOfWindow)} of ${formatTokens(view.profile.contextWindow)}</dd>
-      </div>
-      <div>
-        <dt>Optimal · critical</dt>
-        <dd>${formatTokens(health.optimal)}</dd>
-        <dd class="muted">critical above ${formatTokens(health.critical ?? view.profile.criticalMaxTokens)}</dd>
-      </div>
-      <div>
-        <dt>Regulator</dt>
-        <dd>
-          ${
-            regulator
-              ? html`<span class=${`level ${REGULATOR_LEVEL_CLASS[regulator.level] ?? ''}`}>${regulator.level}</span>`
-              : '—'
-          }
-        </dd>
-        <dd class="muted">viability ${regulator ? `${regulator.sessionViability}/100` : '—'}</dd>
-      </div>
-      <div>
-        <dt>Burn rate</dt>
-        <dd>${formatTokens(signals.burnRateTokensPerMin)} <span class="unit">tokens/min</span></dd>
-        <dd class="muted">
-          ${regulator ? `${regulator.tokenBurnRate} on the regulator's scale` : ''}
-          ${signals.tpmLimit ? ` · limit ${formatTokens(signals.tpmLimit)}/min` : ''}
-        </dd>
-      </div>
-      <div>
-        <dt>Countdown</dt>
-        <dd>${health.countdown ?? '—'}</dd>
-        <dd class="muted">
-          ${
-            health.countdown != null
-              ? 'generations to a forced new round'
-              : level === 'critical'
-                ? 'no countdown running'
-                : 'not critical'
-          }
-        </dd>
-      </div>
-      <div>
-        <dt>Cost</dt>
-        <dd class="cost">${formatUsd(signals.costUsd)}</dd>
-        <dd class="muted">
-          ${signals.costUsd === null ? 'no price known for this model' : `cache hits ${formatPercent(signals.cacheHitPercent)} of prompt tokens`}
-        </dd>
-      </div>
-      ${
-        view.profile.tokenBudget !== null
-          ? html`<div>
-            <dt>Token budget</dt>
-            <dd>${formatTokens(signals.budgetRemaining)}</dd>
-            <dd class="muted">left of ${formatTokens(view.profile.tokenBudget)}</dd>
-          </div>`
-          : null
-      }
-    </dl>
+    <${SessionStats} view=${view} level=${level} family=${family} />
+    <${EvictionsPanel} view=${view} />
+    <${SubAgentsPanel} answer=${family} />
 
     <h2>Timeline</h2>
     ${

@@ -10,6 +10,7 @@ import { formatAgo, formatPercent, formatTokens, formatUsd } from '../format.js'
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
 import { sessionPath } from '../router.js';
+import { sessionHeading } from '../session-heading.js';
 import { countByHealth, nestSessions, removeSession, sessionHealth, upsertSession } from '../session-list.js';
 
 /** Every session at a glance, kept current by the `/api/v1/events` stream. */
@@ -130,12 +131,25 @@ export function SessionsPage() {
 /** One session's row; a sub-agent's is indented under its parent's and says whose it is. */
 function SessionRow({ view, depth, now }: { view: SessionView; depth: number; now: number }) {
   const level = sessionHealth(view);
+  const heading = sessionHeading(view);
   const regulatorLevel = view.regulator?.level ?? null;
   return html`<tr data-row-session=${view.id} data-parent=${view.parentId ?? undefined} data-depth=${depth}>
     <th scope="row" class=${depth > 0 ? 'child' : undefined} style=${depth > 0 ? `padding-left: ${0.5 + depth * 1.25}rem` : undefined}>
-      ${depth > 0 ? html`<span class="muted sub-agent" aria-label=${`sub-agent of ${view.parentId}`}>↳ </span>` : null}
-      <a href=${sessionPath(view.id)} class="session-link">${view.id}</a>
-      <span class="muted model">${view.model}${view.agent ? ` · ${view.agent}` : ''}</span>
+      <div class="session-name">
+      ${depth > 0 ? html`<span class="muted sub-agent" aria-label=${`sub-agent of ${view.parentId}`}>↳</span>` : null}
+      <a href=${sessionPath(view.id)} class="session-link">
+        ${heading.project ? html`<span class="project">${heading.project}</span>` : null}
+        ${heading.request ? html`<span class="request">${heading.request}</span>` : null}
+        ${heading.named ? null : view.id}
+      </a>
+      </div>
+      <span class="muted model">
+        ${heading.agentModel}${heading.named ? ` · ${view.id}` : ''}${
+          view.subAgents.length > 0
+            ? ` · ${view.subAgents.length} ${view.subAgents.length === 1 ? 'sub-agent' : 'sub-agents'}`
+            : ''
+        }
+      </span>
     </th>
     <td><${HealthBadge} level=${level} sessionId=${view.id} /></td>
     <td class="num">${formatTokens(view.signals.lastPromptTokens ?? view.health.promptTokens)}</td>
