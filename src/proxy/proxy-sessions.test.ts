@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
+import { createTokenCounter } from '../tokens/create-token-counter.js';
 import { ProxySessions } from './proxy-sessions.js';
 
 const root = mkdtempSync(join(tmpdir(), 'barometer-proxy-sessions-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function sessions(now: () => number) {
+function sessions(now: () => number, monitor = new SessionMonitor()) {
   return new ProxySessions({
-    monitor: new SessionMonitor(),
+    monitor,
     archive: new ArchiveStore({ root }),
     now,
     onFailure: (stage, error) => {
@@ -42,11 +43,10 @@ describe('holdMs', () => {
   });
 });
 
+let coldEviction: (monitor: SessionMonitor) => Promise<ReturnType<ProxySessions['session']>>;
+// A file read (about 1,000 tokens: under minFreedTokens 4,000) and the commit that ends its sub-task.
+const fileText = Array.from({ length: 200 }, (_, line) => `export const value${line} = ${line};`).join('\n');
 describe('evict when the cache is cold (lever (d) of decision 035)', () => {
-  // A file read (about 1,000 tokens: under minFreedTokens 4,000) and the commit that ends its sub-task.
-  const fileText = Array.from({ length: 200 }, (_, line) => `export const value${line} = ${line};`).join(
-    '\n',
-  );
   const body = (extra: number) => ({
     model: 'claude-sonnet-4-5',
     messages: [
@@ -79,9 +79,9 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
     },
   });
 
-  async function afterAnswer(pauseMs: number, model = 'claude-sonnet-4-5') {
+  async function afterAnswer(pauseMs: number, model = 'claude-sonnet-4-5', monitor = new SessionMonitor()) {
     let now = 1_000_000;
-    const proxy = sessions(() => now);
+    const proxy = sessions(() => now, monitor);
     const entry = proxy.session(`cold-${pauseMs}-${model}`);
     const ready = proxy.ensure(entry, 'claude-sonnet-4-5', 'barometer-header');
     proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(body(0))), body(0));
@@ -103,6 +103,8 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
     return entry;
   }
 
+  coldEviction = (monitor) => afterAnswer(6 * 60_000, 'claude-sonnet-4-5', monitor);
+
   it('leaves a small batch waiting while the cache is warm (a request within its 5-minute lifetime)', async () => {
     expect((await afterAnswer(60_000)).edits.size).toBe(0);
   });
@@ -114,6 +116,19 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
     );
     const switched = await afterAnswer(60_000, 'claude-haiku-4-5');
     expect(switched.edits.get('read-1')?.result).toBeDefined();
+  });
+});
+
+describe('what an eviction freed', () => {
+  it('is counted net of the tombstone that takes each original’s place', async () => {
+    const monitor = new SessionMonitor();
+    const entry = await coldEviction(monitor);
+    const tombstone = entry.edits.get('read-1')?.result as string;
+    const counter = createTokenCounter();
+    const view = await monitor.view(entry.id);
+    const evicted = view.markers.find((marker) => marker.evicted)?.evicted;
+    expect(evicted?.items).toBe(1);
+    expect(evicted?.tokensFreed).toBe(counter.count(fileText) - counter.count(tombstone));
   });
 });
 

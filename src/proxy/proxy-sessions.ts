@@ -278,9 +278,10 @@ export class ProxySessions {
       const item = history[step.position];
       if (!applied.archive || (item?.kind !== 'tool-call' && item?.kind !== 'tool-result')) continue;
       const tokens = this.#counter.count(step.original);
-      freed += tokens;
       const what = `${item.kind === 'tool-result' ? 'result of' : 'input of'} ${describeItem(calls.get(item.callId))}`;
       const tombstone = `[barometer evicted this ${what} (${tokens} tokens) when sub-task ${batch.taskId} ended (${boundary}). The original is record "${step.itemId}" in ${applied.archive}: open that file with your Read tool if you need it.]`;
+      // Net of the tombstone that takes the original's place: what a later request really no longer carries.
+      freed += Math.max(0, tokens - this.#counter.count(tombstone));
       const edit = entry.edits.get(item.callId) ?? {};
       if (item.kind === 'tool-result') edit.result = tombstone;
       else edit.input = tombstone;
