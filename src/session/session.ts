@@ -1,6 +1,6 @@
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthThresholds } from '../health/health-thresholds.js';
-import type { ModelProfile } from '../models/model-profile.js';
+import { currentProfile, type ModelProfile } from '../models/model-profile.js';
 import type { PressureAssessment } from '../pressure/types.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
@@ -67,8 +67,9 @@ export class Session {
   get agent(): string | null {
     return this.#state.agent;
   }
+  /** The model's profile (a state written by an older version shows today's source names). */
   get profile(): ModelProfile {
-    return this.#state.profile;
+    return currentProfile(this.#state.profile);
   }
   get createdAt(): number {
     return this.#state.createdAt;
