@@ -174,7 +174,8 @@ export function explainProfile(modelId: string, options: ResolveProfileOptions =
     profile.estimatedFrom = estimate.from;
     profile.family = estimate.family;
   }
-  if (reported) known = layer(profile, sources, reportedFigures(reported, profile), 'agent-reported') || known;
+  if (reported)
+    known = layer(profile, sources, reportedFigures(reported, profile), 'agent-reported') || known;
   const configKey = options.config ? configKeyFor(modelId, options.config) : undefined;
   const configured = configKey === undefined ? undefined : options.config?.models[configKey];
   if (configured) known = layer(profile, sources, configured, 'config') || known;
