@@ -211,7 +211,7 @@ async function proxy(
       const parsed = parse(raw);
       if (!parsed) return false;
       const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
-      const created = sessions.ensure(session, model, from);
+      const created = sessions.ensure(session, model, from, parsed);
       if (options.mode === 'act') sessions.analyze(session, endpoint.format, raw, parsed);
       return await created;
     } catch (error) {

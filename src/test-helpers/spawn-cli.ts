@@ -28,11 +28,15 @@ function cliWorkingDirectory(): string {
 
 /**
  * Runs the CLI from source in a child process (node --import tsx), as a user's shell would, in a temporary
- * working directory: give files by absolute path.
+ * working directory (or `options.cwd`, a folder the test made): give files by absolute path.
  */
-export function spawnCli(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string } = {},
+): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, ['--import', TSX, CLI, ...args], {
-    cwd: cliWorkingDirectory(),
+    cwd: options.cwd ?? cliWorkingDirectory(),
     // tsx reads the tsconfig of the working directory unless told where it is.
     env: { ...process.env, NO_COLOR: '1', TSX_TSCONFIG_PATH: TSCONFIG, ...env },
     stdio: 'pipe',

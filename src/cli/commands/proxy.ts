@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseWith } from '../../errors/validation.js';
+import type { BarometerConfig } from '../../models/barometer-config.js';
 import {
   DEFAULT_ANTHROPIC_UPSTREAM,
   DEFAULT_CHATGPT_UPSTREAM,
@@ -10,9 +11,11 @@ import {
 } from '../../proxy/proxy-options.js';
 import { DEFAULT_HOST, DEFAULT_PORT, ServerOptionsSchema } from '../../server/options.js';
 import { type RunningServer, startServer } from '../../server/serve.js';
+import { configFor } from '../config-for.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
 import { startListening } from '../start-listening.js';
+import { SERVE_ENVIRONMENT } from './serve.js';
 
 /** Flags shared by `proxy` and `wrap`. */
 interface ProxyFlags {
@@ -24,6 +27,7 @@ interface ProxyFlags {
   chatgptUpstream?: string;
   observe?: boolean;
   logLevel?: string;
+  config?: string;
 }
 
 function withProxyFlags(command: Command): Command {
@@ -40,7 +44,20 @@ function withProxyFlags(command: Command): Command {
       `where Codex's requests go when it is signed in with ChatGPT (default ${DEFAULT_CHATGPT_UPSTREAM})`,
     )
     .option('--observe', 'only measure: forward every request unchanged (default: evict completed sub-tasks)')
-    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default warn)');
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (default warn)')
+    .option(
+      '--config <path>',
+      `barometer.config.json/.yaml with model figures and prices (env ${SERVE_ENVIRONMENT.config}; default: the one in the working directory, if any)`,
+    );
+}
+
+/**
+ * The config file the proxy's sessions are measured with: `--config`, else $BAROMETER_CONFIG, else one in the working
+ * directory. The proxy never read one (issue 37): a model declared in barometer.config.json stayed unknown to it.
+ */
+function proxyConfig(flags: ProxyFlags, io: CliIo): Promise<BarometerConfig | undefined> {
+  const path = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
+  return configFor(io, path === '' ? undefined : path);
 }
 
 function serverOptions(flags: ProxyFlags, io: CliIo, port: number) {
@@ -116,7 +133,10 @@ export function registerProxyCommands(program: Command, io: CliIo): void {
     )
     .action(async (flags: ProxyFlags) => {
       const options = serverOptions(flags, io, portOf(flags.port, DEFAULT_PORT));
-      const server = await startListening(() => startServer(options, { handleSignals: true }));
+      const config = await proxyConfig(flags, io);
+      const server = await startListening(() =>
+        startServer(options, { handleSignals: true, ...(config ? { config } : {}) }),
+      );
       io.stdout.write(
         `barometer proxy listening on ${server.url} (${options.proxy?.mode ?? 'act'}; dashboard ${server.url}/): ANTHROPIC_BASE_URL=${server.url}, OpenAI base URL ${server.url}/v1\n`,
       );
@@ -145,11 +165,13 @@ export function registerProxyCommands(program: Command, io: CliIo): void {
     let url = `http://${host}:${port}`;
     if (port === 0 || !(await proxyAt(url))) {
       const options = serverOptions(flags, io, port);
+      const config = await proxyConfig(flags, io);
+      const dependencies = config ? { config } : {};
       try {
-        server = await startServer(options);
+        server = await startServer(options, dependencies);
       } catch {
         // The port is taken by something that is not a barometer proxy: a free one instead.
-        server = await startServer({ ...options, port: 0 });
+        server = await startServer({ ...options, port: 0 }, dependencies);
       }
       url = server.url;
     }
