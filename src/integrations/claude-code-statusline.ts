@@ -191,7 +191,7 @@ export function statuslineReport(
   const base = {
     agent: 'claude-code' as const,
     model,
-    ...(stated ? { contextWindow: agentEffectiveWindow('claude-code', stated, model, true) } : {}),
+    ...(stated ? { agentReported: { contextWindow: stated } } : {}),
   };
   // A fixed id: the session lives for one line, and a random one would load Web Crypto (~10 ms of a status line).
   // The state and its pure step rather than the Session class, whose `fromState` brings the stored state's schema

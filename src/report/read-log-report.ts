@@ -55,6 +55,11 @@ export class ReportPricing {
     const cost = usageCost(usage, this.profile(model, agent)?.price);
     return cost.known ? cost.usd : null;
   }
+
+  /** Whether a model's price is a family estimate's (its costs are estimates). */
+  estimated(model: string, agent: string): boolean {
+    return this.profile(model, agent)?.priceSource === 'family-estimate';
+  }
 }
 
 function reportCall(call: SessionLog['calls'][number], agent: string, pricing: ReportPricing): ReportCall {
@@ -71,6 +76,7 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
       costUsd: null,
+      estimated: false,
       promptTokens: null,
       health: 'unknown',
       streamedOutputTokens: 0,
@@ -89,6 +95,7 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
     cacheReadTokens: usage.cachedReadTokens,
     cacheWriteTokens: usage.cachedWriteTokens,
     costUsd: cost,
+    estimated: cost !== null && pricing.estimated(model, agent),
     promptTokens: usage.promptTokens,
     health: healthLevel(usage.promptTokens, thresholds),
     streamedOutputTokens: first ? Math.max(0, usage.completionTokens - first.completionTokens) : 0,

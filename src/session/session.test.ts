@@ -243,7 +243,12 @@ describe('creating a session', () => {
       'context health unknown: no window known',
     );
     expect(update.costUsd).toBeNull();
-    expect(update.signals).toMatchObject({ costUsd: null, costEstimated: false, unpricedCalls: 1, window: null });
+    expect(update.signals).toMatchObject({
+      costUsd: null,
+      costEstimated: false,
+      unpricedCalls: 1,
+      window: null,
+    });
     expect(new Session({ model: 'acme-7', contextWindow: 32_000 }).thresholds.limit).toBe(32_000);
   });
 
