@@ -40,3 +40,15 @@ export function familyMembers(pattern: string): readonly string[] {
   patterns ??= familyPatterns(new Set(rows.map(rowFamily)));
   return patterns.get(pattern) ?? [];
 }
+
+/** The table in figures: listings (provider × model), distinct models, model families and providers. */
+export function tableCounts(): { listings: number; models: number; families: number; providers: number } {
+  const families = new Set(rows.map(rowFamily));
+  patterns ??= familyPatterns(families);
+  return {
+    listings: rows.length,
+    models: new Set(rows.map(rowBareModel)).size,
+    families: patterns.size,
+    providers: new Set(rows.map((row) => row[0])).size,
+  };
+}

@@ -5,7 +5,7 @@ import { initialHealthState } from '../health/step-health.js';
 import { contextPressure } from '../kv/context-pressure.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { canonicalModelId, normalizeModelId } from '../models/model-id.js';
-import { promptWindow } from '../models/model-profile.js';
+import { currentProfile, type ModelProfile, promptWindow } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import { emptyTokenWindow } from '../quota/token-window.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type SessionOptions, SessionOptionsSchema } from './session-options.js';
@@ -170,6 +170,11 @@ function checkConsistent(
     });
   }
   if (issues.length) throw invalid(issues);
+}
+
+/** A state's model profile with today's source names (a state of an older version says `builtin` for `registry`). */
+export function profileOf(state: SessionState): ModelProfile {
+  return currentProfile(state.profile);
 }
 
 /**

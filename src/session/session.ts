@@ -1,6 +1,6 @@
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthThresholds } from '../health/health-thresholds.js';
-import { currentProfile, type ModelProfile } from '../models/model-profile.js';
+import type { ModelProfile } from '../models/model-profile.js';
 import type { PressureAssessment } from '../pressure/types.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
@@ -8,7 +8,12 @@ import { healthOf } from './session-health.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionEvent, SessionHealth, SessionSignals, Verdict } from './session-schemas.js';
 import { signalsOf } from './session-signals.js';
-import { type CreateSessionDependencies, createSessionState, type SessionState } from './session-state.js';
+import {
+  type CreateSessionDependencies,
+  createSessionState,
+  profileOf,
+  type SessionState,
+} from './session-state.js';
 import { SessionStateSchema } from './session-state-schema.js';
 import { observeQuotaStep, type SessionUpdate, stepSession } from './step-session.js';
 
@@ -69,7 +74,7 @@ export class Session {
   }
   /** The model's profile (a state written by an older version shows today's source names). */
   get profile(): ModelProfile {
-    return currentProfile(this.#state.profile);
+    return profileOf(this.#state);
   }
   get createdAt(): number {
     return this.#state.createdAt;
