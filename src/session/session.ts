@@ -38,7 +38,7 @@ export class Session {
   #state: SessionState;
   readonly #now: () => number;
 
-  /** @throws BarometerValidationError for bad options, or an unknown model without `contextWindow` (BR_ERR_UNKNOWN_MODEL). */
+  /** @throws BarometerValidationError for bad options (a model the registry does not know is not one). */
   constructor(options: SessionOptions, dependencies: SessionDependencies = {}) {
     this.#state = resuming ?? createSessionState(options, dependencies);
     this.#now = dependencies.now ?? Date.now;
