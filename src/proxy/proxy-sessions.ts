@@ -18,6 +18,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { cacheLifetimeMs } from '../whatif/cached-call-tokens.js';
+import { reportedBy } from './requested-output.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
 import { applyEdits, type EditBook, historyOf } from './wire-history.js';
 import { locateEdits, type WireCopy } from './wire-splice.js';
@@ -96,19 +97,6 @@ const AGENT_OF: Partial<Record<SessionSource, 'claude-code' | 'codex'>> = {
   'codex-turn-metadata': 'codex',
   'prompt-cache-key': 'codex',
 };
-
-/**
- * The most output tokens a request asks for: Anthropic's `max_tokens`, Chat Completions' `max_completion_tokens` (or
- * its older `max_tokens`), Responses' `max_output_tokens`. The agent knows its model: what it asks for is within the
- * model's max output, a floor of it.
- */
-export function requestedOutput(body: Json): number | undefined {
-  for (const key of ['max_tokens', 'max_completion_tokens', 'max_output_tokens']) {
-    const value = body[key];
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 1) return value;
-  }
-  return undefined;
-}
 
 /** What an evicted item was, in a few words: the tool and the file or command it named. */
 function describeItem(call: HistoryItem | undefined): string {
@@ -202,22 +190,13 @@ export class ProxySessions {
     }
   }
 
-  /**
-   * Makes sure the monitor has the session (created with the request's model, and the output the request asks for
-   * as a floor of the model's max output); false when it could not.
-   */
+  /** Makes sure the monitor has the session (the request's model and max output); false when it could not. */
   ensure(entry: ProxySession, model: string, source: SessionSource, body?: Json): Promise<boolean> {
     entry.ready ??= (async () => {
       try {
         if (await this.#monitor.has(entry.id)) return true;
         const agent = AGENT_OF[source];
-        const maxOutput = body === undefined ? undefined : requestedOutput(body);
-        await this.#monitor.create({
-          id: entry.id,
-          model,
-          ...(agent ? { agent } : {}),
-          ...(maxOutput === undefined ? {} : { agentReported: { maxOutput } }),
-        });
+        await this.#monitor.create({ id: entry.id, model, ...(agent ? { agent } : {}), ...reportedBy(body) });
         return true;
       } catch (error) {
         // A session created meanwhile (by a concurrent request, a hook or watch) is as good.

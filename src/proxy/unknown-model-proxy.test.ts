@@ -8,7 +8,7 @@ import { type RunningServer, startServer } from '../server/serve.js';
 import type { SessionSummary, SessionView } from '../session/session-schemas.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { spawnCli } from '../test-helpers/spawn-cli.js';
-import { requestedOutput } from './proxy-sessions.js';
+import { requestedOutput } from './requested-output.js';
 import { messageStream } from './test-helpers/fake-anthropic.js';
 
 /** The native Claude Code binary of the devDependency (npm may skip its postinstall: the platform package's). */
