@@ -3,7 +3,6 @@ import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
-import { agentEffectiveWindow } from '../models/agent-windows.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import type { VerdictAction } from '../session/session-schemas.js';
 import { createSessionState } from '../session/session-state.js';

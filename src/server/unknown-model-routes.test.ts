@@ -93,8 +93,18 @@ describe('sessions of a model the registry does not list, over HTTP', () => {
     expect(view.verdict?.reasons).toContainEqual(
       expect.objectContaining({ model: 'health', reason: 'context health unknown: no window known' }),
     );
-    expect(view.signals).toMatchObject({ costUsd: null, costEstimated: false, unpricedCalls: 1, window: null });
-    expect(view.profile).toMatchObject({ contextWindow: null, source: null, windowSource: null, priceSource: null });
+    expect(view.signals).toMatchObject({
+      costUsd: null,
+      costEstimated: false,
+      unpricedCalls: 1,
+      window: null,
+    });
+    expect(view.profile).toMatchObject({
+      contextWindow: null,
+      source: null,
+      windowSource: null,
+      priceSource: null,
+    });
     expect(view.profile.unpricedReason).toBe(
       'no price known for acme-7: the registry does not list it and it is of no known family; give it a price in barometer.config.json (`barometer models acme-7` shows what is known)',
     );

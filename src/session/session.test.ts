@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { BarometerValidationError } from '../errors/validation.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { Session } from './session.js';
 
