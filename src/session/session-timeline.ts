@@ -156,12 +156,19 @@ function profileSources(state: SessionState) {
   const priceSource = profileSource(profile.priceSource) ?? null;
   return {
     source: profileSource(profile.source) ?? null,
-    windowSource: state.thresholds.limit === null ? null : (profileSource(profile.windowSource) ?? null),
+    windowSource: state.thresholds.limit === null ? null : (profileSource(windowSourceOf(state)) ?? null),
     priceSource,
     estimatedFrom: profile.estimatedFrom ?? null,
     family: profile.family ?? null,
     unpricedReason: priceSource === null ? unpricedReason(state) : null,
   };
+}
+
+/** The window's source; a state written before `windowSource` existed: the session's own window, else the profile's. */
+function windowSourceOf(state: SessionState) {
+  const { windowSource, source } = state.profile;
+  if (windowSource !== undefined) return windowSource;
+  return state.options.contextWindow === undefined ? source : 'session';
 }
 
 function unpricedReason(state: SessionState): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { Session } from './session.js';
+import { sessionSummary } from './session-timeline.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const usage = (promptTokens: number, completionTokens = 500): UsageRecord => ({
@@ -266,6 +267,25 @@ describe('creating a session', () => {
     // 160,000 × $5 + 1,000 × $25, per million.
     expect(update.costUsd).toBeCloseTo(0.825, 9);
     expect(update.signals).toMatchObject({ costEstimated: true, unpricedCalls: 0 });
+  });
+
+  it("reads a state written by the previous version, whose sources say builtin, as the registry's", () => {
+    const current = new Session({ model: 'claude-sonnet-4-5' }, { now: () => T0 }).state;
+    const { windowSource: _, ...older } = current.profile;
+    const stored = {
+      ...current,
+      profile: { ...older, source: 'builtin', priceSource: 'builtin', reasoningSource: 'builtin' },
+    };
+    const resumed = Session.fromState(JSON.parse(JSON.stringify(stored)));
+    expect(resumed.profile).toMatchObject({
+      source: 'registry',
+      priceSource: 'registry',
+      reasoningSource: 'registry',
+    });
+    expect(sessionSummary(resumed.state).profile).toMatchObject({
+      source: 'registry',
+      priceSource: 'registry',
+    });
   });
 
   it('rejects KV settings the KV model refuses when the session is created, not at its first update', () => {
