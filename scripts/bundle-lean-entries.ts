@@ -26,7 +26,7 @@ const jsonAsParse: Plugin = {
 };
 
 /**
- * The model table by family: in the bundles, `find-model.ts`'s `./model-table.js` (the JSON module, whose 5,044 rows
+ * The model table by family: in the bundles, `find-model.ts`'s and `family-estimate.ts`'s `./model-table.js` (the JSON module, whose 5,044 rows
  * are parsed whole at load) is replaced by a module that reads, on a look-up, the one of the files written beside
  * the bundle that holds the family looked up, and parses only that family's line (`model-table-text.ts`). A status
  * line looks up one or two models: parsing the whole table, and compiling it as part of the bundle, was the largest
@@ -37,7 +37,7 @@ const modelTableByFamily: Plugin = {
   name: 'model-table-by-family',
   setup(builder) {
     builder.onResolve({ filter: /^\.\/model-table\.js$/ }, (args) =>
-      args.importer.endsWith('/src/models/find-model.ts')
+      /\/src\/models\/(?:find-model|family-estimate)\.ts$/.test(args.importer)
         ? { path: 'model-table', namespace: 'model-table' }
         : undefined,
     );
@@ -47,11 +47,15 @@ const modelTableByFamily: Plugin = {
       return {
         contents: `
           import { readFileSync } from 'node:fs';
-          import { familyRowsFromText, familyShard } from './model-table-text.ts';
+          import { familyMembersFromText, familyRowsFromText, familyShard } from './model-table-text.ts';
           export const MODEL_TABLE_INFO = Object.freeze(${info});
+          const shardText = (key) =>
+            readFileSync(new URL(\`./${FAMILY_FOLDER}/\${familyShard(key)}.txt\`, import.meta.url), 'utf8');
           export function familyRows(family) {
-            const file = new URL(\`./${FAMILY_FOLDER}/\${familyShard(family)}.txt\`, import.meta.url);
-            return familyRowsFromText(readFileSync(file, 'utf8'), family);
+            return familyRowsFromText(shardText(family), family);
+          }
+          export function familyMembers(pattern) {
+            return familyMembersFromText(shardText(pattern), pattern);
           }`,
         loader: 'js',
         resolveDir: fileURLToPath(new URL('../src/models/', import.meta.url)),

@@ -147,8 +147,17 @@ export {
   settle,
   type ToolResultSize,
 } from './kv/settle.js';
+export {
+  describeModel,
+  type ModelDescription,
+  type ModelsSummary,
+  modelsSummary,
+  type SourcedFigure,
+} from './models/describe-model.js';
+export { type FamilyEstimate, familyEstimate } from './models/family-estimate.js';
 export { findModel, type ModelLimits, type ModelMatch } from './models/find-model.js';
 export { loadConfig } from './models/load-config.js';
+export { type ModelFamily, modelFamily } from './models/model-family.js';
 export {
   type ModelPrice,
   type ModelPriceTier,
@@ -156,7 +165,13 @@ export {
   priceRatesFor,
   type SelectedRates,
 } from './models/model-price.js';
-export { type ResolveProfileOptions, resolveProfile } from './models/resolve-profile.js';
+export type { AgentReported, ModelProfile, ProfileSource } from './models/model-profile.js';
+export {
+  explainProfile,
+  type ProfileExplanation,
+  type ResolveProfileOptions,
+  resolveProfile,
+} from './models/resolve-profile.js';
 export { MemoryPoolStore, type MemoryPoolStoreOptions } from './pools/memory-pool-store.js';
 export {
   type PoolFigures,

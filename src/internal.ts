@@ -411,6 +411,15 @@ export {
   parseConfigText,
 } from './models/barometer-config.js';
 export {
+  agentRuleText,
+  describeModel,
+  type ModelDescription,
+  type ModelsSummary,
+  modelsSummary,
+  type SourcedFigure,
+} from './models/describe-model.js';
+export { type FamilyEstimate, familyEstimate } from './models/family-estimate.js';
+export {
   findModel,
   firstPartyProvider,
   MODEL_DATA_INFO,
@@ -418,6 +427,7 @@ export {
   type ModelMatch,
 } from './models/find-model.js';
 export { CONFIG_FILE_NAMES, loadConfig } from './models/load-config.js';
+export { familyBareId, type ModelFamily, modelFamily, newestFirst } from './models/model-family.js';
 export { canonicalModelId, normalizeModelId, splitModelId } from './models/model-id.js';
 export {
   type ModelPrice,
@@ -431,15 +441,34 @@ export {
 export {
   type AgentName,
   AgentNameSchema,
+  type AgentReported,
+  AgentReportedSchema,
+  currentProfile,
   type ModelProfile,
   type ModelProfileOverrides,
   ModelProfileOverridesSchema,
   ModelProfileSchema,
   type ProfileSource,
   ProfileSourceSchema,
+  profileSource,
   promptWindow,
+  type StoredModelProfile,
+  StoredModelProfileSchema,
+  type StoredProfileSource,
+  StoredProfileSourceSchema,
 } from './models/model-profile.js';
-export { configEntryFor, type ResolveProfileOptions, resolveProfile } from './models/resolve-profile.js';
+export {
+  configEntryFor,
+  configKeyFor,
+  explainProfile,
+  type ProfileExplanation,
+  type ProfileFigure,
+  priceOfModel,
+  type ResolveProfileOptions,
+  resolveProfile,
+  type SourcedPrice,
+  sourcedPriceOfModel,
+} from './models/resolve-profile.js';
 export { MemoryPoolStore, type MemoryPoolStoreOptions } from './pools/memory-pool-store.js';
 export {
   ceilingShare,

@@ -15,3 +15,14 @@ export async function configFor(io: CliIo, path: string | undefined): Promise<Ba
   const { loadConfig } = await import('../models/load-config.js');
   return loadConfig(path === undefined ? io.cwd : resolve(io.cwd, path));
 }
+
+/**
+ * The config file a command would read, as an absolute path (`--config <path>`, else $BAROMETER_CONFIG, else one in
+ * the working directory), or undefined: what `wrap` hands the service it starts, which runs in the data folder.
+ */
+export function configPathFor(io: CliIo, path: string | undefined): string | undefined {
+  const given = path ?? io.env.BAROMETER_CONFIG;
+  if (given !== undefined && given !== '') return resolve(io.cwd, given);
+  const name = CONFIG_NAMES.find((candidate) => existsSync(join(io.cwd, candidate)));
+  return name === undefined ? undefined : join(io.cwd, name);
+}

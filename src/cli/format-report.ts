@@ -66,7 +66,9 @@ function columns(view: ReportResult['view']): Column[] {
     {
       header: 'cost',
       exact: (row) => row.costUsd.toFixed(6),
-      shown: (row) => `${dollars(row.costUsd)}${row.unpricedCalls > 0 ? '*' : ''}`,
+      // `~`: part of the cost is at a family estimate's price; `*`: some calls could not be priced.
+      shown: (row) =>
+        `${row.estimatedCostUsd > 0 ? '~' : ''}${dollars(row.costUsd)}${row.unpricedCalls > 0 ? '*' : ''}`,
     },
     {
       header: 'compactions',

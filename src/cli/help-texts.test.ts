@@ -89,3 +89,15 @@ describe('commands that talk to a service say which one', () => {
     expect(hook).not.toContain('it prints nothing and exits 0');
   });
 });
+
+describe('barometer models --help', () => {
+  it('names every source a figure can have, the agents it takes and where the config file is read from', () => {
+    const help = helps.get('models')!.replace(/\s+/g, ' ');
+    for (const source of ['registry', 'family estimate', 'agent reported', 'config file', 'session'])
+      expect(help, source).toContain(source);
+    expect(help).toContain('--agent <agent>');
+    expect(help).toContain('claude-code|codex|gemini-cli|openhands|pi');
+    expect(help).toContain('default: the one in the working directory, if any');
+    expect(help).toContain('barometer models claude-opus-5-5 --agent claude-code');
+  });
+});

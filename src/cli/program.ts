@@ -5,6 +5,7 @@ import { registerArchiveCommand } from './commands/archive.js';
 import { registerCompactCommand } from './commands/compact.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerMcpCommand } from './commands/mcp.js';
+import { registerModelsCommand } from './commands/models.js';
 import { registerPoolCommand } from './commands/pool.js';
 import { registerPressureCommand } from './commands/pressure.js';
 import { registerProxyCommands } from './commands/proxy.js';
@@ -32,6 +33,7 @@ export function buildProgram(dependencies: CliDependencies = {}): Command {
   registerStopCommand(program, io);
   registerReplayCommand(program, io);
   registerReportCommand(program, io, now);
+  registerModelsCommand(program, io);
   registerCompactCommand(program, io);
   registerArchiveCommand(program, io);
   registerStatuslineCommand(program, io, async (commandIo, flags) =>

@@ -23,6 +23,7 @@ export interface ProxyFlags {
   upstreamHeadersTimeout?: string;
   upstreamIdleTimeout?: string;
   logLevel?: string;
+  config?: string;
 }
 
 /** The help text of `--data-dir`, as every command that keeps data words it. */
@@ -53,6 +54,10 @@ export function withProxyFlags(command: Command): Command {
     .option(
       '--log-level <level>',
       'fatal|error|warn|info|debug|trace|silent, written to <data folder>/logs/proxy.log (default warn)',
+    )
+    .option(
+      '--config <path>',
+      'barometer.config.json/.yaml with model figures and prices (env BAROMETER_CONFIG; default: the one in the working directory, if any)',
     );
 }
 

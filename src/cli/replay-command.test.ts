@@ -141,6 +141,13 @@ describe('barometer replay', () => {
     }
   });
 
+  it('replays a log of a model nobody knows (aide-gpt-5): window and health unknown, never a refusal', async () => {
+    const { code, stdout } = await cli(['replay', trace('codex/small-codex-session.jsonl')]);
+    expect(code).toBe(0);
+    expect(stdout).toContain('codex session, model aide-gpt-5, window unknown\n');
+    expect(stdout).toMatch(/^\s+0 {2}2025-09-19 09:02:27 +5645 +— {2}unknown/m);
+  });
+
   it('takes --format, --model and --context-window', async () => {
     const small = trace('codex/small-codex-session.jsonl');
     const { code, stdout } = await cli([
@@ -205,7 +212,6 @@ describe('barometer replay', () => {
       '--context-window must be a whole number of tokens ≥ 1; got "0"',
     ],
     [['replay', CLAUDE, '--model', ''], '--model'],
-    [['replay', trace('codex/small-codex-session.jsonl')], 'aide-gpt-5'],
     [['replay', fileURLToPath(new URL('../../package.json', import.meta.url))], 'not a session log'],
   ])('exits 2 with a clear message for %j', async (args, message) => {
     const { code, stderr } = await cli(args);

@@ -69,6 +69,13 @@ export const CreateSessionInputSchema = SessionOptionsSchema.omit({ agentProcess
       description: 'Your context window in tokens, when you know it better than the model registry',
     })
     .optional(),
+  agentReported: SessionOptionsSchema.shape.agentReported
+    .unwrap()
+    .meta({
+      description:
+        'What your agent reports of the model: contextWindow (the window it states), effectiveWindow (the one it measures against), maxOutput (a request max_tokens)',
+    })
+    .optional(),
   optimalMaxTokens: SessionOptionsSchema.shape.optimalMaxTokens
     .unwrap()
     .meta({

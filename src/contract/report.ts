@@ -56,6 +56,11 @@ export const ReportRowSchema = z
     cacheWriteTokens: count,
     /** US dollars of the calls with a known price. */
     costUsd: z.number().min(0),
+    /**
+     * The part of `costUsd` priced at a family estimate (models the registry does not list, priced as the newest
+     * known model of their family); the text output marks a cost that holds any with `~`.
+     */
+    estimatedCostUsd: z.number().min(0),
     unpricedCalls: count,
     autoCompactions: count,
     manualCompactions: count,

@@ -143,11 +143,6 @@ export const ERROR_CATALOGUE = {
     meaning:
       'Another running process holds the data dir (its lock file names it); one process writes a data dir at a time.',
   },
-  BR_ERR_UNKNOWN_MODEL: {
-    status: 400,
-    exit: EXIT_CODES.invalidInput,
-    meaning: 'The model is not in the registry and no context window was given.',
-  },
   BR_ERR_ARTIFACT_TOO_LARGE: {
     status: 413,
     exit: EXIT_CODES.invalidInput,

@@ -12,7 +12,7 @@ export type Result<T> = { ok: true; value: T } | { ok: false; issues: Validation
 /**
  * Thrown by library entry points that take already-typed input when that input is still invalid; `issues` name
  * each field, its value and the allowed range. The code is BR_ERR_INVALID_PARAM unless a more precise one applies
- * (BR_ERR_UNKNOWN_MODEL, BR_ERR_SESSION_NOT_FOUND, BR_ERR_SESSION_EXISTS, BR_ERR_SESSION_LIMIT).
+ * (BR_ERR_SESSION_NOT_FOUND, BR_ERR_SESSION_EXISTS, BR_ERR_SESSION_LIMIT).
  */
 export class BarometerValidationError extends BarometerError {
   /** What was invalid, in a few words ("input", "statusline input", "pool"). */

@@ -194,7 +194,8 @@ export async function handleHookEvent(input: HookInput, dependencies: HookDepend
         id: sessionId,
         model,
         agent,
-        ...(contextWindow === undefined ? {} : { contextWindow }),
+        // The window the agent's log states (Codex's model_context_window): what the agent reports.
+        ...(contextWindow === undefined ? {} : { agentReported: { effectiveWindow: contextWindow } }),
         // The agent's folder: an MCP server the agent starts there finds this session without its id.
         ...(input.cwd ? { workingDirectory: input.cwd } : {}),
         // The first request, when the part of the transcript read is its start.

@@ -115,6 +115,26 @@ describe('statuslineReport', () => {
     expect(report.health).toBe('healthy');
   });
 
+  it("measures Claude Code's default claude-opus-5-5 without a stated window: its family's estimate, Claude Code's rule", () => {
+    // Regression (issue 37): with no context_window (older versions, or before the first call) the status line of a
+    // model the registry does not list failed (unknown model) instead of showing anything.
+    const report = statuslineReport(
+      parseStatuslineInput(JSON.stringify({ model: { id: 'claude-opus-5-5' } })),
+    );
+    // claude-opus-4-8's 1M window (the family estimate) under Claude Code's 200K cap, less its 33,000.
+    expect(report).toMatchObject({ window: 167_000, health: 'unknown', source: 'none' });
+    const stated = statuslineReport(
+      parseStatuslineInput(
+        JSON.stringify({
+          model: { id: 'claude-opus-5-5' },
+          context_window: { context_window_size: 1000000, current_usage: { input_tokens: 300_000 } },
+        }),
+      ),
+    );
+    // The 1M Claude Code states wins over the estimate, as a stated window: no 200K cap.
+    expect(stated).toMatchObject({ window: 967_000, health: 'caution' });
+  });
+
   it('honours the [1m] opt-in of a model listed at 1M', () => {
     const report = statuslineReport(
       parseStatuslineInput(

@@ -3,7 +3,6 @@ import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
-import { agentEffectiveWindow } from '../models/agent-windows.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import type { VerdictAction } from '../session/session-schemas.js';
 import { createSessionState } from '../session/session-state.js';
@@ -191,7 +190,7 @@ export function statuslineReport(
   const base = {
     agent: 'claude-code' as const,
     model,
-    ...(stated ? { contextWindow: agentEffectiveWindow('claude-code', stated, model, true) } : {}),
+    ...(stated ? { agentReported: { contextWindow: stated } } : {}),
   };
   // A fixed id: the session lives for one line, and a random one would load Web Crypto (~10 ms of a status line).
   // The state and its pure step rather than the Session class, whose `fromState` brings the stored state's schema

@@ -237,7 +237,8 @@ export class LiveLog {
           id: this.#id,
           model,
           agent: this.format,
-          ...(contextWindow === undefined ? {} : { contextWindow }),
+          // The window the agent's log states (Codex's model_context_window): what the agent reports.
+          ...(contextWindow === undefined ? {} : { agentReported: { effectiveWindow: contextWindow } }),
           // The agent's folder, as for a hook's `cwd`: an MCP server the agent starts there finds this session.
           ...(workingDirectory === undefined ? {} : { workingDirectory }),
           ...(title === undefined ? {} : { title }),

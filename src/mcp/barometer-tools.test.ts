@@ -350,9 +350,9 @@ describe('create_session and context_status', () => {
     });
   });
 
-  it('refuses an unknown model, a duplicate id, a bad id and a missing session, each with its code', async () => {
+  it('creates a session for an unknown model; refuses a duplicate id, a bad id and a missing session, each with its code', async () => {
     const unknown = await callTool(client, 'create_session', { model: 'my-local-model' });
-    expect(unknown).toMatchObject({ isError: true, structured: { code: 'BR_ERR_UNKNOWN_MODEL' } });
+    expect(unknown.isError).toBeFalsy();
     await callTool(client, 'create_session', { id: 'dup', model: 'gpt-5' });
     const duplicate = await callTool(client, 'create_session', { id: 'dup', model: 'gpt-5' });
     expect(duplicate).toMatchObject({ isError: true, structured: { code: 'BR_ERR_SESSION_EXISTS' } });

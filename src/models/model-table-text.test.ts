@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import data from './data/models.json' with { type: 'json' };
-import { familyRows } from './model-table.js';
+import { familyMembers, familyRows } from './model-table.js';
 import {
   FAMILY_SHARDS,
+  familyMembersFromText,
   familyRowsFromText,
   familyShard,
   familyTableTexts,
@@ -54,5 +55,19 @@ describe('the model table as text by family (what the lean bundles read)', () =>
     const sonnet = texts[familyShard('claude-sonnet-4')]!;
     expect(familyRowsFromText(sonnet, 'claude-sonnet-4\t[')).toEqual([]);
     expect(familyRowsFromText(sonnet, '')).toEqual([]);
+  });
+
+  it('gives every family pattern the families the JSON table gives it, on a line of its own', () => {
+    const membersOf = (pattern: string) => familyMembersFromText(texts[familyShard(pattern)]!, pattern);
+    const opus = membersOf('claude-opus-*');
+    expect(opus).toEqual(familyMembers('claude-opus-*'));
+    expect(opus).toEqual(
+      expect.arrayContaining(['claude-opus-4-8', 'claude-opus-4', 'anthropic.claude-opus-4-8']),
+    );
+    expect(membersOf('gpt-*-codex')).toEqual(familyMembers('gpt-*-codex'));
+    // A pattern is never read as a family, nor a family as a pattern.
+    expect(familyRowsFromText(texts[familyShard('claude-opus-*')]!, 'claude-opus-*')).toEqual([]);
+    expect(familyMembersFromText(texts[familyShard('claude-opus-4')]!, 'claude-opus-4')).toEqual([]);
+    expect(membersOf('no-such-*')).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { modelFamily } from './model-family.js';
 import { canonicalModelId } from './model-id.js';
 
 /**
@@ -74,15 +75,42 @@ export function familyTableTexts(rows: readonly ModelRow[]): string[] {
   }
   const texts = Array.from({ length: FAMILY_SHARDS }, () => '');
   for (const [family, list] of families) texts[familyShard(family)] += `\n${family}\t${JSON.stringify(list)}`;
+  for (const [pattern, members] of familyPatterns(families.keys()))
+    texts[familyShard(pattern)] += `\n${pattern}\t${JSON.stringify(members)}`;
   return texts.map((text) => `${text}\n`);
+}
+
+/**
+ * The families of each family pattern (`modelFamily`'s `claude-opus-*`), in table order: what a family estimate
+ * looks among. A pattern holds a `*`, which no family does, so the two kinds of line never share a key.
+ */
+export function familyPatterns(families: Iterable<string>): Map<string, string[]> {
+  const patterns = new Map<string, string[]>();
+  for (const family of families) {
+    const pattern = modelFamily(family)?.pattern;
+    if (pattern === undefined) continue;
+    const members = patterns.get(pattern);
+    if (members) members.push(family);
+    else patterns.set(pattern, [family]);
+  }
+  return patterns;
+}
+
+function lineOf(text: string, key: string): unknown[] {
+  if (key.includes('\n') || key.includes('\t')) return [];
+  const marker = `\n${key}\t`;
+  const at = text.indexOf(marker);
+  if (at === -1) return [];
+  const start = at + marker.length;
+  return JSON.parse(text.slice(start, text.indexOf('\n', start))) as unknown[];
 }
 
 /** One family's rows from the text of its shard: a string search and the parse of that one line. */
 export function familyRowsFromText(text: string, family: string): ModelRow[] {
-  if (family.includes('\n') || family.includes('\t')) return [];
-  const key = `\n${family}\t`;
-  const at = text.indexOf(key);
-  if (at === -1) return [];
-  const start = at + key.length;
-  return JSON.parse(text.slice(start, text.indexOf('\n', start))) as ModelRow[];
+  return family.includes('*') ? [] : (lineOf(text, family) as ModelRow[]);
+}
+
+/** The families of one family pattern (`claude-opus-*`) from the text of its shard. */
+export function familyMembersFromText(text: string, pattern: string): string[] {
+  return pattern.includes('*') ? (lineOf(text, pattern) as string[]) : [];
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BarometerValidationError } from '../errors/validation.js';
 import { type BarometerConfig, parseConfig } from './barometer-config.js';
-import { configEntryFor, resolveProfile } from './resolve-profile.js';
+import { findModel } from './find-model.js';
+import { configEntryFor, explainProfile, resolveProfile } from './resolve-profile.js';
 
 function config(models: Record<string, unknown>): BarometerConfig {
   const parsed = parseConfig({ models });
@@ -10,7 +11,7 @@ function config(models: Record<string, unknown>): BarometerConfig {
 }
 
 describe('resolveProfile from built-in data', () => {
-  it('copies the listed limits, price and reasoning flag and marks the source builtin', () => {
+  it('copies the listed limits, price and reasoning flag and marks the source registry', () => {
     // models.dev anthropic/claude-sonnet-4-20250514: 3 / 15 / cache read 0.3 / cache write 3.75, reasoning true.
     expect(resolveProfile('claude-sonnet-4-20250514')).toEqual({
       id: 'claude-sonnet-4-20250514',
@@ -18,10 +19,11 @@ describe('resolveProfile from built-in data', () => {
       maxOutput: 64_000,
       effectiveWindow: 200_000,
       price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
-      priceSource: 'builtin',
+      priceSource: 'registry',
       reasoning: true,
-      reasoningSource: 'builtin',
-      source: 'builtin',
+      reasoningSource: 'registry',
+      windowSource: 'registry',
+      source: 'registry',
     });
   });
 
@@ -131,6 +133,7 @@ describe('resolveProfile layering', () => {
       id: 'my-local-model',
       contextLength: 32_768,
       effectiveWindow: 32_768,
+      windowSource: 'session',
       source: 'session',
     });
   });
@@ -157,7 +160,7 @@ describe('resolveProfile layering', () => {
       price: { input: 1, output: 8 },
       priceSource: 'config',
       reasoning: true,
-      reasoningSource: 'builtin',
+      reasoningSource: 'registry',
       source: 'config',
     });
     expect(profile?.price?.tiers).toBeUndefined();
@@ -166,7 +169,7 @@ describe('resolveProfile layering', () => {
 
   it('lets a config reasoning flag override the registry', () => {
     const profile = resolveProfile('gpt-4o-mini', { config: config({ 'gpt-4o-mini': { reasoning: true } }) });
-    expect(profile).toMatchObject({ reasoning: true, reasoningSource: 'config', priceSource: 'builtin' });
+    expect(profile).toMatchObject({ reasoning: true, reasoningSource: 'config', priceSource: 'registry' });
   });
 
   it('lets a session price override the config price', () => {
@@ -233,5 +236,114 @@ describe('configEntryFor', () => {
 
   it('applies a family entry to its dated snapshots', () => {
     expect(configEntryFor('claude-sonnet-4-20250514', models)?.optimalMaxTokens).toBe(1000);
+  });
+});
+
+describe('resolveProfile for a model the registry does not list', () => {
+  // claude-opus-4-8: the newest claude-opus-* Anthropic lists in the table of 2026-11-22 (family-estimate.test.ts).
+  const newest = findModel('claude-opus-4-8')!;
+
+  it("takes window, max output, price and reasoning from the family's newest known model, marked family-estimate", () => {
+    expect(resolveProfile('claude-opus-5-5')).toEqual({
+      id: 'claude-opus-5-5',
+      contextLength: newest.contextLength,
+      maxOutput: newest.maxOutput,
+      effectiveWindow: newest.contextLength,
+      price: newest.price,
+      priceSource: 'family-estimate',
+      reasoning: newest.reasoning,
+      reasoningSource: 'family-estimate',
+      windowSource: 'family-estimate',
+      estimatedFrom: 'claude-opus-4-8',
+      family: 'claude-opus-*',
+      source: 'family-estimate',
+    });
+  });
+
+  it("narrows the estimated window by the agent's rule, as for a listed model", () => {
+    expect(resolveProfile('claude-opus-5-5', { agent: 'claude-code' })?.effectiveWindow).toBe(167_000);
+    expect(resolveProfile('claude-opus-5-5[1m]', { agent: 'claude-code' })?.effectiveWindow).toBe(
+      newest.contextLength! - 33_000,
+    );
+  });
+
+  it("lets the user's config entry win over the estimate, figure by figure", () => {
+    const profile = resolveProfile('claude-opus-5-5', {
+      config: config({ 'claude-opus-5-5': { context_length: 500_000, price: { input: 7, output: 35 } } }),
+    });
+    expect(profile).toMatchObject({
+      contextLength: 500_000,
+      effectiveWindow: 500_000,
+      windowSource: 'config',
+      price: { input: 7, output: 35 },
+      priceSource: 'config',
+      maxOutput: newest.maxOutput,
+      reasoningSource: 'family-estimate',
+      estimatedFrom: 'claude-opus-4-8',
+      source: 'config',
+    });
+  });
+
+  it('knows nothing of a model of no known family (undefined: no window, no price)', () => {
+    expect(resolveProfile('acme-7')).toBeUndefined();
+    expect(explainProfile('acme-7')).toMatchObject({
+      profile: undefined,
+      estimate: undefined,
+      registry: undefined,
+    });
+  });
+});
+
+describe('resolveProfile with what the agent reports', () => {
+  it("measures against the window the agent states, as stated (Claude Code's 1M is not capped at 200K)", () => {
+    const profile = resolveProfile('claude-opus-5-5', {
+      agent: 'claude-code',
+      reported: { contextWindow: 1_000_000 },
+    });
+    expect(profile).toMatchObject({
+      contextLength: 1_000_000,
+      effectiveWindow: 967_000,
+      windowSource: 'agent-reported',
+      priceSource: 'family-estimate',
+    });
+    // A stated 200K: Claude Code's own 33,000-token reserve still comes off.
+    expect(
+      resolveProfile('acme-7', { agent: 'claude-code', reported: { contextWindow: 200_000 } }),
+    ).toMatchObject({ effectiveWindow: 167_000, windowSource: 'agent-reported', source: 'agent-reported' });
+  });
+
+  it("takes the agent's own effective window as it is (Codex's model_context_window)", () => {
+    expect(
+      resolveProfile('gpt-5.6-sol', { agent: 'codex', reported: { effectiveWindow: 258_400 } }),
+    ).toMatchObject({ effectiveWindow: 258_400, windowSource: 'agent-reported' });
+  });
+
+  it("raises max output to a request's max_tokens, never lowers it", () => {
+    const listed = findModel('claude-sonnet-4-20250514')!.maxOutput!;
+    expect(resolveProfile('claude-sonnet-4-20250514', { reported: { maxOutput: 1024 } })?.maxOutput).toBe(
+      listed,
+    );
+    expect(
+      explainProfile('claude-sonnet-4-20250514', { reported: { maxOutput: listed + 1 } }).sources.maxOutput,
+    ).toBe('agent-reported');
+    expect(resolveProfile('acme-7', { reported: { maxOutput: 32_000 } })).toEqual({
+      id: 'acme-7',
+      maxOutput: 32_000,
+      source: 'agent-reported',
+    });
+  });
+
+  it('loses to the config file', () => {
+    const profile = resolveProfile('claude-opus-5-5', {
+      agent: 'claude-code',
+      reported: { contextWindow: 1_000_000 },
+      config: config({ 'claude-opus-5-5': { context_length: 200_000 } }),
+    });
+    // The config's window is no stated window: Claude Code's rule applies to it in full.
+    expect(profile).toMatchObject({
+      contextLength: 200_000,
+      effectiveWindow: 167_000,
+      windowSource: 'config',
+    });
   });
 });

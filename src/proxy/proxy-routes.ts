@@ -198,7 +198,7 @@ async function prepareSession(
     const parsed = parse(raw);
     if (!parsed) return { created: false };
     const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
-    const creating = sessions.ensure(session, model, from);
+    const creating = sessions.ensure(session, model, from, parsed);
     // The session's project and first request, for people (read once the session exists).
     context.describer?.observe(session, format, parsed, creating);
     const created = await creating;

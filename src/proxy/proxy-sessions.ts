@@ -23,6 +23,7 @@ import {
 } from './proxy-acting.js';
 import { newProxySession, type PreparedRequest, type ProxySession } from './proxy-session.js';
 import { ProxySessionFiles } from './proxy-session-file.js';
+import { reportedBy } from './requested-output.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
 import { applyEdits, historyOf } from './wire-history.js';
 import { locateEdits } from './wire-splice.js';
@@ -147,15 +148,20 @@ export class ProxySessions {
   }
 
   /**
-   * Makes sure the monitor has the session (created with the request's model); false when it could not, and then
+   * Makes sure the monitor has the session (created with the request's model and what it says of its max output); false when it could not, and then
    * the session is paused until a later request creates it.
    */
-  ensure(entry: ProxySession, model: string, source: SessionSource): Promise<boolean> {
+  ensure(entry: ProxySession, model: string, source: SessionSource, body?: Json): Promise<boolean> {
     entry.ready ??= (async () => {
       try {
         if (!(await this.#monitor.has(entry.id))) {
           const agent = AGENT_OF[source];
-          await this.#monitor.create({ id: entry.id, model, ...(agent ? { agent } : {}) });
+          await this.#monitor.create({
+            id: entry.id,
+            model,
+            ...(agent ? { agent } : {}),
+            ...reportedBy(body),
+          });
         }
       } catch (error) {
         // A session created meanwhile (by a concurrent request, a hook or watch) is as good.

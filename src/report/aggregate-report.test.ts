@@ -15,6 +15,7 @@ function call(time: string, model: string, figures: Partial<ReportCall> = {}): R
     cacheReadTokens: 100,
     cacheWriteTokens: 20,
     costUsd: 1,
+    estimated: false,
     promptTokens: 130,
     health: 'healthy',
     streamedOutputTokens: 0,

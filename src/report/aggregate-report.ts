@@ -30,6 +30,11 @@ export interface ReportRow {
   cacheWriteTokens: number;
   /** US dollars of the calls with a known price. */
   costUsd: number;
+  /**
+   * The part of `costUsd` priced at a family estimate: calls of models the registry does not list, priced as the
+   * newest known model of their family (`barometer models <name>` says which). The text output marks such a cost.
+   */
+  estimatedCostUsd: number;
   /** Calls whose cost is unknown (not in `costUsd`). */
   unpricedCalls: number;
   /** Compactions the agent ran by itself, and the ones the user asked for. */
@@ -72,6 +77,7 @@ class RowBuilder {
   cacheReadTokens = 0;
   cacheWriteTokens = 0;
   costUsd = 0;
+  estimatedCostUsd = 0;
   unpricedCalls = 0;
   autoCompactions = 0;
   manualCompactions = 0;
@@ -102,6 +108,7 @@ class RowBuilder {
     this.cacheReadTokens += slot.cacheReadTokens;
     this.cacheWriteTokens += slot.cacheWriteTokens;
     this.costUsd += slot.costUsd;
+    this.estimatedCostUsd += slot.estimatedCostUsd;
     this.unpricedCalls += slot.unpricedCalls;
     if (
       slot.peakPromptTokens !== null &&
@@ -134,6 +141,7 @@ class RowBuilder {
     this.cacheReadTokens += other.cacheReadTokens;
     this.cacheWriteTokens += other.cacheWriteTokens;
     this.costUsd += other.costUsd;
+    this.estimatedCostUsd += other.estimatedCostUsd;
     this.unpricedCalls += other.unpricedCalls;
     this.autoCompactions += other.autoCompactions;
     this.manualCompactions += other.manualCompactions;
@@ -166,6 +174,7 @@ class RowBuilder {
       cacheReadTokens: this.cacheReadTokens,
       cacheWriteTokens: this.cacheWriteTokens,
       costUsd: this.costUsd,
+      estimatedCostUsd: this.estimatedCostUsd,
       unpricedCalls: this.unpricedCalls,
       autoCompactions: this.autoCompactions,
       manualCompactions: this.manualCompactions,

@@ -13,6 +13,8 @@ export interface ReportCall {
   cacheWriteTokens: number;
   /** US dollars at the model's price; null when the price (or a cache price it needs) is unknown. */
   costUsd: number | null;
+  /** Whether `costUsd` is at a family estimate's price (a model the registry does not list). */
+  estimated: boolean;
   /** The whole prompt (input + cache read + cache write); null when the log has no usage for the call. */
   promptTokens: number | null;
   /** Context health of the prompt against the model's thresholds as the agent runs it (seed 003). */
@@ -43,6 +45,8 @@ export interface ReportSlot {
   cacheWriteTokens: number;
   /** US dollars of the calls with a known price. */
   costUsd: number;
+  /** The part of `costUsd` priced at a family estimate. */
+  estimatedCostUsd: number;
   /** Calls whose cost is unknown (not in `costUsd`). */
   unpricedCalls: number;
   /** The largest prompt of the slot's calls; null when none has usage. */

@@ -62,6 +62,11 @@ export class ReportPricing {
     const cost = usageCost(usage, this.profile(model, agent)?.price);
     return cost.known ? cost.usd : null;
   }
+
+  /** Whether a model's price is a family estimate's (its costs are estimates). */
+  estimated(model: string, agent: string): boolean {
+    return this.profile(model, agent)?.priceSource === 'family-estimate';
+  }
 }
 
 function reportCall(call: SessionLog['calls'][number], agent: string, pricing: ReportPricing): ReportCall {
@@ -78,6 +83,7 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
       cacheReadTokens: 0,
       cacheWriteTokens: 0,
       costUsd: null,
+      estimated: false,
       promptTokens: null,
       health: 'unknown',
       streamedOutputTokens: 0,
@@ -96,6 +102,7 @@ function reportCall(call: SessionLog['calls'][number], agent: string, pricing: R
     cacheReadTokens: usage.cachedReadTokens,
     cacheWriteTokens: usage.cachedWriteTokens,
     costUsd: cost,
+    estimated: cost !== null && pricing.estimated(model, agent),
     promptTokens: usage.promptTokens,
     health: healthLevel(usage.promptTokens, thresholds),
     streamedOutputTokens: first ? Math.max(0, usage.completionTokens - first.completionTokens) : 0,

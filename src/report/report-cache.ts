@@ -16,9 +16,10 @@ export interface CachedLog {
 
 /**
  * The shape of the cache's entries: part of every cache's key, raised when what an entry holds changes, so that a
- * cache an older build wrote is ignored rather than misread. 2: calls added up by quarter hour (`ReportSlot`).
+ * cache an older build wrote is ignored rather than misread. 2: calls added up by quarter hour (`ReportSlot`); 3: a slot's cost
+ * priced at family estimates (`estimatedCostUsd`).
  */
-export const REPORT_CACHE_FORMAT = 2;
+export const REPORT_CACHE_FORMAT = 3;
 
 /** Saves so far in this process: each writes a temporary file of its own. */
 let saves = 0;

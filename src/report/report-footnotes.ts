@@ -27,6 +27,10 @@ export function reportFootnotes(total: ReportRow): string[] {
       ...others,
     );
   }
+  if (total.estimatedCostUsd > 0)
+    notes.push(
+      `~ $${total.estimatedCostUsd.toFixed(4)} of the cost is at estimated prices: calls of models the registry does not list, priced as the newest known model of their family (\`barometer models <model>\` says which; a price in barometer.config.json replaces the estimate).`,
+    );
   if (total.unpricedCalls > 0)
     notes.push(
       `* ${total.unpricedCalls} calls have no known price (their model is not priced): they are not in the cost.`,

@@ -25,6 +25,7 @@ export function reportSlots(calls: readonly ReportCall[]): ReportSlot[] {
         cacheReadTokens: 0,
         cacheWriteTokens: 0,
         costUsd: 0,
+        estimatedCostUsd: 0,
         unpricedCalls: 0,
         peakPromptTokens: null,
         cautionCalls: 0,
@@ -40,7 +41,10 @@ export function reportSlots(calls: readonly ReportCall[]): ReportSlot[] {
     slot.cacheReadTokens += call.cacheReadTokens;
     slot.cacheWriteTokens += call.cacheWriteTokens;
     if (call.costUsd === null) slot.unpricedCalls++;
-    else slot.costUsd += call.costUsd;
+    else {
+      slot.costUsd += call.costUsd;
+      if (call.estimated) slot.estimatedCostUsd += call.costUsd;
+    }
     if (
       call.promptTokens !== null &&
       (slot.peakPromptTokens === null || call.promptTokens > slot.peakPromptTokens)

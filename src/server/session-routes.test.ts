@@ -50,11 +50,18 @@ describe('POST /api/v1/sessions', () => {
     expect(response.json().id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('refuses an unknown model without a window (400 BR_ERR_UNKNOWN_MODEL) and a duplicate id (409)', async () => {
+  it('creates a session for a model nobody knows, its figures marked unknown; refuses a duplicate id (409)', async () => {
     const server = await makeApp();
     const unknown = await create(server, { model: 'my-private-llm' });
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json()).toMatchObject({ code: 'BR_ERR_UNKNOWN_MODEL', issues: [{ field: 'model' }] });
+    expect(unknown.statusCode).toBe(201);
+    expect(unknown.json().profile).toMatchObject({
+      contextWindow: null,
+      source: null,
+      windowSource: null,
+      priceSource: null,
+      estimatedFrom: null,
+      unpricedReason: expect.stringContaining('no price known for my-private-llm'),
+    });
     expect(
       (await create(server, { id: 'a', model: 'my-private-llm', contextWindow: 32000 })).statusCode,
     ).toBe(201);

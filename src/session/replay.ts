@@ -150,11 +150,14 @@ export function sessionOptionsForLog(
       { field: 'model', value: undefined, message: 'the log names no model: give one (--model ID)' },
     ]);
   }
-  const contextWindow = options.contextWindow ?? log.contextWindow;
+  // A window given for the replay is the session's own; the one the log states is what the agent reported.
+  const { contextWindow } = options;
+  const stated = contextWindow === undefined ? log.contextWindow : undefined;
   return {
     model,
     agent: AGENT_OF_FORMAT[log.format],
     ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(stated === undefined ? {} : { agentReported: { effectiveWindow: stated } }),
     ...(options.id === undefined ? {} : { id: options.id }),
     // Named as the live session would be: the agent's folder and the first request.
     ...(log.workingDirectory === undefined ? {} : { workingDirectory: log.workingDirectory.slice(0, 4096) }),

@@ -310,8 +310,8 @@ export class SessionMonitor {
 
   /**
    * Creates a session.
-   * @throws BarometerValidationError: bad or inconsistent options, an unknown model (BR_ERR_UNKNOWN_MODEL), an id
-   * in use (BR_ERR_SESSION_EXISTS), a full store (BR_ERR_SESSION_LIMIT)
+   * @throws BarometerValidationError: bad or inconsistent options, an id in use (BR_ERR_SESSION_EXISTS), a full
+   * store (BR_ERR_SESSION_LIMIT)
    */
   async create(options: SessionOptions): Promise<SessionView> {
     const state = createSessionState(options, {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { TriggerConfigSchema } from '../compaction/evaluate-triggers.js';
 import { IdSchema } from '../ids/id-schema.js';
-import { AgentNameSchema } from '../models/model-profile.js';
+import { AgentNameSchema, AgentReportedSchema } from '../models/model-profile.js';
 
 const tokens = z.number().int().min(1);
 
@@ -41,6 +41,13 @@ export const SessionOptionsSchema = z.strictObject({
   agent: AgentNameSchema.optional(),
   /** The window to measure against, overriding the registry and the agent rule. */
   contextWindow: tokens.optional(),
+  /**
+   * What the agent reports of the model it runs: its stated window (`contextWindow`: Claude Code's status line
+   * `context_window_size`), the window it measures against (`effectiveWindow`: Codex's `model_context_window`) and a
+   * request's `max_tokens` (`maxOutput`, a floor of the model's max output). They win over the registry and a family
+   * estimate (source `agent-reported`) and lose to the config file and `contextWindow`.
+   */
+  agentReported: AgentReportedSchema.optional(),
   optimalMaxTokens: tokens.optional(),
   criticalMaxTokens: tokens.optional(),
   /** Total tokens this session may spend; exhausting it terminates. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
-import { AgentNameSchema } from '../models/model-profile.js';
+import { AgentNameSchema, ProfileSourceSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema, PressureLevelSchema, PrioritySchema } from '../pressure/schemas.js';
 import { EvictedSchema, EvictionSavingsSchema } from './eviction-savings.js';
 import { SessionTotalsSchema } from './session-totals.js';
@@ -114,10 +114,17 @@ export const SessionSignalsSchema = z
      */
     quotas: z.array(QuotaStandingSchema),
     /**
-     * USD spent by the session's calls at the model's prices (registry or config), or null when no call could be
-     * priced (the price is unknown: never a guess).
+     * USD spent by the session's calls at the model's prices (registry, family estimate or config), or null when no
+     * call could be priced (the price is unknown: never a guess).
      */
     costUsd: z.number().min(0).nullable(),
+    /**
+     * Whether part of `costUsd` is priced at a family estimate (a model the registry does not list, priced as the
+     * newest known model of its family: `profile.estimatedFrom`): the cost is then an estimate.
+     */
+    costEstimated: z.boolean(),
+    /** Calls that could not be priced (their cost is not in `costUsd`; `profile.unpricedReason` says why). */
+    unpricedCalls: count,
     /** Share of the prompt tokens read from the provider's cache, over the session, in percent; null before any. */
     cacheHitPercent: z.number().min(0).max(100).nullable(),
     tokenBudget: count.nullable(),
@@ -284,6 +291,18 @@ export const SessionSummarySchema = z
       criticalMaxTokens: count.nullable(),
       tpmLimit: count.nullable(),
       tokenBudget: count.nullable(),
+      /** The last layer that gave the model a figure; null when none knows the model. */
+      source: ProfileSourceSchema.nullable(),
+      /** Where `contextWindow` comes from; null when no window is known (health is then unknown). */
+      windowSource: ProfileSourceSchema.nullable(),
+      /** Where the price comes from; null when no price is known (calls are unpriced). */
+      priceSource: ProfileSourceSchema.nullable(),
+      /** The known model a family estimate took figures from (`claude-opus-4-8`), or null when none was used. */
+      estimatedFrom: z.string().nullable(),
+      /** The family of that estimate (`claude-opus-*`), or null. */
+      family: z.string().nullable(),
+      /** Why calls cannot be priced, or null when the model has a price. */
+      unpricedReason: z.string().nullable(),
     }),
     signals: SessionSignalsSchema,
     health: SessionHealthSchema,

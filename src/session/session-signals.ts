@@ -50,6 +50,8 @@ export function signalsAt(
         : Math.max(0, tpmLimit - tokensLastMinute),
     quotas,
     costUsd: spend && spend.pricedCalls > 0 ? Math.round(spend.costUsd * 1e6) / 1e6 : null,
+    costEstimated: (spend?.estimatedCostUsd ?? 0) > 0,
+    unpricedCalls: spend?.unpricedCalls ?? 0,
     cacheHitPercent:
       spend && spend.promptTokens > 0
         ? Math.round((spend.cachedReadTokens / spend.promptTokens) * 1000) / 10

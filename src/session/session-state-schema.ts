@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { TriggerStateSchema } from '../compaction/evaluate-triggers.js';
 import { HealthStateSchema } from '../health/step-health.js';
 import { IdSchema } from '../ids/id-schema.js';
-import { AgentNameSchema, ModelProfileSchema } from '../models/model-profile.js';
+import { AgentNameSchema, StoredModelProfileSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema } from '../pressure/schemas.js';
 import { TokenWindowSchema } from '../quota/token-window.js';
 import { EvictionTallySchema } from './eviction-savings.js';
@@ -43,7 +43,8 @@ export const SessionStateSchema = z
     createdAt: z.number(),
     /** The options the session was created with, as validated. */
     options: SessionOptionsSchema,
-    profile: ModelProfileSchema,
+    /** The resolved profile; states written before family estimates name the registry `builtin`. */
+    profile: StoredModelProfileSchema,
     thresholds: z.strictObject({ limit: count.nullable(), optimal: count, critical: count.nullable() }),
     generations: count,
     firstAt: z.number().nullable(),
@@ -77,6 +78,8 @@ export const SessionStateSchema = z
     spend: z
       .strictObject({
         costUsd: z.number().min(0),
+        /** The part of `costUsd` priced at a family estimate (absent in states written before estimates). */
+        estimatedCostUsd: z.number().min(0).optional(),
         pricedCalls: count,
         unpricedCalls: count,
         promptTokens: count,

@@ -5,7 +5,7 @@ import { initialHealthState } from '../health/step-health.js';
 import { contextPressure } from '../kv/context-pressure.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { canonicalModelId, normalizeModelId } from '../models/model-id.js';
-import { promptWindow } from '../models/model-profile.js';
+import { currentProfile, type ModelProfile, promptWindow } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
 import { emptyTokenWindow } from '../quota/token-window.js';
 import { DEFAULT_BURN_WINDOW_SECONDS, type SessionOptions, SessionOptionsSchema } from './session-options.js';
@@ -26,15 +26,15 @@ export interface CreateSessionDependencies {
   config?: BarometerConfig;
 }
 
-function invalid(issues: ValidationIssue[], code?: 'BR_ERR_UNKNOWN_MODEL'): BarometerValidationError {
-  return new BarometerValidationError(issues, 'session options', code);
+function invalid(issues: ValidationIssue[]): BarometerValidationError {
+  return new BarometerValidationError(issues, 'session options');
 }
 
 /**
  * A new session's state: the options validated (strict), the model looked up with the agent's effective
- * window, the limits checked against each other.
- * @throws BarometerValidationError for bad or inconsistent options, or an unknown model without `contextWindow`
- * (BR_ERR_UNKNOWN_MODEL)
+ * window (the registry's, a family estimate's, what the agent reported, the config file's), the limits checked
+ * against each other. A model no layer knows gets a session without a window or a price.
+ * @throws BarometerValidationError for bad or inconsistent options
  */
 export function createSessionState(
   options: SessionOptions,
@@ -64,24 +64,15 @@ export function createSessionState(
         : { tpmLimit: valid.rateLimits.tokensPerMinute }
       : { tpmLimit: valid.tpmLimit }),
   };
+  // A model nobody knows (not the registry, no family, no config entry) still gets a session: no window (health
+  // unknown), no price (calls unpriced), never a refusal: a registry lags the providers by weeks.
   const profile = resolveProfile(valid.model, {
     ...(valid.agent ? { agent: valid.agent } : {}),
+    ...(valid.agentReported ? { reported: valid.agentReported } : {}),
     overrides,
     ...(dependencies.config ? { config: dependencies.config } : {}),
-  });
-  const window = profile ? (profile.effectiveWindow ?? promptWindow(profile)) : undefined;
-  if (!profile || window === undefined) {
-    throw invalid(
-      [
-        {
-          field: 'model',
-          value: valid.model,
-          message: `unknown model ${JSON.stringify(valid.model)}: give contextWindow (tokens) or use a model of the registry`,
-        },
-      ],
-      'BR_ERR_UNKNOWN_MODEL',
-    );
-  }
+  }) ?? { id: valid.model };
+  const window = profile.effectiveWindow ?? promptWindow(profile);
   const thresholds = healthThresholds({ ...profile, effectiveWindow: window });
   checkConsistent(valid, thresholds);
   const now = (dependencies.now ?? Date.now)();
@@ -109,6 +100,9 @@ export function createSessionState(
       priceSource: profile.priceSource,
       reasoning: profile.reasoning,
       reasoningSource: profile.reasoningSource,
+      windowSource: profile.windowSource,
+      estimatedFrom: profile.estimatedFrom,
+      family: profile.family,
     }),
     thresholds: {
       limit: thresholds.limit ?? null,
@@ -178,6 +172,11 @@ function checkConsistent(
   if (issues.length) throw invalid(issues);
 }
 
+/** A state's model profile with today's source names (a state of an older version says `builtin` for `registry`). */
+export function profileOf(state: SessionState): ModelProfile {
+  return currentProfile(state.profile);
+}
+
 /**
  * A string as one piece of text. Node writes a random UUID by concatenating its 16 hex pairs and dashes, which V8
  * keeps as a tree of ~15 strings (~550 bytes, measured on Node 20) for as long as the session keeps its id; the copy
@@ -203,7 +202,7 @@ export function definedOf<T extends Record<string, unknown>>(value: T): T {
  * options on that model would have (an agent's window rule, an explicit `contextWindow`, the config file all
  * apply). Used when a log switches models mid-session. Everything measured (figures, windows, state machines)
  * is kept.
- * @throws BarometerValidationError for an unknown model without `contextWindow` (BR_ERR_UNKNOWN_MODEL)
+ * @throws BarometerValidationError when the session's options contradict the new model's limits
  */
 export function withModel(
   state: SessionState,
@@ -230,7 +229,8 @@ function sameModel(a: string, b: string): boolean {
  * The state on the model a call names, when the agent switched to another one mid-session: that model's window,
  * thresholds and price (`withModel`), as replay judges a log's calls. Another spelling of the session's model is no
  * switch (a session created as `claude-opus-4-6[1m]` keeps its 1M window when the API answers `claude-opus-4-6`), and
- * a model the registry does not know keeps the limits of the one before.
+ * a model of which nothing gives a window (not the registry, no family estimate, no config entry) keeps the limits
+ * of the one before.
  */
 export function followingModel(
   state: SessionState,
@@ -239,7 +239,8 @@ export function followingModel(
 ): SessionState {
   if (model === undefined || sameModel(model, state.model)) return state;
   try {
-    return withModel(state, model, dependencies);
+    const next = withModel(state, model, dependencies);
+    return next.thresholds.limit === null && state.thresholds.limit !== null ? state : next;
   } catch (error) {
     if (!(error instanceof BarometerValidationError)) throw error;
     return state;

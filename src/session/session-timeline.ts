@@ -1,3 +1,4 @@
+import { profileSource } from '../models/model-profile.js';
 import { projectOf } from '../usage/session-title.js';
 import { ColumnTimeline } from './column-timeline.js';
 import { evictionSavings } from './eviction-savings.js';
@@ -153,6 +154,41 @@ function verdictAtOf(state: SessionState): string | null {
   return at === null ? null : isoTime(at);
 }
 
+/**
+ * Where a session's figures come from, as the API names the sources (a state of an older version says `builtin`
+ * for `registry`). A window the session was given (`contextWindow`) is the session's, whatever the profile says.
+ */
+function profileSources(state: SessionState) {
+  const profile = state.profile;
+  const priceSource = profileSource(profile.priceSource) ?? null;
+  return {
+    source: profileSource(profile.source) ?? null,
+    windowSource: state.thresholds.limit === null ? null : (profileSource(windowSourceOf(state)) ?? null),
+    priceSource,
+    estimatedFrom: profile.estimatedFrom ?? null,
+    family: profile.family ?? null,
+    unpricedReason: priceSource === null ? unpricedReason(state) : null,
+  };
+}
+
+/** The window's source; a state written before `windowSource` existed: the session's own window, else the profile's. */
+function windowSourceOf(state: SessionState) {
+  const { windowSource, source } = state.profile;
+  if (windowSource !== undefined) return windowSource;
+  return state.options.contextWindow === undefined ? source : 'session';
+}
+
+function unpricedReason(state: SessionState): string {
+  const { estimatedFrom, family, source } = state.profile;
+  const why =
+    estimatedFrom !== undefined
+      ? `${estimatedFrom}, the newest known ${family} model it is estimated from, has none`
+      : source === undefined
+        ? 'the registry does not list it and it is of no known family'
+        : 'neither the registry nor the config file gives one';
+  return `no price known for ${state.model}: ${why}; give it a price in barometer.config.json (\`barometer models ${state.model}\` shows what is known)`;
+}
+
 /** A session's summary: everything but its timeline (what lists and the all-sessions stream carry). */
 export function sessionSummary(state: SessionState): SessionSummary {
   return {
@@ -168,6 +204,7 @@ export function sessionSummary(state: SessionState): SessionSummary {
       criticalMaxTokens: state.thresholds.critical,
       tpmLimit: state.profile.tpmLimit ?? null,
       tokenBudget: state.options.tokenBudget ?? null,
+      ...profileSources(state),
     },
     signals: signalsOf(state),
     health: healthOf(state),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BarometerValidationError } from '../errors/validation.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { Session } from './session.js';
+import { sessionSummary } from './session-timeline.js';
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const usage = (promptTokens: number, completionTokens = 500): UsageRecord => ({
@@ -231,16 +231,61 @@ describe('creating a session', () => {
     expect(claude.thresholds.limit).toBe(167_000);
   });
 
-  it('refuses an unknown model without a context window, naming the field', () => {
-    try {
-      new Session({ model: 'my-private-model' });
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(BarometerValidationError);
-      expect((error as BarometerValidationError).code).toBe('BR_ERR_UNKNOWN_MODEL');
-      expect((error as BarometerValidationError).issues[0]?.field).toBe('model');
-    }
-    expect(new Session({ model: 'my-private-model', contextWindow: 32_000 }).thresholds.limit).toBe(32_000);
+  it('creates a session for a model of no known family: no window, health unknown, every call unpriced', () => {
+    // Regression (issue 37): an id the registry did not know failed session creation (BR_ERR_UNKNOWN_MODEL), so the
+    // proxy recorded nothing of a whole Claude Code session.
+    const s = new Session({ model: 'acme-7' }, { now: () => T0 });
+    expect(s.thresholds.limit).toBeUndefined();
+    expect(s.profile).toEqual({ id: 'acme-7' });
+    const update = s.update({ usage: usage(50_000, 1_000), timestamp: T0 });
+    expect(update.health.level).toBe('unknown');
+    expect(update.verdict.reasons.find((reason) => reason.model === 'health')?.reason).toBe(
+      'context health unknown: no window known',
+    );
+    expect(update.costUsd).toBeNull();
+    expect(update.signals).toMatchObject({
+      costUsd: null,
+      costEstimated: false,
+      unpricedCalls: 1,
+      window: null,
+    });
+    expect(new Session({ model: 'acme-7', contextWindow: 32_000 }).thresholds.limit).toBe(32_000);
+  });
+
+  it('measures and prices an unknown model of a known family as its newest known model, marked estimated', () => {
+    // claude-opus-5-5 (Claude Code 2.1.328's default) is estimated from claude-opus-4-8: 1M listed, $5 / $25.
+    const s = new Session({ model: 'claude-opus-5-5', agent: 'claude-code' }, { now: () => T0 });
+    expect(s.profile).toMatchObject({
+      estimatedFrom: 'claude-opus-4-8',
+      windowSource: 'family-estimate',
+      priceSource: 'family-estimate',
+    });
+    // Claude Code's rule on the estimated 1M window: 200,000 − 33,000.
+    expect(s.thresholds.limit).toBe(167_000);
+    const update = s.update({ usage: usage(160_000, 1_000), timestamp: T0 });
+    expect(update.health.level).toBe('critical');
+    // 160,000 × $5 + 1,000 × $25, per million.
+    expect(update.costUsd).toBeCloseTo(0.825, 9);
+    expect(update.signals).toMatchObject({ costEstimated: true, unpricedCalls: 0 });
+  });
+
+  it("reads a state written by the previous version, whose sources say builtin, as the registry's", () => {
+    const current = new Session({ model: 'claude-sonnet-4-5' }, { now: () => T0 }).state;
+    const { windowSource: _, ...older } = current.profile;
+    const stored = {
+      ...current,
+      profile: { ...older, source: 'builtin', priceSource: 'builtin', reasoningSource: 'builtin' },
+    };
+    const resumed = Session.fromState(JSON.parse(JSON.stringify(stored)));
+    expect(resumed.profile).toMatchObject({
+      source: 'registry',
+      priceSource: 'registry',
+      reasoningSource: 'registry',
+    });
+    expect(sessionSummary(resumed.state).profile).toMatchObject({
+      source: 'registry',
+      priceSource: 'registry',
+    });
   });
 
   it('rejects KV settings the KV model refuses when the session is created, not at its first update', () => {

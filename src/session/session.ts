@@ -8,7 +8,12 @@ import { healthOf } from './session-health.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionEvent, SessionHealth, SessionSignals, Verdict } from './session-schemas.js';
 import { signalsOf } from './session-signals.js';
-import { type CreateSessionDependencies, createSessionState, type SessionState } from './session-state.js';
+import {
+  type CreateSessionDependencies,
+  createSessionState,
+  profileOf,
+  type SessionState,
+} from './session-state.js';
 import { SessionStateSchema } from './session-state-schema.js';
 import { observeQuotaStep, type SessionUpdate, stepSession } from './step-session.js';
 
@@ -33,7 +38,7 @@ export class Session {
   #state: SessionState;
   readonly #now: () => number;
 
-  /** @throws BarometerValidationError for bad options, or an unknown model without `contextWindow` (BR_ERR_UNKNOWN_MODEL). */
+  /** @throws BarometerValidationError for bad options (a model the registry does not know is not one). */
   constructor(options: SessionOptions, dependencies: SessionDependencies = {}) {
     this.#state = resuming ?? createSessionState(options, dependencies);
     this.#now = dependencies.now ?? Date.now;
@@ -67,8 +72,9 @@ export class Session {
   get agent(): string | null {
     return this.#state.agent;
   }
+  /** The model's profile (a state written by an older version shows today's source names). */
   get profile(): ModelProfile {
-    return this.#state.profile;
+    return profileOf(this.#state);
   }
   get createdAt(): number {
     return this.#state.createdAt;

@@ -6,7 +6,7 @@ import {
 } from '../compaction/evaluate-triggers.js';
 import { stepHealth } from '../health/step-health.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
-import { priceOfModel } from '../models/resolve-profile.js';
+import { sourcedPriceOfModel } from '../models/resolve-profile.js';
 import type { QuotaAdvice } from '../quota/quota-advice.js';
 import {
   type QuotaSurvival,
@@ -160,11 +160,16 @@ export function stepSession(
   if (update.headers !== undefined) next.reported = { at, ...readRateLimitHeaders(update.headers, at) };
   // Money: this call at its own model's price (every pass of a server-side compaction), null when unknown. A session
   // whose agent switched models mid-way pays each call at the model that made it, as replay does.
-  const price =
+  const other =
     usage.model !== undefined && usage.model !== state.model && context.followModel !== false
-      ? priceOfModel(usage.model, context.config)
-      : state.profile.price;
+      ? sourcedPriceOfModel(usage.model, context.config)
+      : undefined;
+  const price = other === undefined ? state.profile.price : other?.price;
   const costUsd = costOfUsage(usage, price);
+  // A price from a family estimate makes the cost an estimate: its dollars are counted apart to say so.
+  const estimated =
+    costUsd !== null &&
+    (other === undefined ? state.profile.priceSource : other?.source) === 'family-estimate';
   const spend = state.spend ?? {
     costUsd: 0,
     pricedCalls: 0,
@@ -174,6 +179,7 @@ export function stepSession(
   };
   next.spend = {
     costUsd: spend.costUsd + (costUsd ?? 0),
+    estimatedCostUsd: (spend.estimatedCostUsd ?? 0) + (estimated ? costUsd : 0),
     pricedCalls: spend.pricedCalls + (costUsd === null ? 0 : 1),
     unpricedCalls: spend.unpricedCalls + (costUsd === null ? 1 : 0),
     promptTokens: spend.promptTokens + (usage.available ? usage.promptTokens : 0),
@@ -193,9 +199,14 @@ export function stepSession(
     events.push({ type: 'usage_unavailable', at: isoTime(at), reason: usage.reason });
   }
 
+  // Without a window (and no critical threshold of its own) nothing says how full the context is: unknown, not a
+  // guess at healthy (seed 003: the limit is the model's window, else unknown).
+  const measurable = state.thresholds.limit !== null || state.thresholds.critical !== null;
   const healthStep = stepHealth(
     state.health,
-    usage.available ? { available: true, promptTokens: usage.promptTokens } : { available: false },
+    usage.available && measurable
+      ? { available: true, promptTokens: usage.promptTokens }
+      : { available: false },
     healthOptionsOf(state),
   );
   next.health = healthStep.state;

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { estimateMarks } from './estimates.js';
+import { profileFixture } from './test-fixtures.js';
 
-const profile = {
-  contextWindow: 200_000,
-  optimalMaxTokens: 100_000,
-  criticalMaxTokens: 180_000,
-  tpmLimit: null,
-  tokenBudget: null,
-};
+const profile = profileFixture({ source: null, windowSource: null, priceSource: null });
 
 describe('estimateMarks', () => {
   it('marks the window and the cost estimated when their source is a family estimate', () => {

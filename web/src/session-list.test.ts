@@ -9,7 +9,7 @@ import {
   sortSessions,
   upsertSession,
 } from './session-list.js';
-import { healthFixture, namingFixture, signalsFixture } from './test-fixtures.js';
+import { healthFixture, namingFixture, profileFixture, signalsFixture } from './test-fixtures.js';
 
 function view(
   id: string,
@@ -24,13 +24,7 @@ function view(
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt,
     generations,
-    profile: {
-      contextWindow: 1,
-      optimalMaxTokens: 1,
-      criticalMaxTokens: 1,
-      tpmLimit: null,
-      tokenBudget: null,
-    },
+    profile: profileFixture({ contextWindow: 1, optimalMaxTokens: 1, criticalMaxTokens: 1 }),
     signals: signalsFixture(),
     health: healthFixture(level ?? 'unknown'),
     regulator: null,
@@ -165,13 +159,7 @@ describe('applyDelta', () => {
     createdAt: '2026-11-22T12:00:00Z',
     updatedAt: '2026-11-22T12:00:01Z',
     generations: 2,
-    profile: {
-      contextWindow: 1,
-      optimalMaxTokens: 1,
-      criticalMaxTokens: 1,
-      tpmLimit: null,
-      tokenBudget: null,
-    },
+    profile: profileFixture({ contextWindow: 1, optimalMaxTokens: 1, criticalMaxTokens: 1 }),
     signals: signalsFixture(),
     health: healthFixture('unknown'),
     regulator: null,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionSummary, SubAgentsAnswer } from '../../src/contract/index.js';
 import { subAgentRows } from './sub-agents.js';
-import { healthFixture, namingFixture, signalsFixture } from './test-fixtures.js';
+import { healthFixture, namingFixture, profileFixture, signalsFixture } from './test-fixtures.js';
 
 function summary(id: string, parentId: string, title: string | null, costUsd: number | null): SessionSummary {
   return {
@@ -11,13 +11,7 @@ function summary(id: string, parentId: string, title: string | null, costUsd: nu
     createdAt: '2026-12-02T01:00:00.000Z',
     updatedAt: null,
     generations: 2,
-    profile: {
-      contextWindow: 1,
-      optimalMaxTokens: 1,
-      criticalMaxTokens: 1,
-      tpmLimit: null,
-      tokenBudget: null,
-    },
+    profile: profileFixture({ contextWindow: 1, optimalMaxTokens: 1, criticalMaxTokens: 1 }),
     signals: signalsFixture(),
     health: healthFixture('unknown'),
     regulator: null,

@@ -24,12 +24,34 @@ export function signalsFixture(overrides: Partial<SessionSignals> = {}): Session
     tpmLeft: null,
     quotas: [],
     costUsd: null,
+    costEstimated: false,
+    unpricedCalls: 0,
     cacheHitPercent: null,
     tokenBudget: null,
     budgetUsed: null,
     budgetRemaining: null,
     ageSeconds: 0,
     driftPercent: null,
+    ...overrides,
+  };
+}
+
+/** A session's profile: the figures of a registry model, every source named as the API names it. */
+export function profileFixture(
+  overrides: Partial<SessionSummary['profile']> = {},
+): SessionSummary['profile'] {
+  return {
+    contextWindow: 200_000,
+    optimalMaxTokens: 100_000,
+    criticalMaxTokens: 180_000,
+    tpmLimit: null,
+    tokenBudget: null,
+    source: 'registry',
+    windowSource: 'registry',
+    priceSource: 'registry',
+    estimatedFrom: null,
+    family: null,
+    unpricedReason: null,
     ...overrides,
   };
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplayCall, ReplayResult, SessionView, TimelinePoint } from '../../src/contract/index.js';
-import { calibrationFixture, healthFixture, namingFixture, signalsFixture } from './test-fixtures.js';
+import {
+  calibrationFixture,
+  healthFixture,
+  namingFixture,
+  profileFixture,
+  signalsFixture,
+} from './test-fixtures.js';
 import {
   type ChartPoint,
   chartModelOfReplay,
@@ -38,13 +44,7 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:03:00.000Z',
     generations: 3,
-    profile: {
-      contextWindow: 200000,
-      optimalMaxTokens: 100000,
-      criticalMaxTokens: 180000,
-      tpmLimit: null,
-      tokenBudget: null,
-    },
+    profile: profileFixture({ contextWindow: 200000, optimalMaxTokens: 100000, criticalMaxTokens: 180000 }),
     signals: signalsFixture(),
     // A session before its first usage: no measured prompt, the profile's thresholds.
     health: healthFixture('unknown', { optimal: 100000, critical: 180000, limit: 200000 }),

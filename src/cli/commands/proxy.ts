@@ -1,14 +1,26 @@
 import type { Command } from 'commander';
 import { parseWith } from '../../errors/validation.js';
+import type { BarometerConfig } from '../../models/barometer-config.js';
 import { DEFAULT_PORT, ServerOptionsSchema } from '../../server/options.js';
 import { startServer } from '../../server/serve.js';
+import { configFor } from '../config-for.js';
 import { dataFolderFor } from '../data-folder-for.js';
 import { proxyLogFile } from '../detached-proxy.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
 import { type ProxyFlags, portOf, timeoutFlag, withProxyFlags } from '../proxy-flags.js';
 import { startListening } from '../start-listening.js';
+import { SERVE_ENVIRONMENT } from './serve.js';
 import { registerWrapCommand } from './wrap.js';
+
+/**
+ * The config file the proxy's sessions are measured with: `--config`, else $BAROMETER_CONFIG, else one in the working
+ * directory. The proxy never read one (issue 37): a model declared in barometer.config.json stayed unknown to it.
+ */
+function proxyConfig(flags: ProxyFlags, io: CliIo): Promise<BarometerConfig | undefined> {
+  const path = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
+  return configFor(io, path === '' ? undefined : path);
+}
 
 /** The service options of `barometer proxy`: the proxy routes on, the log in the data folder's proxy.log. */
 function proxyServerOptions(flags: ProxyFlags, dataDir: string, port: number) {
@@ -58,8 +70,9 @@ export function registerProxyCommands(program: Command, io: CliIo): void {
     .action(async (flags: ProxyFlags) => {
       const folder = dataFolderFor(io, flags.dataDir);
       const options = proxyServerOptions(flags, folder.path, portOf(flags.port, DEFAULT_PORT));
+      const config = await proxyConfig(flags, io);
       const server = await startListening(() =>
-        startServer(options, { handleSignals: true, serviceFile: true }),
+        startServer(options, { handleSignals: true, serviceFile: true, ...(config ? { config } : {}) }),
       );
       io.stdout.write(
         `barometer proxy listening on ${server.url} (${options.proxy?.mode ?? 'act'}; dashboard ${server.url}/): ANTHROPIC_BASE_URL=${server.url}, OpenAI base URL ${server.url}/v1; data in ${folder.path}, log in ${options.logFile}\n`,

@@ -45,7 +45,7 @@ function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint)
   const whatIf = 'whatIf' in result ? result.whatIf : undefined;
   const extra = whatIf ? `  ${'what-if'.padStart(8)}  ${'drift'.padStart(5)}` : '';
   const lines = [
-    `${result.format} session, model ${result.model}, window ${window ?? 'unknown'} tokens`,
+    `${result.format} session, model ${result.model}, window ${window === null ? 'unknown' : `${window} tokens`}`,
     '',
     `${'#'.padStart(4)}  ${'time (UTC)'.padEnd(19)}  ${'prompt'.padStart(8)}  ${'window'.padStart(6)}${extra}  ${'health'.padEnd(8)}  ${'regulator'.padEnd(9)}  verdict`,
   ];

@@ -8,6 +8,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from '../../server/options.js';
 import type { DataFolder } from '../../store/data-folder.js';
 import type { ServiceRecord } from '../../store/service-file.js';
 import { agentCommand, type WrappedAgent } from '../agent-command.js';
+import { configPathFor } from '../config-for.js';
 import { dataFolderFor } from '../data-folder-for.js';
 import { proxyLogFile, startDetachedProxy } from '../detached-proxy.js';
 import { type CliIo, UsageError } from '../io.js';
@@ -94,6 +95,9 @@ async function serviceFor(io: CliIo, flags: ProxyFlags, folder: DataFolder): Pro
   for (const [key, flag] of UPSTREAM_FLAGS) if (flags[key] !== undefined) args.push(flag, flags[key]);
   if (flags.logLevel !== undefined) args.push('--log-level', flags.logLevel);
   args.push(...timeoutArguments(flags));
+  // The service runs in the data folder: the config of the agent's working directory is named to it.
+  const config = configPathFor(io, flags.config);
+  if (config !== undefined) args.push('--config', config);
   const record = await startDetachedProxy({ dataDir: folder.path, args, env: io.env });
   return { url: record.url, pid: record.pid, how: 'started' };
 }
