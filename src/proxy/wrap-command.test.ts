@@ -178,7 +178,8 @@ describe.skipIf(missing !== undefined)('barometer wrap claude, with the real Cla
   let first: Awaited<ReturnType<typeof wrap>>;
 
   it('starts a service that outlives the agent, says where in one line, and the agent’s commit holds nothing of barometer’s', async () => {
-    first = await wrap(['-p', 'Commit the work.', '--model', 'claude-sonnet-4-5', '--allowedTools', 'Bash']);
+    // No --model: Claude Code 2.1.328 sends its own default, claude-opus-5-5, which the registry does not list.
+    first = await wrap(['-p', 'Commit the work.', '--allowedTools', 'Bash']);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain('wrapped hello');
     const record = readServiceFile(join(state, 'barometer'));
@@ -206,6 +207,35 @@ describe.skipIf(missing !== undefined)('barometer wrap claude, with the real Cla
     const listed = await (await fetch(`${first.url}/api/v1/sessions`)).text();
     expect(listed).toContain(sessionIds[0]);
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+  }, 60_000);
+
+  it('records every call of Claude Code’s own default model, its window and price marked as family estimates', async () => {
+    const calls = fake.requests.filter(
+      (request) =>
+        request.path.startsWith('/v1/messages') && !request.path.startsWith('/v1/messages/count_tokens'),
+    );
+    const models = new Set(calls.map((request) => String(request.body?.model)));
+    expect([...models]).toContain('claude-opus-5-5');
+    const metadata = (calls[0]?.body?.metadata ?? {}) as Json;
+    const id = String(JSON.parse(String(metadata.user_id)).session_id);
+    const ofSession = calls.filter((request) =>
+      String((request.body?.metadata as Json | undefined)?.user_id ?? '').includes(id),
+    );
+    const view = (await (await fetch(`${first.url}/api/v1/sessions/${id}`)).json()) as Json & {
+      generations: number;
+      model: string;
+      profile: Json;
+      signals: Json;
+    };
+    expect(view.model).toBe('claude-opus-5-5');
+    expect(view.generations).toBe(ofSession.length);
+    expect(view.profile).toMatchObject({
+      windowSource: 'family-estimate',
+      priceSource: 'family-estimate',
+      estimatedFrom: expect.stringMatching(/^claude-opus-/),
+    });
+    expect(view.signals).toMatchObject({ costEstimated: true, unpricedCalls: 0 });
+    expect(view.signals.costUsd).toBeGreaterThan(0);
   }, 60_000);
 
   it('prints on stdout exactly what claude -p --output-format json prints without wrap, and reuses the running service', async () => {

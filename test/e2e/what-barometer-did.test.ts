@@ -97,7 +97,8 @@ async function runClaude(service: RunningService, root: string) {
   execFileSync('git', ['init', '-q'], { cwd: workdir, env });
   const child = spawn(
     CLAUDE!,
-    ['-p', REQUEST, '--model', 'claude-sonnet-4-5', '--allowedTools', 'Read Bash'],
+    // No --model: Claude Code's own default (claude-opus-5-5), which the registry does not list yet.
+    ['-p', REQUEST, '--allowedTools', 'Read Bash'],
     {
       cwd: workdir,
       env: {
@@ -218,7 +219,7 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard shows what barometer d
     await row.waitFor();
     expect(await row.locator('.project').textContent()).toBe('acme/shop');
     expect(await row.locator('.request').textContent()).toBe(REQUEST);
-    expect(await row.locator('.model').textContent()).toContain('claude-code · claude-sonnet-4-5');
+    expect(await row.locator('.model').textContent()).toContain('claude-code · claude-opus-5-5');
     const parent = page.locator('[data-row-session="viewer"]');
     expect(await parent.locator('.project').textContent()).toBe('to/Demo');
     expect(await parent.locator('.request').textContent()).toBe(
@@ -251,6 +252,11 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard shows what barometer d
       later.evictions!.tokensNotResent.toLocaleString('en-US'),
     );
     expect(await figure('money-saved')).toBe('not measured yet');
+    // Claude Code's default model is priced and sized from its family's newest known model, and the page says so.
+    const estimated = page.locator('[data-figure="cost"] .tag-estimated');
+    expect(await estimated.textContent()).toBe('estimated');
+    expect(await estimated.getAttribute('title')).toMatch(/estimated from claude-opus-/);
+    expect(await page.locator('[data-figure="prompt"] .tag-estimated').textContent()).toBe('estimated');
     const row = page.locator('[data-eviction="subtask-1"]');
     expect(await row.locator('td').nth(2).textContent()).toBe('3');
     expect(await row.textContent()).toContain('ended by command: git add -A && git commit');
