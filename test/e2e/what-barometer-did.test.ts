@@ -220,12 +220,15 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard shows what barometer d
     expect(await row.locator('.project').textContent()).toBe('acme/shop');
     expect(await row.locator('.request').textContent()).toBe(REQUEST);
     expect(await row.locator('.model').textContent()).toContain('claude-code · claude-opus-5-5');
+    // Its cost is priced from the family's newest known model: the list says so too.
+    expect(await row.locator('.cost .tag-estimated').textContent()).toBe('estimated');
     const parent = page.locator('[data-row-session="viewer"]');
     expect(await parent.locator('.project').textContent()).toBe('to/Demo');
     expect(await parent.locator('.request').textContent()).toBe(
       '/orchestrator @CLAUDE.md を最新の状態にアップデートしてください',
     );
     expect(await parent.locator('.model').textContent()).toContain('2 sub-agents');
+    expect(await parent.locator('.cost .tag-estimated').count()).toBe(0);
     expect(await page.locator('[data-parent="viewer"][data-depth="1"]').count()).toBe(2);
     await shot(page, '01-sessions-by-project');
   });

@@ -3,9 +3,11 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { SessionView } from '../../../src/contract/index.js';
 import { api, eventsUrl } from '../api.js';
 import { EmptyState } from '../components/empty-state.js';
+import { EstimateMark } from '../components/estimate-mark.js';
 import { HealthBadge } from '../components/health-badge.js';
 import { LiveStatus } from '../components/live-status.js';
 import { ActionTag } from '../components/verdict-view.js';
+import { estimateMarks } from '../estimates.js';
 import { formatAgo, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
@@ -163,7 +165,7 @@ function SessionRow({ view, depth, now }: { view: SessionView; depth: number; no
       }
     </td>
     <td><${ActionTag} action=${view.verdict?.action ?? null} priority=${view.verdict?.priority ?? null} /></td>
-    <td class="num cost" title=${view.signals.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals.costUsd)}</td>
+    <td class="num cost" title=${view.signals.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals.costUsd)}<${EstimateMark} mark=${estimateMarks(view).cost} /></td>
     <td class="num">${formatPercent(view.signals.cacheHitPercent)}</td>
     <td class="updated" title=${view.updatedAt ?? 'no usage yet'}>${formatAgo(view.updatedAt, now)}</td>
   </tr>`;
