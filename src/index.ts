@@ -181,7 +181,7 @@ export {
 } from './pools/pool-limits.js';
 export { RedisPoolStore, type RedisPoolStoreOptions } from './pools/redis-pool-store.js';
 export { type EvaluateOptions, evaluatePressure } from './pressure/evaluate.js';
-export { type SessionContext, SessionContextSchema } from './session/describe-session.js';
+export type { SessionContext } from './session/describe-session.js';
 export { type OpenSessionMonitorOptions, openSessionMonitor } from './session/open-session-monitor.js';
 export {
   type ReplayCall,
@@ -217,15 +217,8 @@ export {
   type SkippedRegion,
 } from './store/archive.js';
 export { ArtifactRegistry, ArtifactRegistryError } from './store/artifact-registry.js';
-export {
-  DATA_FOLDER_VARIABLE,
-  type DataFolder,
-  type DataFolderInputs,
-  type DataFolderSource,
-  LEGACY_DATA_FOLDER,
-  resolveDataFolder,
-} from './store/data-folder.js';
-export { defaultStateFolder, type StateFolderInputs, stateFolder } from './store/state-folder.js';
+export type { DataFolder, DataFolderInputs, DataFolderSource } from './store/data-folder.js';
+export { defaultStateFolder, type StateFolderInputs } from './store/state-folder.js';
 export {
   createTokenCounter,
   type ModelEncoding,
@@ -239,7 +232,6 @@ export {
 } from './tokens/incremental-counter.js';
 export { normalizeUsage } from './usage/normalize-usage.js';
 export { readSessionLog } from './usage/read-session-log.js';
-export { projectOf, requestExcerpt } from './usage/session-title.js';
 export {
   costOfUsage,
   type UsageCost,

@@ -640,6 +640,7 @@ export {
 export { makeReport, type ReportRequest, type ReportResult } from './report/make-report.js';
 export { ColumnTimeline } from './session/column-timeline.js';
 export { type CompactionReport, recordCompactionStep } from './session/compaction-step.js';
+export { type SessionContext, SessionContextSchema } from './session/describe-session.js';
 export { MAX_TIME_MS, toMillis } from './session/iso-time.js';
 export {
   dataDirPaths,
@@ -791,10 +792,19 @@ export {
 } from './store/archive-address.js';
 export { ArtifactRegistry, ArtifactRegistryError } from './store/artifact-registry.js';
 export {
+  DATA_FOLDER_VARIABLE,
+  type DataFolder,
+  type DataFolderInputs,
+  type DataFolderSource,
+  LEGACY_DATA_FOLDER,
+  resolveDataFolder,
+} from './store/data-folder.js';
+export {
   DEFAULT_MAX_ENTRIES,
   MemoryStateStore,
   type MemoryStateStoreOptions,
 } from './store/memory-state-store.js';
+export { defaultStateFolder, type StateFolderInputs, stateFolder } from './store/state-folder.js';
 export {
   DEFAULT_FLUSH_INTERVAL_MS,
   StateSnapshot,
@@ -861,6 +871,7 @@ export {
   type SessionLog,
   SessionLogSchema,
 } from './usage/session-log.js';
+export { projectOf, requestExcerpt } from './usage/session-title.js';
 export {
   costOfUsage,
   type UsageCost,
