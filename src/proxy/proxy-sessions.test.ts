@@ -168,3 +168,49 @@ describe('a session deleted while the proxy records it', () => {
     });
   });
 });
+
+describe('batch names', () => {
+  it('are unique in a session whose conversations (a parent and its sub-agent) each end a sub-task', async () => {
+    const proxy = sessions(() => 0);
+    const entry = proxy.session('two-conversations');
+    // Each read is well over minFreedTokens, so its batch goes at the commit that follows it.
+    const big = Array.from({ length: 1200 }, (_, line) => `line ${line}: value ${(line * 7919) % 1000}`).join(
+      '\n',
+    );
+    const conversation = (request: string, tag: string) => ({
+      model: 'claude-sonnet-4-5',
+      messages: [
+        { role: 'user', content: request },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: `read-${tag}`, name: 'Read', input: { file_path: `/repo/${tag}.ts` } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `read-${tag}`, content: big }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: `bash-${tag}`, name: 'Bash', input: { command: 'git commit -am x' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: `bash-${tag}`, content: '[main 1a2b3c4] x' }],
+        },
+      ],
+    });
+    for (const [request, tag] of [
+      ['fix the parser', 'parent'],
+      ['explore the tests folder', 'agent'],
+    ] as const) {
+      const body = conversation(request, tag);
+      proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(body)), body);
+      await entry.pending;
+    }
+    expect(entry.edits.get('read-parent')?.result).toContain('when sub-task subtask-1 ended');
+    // Before: the sub-agent's policy state counted from 1 too, and its batch went into the parent's subtask-1 archive.
+    expect(entry.edits.get('read-agent')?.result).toContain('when sub-task subtask-2 ended');
+    expect(entry.edits.get('read-agent')?.result).toContain('subtask-2.log');
+  });
+});

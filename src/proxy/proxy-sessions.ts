@@ -259,14 +259,16 @@ export class ProxySessions {
       sizeOf,
       cacheCold: this.#cacheCold(entry, body),
     });
-    const batch = decision.evict;
-    if (!batch) {
+    if (!decision.evict) {
       entry.threads.set(thread, decision.state);
       return;
     }
+    // Named by the session's count, not the conversation's: Claude Code's sub-agents share their parent's session
+    // id, and each one's policy state counts from 1, so `subtask-1` of a sub-agent appended to its parent's archive.
+    const batch = { ...decision.evict, taskId: `subtask-${batchesOf(entry) + 1}` };
     const applied = await this.#policy.apply(
       history,
-      { ...decision, recap: null },
+      { ...decision, evict: batch, recap: null },
       {
         archive: this.#archive,
         sessionId: entry.id,
@@ -403,4 +405,11 @@ export class ProxySessions {
     }
     return this.#monitor.postUsage(entry.id, { usage, headers });
   }
+}
+
+/** The batches evicted so far in every conversation of the session. */
+function batchesOf(entry: ProxySession): number {
+  let batches = 0;
+  for (const state of entry.threads.values()) batches += state.batches;
+  return batches;
 }
