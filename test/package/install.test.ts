@@ -89,7 +89,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (scratch) await rm(scratch, { recursive: true, force: true });
+  if (scratch) await rm(scratch, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 describe('the packed package', () => {
@@ -359,7 +359,11 @@ describe('using the installed package', () => {
       const answer = JSON.parse(await initialize.text()) as { result: { serverInfo: { name: string } } };
       expect(answer.result.serverInfo.name).toBe('barometer');
     } finally {
+      // Waited for: the service writes its sessions out as it stops, and the scratch folder is removed after it
+      // (a removal during that write failed with ENOTEMPTY).
+      const exited = new Promise((done) => child.once('exit', done));
       child.kill();
+      if (child.exitCode === null && child.signalCode === null) await exited;
     }
   });
 });
