@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../server/serve.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { codexBinary } from './test-helpers/codex-binary.js';
+import { okMessage } from './test-helpers/fake-anthropic.js';
 import { responsesStream } from './test-helpers/fake-responses.js';
 import { scriptedHistory, scriptedResponses, tombstones } from './test-helpers/scripted-history.js';
 
@@ -26,19 +27,7 @@ beforeAll(async () => {
   fake = await startCassetteServer((request) => {
     if (request.path.startsWith('/v1/messages/count_tokens'))
       return { headers: { 'content-type': 'application/json' }, body: '{"input_tokens":42}' };
-    if (request.path.startsWith('/v1/messages'))
-      return {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          id: 'msg_1',
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-sonnet-4-5',
-          content: [{ type: 'text', text: 'ok' }],
-          stop_reason: 'end_turn',
-          usage: { input_tokens: 100, output_tokens: 5 },
-        }),
-      };
+    if (request.path.startsWith('/v1/messages')) return okMessage();
     if (request.path === '/v1/chat/completions')
       return {
         headers: { 'content-type': 'application/json' },

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../server/serve.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { codexBinary } from './test-helpers/codex-binary.js';
+import { okMessage } from './test-helpers/fake-anthropic.js';
 import { scriptedHistory as history, tombstones } from './test-helpers/scripted-history.js';
 
 const CODEX = codexBinary();
@@ -22,18 +23,7 @@ let root: string;
 let fake: CassetteServer;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'barometer-proxy-restart-'));
-  fake = await startCassetteServer(() => ({
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      id: 'msg_1',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text: 'ok' }],
-      stop_reason: 'end_turn',
-      usage: { input_tokens: 100, output_tokens: 5 },
-    }),
-  }));
+  fake = await startCassetteServer(okMessage);
 });
 afterAll(async () => {
   await fake.close();

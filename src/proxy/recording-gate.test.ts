@@ -8,6 +8,7 @@ import { SessionMonitor, type SessionRecord } from '../session/session-monitor.j
 import { MemoryStateStore } from '../store/memory-state-store.js';
 import type { StateStore } from '../store/state-store.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
+import { okMessage } from './test-helpers/fake-anthropic.js';
 import { scriptedHistory, tombstones } from './test-helpers/scripted-history.js';
 
 type Json = Record<string, unknown>;
@@ -45,18 +46,7 @@ let root: string;
 let fake: CassetteServer;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'barometer-proxy-gate-'));
-  fake = await startCassetteServer(() => ({
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      id: 'msg_1',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-sonnet-4-5',
-      content: [{ type: 'text', text: 'ok' }],
-      stop_reason: 'end_turn',
-      usage: { input_tokens: 100, output_tokens: 5 },
-    }),
-  }));
+  fake = await startCassetteServer(okMessage);
 });
 afterAll(async () => {
   await fake.close();

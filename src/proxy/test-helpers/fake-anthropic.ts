@@ -134,3 +134,19 @@ export function unpairedToolIds(body: Json): string[] {
 }
 
 export type { ReceivedRequest };
+
+/** A whole (unstreamed) Messages answer saying "ok", with 100 prompt and 5 output tokens, as the provider sends it. */
+export function okMessage(): { headers: Record<string, string>; body: string } {
+  return {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'text', text: 'ok' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 100, output_tokens: 5 },
+    }),
+  };
+}
