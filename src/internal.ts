@@ -799,18 +799,16 @@ export {
   LEGACY_DATA_FOLDER,
   resolveDataFolder,
 } from './store/data-folder.js';
+export { KeyValueTable } from './store/key-value-table.js';
 export {
   DEFAULT_MAX_ENTRIES,
-  MemoryStateStore,
-  type MemoryStateStoreOptions,
-} from './store/memory-state-store.js';
+  SqliteStateStore,
+  type SqliteStateStoreOptions,
+  type StoreProblem,
+} from './store/sqlite-state-store.js';
+export { DATABASE_FILE, StateDatabase } from './store/state-database.js';
 export { defaultStateFolder, type StateFolderInputs, stateFolder } from './store/state-folder.js';
-export {
-  DEFAULT_FLUSH_INTERVAL_MS,
-  StateSnapshot,
-  type StateSnapshotOptions,
-} from './store/state-snapshot.js';
-export type { StateStore } from './store/state-store.js';
+export type { PageOptions, StatePage, StateStore } from './store/state-store.js';
 export { charsEstimateCounter } from './tokens/chars-estimate-counter.js';
 export {
   type ChatMessage,

@@ -37,7 +37,7 @@ describe('the data folder of the CLI', () => {
     expect(report.stderr).toBe('');
     expect(report.code).toBe(0);
     expect(readdirSync(project)).toEqual([]);
-    const cache = join(cliPlaces().XDG_STATE_HOME, 'barometer', 'report-cache.json');
+    const cache = join(cliPlaces().XDG_STATE_HOME, 'barometer', 'barometer.db');
     expect((statSync(cache).mode & 0o777).toString(8)).toBe('600');
   }, 60_000);
 
@@ -55,7 +55,7 @@ describe('the data folder of the CLI', () => {
       ),
       '',
     ]);
-    expect(readdirSync(join(project, '.barometer'))).toEqual(['report-cache.json']);
+    expect(readdirSync(join(project, '.barometer'))).toContain('barometer.db');
     // A second command in the same process says nothing more.
     const second = memoryIo({ env: first.io.env as Record<string, string> });
     second.io.cwd = project;

@@ -77,9 +77,9 @@ describe('barometer mcp (stdio)', () => {
       evicted.structured.messages.find((message) => message.tool_call_id === 'call_1')!.content,
     );
     expect(tombstone).toContain(join(dataDir, 'archives', 'kept', 'tests.log#call_1:result'));
-    // The client closes stdin; the server writes its sessions out and exits.
+    // The client closes stdin; the server exits, its sessions in the data dir's database.
     await first.client.close();
-    expect(await readdir(join(dataDir, 'sessions'))).toContain('kept.json');
+    expect(await readdir(dataDir)).toContain('barometer.db');
 
     const second = await connectCli();
     const status = await callTool<{ session: SessionSummary }>(second.client, 'context_status', {

@@ -211,7 +211,7 @@ export const ERROR_CATALOGUE = {
     status: 503,
     exit: EXIT_CODES.unavailable,
     meaning:
-      'The shared store (Redis) did not answer, or an update kept conflicting with other instances; nothing was applied.',
+      "The store did not answer (the shared Redis, or the data dir's database could not be read or written), or an update kept conflicting with other instances; nothing was applied.",
   },
   BR_ERR_INTERNAL: {
     status: 500,

@@ -1,10 +1,5 @@
-import {
-  type PriorityLimits,
-  poolPressure,
-  priorityLimits,
-  type ResolvedPoolConfig,
-  resolvePoolConfig,
-} from './pool-limits.js';
+import { type KeptPools, keptPool, type Pool, type Reservation, restorePools } from './kept-pools.js';
+import { poolPressure, priorityLimits, resolvePoolConfig } from './pool-limits.js';
 import {
   DEFAULT_RESERVATION_TTL_SECONDS,
   POOL_WINDOW_MS,
@@ -16,7 +11,6 @@ import {
   type ReservationDecision,
   type ReservationRefusal,
   type ReservationRequest,
-  type ReservationState,
   type Settlement,
   type SettleRequest,
 } from './pool-schemas.js';
@@ -39,32 +33,8 @@ export interface MemoryPoolStoreOptions {
   now?: () => number;
   /** Reservation ids. @default generateReservationId */
   generateId?: () => string;
-}
-
-interface Reservation {
-  id: string;
-  poolId: string;
-  agentId: string;
-  priority: PoolPriority;
-  tokens: number;
-  expiresAt: number;
-  state: ReservationState;
-  actualTokens?: number;
-  settledFrom?: ReservationState;
-  settledAt?: number;
-}
-
-interface Pool {
-  config: ResolvedPoolConfig;
-  limits: PriorityLimits;
-  createdAt: number;
-  used: number;
-  reserved: number;
-  /** Active reservations, by id. */
-  active: Map<string, Reservation>;
-  /** Admissions of the last minute, oldest first (only for pools with a per-minute limit). */
-  window: Map<string, { at: number; tokens: number }> | null;
-  windowTokens: number;
+  /** Where pools and reservations are kept across restarts (rows of the data dir's database); none: memory only. */
+  kept?: KeptPools;
 }
 
 const RETENTION_MS = RESERVATION_RETENTION_SECONDS * 1000;
@@ -72,21 +42,28 @@ const RETENTION_MS = RESERVATION_RETENTION_SECONDS * 1000;
 const RETRY_SCAN_LIMIT = 1000;
 
 /**
- * Pools in this process's memory (not kept across restarts: run the service on Redis for that). Every operation
- * runs to completion within one turn of the event loop, so concurrent reservations never over-commit.
+ * Pools in this process's memory, kept across restarts in `kept` (the data dir's database) when given: every change
+ * is written before the operation answers. Every operation runs to completion within one turn of the event loop,
+ * so concurrent reservations never over-commit. Run the service on Redis to share pools across instances.
  */
 export class MemoryPoolStore implements PoolStore {
-  readonly #pools = new Map<string, Pool>();
-  readonly #reservations = new Map<string, Reservation>();
+  readonly #pools: Map<string, Pool>;
+  readonly #reservations: Map<string, Reservation>;
   /** Ended reservations to forget, in the order they ended (their retention ends in the same order). */
-  readonly #forget: Array<{ at: number; id: string }> = [];
+  readonly #forget: Array<{ at: number; id: string }>;
   #forgetHead = 0;
   readonly #now: () => number;
   readonly #generateId: () => string;
+  readonly #kept: KeptPools | undefined;
 
   constructor(options: MemoryPoolStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#generateId = options.generateId ?? generateReservationId;
+    this.#kept = options.kept;
+    const restored = restorePools(options.kept?.load() ?? { pools: [], reservations: [] }, RETENTION_MS);
+    this.#pools = restored.pools;
+    this.#reservations = restored.reservations;
+    this.#forget = restored.forget;
   }
 
   async create(config: PoolConfig): Promise<PoolView> {
@@ -105,6 +82,7 @@ export class MemoryPoolStore implements PoolStore {
       windowTokens: 0,
     };
     this.#pools.set(resolved.id, pool);
+    this.#kept?.putPool(keptPool(pool));
     return this.#viewOf(pool);
   }
 
@@ -122,6 +100,7 @@ export class MemoryPoolStore implements PoolStore {
     if (!pool) return false;
     for (const id of pool.active.keys()) this.#reservations.delete(id);
     this.#pools.delete(pool.config.id);
+    this.#kept?.removePool(pool.config.id);
     return true;
   }
 
@@ -134,6 +113,7 @@ export class MemoryPoolStore implements PoolStore {
     const ttlMs = (input.ttlSeconds ?? DEFAULT_RESERVATION_TTL_SECONDS) * 1000;
     const reservation: Reservation = {
       id: this.#generateId(),
+      admittedAt: now,
       poolId: pool.config.id,
       agentId: input.agentId,
       priority: input.priority,
@@ -148,6 +128,7 @@ export class MemoryPoolStore implements PoolStore {
       pool.windowTokens += input.tokens;
     }
     this.#reservations.set(reservation.id, reservation);
+    this.#kept?.putReservation(reservation);
     return {
       ok: true,
       reservation: {
@@ -172,6 +153,7 @@ export class MemoryPoolStore implements PoolStore {
         pool.active.delete(reservation.id);
         pool.reserved -= reservation.tokens;
         this.#ended(reservation.id, now);
+        reservation.endedAt = now;
       }
       pool.used += actualTokens;
       // The window counts what was used once it is known (a released reservation has left it).
@@ -184,6 +166,7 @@ export class MemoryPoolStore implements PoolStore {
       reservation.state = 'settled';
       reservation.actualTokens = actualTokens;
       reservation.settledAt = now;
+      this.#kept?.settled(keptPool(pool), reservation);
     }
     return {
       reservationId: reservation.id,
@@ -210,7 +193,9 @@ export class MemoryPoolStore implements PoolStore {
         pool.windowTokens -= entry.tokens;
       }
       reservation.state = 'released';
+      reservation.endedAt = now;
       this.#ended(reservation.id, now);
+      this.#kept?.putReservation(reservation);
     }
     return { reservationId: reservation.id, poolId: pool.config.id, state: reservation.state, released };
   }
@@ -251,7 +236,10 @@ export class MemoryPoolStore implements PoolStore {
     }
     while (this.#forgetHead < this.#forget.length && this.#forget[this.#forgetHead]!.at <= now) {
       const { id } = this.#forget[this.#forgetHead]!;
-      if (this.#reservations.get(id)?.state !== 'active') this.#reservations.delete(id);
+      if (this.#reservations.get(id)?.state !== 'active') {
+        this.#reservations.delete(id);
+        this.#kept?.removeReservation(id);
+      }
       this.#forgetHead += 1;
     }
     if (this.#forgetHead > 1024 && this.#forgetHead * 2 > this.#forget.length) {

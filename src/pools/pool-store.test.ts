@@ -2,12 +2,14 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError } from '../errors/validation.js';
+import { StateDatabase } from '../store/state-database.js';
 import {
   type RedisServer,
   redisMissing,
   skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
+import { poolRows } from './kept-pools.js';
 import { MemoryPoolStore } from './memory-pool-store.js';
 import type { PoolConfig, ReservationDecision, ReservationRequest } from './pool-schemas.js';
 import { POOL_LIBRARY_NAME } from './pool-scripts.js';
@@ -364,6 +366,27 @@ describe('MemoryPoolStore', () => {
   poolStoreContract(async () => {
     const time = clock();
     return { store: new MemoryPoolStore({ now: time.now }), advance: time.advance };
+  });
+});
+
+describe('MemoryPoolStore kept in the database, restarted before every operation', () => {
+  // Every call is made by a store built anew from the database, as after a restart: what it answers is what the
+  // rows kept (pools, used tokens, active and ended reservations, the last minute's window).
+  poolStoreContract(async () => {
+    const time = clock();
+    const database = StateDatabase.open(':memory:');
+    const kept = poolRows(database);
+    const fresh = () => new MemoryPoolStore({ now: time.now, kept });
+    const store: PoolStore = {
+      create: (config) => fresh().create(config),
+      view: (poolId) => fresh().view(poolId),
+      list: () => fresh().list(),
+      delete: (poolId) => fresh().delete(poolId),
+      reserve: (poolId, request) => fresh().reserve(poolId, request),
+      settle: (poolId, reservationId, request) => fresh().settle(poolId, reservationId, request),
+      release: (poolId, reservationId) => fresh().release(poolId, reservationId),
+    };
+    return { store, advance: time.advance };
   });
 });
 

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../server/serve.js';
+import { KeyValueTable } from '../store/key-value-table.js';
+import { StateDatabase } from '../store/state-database.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { codexBinary } from './test-helpers/codex-binary.js';
 import { okMessage } from './test-helpers/fake-anthropic.js';
@@ -57,7 +59,10 @@ describe('barometer proxy across a restart', () => {
     const before = tombstones(fake.requests[1]?.body);
     // The reads of the finished sub-task (before the commit) were evicted.
     expect([...before.keys()].sort()).toEqual(['toolu_0', 'toolu_1', 'toolu_2']);
-    expect(existsSync(join(dataDir, 'proxy', `${SESSION}.json`))).toBe(true);
+    // Kept in the data dir's database, one row per session.
+    const database = StateDatabase.open(join(dataDir, 'barometer.db'));
+    expect(new KeyValueTable(database, 'proxy-sessions').get(SESSION)).toContain('toolu_0');
+    database.close();
 
     server = await startServer(options);
     try {

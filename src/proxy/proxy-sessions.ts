@@ -22,7 +22,7 @@ import {
   standingOf,
 } from './proxy-acting.js';
 import { newProxySession, type PreparedRequest, type ProxySession } from './proxy-session.js';
-import { ProxySessionFiles } from './proxy-session-file.js';
+import { type KeptProxySessions, ProxySessionRows } from './proxy-session-rows.js';
 import { reportedBy } from './requested-output.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
 import { applyEdits, historyOf } from './wire-history.js';
@@ -30,6 +30,7 @@ import { locateEdits } from './wire-splice.js';
 
 export type { ProxyStanding } from './proxy-acting.js';
 export type { PreparedRequest, ProxyPause, ProxySession } from './proxy-session.js';
+export type { KeptProxySessions } from './proxy-session-rows.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,8 +46,11 @@ export interface ProxySessionsOptions {
   onFailure: (stage: ProxyStage, error: unknown) => void;
   /** A batch was evicted: how many items, and the archive. */
   onEviction?: (sessionId: string, items: number, archive: string) => void;
-  /** Where each session's edits are kept across restarts (normally `<data dir>/proxy`); none: in memory only. */
-  directory?: string;
+  /**
+   * Where each session's edits are kept across restarts, one JSON text per session id (normally a table of the
+   * data dir's database); none: in memory only.
+   */
+  kept?: KeptProxySessions;
   /** The proxy stopped acting on a session: recording it failed at `stage` (each failure is also an onFailure). */
   onPause?: (stage: ProxyPauseStage) => void;
 }
@@ -86,7 +90,7 @@ export class ProxySessions {
   readonly #policy: EvictionPolicy;
   readonly #options: ProxySessionsOptions;
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #files: ProxySessionFiles;
+  readonly #rows: ProxySessionRows;
 
   constructor(options: ProxySessionsOptions) {
     this.#options = options;
@@ -95,7 +99,7 @@ export class ProxySessions {
     this.#now = options.now ?? Date.now;
     this.#counter = options.counter ?? createTokenCounter();
     this.#policy = new EvictionPolicy({}, this.#counter);
-    this.#files = new ProxySessionFiles(options.directory, (error) => options.onFailure('persist', error));
+    this.#rows = new ProxySessionRows(options.kept, (error) => options.onFailure('persist', error));
   }
 
   /** The session's entry, made on first use. */
@@ -103,7 +107,7 @@ export class ProxySessions {
     let entry = this.#sessions.get(id);
     if (!entry) {
       entry = newProxySession(id);
-      entry.pending = this.#files.restore(entry);
+      entry.pending = this.#rows.restore(entry);
       this.#sessions.set(id, entry);
     }
     return entry;
@@ -121,7 +125,7 @@ export class ProxySessions {
   observe(entry: ProxySession): void {
     if (entry.observed) return;
     entry.observed = true;
-    entry.pending = entry.pending.then(() => this.#files.save(entry));
+    entry.pending = entry.pending.then(() => this.#rows.save(entry));
   }
 
   /** How many sessions seen since the start the proxy acts on, observes, or passes through unedited. */
@@ -207,7 +211,7 @@ export class ProxySessions {
         await setImmediate();
         this.#copy(entry, format, raw, JSON.parse(raw.toString('utf8')) as Json);
       }
-      await this.#files.save(entry);
+      await this.#rows.save(entry);
     } catch (error) {
       this.#options.onFailure('analyze', error);
     }

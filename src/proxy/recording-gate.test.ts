@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BarometerError } from '../errors/barometer-error.js';
 import { startServer } from '../server/serve.js';
 import { SessionMonitor, type SessionRecord } from '../session/session-monitor.js';
-import { MemoryStateStore } from '../store/memory-state-store.js';
+import { SqliteStateStore } from '../store/sqlite-state-store.js';
 import type { StateStore } from '../store/state-store.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { okMessage } from './test-helpers/fake-anthropic.js';
@@ -22,10 +22,10 @@ function sample(text: string, name: string, labels: Record<string, string>): num
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
 
-/** A memory store whose next `failures` updates are refused, as a shared store that is away refuses them. */
+/** An in-process store whose next `failures` updates are refused, as a shared store that is away refuses them. */
 class FlakyStore implements StateStore<SessionRecord> {
   failures = 0;
-  readonly #inner = new MemoryStateStore<SessionRecord>();
+  readonly #inner = new SqliteStateStore<SessionRecord>();
   get = (id: string) => this.#inner.get(id);
   values = () => this.#inner.values();
   page = (after: string | null, limit: number) => this.#inner.page(after, limit);

@@ -17,7 +17,7 @@ export interface CollectLogsOptions {
   roots: readonly LogRoot[];
   /** Files and folders to read instead of the agents' default places. */
   paths?: readonly string[];
-  /** The cache file (`<data dir>/report-cache.json`); null: no cache. */
+  /** The database that keeps the cache (`<data dir>/barometer.db`); null: no cache. */
   cacheFile: string | null;
   /** Run barometer's what-if on each session. @default true */
   whatIf?: boolean;

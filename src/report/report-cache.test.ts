@@ -1,7 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeyValueTable } from '../store/key-value-table.js';
+import { StateDatabase } from '../store/state-database.js';
 import type { LogReport } from './log-report.js';
 import { ReportCache } from './report-cache.js';
 
@@ -26,7 +28,7 @@ afterAll(async () => {
 
 describe('ReportCache', () => {
   it('answers for a file only while its size and modification time are unchanged', async () => {
-    const path = join(directory, 'cache.json');
+    const path = join(directory, 'cache.db');
     const cache = await ReportCache.open(path, 'v1');
     cache.set('/logs/a.jsonl', { size: 10, mtimeMs: 5, whatIf: false, report });
     await cache.save();
@@ -39,7 +41,7 @@ describe('ReportCache', () => {
   });
 
   it('ignores a cache written under another key, and one that is damaged', async () => {
-    const path = join(directory, 'keyed.json');
+    const path = join(directory, 'keyed.db');
     const cache = await ReportCache.open(path, 'v1');
     cache.set('/logs/a.jsonl', { size: 1, mtimeMs: 1, whatIf: true, report });
     await cache.save();
@@ -49,16 +51,25 @@ describe('ReportCache', () => {
   });
 
   it('forgets the files that are gone when pruned, and writes nothing when nothing changed', async () => {
-    const path = join(directory, 'pruned.json');
+    const path = join(directory, 'pruned.db');
     const cache = await ReportCache.open(path, 'v1');
     cache.set('/logs/a.jsonl', { size: 1, mtimeMs: 1, whatIf: true, report });
     cache.set('/logs/b.jsonl', { size: 1, mtimeMs: 1, whatIf: true, report: null, problem: 'not a log' });
+    await cache.save();
     cache.prune((file) => file === '/logs/b.jsonl');
     await cache.save();
-    const saved = JSON.parse(await readFile(path, 'utf8'));
-    expect(Object.keys(saved.entries)).toEqual(['/logs/b.jsonl']);
-    await writeFile(path, 'sentinel');
+    const keys = () => {
+      const database = StateDatabase.open(path);
+      const kept = new KeyValueTable(database, 'report-cache').entries().map(([key]) => key);
+      database.close();
+      return kept;
+    };
+    expect(keys()).toEqual(['/logs/b.jsonl']);
+    // Nothing changed: nothing written (a row put there behind its back stays).
+    const database = StateDatabase.open(path);
+    new KeyValueTable(database, 'report-cache').set('/logs/c.jsonl', 'sentinel');
+    database.close();
     await cache.save();
-    expect(await readFile(path, 'utf8')).toBe('sentinel');
+    expect(keys()).toEqual(['/logs/b.jsonl', '/logs/c.jsonl']);
   });
 });

@@ -1,6 +1,5 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { OWNER_ONLY_FILE_MODE, OWNER_ONLY_FOLDER_MODE } from '../store/owner-only.js';
+import { KeyValueTable } from '../store/key-value-table.js';
+import { StateDatabase } from '../store/state-database.js';
 import type { LogReport } from './log-report.js';
 
 /** One file's cached result: valid while the file keeps its size and modification time. */
@@ -21,36 +20,46 @@ export interface CachedLog {
  */
 export const REPORT_CACHE_FORMAT = 3;
 
-/** Saves so far in this process: each writes a temporary file of its own. */
-let saves = 0;
+/** The cache's space in the database's `kv` table. */
+const SPACE = 'report-cache';
+/** Entries written per transaction: a long one would hold the write lock that a running service waits for. */
+const BATCH = 50;
 
-interface CacheFile {
+/** An entry as kept: the cache key it was made under, and the entry. */
+interface KeptEntry {
   key: string;
-  entries: Record<string, CachedLog>;
+  entry: CachedLog;
 }
 
 /**
- * The report's per-file cache, one JSON file in the data directory (`<data dir>/report-cache.json`). `key` names
- * everything besides the file that shapes an entry (barometer's version, the prices in force): a cache written
- * under another key is ignored, and rewritten. A cache that cannot be read is treated as empty: it only saves time.
+ * The report's per-file cache, rows of the data dir's database (`<data dir>/barometer.db`), one per log file.
+ * `key` names everything besides the file that shapes an entry (barometer's version, the prices in force): an
+ * entry written under another key is ignored, and rewritten. A database that cannot be opened is treated as
+ * an empty cache that keeps nothing: it only saves time.
  */
 export class ReportCache {
   #entries = new Map<string, CachedLog>();
-  #changed = false;
+  readonly #changed = new Set<string>();
+  readonly #removed = new Set<string>();
 
   private constructor(
     readonly path: string,
     readonly key: string,
   ) {}
 
+  /** The cache kept in the database at `path` (the data dir's `barometer.db`). */
   static async open(path: string, key: string): Promise<ReportCache> {
     const cache = new ReportCache(path, key);
     try {
-      const file = JSON.parse((await readFile(path)).toString('utf8')) as CacheFile;
-      if (file.key === key && file.entries && typeof file.entries === 'object')
-        cache.#entries = new Map(Object.entries(file.entries));
+      cache.#use((table) => {
+        for (const [file, text] of table.entries()) {
+          const kept = JSON.parse(text) as KeptEntry;
+          if (kept.key === key) cache.#entries.set(file, kept.entry);
+        }
+      });
     } catch {
-      // Missing or damaged: start empty.
+      // Missing, locked or damaged: start empty.
+      cache.#entries = new Map();
     }
     return cache;
   }
@@ -65,27 +74,50 @@ export class ReportCache {
 
   set(path: string, entry: CachedLog): void {
     this.#entries.set(path, entry);
-    this.#changed = true;
+    this.#changed.add(path);
+    this.#removed.delete(path);
   }
 
   /** Forgets the files that are gone (of the ones a run looked for). */
   prune(keep: (path: string) => boolean): void {
     for (const path of this.#entries.keys()) {
-      if (!keep(path)) {
-        this.#entries.delete(path);
-        this.#changed = true;
-      }
+      if (keep(path)) continue;
+      this.#entries.delete(path);
+      this.#changed.delete(path);
+      this.#removed.add(path);
     }
   }
 
-  /** Writes the cache if it changed: to a temporary file, then renamed over the old one (never half-written). */
+  /** Writes the entries that changed and removes the pruned ones, a few dozen per transaction. */
   async save(): Promise<void> {
-    if (!this.#changed) return;
-    await mkdir(dirname(this.path), { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
-    const temporary = `${this.path}.${process.pid}.${++saves}.tmp`;
-    const file: CacheFile = { key: this.key, entries: Object.fromEntries(this.#entries) };
-    await writeFile(temporary, JSON.stringify(file), { mode: OWNER_ONLY_FILE_MODE });
-    await rename(temporary, this.path);
-    this.#changed = false;
+    if (this.#changed.size === 0 && this.#removed.size === 0) return;
+    const changes: Array<[string, string | null]> = [
+      ...[...this.#removed].map((path): [string, null] => [path, null]),
+      ...[...this.#changed].map((path): [string, string] => [
+        path,
+        JSON.stringify({ key: this.key, entry: this.#entries.get(path) as CachedLog } satisfies KeptEntry),
+      ]),
+    ];
+    this.#use((table) => {
+      for (let start = 0; start < changes.length; start += BATCH) {
+        table.database.transaction(() => {
+          for (const [path, text] of changes.slice(start, start + BATCH)) {
+            if (text === null) table.delete(path);
+            else table.set(path, text);
+          }
+        });
+      }
+    });
+    this.#changed.clear();
+    this.#removed.clear();
+  }
+
+  #use(work: (table: KeyValueTable) => void): void {
+    const database = StateDatabase.open(this.path);
+    try {
+      work(new KeyValueTable(database, SPACE));
+    } finally {
+      database.close();
+    }
   }
 }

@@ -16,6 +16,7 @@ import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
+import { poolRows } from '../pools/kept-pools.js';
 import { MemoryPoolStore } from '../pools/memory-pool-store.js';
 import type { PoolStore } from '../pools/pool-store.js';
 import { RedisPoolStore } from '../pools/redis-pool-store.js';
@@ -36,7 +37,8 @@ import { ArtifactRegistry } from '../store/artifact-registry.js';
 import type { EventBus } from '../store/event-bus.js';
 import { ensureOwnerOnlyFolder } from '../store/owner-only.js';
 import { connectRedis } from '../store/redis-connection.js';
-import type { SnapshotProblem } from '../store/state-snapshot.js';
+import type { StoreProblem } from '../store/sqlite-state-store.js';
+import { StateDatabase } from '../store/state-database.js';
 import { registerAccess, SCOPE_GRANTS } from './access.js';
 import { answerClosing, buildClientErrorHandler } from './client-error-handler.js';
 import { ConcurrencyLimiter } from './concurrency-limiter.js';
@@ -45,6 +47,7 @@ import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
 import { EventHub } from './event-hub.js';
 import { allowedHostnames, registerHostGuard } from './host-guard.js';
 import { parseJsonBody } from './json-body.js';
+import { keptProxySessions, keptWebhooks } from './kept-state.js';
 import { logFileDestination } from './log-file.js';
 import { mcpRoutes } from './mcp-route.js';
 import { ServiceMetrics } from './metrics.js';
@@ -65,13 +68,12 @@ import { RedisWebhookState } from './webhooks/redis-webhook-state.js';
 import { webhooksOf } from './webhooks/session-webhooks.js';
 import { WebhookService } from './webhooks/webhook-service.js';
 
-/** The log line of each kind of problem with a session's files. */
-const SNAPSHOT_PROBLEMS: Readonly<Record<SnapshotProblem['action'], string>> = {
-  load: 'session file skipped: it does not read back (set aside as .invalid)',
-  skip: 'session timeline lines skipped (the session is kept)',
+/** The log line of each kind of problem with a session read back, or the import of an older release's files. */
+const STORE_PROBLEMS: Readonly<Record<StoreProblem['action'], string>> = {
+  load: 'session file not imported: it does not read back (it stays in the imported folder)',
+  skip: 'session timeline lines not imported (the session is)',
   repair: 'session repaired on load',
-  write: 'session file not written (retried at the next flush)',
-  remove: 'session file not removed (retried at the next flush)',
+  import: 'sessions imported into the database',
 };
 
 /** What the app reads from outside, injectable for tests. */
@@ -87,7 +89,7 @@ export interface AppDependencies {
   now?: () => number;
   /** A limiter to share or inspect; built from the options when absent. */
   concurrencyLimiter?: ConcurrencyLimiter;
-  /** The session monitor; one over a memory store kept in `<dataDir>/sessions` by default. */
+  /** The session monitor; one over the data dir's database (`<dataDir>/barometer.db`) by default. */
   monitor?: SessionMonitor;
   /** A loaded config file (`barometer.config.json`/`.yaml`) whose model entries override the registry. */
   config?: BarometerConfig;
@@ -95,7 +97,7 @@ export interface AppDependencies {
   summarizer?: Summarizer;
   /** A connected Redis client to use instead of connecting to `redisUrl` (the caller closes it). */
   redis?: Redis;
-  /** Shared budgets (`/api/v1/pools`): a RedisPoolStore to share them across instances. @default a MemoryPoolStore */
+  /** Shared budgets (`/api/v1/pools`): a RedisPoolStore to share them across instances. @default a MemoryPoolStore kept in the database */
   pools?: PoolStore;
   /** The folders `GET /api/v1/report` reads. @default the agents' default places for this process's user */
   reportRoots?: readonly LogRoot[];
@@ -139,6 +141,8 @@ export async function buildApp(
   const dataDir = dataDirPaths(settings.dataDir);
   // Archives hold copies of what agents read: the data folder is the user's alone (0700) when barometer makes it.
   ensureOwnerOnlyFolder(dataDir.root);
+  // The data dir's database: sessions and pools (unless on Redis), webhooks, the proxy's edits (decision 095).
+  const database = StateDatabase.open(settings.persistSessions ? dataDir.database : ':memory:');
   const archive = new ArchiveStore({ root: dataDir.archives });
   const artifacts = new ArtifactRegistry({ root: dataDir.artifacts });
 
@@ -227,7 +231,9 @@ export async function buildApp(
   // On Redis every reservation is one script on the shared pool: no over-commit across instances.
   const pools =
     dependencies.pools ??
-    (redis ? new RedisPoolStore(redis, { keyPrefix: settings.redisPrefix }) : new MemoryPoolStore({ now }));
+    (redis
+      ? new RedisPoolStore(redis, { keyPrefix: settings.redisPrefix })
+      : new MemoryPoolStore({ now, kept: poolRows(database) }));
   const monitorOptions = {
     archive,
     // A session with a poolId reads its pool's standing before each update: the pool is one of its models.
@@ -255,11 +261,13 @@ export async function buildApp(
     monitor = await openSessionMonitor({
       ...monitorOptions,
       dataDir: dataDir.root,
+      database,
       persistSessions: settings.persistSessions,
       maxSessions: settings.maxSessions,
-      // Listen first: the sessions are read in the background (one asked for before its turn is read first).
-      background: true,
-      onProblem: (problem) => app.log.warn(problem, SNAPSHOT_PROBLEMS[problem.action]),
+      onProblem: (problem) =>
+        problem.action === 'import'
+          ? app.log.info(problem, STORE_PROBLEMS.import)
+          : app.log.warn(problem, STORE_PROBLEMS[problem.action]),
     });
   }
   const hub = new EventHub(monitor, {
@@ -294,13 +302,13 @@ export async function buildApp(
     done();
   });
 
-  // Webhooks: registrations and pending deliveries kept in the data dir; session changes become events.
+  // Webhooks: registrations and pending deliveries kept in the database; session changes become events.
   const webhooks = new WebhookService({
     onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
     ...(redis && bus
       ? { shared: new RedisWebhookState(redis, bus, settings.redisPrefix) }
       : settings.persistSessions
-        ? { directory: join(dataDir.root, 'webhooks') }
+        ? { kept: keptWebhooks(database, join(dataDir.root, 'webhooks', 'webhooks.json'), app.log) }
         : {}),
     retryDelaysMs: settings.webhookRetryDelaysMs,
     timeoutMs: settings.webhookTimeoutMs,
@@ -340,8 +348,9 @@ export async function buildApp(
     stopMetrics();
     metrics.close();
     await webhooks.close();
-    // The monitor given by a caller is the caller's to close; ours writes its last changes out.
+    // The monitor given by a caller is the caller's to close.
     if (!dependencies.monitor) await monitor.close();
+    database.close();
     await bus?.close();
     if (ownRedis) await redis?.quit().catch(() => redis.disconnect());
   });
@@ -396,11 +405,12 @@ export async function buildApp(
         { stage, error: error instanceof Error ? error.message : String(error) },
         'proxy: failed open',
       );
+    const kept = keptProxySessions(database, join(dataDir.root, 'proxy'), app.log);
     const sessions = new ProxySessions({
       monitor,
       archive,
       now,
-      directory: join(dataDir.root, 'proxy'),
+      kept,
       onFailure: (stage, error) => {
         metrics.proxyFailures.inc({ stage });
         log(stage, error);

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StateDatabase } from '../store/state-database.js';
 import { buildApp } from './app.js';
 
 const NOW = Date.parse('2026-11-26T09:00:00Z');
@@ -111,8 +112,9 @@ describe('a live usage time ahead of the clock (F4)', () => {
     );
     await first.close();
     apps.splice(apps.indexOf(first), 1);
-    const file = join(dataDir, 'sessions', 'poisoned.json');
-    const record = JSON.parse(await readFile(file, 'utf8'));
+    const database = StateDatabase.open(join(dataDir, 'barometer.db'));
+    const row = database.connection.prepare('SELECT data FROM sessions WHERE id = ?').raw();
+    const record = JSON.parse((row.get('poisoned') as [string])[0]);
     const future = Date.parse('9999-12-31T00:00:00Z');
     const shift = (window: { latest: number | null }, bucketMs: number) => {
       window.latest = Math.floor(future / bucketMs);
@@ -121,7 +123,10 @@ describe('a live usage time ahead of the clock (F4)', () => {
     shift(record.state.minute, 2000);
     for (const name of ['requests', 'input', 'output']) shift(record.state.quota[name], 2000);
     shift(record.state.burn, 10_000);
-    await writeFile(file, JSON.stringify(record));
+    database.connection
+      .prepare('UPDATE sessions SET data = ? WHERE id = ?')
+      .run(JSON.stringify(record), 'poisoned');
+    database.close();
 
     const second = await app(dataDir);
     const answer = await post(second, 'poisoned', { promptTokens: 1000, completionTokens: 100 });

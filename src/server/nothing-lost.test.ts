@@ -1,9 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import { KeyValueTable } from '../store/key-value-table.js';
+import { StateDatabase } from '../store/state-database.js';
 import { buildApp } from './app.js';
 import type { ServerOptions } from './options.js';
 
@@ -58,17 +61,18 @@ describe('sessions survive a restart', () => {
     const before = (await first.inject({ url: '/api/v1/sessions/keep' })).json();
     await first.close();
     apps.splice(apps.indexOf(first), 1);
-    // The session's file, and its timeline's points and markers in files appended to as they grow.
-    expect(readdirSync(join(dir, 'sessions')).sort()).toEqual([
-      'keep.json',
-      'keep.timeline.markers.jsonl',
-      'keep.timeline.points.jsonl',
-    ]);
-    expect(
-      readFileSync(join(dir, 'sessions', 'keep.timeline.points.jsonl'), 'utf8')
-        .trim()
-        .split('\n'),
-    ).toHaveLength(2);
+    // The session is a row of the database, its timeline's points rows appended to as they grow; owner-only.
+    const files = readdirSync(dir).filter((name) => name.startsWith('barometer.db'));
+    expect(files).toContain('barometer.db');
+    for (const file of files) expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
+    // Folded into the file at the clean close: nothing left in the write-ahead log.
+    expect(statSync(join(dir, 'barometer.db-wal'), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
+    const database = StateDatabase.open(join(dir, 'barometer.db'));
+    const rows = database.connection
+      .prepare('SELECT count(*) FROM sessions_items WHERE id = ? AND list = 0')
+      .raw();
+    expect(rows.get('keep')).toEqual([2]);
+    database.close();
 
     const second = await makeApp({ dataDir: dir });
     const after = (await second.inject({ url: '/api/v1/sessions/keep' })).json();
@@ -80,14 +84,40 @@ describe('sessions survive a restart', () => {
     expect(next.generation).toBe(3);
   });
 
-  it('sets aside a damaged session file instead of failing to start', async () => {
+  it('imports no damaged session file of an older release, keeps it in the imported folder, and starts', async () => {
     const dir = dataDir();
     const { mkdirSync, writeFileSync } = await import('node:fs');
     mkdirSync(join(dir, 'sessions'), { recursive: true });
     writeFileSync(join(dir, 'sessions', 'torn.json'), '{"state":{"versi');
     const app = await makeApp({ dataDir: dir });
     expect((await app.inject({ url: '/api/v1/sessions' })).json().sessions).toEqual([]);
-    expect(readdirSync(join(dir, 'sessions'))).toEqual(['torn.json.invalid']);
+    expect(readdirSync(join(dir, 'sessions.imported'))).toEqual(['torn.json']);
+    expect(readFileSync(join(dir, 'sessions.imported', 'torn.json'), 'utf8')).toBe('{"state":{"versi');
+  });
+});
+
+describe('a data dir of the release before the database (f817969)', () => {
+  it("imports its webhooks and the proxy's edits once, keeping the files beside the database", async () => {
+    const dir = dataDir();
+    cpSync(fileURLToPath(new URL('../store/fixtures/data-dir-f817969', import.meta.url)), dir, {
+      recursive: true,
+    });
+    const proxy = { anthropicUpstream: 'http://127.0.0.1:9' };
+    const app = await makeApp({ dataDir: dir, proxy, allowPrivateWebhooks: true });
+    const listed = (await app.inject({ url: '/api/v1/webhooks' })).json().webhooks;
+    expect(listed).toMatchObject([{ url: 'http://127.0.0.1:9/hook', events: ['session.critical'] }]);
+    await app.close();
+    apps.splice(apps.indexOf(app), 1);
+    expect(readdirSync(join(dir, 'webhooks'))).toEqual(['webhooks.json.imported']);
+    expect(readdirSync(join(dir, 'proxy.imported'))).toEqual(['logged.json']);
+    const database = StateDatabase.open(join(dir, 'barometer.db'));
+    expect(new KeyValueTable(database, 'proxy-sessions').get('logged')).toBe(
+      readFileSync(join(dir, 'proxy.imported', 'logged.json'), 'utf8'),
+    );
+    database.close();
+    // A second start imports nothing more, and still has the webhook.
+    const again = await makeApp({ dataDir: dir, proxy, allowPrivateWebhooks: true });
+    expect((await again.inject({ url: '/api/v1/webhooks' })).json().webhooks).toHaveLength(1);
   });
 });
 

@@ -78,7 +78,7 @@ export const ServerOptionsSchema = z.strictObject({
   logFile: z.string().min(1).optional(),
   /** Serve the dashboard at `/` when its built files exist. */
   dashboard: z.boolean().default(true),
-  /** Keep sessions in `<dataDir>/sessions` so that a restart finds them. */
+  /** Keep sessions (and pools, webhooks) in `<dataDir>/barometer.db` so that a restart finds them. */
   persistSessions: z.boolean().default(true),
   /** Sessions kept at most; creating one more is refused (503 BR_ERR_SESSION_LIMIT). */
   maxSessions: z.number().int().min(1).default(DEFAULT_MAX_SESSIONS),

@@ -20,7 +20,7 @@ function modes(folder: string): string[] {
 }
 
 describe('the data folder is the user’s alone (archives hold what the agent read)', () => {
-  it('creates its folders 0700 and its files 0600: sessions, archives, lock, service file, log, webhooks', async () => {
+  it('creates its folders 0700 and its files 0600: the database (sessions, webhooks), archives, lock, service file, log', async () => {
     // Two levels that do not exist yet: both made by barometer, both owner-only.
     const dataDir = join(root, 'state', 'barometer');
     const server = await startServer(
@@ -59,6 +59,7 @@ describe('the data folder is the user’s alone (archives hold what the agent re
       expect(running).toEqual(
         expect.arrayContaining([
           'barometer.lock 600',
+          'barometer.db 600',
           'service.json 600',
           'logs 700',
           'logs/service.log 600',
@@ -67,19 +68,16 @@ describe('the data folder is the user’s alone (archives hold what the agent re
     } finally {
       await server.close();
     }
-    // Closed: the sessions written out, the lock and the service file removed.
+    // Closed: the database (sessions, webhooks) kept, the lock and the service file removed.
     const closed = modes(dataDir);
     expect(closed).toEqual(
       expect.arrayContaining([
         'archives 700',
         'archives/s1 700',
         'archives/s1/compaction-1.log 600',
-        'sessions 700',
-        'webhooks 700',
-        'webhooks/webhooks.json 600',
+        'barometer.db 600',
       ]),
     );
-    expect(closed.filter((entry) => entry.startsWith('sessions/')).length).toBeGreaterThan(0);
     expect(closed.filter((entry) => !/ (600|700)$/.test(entry))).toEqual([]);
     expect(
       closed.some((entry) => entry.startsWith('barometer.lock') || entry.startsWith('service.json')),

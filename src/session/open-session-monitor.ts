@@ -4,9 +4,10 @@ import type { AppendOnlyList } from '../store/append-only-list.js';
 import type { ArchiveStore } from '../store/archive.js';
 import { lockDataDir } from '../store/data-dir-lock.js';
 import { RedisEventBus } from '../store/event-bus.js';
-import { MemoryStateStore } from '../store/memory-state-store.js';
+import { importSessionFolder } from '../store/import-session-folder.js';
 import { RedisStateStore } from '../store/redis-state-store.js';
-import { StateSnapshot, type StateSnapshotOptions } from '../store/state-snapshot.js';
+import { SqliteStateStore, type StoreProblem } from '../store/sqlite-state-store.js';
+import { DATABASE_FILE, StateDatabase } from '../store/state-database.js';
 import { DEFAULT_CLOCK_SKEW_MS } from './clock-repair.js';
 import { restoreSessionRecord } from './restore-record.js';
 import {
@@ -18,14 +19,13 @@ import {
 import { TimelineMarkerSchema, TimelinePointSchema } from './session-schemas.js';
 import { DEFAULT_TIMELINE_MARKERS, DEFAULT_TIMELINE_POINTS } from './session-timeline.js';
 
-/** A session record's lists that only grow at their end, kept beside it by the stores (Redis lists, files). */
-const TIMELINE_LISTS: readonly AppendOnlyList[] = [
-  // A point's index grows with the session's generations: the memory store's timeline makes its points anew.
+/** A session record's lists that only grow at their end, kept beside it by the stores (Redis lists, table rows). */
+export const TIMELINE_LISTS: readonly AppendOnlyList[] = [
   { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS, key: 'index' },
   { path: ['timeline', 'markers'], limit: DEFAULT_TIMELINE_MARKERS },
 ];
 
-/** The same lists, each line checked when a file is read back: a bad line is skipped, its session kept (F9). */
+/** The same lists, each line checked when an older release's file is read: a bad line is skipped (F9). */
 const CHECKED_TIMELINE_LISTS: readonly AppendOnlyList[] = [
   { ...TIMELINE_LISTS[0]!, isItem: (item) => TimelinePointSchema.safeParse(item).success },
   { ...TIMELINE_LISTS[1]!, isItem: (item) => TimelineMarkerSchema.safeParse(item).success },
@@ -37,6 +37,9 @@ const CHECKED_TIMELINE_LISTS: readonly AppendOnlyList[] = [
  */
 export function dataDirPaths(dataDir: string): {
   root: string;
+  /** The embedded database: sessions, timelines, the proxy's edits, pools, webhooks, the report cache. */
+  database: string;
+  /** Where releases before the database kept sessions as files (imported once into the database). */
   sessions: string;
   archives: string;
   artifacts: string;
@@ -44,6 +47,7 @@ export function dataDirPaths(dataDir: string): {
   const root = resolve(dataDir);
   return {
     root,
+    database: join(root, DATABASE_FILE),
     sessions: join(root, 'sessions'),
     archives: join(root, 'archives'),
     artifacts: join(root, 'artifacts'),
@@ -51,64 +55,93 @@ export function dataDirPaths(dataDir: string): {
 }
 
 export interface OpenSessionMonitorOptions extends Omit<SessionMonitorOptions, 'store' | 'archive'> {
-  /** The data dir; sessions are kept in `<dataDir>/sessions`. */
+  /** The data dir; sessions are kept in its database, `<dataDir>/barometer.db`. */
   dataDir: string;
-  /** Keep sessions across restarts in `<dataDir>/sessions`. @default true */
+  /** Keep sessions across restarts (in the data dir's database; else in this process's memory). @default true */
   persistSessions?: boolean;
+  /** The data dir's database, opened by the caller (who closes it after the monitor); else the monitor's own. */
+  database?: StateDatabase;
   /** Sessions kept at most; one more is refused (BR_ERR_SESSION_LIMIT). @default 10000 */
   maxSessions?: number;
   /** Where compactions archive what they replace (normally `<dataDir>/archives`). */
   archive?: ArchiveStore;
-  /** Told of session files that could not be read or written, lines skipped, and sessions mended on load. */
-  onProblem?: StateSnapshotOptions<SessionRecord>['onProblem'];
   /**
-   * Listen first, load later: `open` answers once the session files are listed, and they are read in the
-   * background (a session asked for before its turn is read first). @default false
+   * Told of sessions mended when read back (`repair`), and, once, of the import of an older release's session
+   * folder (`import`: the one line saying so; `load`/`skip`: what of it did not read back).
    */
-  background?: boolean;
+  onProblem?: (problem: StoreProblem) => void;
 }
 
-/** The session monitor of a data dir: a memory store, kept in `<dataDir>/sessions` unless told otherwise. */
+/**
+ * The session monitor of a data dir: sessions in its database (`<dataDir>/barometer.db`), opened at once (nothing
+ * is read but the count: a session is read when asked for). A `<dataDir>/sessions` folder left by a release
+ * before the database is imported into it first, once.
+ */
 export async function openSessionMonitor(options: OpenSessionMonitorOptions): Promise<SessionMonitor> {
   const {
     dataDir,
     persistSessions = true,
+    database,
     maxSessions,
     archive,
     onProblem,
-    background = false,
     ...monitorOptions
   } = options;
   const now = monitorOptions.now ?? Date.now;
   const skewMs = monitorOptions.clockSkewMs ?? DEFAULT_CLOCK_SKEW_MS;
+  const paths = dataDirPaths(dataDir);
   // One writer per data dir (F5): a second process refuses to start, naming the holder.
-  const lock = persistSessions ? lockDataDir(dataDirPaths(dataDir).root) : undefined;
+  const lock = persistSessions ? lockDataDir(paths.root) : undefined;
   if (lock?.tookOverFrom)
     onProblem?.({
       id: '*',
       action: 'repair',
       reason: `took over the lock of ${lock.path} from process ${lock.tookOverFrom.pid}, which is no longer running`,
     });
-  const store = await MemoryStateStore.open<SessionRecord>({
-    ...(maxSessions === undefined ? {} : { maxEntries: maxSessions }),
-    ...(persistSessions
-      ? {
-          background,
-          ...(lock ? { lock } : {}),
-          snapshot: new StateSnapshot<SessionRecord>({
-            directory: dataDirPaths(dataDir).sessions,
-            parse: (value) => {
-              const time = now();
-              return restoreSessionRecord(value, time, time + skewMs);
-            },
-            // The timeline grows at its end: its points and markers are appended to files of their own.
-            lists: CHECKED_TIMELINE_LISTS,
-            ...(onProblem ? { onProblem } : {}),
-          }),
-        }
-      : {}),
-  });
+  const parse = (value: unknown) => {
+    const time = now();
+    return restoreSessionRecord(value, time, time + skewMs);
+  };
+  let store: SqliteStateStore<SessionRecord>;
+  try {
+    const own = database ?? StateDatabase.open(persistSessions ? paths.database : ':memory:');
+    store = new SqliteStateStore<SessionRecord>({
+      database: own,
+      ownsDatabase: database === undefined,
+      table: 'sessions',
+      parse,
+      lists: TIMELINE_LISTS,
+      touchedAt: (record) => record.touchedAt,
+      ...(maxSessions === undefined ? {} : { maxEntries: maxSessions }),
+      ...(onProblem ? { onProblem } : {}),
+      ...(lock ? { lock } : {}),
+    });
+    if (persistSessions) importOlderSessions(paths, store, parse, onProblem);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   return new SessionMonitor({ ...monitorOptions, store, ...(archive ? { archive } : {}) });
+}
+
+/** The session folder of a release before the database, read into it once, with one line saying so. */
+function importOlderSessions(
+  paths: ReturnType<typeof dataDirPaths>,
+  store: SqliteStateStore<SessionRecord>,
+  parse: (value: unknown) => ReturnType<typeof restoreSessionRecord>,
+  onProblem: ((problem: StoreProblem) => void) | undefined,
+): void {
+  const imported = importSessionFolder(paths.sessions, store, {
+    lists: CHECKED_TIMELINE_LISTS,
+    parse,
+    ...(onProblem ? { onProblem } : {}),
+  });
+  if (!imported) return;
+  onProblem?.({
+    id: '*',
+    action: 'import',
+    reason: `imported ${imported.imported} session${imported.imported === 1 ? '' : 's'} from ${paths.sessions} into ${paths.database}${imported.existing > 0 ? ` (${imported.existing} already there)` : ''}${imported.setAside > 0 ? `, ${imported.setAside} not readable` : ''}; the folder is kept as ${imported.keptAs}`,
+  });
 }
 
 /**

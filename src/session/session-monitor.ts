@@ -12,7 +12,7 @@ import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import type { EventBus } from '../store/event-bus.js';
-import { MemoryStateStore } from '../store/memory-state-store.js';
+import { SqliteStateStore } from '../store/sqlite-state-store.js';
 import type { StateStore } from '../store/state-store.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
@@ -108,11 +108,14 @@ export type MonitorEvent =
     }
   | { type: 'deleted'; id: string; reason: 'deleted' | 'expired' };
 
+/** Idle sessions a sweep deletes between two turns of the event loop. */
+const SWEEP_BATCH = 100;
+
 /** Idle sessions expire after a day by default. */
 export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface SessionMonitorOptions {
-  /** Where sessions live. @default an in-memory store without a snapshot */
+  /** Where sessions live. @default an embedded database of this process alone (nothing kept after it ends) */
   store?: StateStore<SessionRecord>;
   /** Where `compact` archives what it replaces. Without one, `compact` refuses to evict task outputs. */
   archive?: ArchiveSink;
@@ -292,7 +295,8 @@ export class SessionMonitor {
   readonly #waitingChildren = new Map<string, string[]>();
 
   constructor(options: SessionMonitorOptions = {}) {
-    this.store = options.store ?? new MemoryStateStore<SessionRecord>();
+    this.store =
+      options.store ?? new SqliteStateStore<SessionRecord>({ touchedAt: (record) => record.touchedAt });
     this.archive = options.archive;
     this.#now = options.now ?? Date.now;
     this.#config = options.config;
@@ -700,7 +704,8 @@ export class SessionMonitor {
 
   /** Every session's summary, most recently updated first. */
   async list(): Promise<SessionSummary[]> {
-    const summaries = (await this.store.values()).map((record) => sessionSummary(record.state));
+    const summaries: SessionSummary[] = [];
+    for await (const page of this.summaries()) summaries.push(...page);
     return summaries.sort((a, b) => (b.updatedAt ?? b.createdAt).localeCompare(a.updatedAt ?? a.createdAt));
   }
 
@@ -713,7 +718,8 @@ export class SessionMonitor {
     after: string | null,
     limit: number,
   ): Promise<{ sessions: SessionSummary[]; nextCursor: string | null }> {
-    const page = await this.store.page(after, limit);
+    // A summary shows no timeline: the store need not read the sessions' points.
+    const page = await this.store.page(after, limit, { lists: false });
     return { sessions: page.values.map((record) => sessionSummary(record.state)), nextCursor: page.next };
   }
 
@@ -741,17 +747,30 @@ export class SessionMonitor {
     this.#emit({ type: 'deleted', id, reason: 'deleted' });
   }
 
-  /** Deletes the sessions idle longer than the TTL; answers their ids. */
+  /**
+   * Deletes the sessions idle longer than the TTL; answers their ids. A store that keeps an index of the values'
+   * times (the embedded database) names them, a hundred at a time with the event loop let run between; another
+   * (Redis) is read whole.
+   */
   async sweep(): Promise<string[]> {
     if (this.#ttlMs <= 0) return [];
     const cutoff = this.#now() - this.#ttlMs;
     const expired: string[] = [];
-    for (const record of await this.store.values()) {
-      if (record.touchedAt >= cutoff) continue;
-      if (await this.store.delete(record.state.id)) {
-        expired.push(record.state.id);
-        this.#emit({ type: 'deleted', id: record.state.id, reason: 'expired' });
-      }
+    const expire = async (id: string) => {
+      this.#poolOf.delete(id);
+      if (!(await this.store.delete(id))) return;
+      expired.push(id);
+      this.#emit({ type: 'deleted', id, reason: 'expired' });
+    };
+    const idle = this.store.idle?.bind(this.store);
+    if (!idle) {
+      for (const record of await this.store.values())
+        if (record.touchedAt < cutoff) await expire(record.state.id);
+      return expired;
+    }
+    for (let ids = await idle(cutoff, SWEEP_BATCH); ids.length > 0; ids = await idle(cutoff, SWEEP_BATCH)) {
+      for (const id of ids) await expire(id);
+      await new Promise((resolve) => setImmediate(resolve));
     }
     return expired;
   }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { BarometerError } from '../errors/barometer-error.js';
 import { type AppendOnlyList, atPath, withPath } from './append-only-list.js';
-import type { StatePage, StateStore } from './state-store.js';
+import type { PageOptions, StatePage, StateStore } from './state-store.js';
 
 export interface RedisStateStoreOptions<T> {
   /** Key prefix shared by every instance of one service. @default 'barometer:' */
@@ -213,7 +213,7 @@ export class RedisStateStore<T> implements StateStore<T> {
    * A page in id order. Redis keeps the ids in a set (no order): they are read and sorted here for each page, and
    * only the page's values are read.
    */
-  async page(after: string | null, limit: number): Promise<StatePage<T>> {
+  async page(after: string | null, limit: number, options: PageOptions = {}): Promise<StatePage<T>> {
     let ids: string[];
     try {
       ids = await this.#redis.smembers(this.#idsKey);
@@ -223,17 +223,20 @@ export class RedisStateStore<T> implements StateStore<T> {
     ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     const start = after === null ? 0 : ids.findIndex((id) => id > after);
     const chosen = start < 0 ? [] : ids.slice(start, start + limit);
-    const values = (await this.#read(chosen)).filter((value): value is T => value !== undefined);
+    const values = (await this.#read(chosen, options.lists !== false)).filter(
+      (value): value is T => value !== undefined,
+    );
     const more = start >= 0 && start + limit < ids.length;
     return { values, next: more && chosen.length > 0 ? (chosen[chosen.length - 1] as string) : null };
   }
 
-  async #read(ids: readonly string[]): Promise<Array<T | undefined>> {
+  async #read(ids: readonly string[], withLists = true): Promise<Array<T | undefined>> {
     if (ids.length === 0) return [];
     const pipeline = this.#redis.pipeline();
     for (const id of ids) {
       pipeline.hget(this.#valueKey(id), 'd');
-      for (const key of this.#listKeys(id)) pipeline.lrange(key, 0, -1);
+      // Without its lists a value comes with them empty, as `change` sees it.
+      for (const key of this.#listKeys(id)) pipeline.lrange(key, withLists ? 0 : 1, withLists ? -1 : 0);
     }
     let results: Array<[Error | null, unknown]>;
     try {

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,8 +9,9 @@ import {
   skipWithoutRedis,
   startRedisServer,
 } from '../test-helpers/redis-server.js';
-import { MemoryStateStore } from './memory-state-store.js';
 import { RedisStateStore } from './redis-state-store.js';
+import { SqliteStateStore } from './sqlite-state-store.js';
+import { StateDatabase } from './state-database.js';
 import type { StateStore } from './state-store.js';
 
 interface Counter {
@@ -18,7 +22,7 @@ interface Counter {
 
 const missing = redisMissing();
 
-/** One contract, both stores: what the monitor relies on. */
+/** One contract, every store: what the monitor relies on. */
 function contract(name: string, open: (maxEntries: number) => Promise<StateStore<Counter>>) {
   describe(`${name}: the StateStore contract`, () => {
     it('creates once, refuses an id in use and a full store, and gets what it stored', async () => {
@@ -66,11 +70,70 @@ function contract(name: string, open: (maxEntries: number) => Promise<StateStore
   });
 }
 
-contract('memory', async (maxEntries) => new MemoryStateStore<Counter>({ maxEntries }));
+/** A store with the list `log.items` (limit 5): a change sees it empty, what it adds is appended and trimmed. */
+async function appendsToLists(store: StateStore<Counter>) {
+  await store.create('l', { id: 'l', count: 0, log: { items: [1, 2, 3] } });
+  const seen: number[][] = [];
+  const after = await store.update('l', (current) => {
+    seen.push([...current.log.items]);
+    return { ...current, count: 1, log: { items: [...current.log.items, 4, 5, 6] } };
+  });
+  expect(seen).toEqual([[]]);
+  // The answer holds what this update appended; the store holds the last five (the limit).
+  expect(after?.log.items).toEqual([4, 5, 6]);
+  expect(await store.get('l')).toEqual({ id: 'l', count: 1, log: { items: [2, 3, 4, 5, 6] } });
+  // Past many appends the store still answers the last five, in order.
+  for (let item = 7; item < 200; item++)
+    await store.update('l', (current) => ({ ...current, log: { items: [item] } }));
+  expect((await store.get('l'))?.log.items).toEqual([195, 196, 197, 198, 199]);
+}
 
-describe('memory: answers without a promise', () => {
+/** Pages walk the ids in order from a cursor; `lists: false` leaves the lists empty. */
+async function pagesWithoutLists(store: StateStore<Counter>) {
+  for (const id of ['c', 'a', 'b']) await store.create(id, { id, count: 1, log: { items: [1, 2] } });
+  const first = await store.page(null, 2, { lists: false });
+  expect(first).toEqual({
+    values: [
+      { id: 'a', count: 1, log: { items: [] } },
+      { id: 'b', count: 1, log: { items: [] } },
+    ],
+    next: 'b',
+  });
+  expect(await store.page(first.next, 2)).toEqual({
+    values: [{ id: 'c', count: 1, log: { items: [1, 2] } }],
+    next: null,
+  });
+}
+
+const LISTS = [{ path: ['log', 'items'], limit: 5 }];
+const folder = mkdtempSync(join(tmpdir(), 'barometer-state-store-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+let files = 0;
+
+contract('sqlite (in memory)', async (maxEntries) => new SqliteStateStore<Counter>({ maxEntries }));
+contract(
+  'sqlite (a file)',
+  async (maxEntries) =>
+    new SqliteStateStore<Counter>({
+      database: StateDatabase.open(join(folder, `contract-${++files}.db`)),
+      maxEntries,
+      lists: LISTS,
+    }),
+);
+
+describe('sqlite: lists, pages', () => {
+  it('keeps an append-only list beside the value: a change sees it empty, its additions are appended and trimmed', async () => {
+    await appendsToLists(new SqliteStateStore<Counter>({ lists: LISTS }));
+  });
+
+  it('reads a page without its lists when told so', async () => {
+    await pagesWithoutLists(new SqliteStateStore<Counter>({ lists: LISTS }));
+  });
+});
+
+describe('sqlite: answers without a promise', () => {
   it('answers an update with the new value itself, within the call', async () => {
-    const store = new MemoryStateStore<Counter>();
+    const store = new SqliteStateStore<Counter>();
     await store.create('n', { id: 'n', count: 0, log: { items: [] } });
     const answer = store.update('n', (current) => ({ ...current, count: current.count + 1 }));
     expect(answer).not.toBeInstanceOf(Promise);
@@ -111,17 +174,11 @@ describe.skipIf(skipWithoutRedis('Redis'))('Redis', () => {
   });
 
   it('keeps an append-only list beside the value: a change sees it empty, its additions are appended and trimmed', async () => {
-    const store = redisStore(client(), 'lists');
-    await store.create('l', { id: 'l', count: 0, log: { items: [1, 2, 3] } });
-    const seen: number[][] = [];
-    const after = await store.update('l', (current) => {
-      seen.push([...current.log.items]);
-      return { ...current, count: 1, log: { items: [...current.log.items, 4, 5, 6] } };
-    });
-    expect(seen).toEqual([[]]);
-    // The answer holds what this update appended; the store holds the last five (the limit).
-    expect(after?.log.items).toEqual([4, 5, 6]);
-    expect(await store.get('l')).toEqual({ id: 'l', count: 1, log: { items: [2, 3, 4, 5, 6] } });
+    await appendsToLists(redisStore(client(), 'lists'));
+  });
+
+  it('reads a page without its lists when told so', async () => {
+    await pagesWithoutLists(redisStore(client(), 'nolists'));
   });
 
   it('applies 200 concurrent updates through two clients (two instances) exactly once each', async () => {

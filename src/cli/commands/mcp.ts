@@ -8,6 +8,7 @@ import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../../sessi
 import { DEFAULT_SESSION_TTL_MS } from '../../session/session-monitor.js';
 import { ArchiveStore } from '../../store/archive.js';
 import { readServiceFile } from '../../store/service-file.js';
+import type { StoreProblem } from '../../store/sqlite-state-store.js';
 import { StdioServerTransport } from '../../vendor/mcp-sdk-stdio.js';
 import { dataFolderFor } from '../data-folder-for.js';
 import { durationSeconds } from '../duration.js';
@@ -31,7 +32,7 @@ interface McpFlags {
 
 /**
  * `barometer mcp`: the MCP server on stdio, for clients that start it as a child process (Claude Code, Claude
- * Desktop, Codex). The same data dir and config as `barometer serve`: sessions kept in `<data-dir>/sessions`,
+ * Desktop, Codex). The same data dir and config as `barometer serve`: sessions kept in `<data-dir>/barometer.db`,
  * archives in `<data-dir>/archives`, model overrides from barometer.config.*. Nothing but the protocol is written
  * to stdout: logs go to stderr.
  */
@@ -104,7 +105,13 @@ Claude Code:  claude mcp add barometer -- barometer mcp`,
         archive,
         config,
         sessionTtlMs: Math.round(ttlSeconds * 1000),
-        onProblem: (problem: object) => log.warn(problem, 'session file skipped'),
+        onProblem: (problem: StoreProblem) =>
+          problem.action === 'import'
+            ? log.info(problem, 'sessions imported into the database')
+            : log.warn(
+                problem,
+                problem.action === 'repair' ? 'session repaired on load' : 'session file not imported',
+              ),
         ...(summarizer ? { summarizer } : {}),
       };
       const monitor = await openSessionMonitor(monitorOptions).catch(async (error: unknown) => {
@@ -145,7 +152,7 @@ Claude Code:  claude mcp add barometer -- barometer mcp`,
           await server
             .close()
             .catch((error: unknown) => log.warn({ err: error }, 'closing the transport failed'));
-          // The sessions changed since the last flush are written out before the process ends.
+          // Every answered update is in the database already: closing folds its log into the file.
           await monitor.close();
           process.exit(0);
         } catch (error) {
@@ -159,7 +166,7 @@ Claude Code:  claude mcp add barometer -- barometer mcp`,
       process.once('SIGINT', () => void shutdown('SIGINT'));
 
       await server.connect(new StdioServerTransport(process.stdin, process.stdout));
-      const sessions = (await monitor.list()).length;
+      const sessions = await monitor.store.size();
       log.info(
         { dataDir: paths.root, sessions },
         `barometer MCP server on stdio; ${sessions} session${sessions === 1 ? '' : 's'} restored`,

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { ReportQuerySchema } from '../../contract/report.js';
 import { defaultLogRoots } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
+import { DATABASE_FILE } from '../../store/state-database.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { configFor } from '../config-for.js';
 import { dataFolderFor } from '../data-folder-for.js';
@@ -80,7 +81,7 @@ export function registerReportCommand(program: Command, io: CliIo, now: () => nu
       '--no-what-if',
       "skip barometer's what-if (faster on a first run: it rebuilds each session's history)",
     )
-    .option('--no-cache', 'read every file again (the cache is <data dir>/report-cache.json)')
+    .option('--no-cache', 'read every file again (the cache is kept in <data dir>/barometer.db)')
     .option('--time-zone <zone>', "the time zone days are counted in (default: this machine's)")
     .option(
       '--config <path>',
@@ -128,7 +129,7 @@ Example:
         {
           roots: defaultLogRoots(io.env, home),
           paths: given,
-          cacheFile: flags.cache ? join(folder.path, 'report-cache.json') : null,
+          cacheFile: flags.cache ? join(folder.path, DATABASE_FILE) : null,
           archiveDir: join(folder.path, 'archives'),
           whatIf: flags.whatIf,
           ...(config ? { config } : {}),

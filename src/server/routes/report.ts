@@ -4,6 +4,7 @@ import { parseWith } from '../../errors/validation.js';
 import type { BarometerConfig } from '../../models/barometer-config.js';
 import type { LogRoot } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
+import { DATABASE_FILE } from '../../store/state-database.js';
 import { sendInvalid } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 
@@ -12,14 +13,14 @@ const EXAMPLE = 'GET /api/v1/report?view=daily&since=2026-01-01&agent=claude-cod
 export interface ReportRouteOptions {
   /** The folders the report reads: the agents' default places for the user the service runs as. */
   roots: readonly LogRoot[];
-  /** The data directory; the per-file cache is `<dataDir>/report-cache.json`. */
+  /** The data directory; the per-file cache is kept in its database, `<dataDir>/barometer.db`. */
   dataDir: string;
   config?: BarometerConfig;
 }
 
 /** `GET /api/v1/report`: the same report as `barometer report --json`, over the logs of the service's machine. */
 export function reportRoutes(options: ReportRouteOptions): ApiRoute[] {
-  // One report at a time: each reads and rewrites the same cache file, and a second would redo the first's work.
+  // One report at a time: each reads and rewrites the same cache, and a second would redo the first's work.
   let running: Promise<unknown> = Promise.resolve();
   return [
     {
@@ -42,7 +43,7 @@ export function reportRoutes(options: ReportRouteOptions): ApiRoute[] {
         const run = running.then(() =>
           makeReport(filter, {
             roots: options.roots,
-            cacheFile: join(options.dataDir, 'report-cache.json'),
+            cacheFile: join(options.dataDir, DATABASE_FILE),
             archiveDir: join(options.dataDir, 'archives'),
             whatIf: whatIf !== 'false',
             ...(options.config ? { config: options.config } : {}),

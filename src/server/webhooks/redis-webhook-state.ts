@@ -6,7 +6,7 @@ const TOPIC = 'webhooks';
 
 /**
  * Webhooks of a service on Redis: registrations in one hash (with their secrets: protect the Redis as the data
- * dir's `webhooks.json` is protected), deliveries in another, so that any instance lists them and a delivery left
+ * dir's database is protected), deliveries in another, so that any instance lists them and a delivery left
  * pending by an instance that died is taken over. A changed registration is announced on the bus; each attempt is
  * claimed with `SET NX` so that one instance makes it.
  */

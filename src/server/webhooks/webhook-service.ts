@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type {
   Delivery as DeliveryAnswer,
   WebhookEvent,
@@ -10,7 +8,6 @@ import type {
 } from '../../contract/webhooks.js';
 import { BarometerValidationError } from '../../errors/validation.js';
 import { isoTime } from '../../session/iso-time.js';
-import { OWNER_ONLY_FOLDER_MODE } from '../../store/owner-only.js';
 import { checkWebhookUrl } from './address-guard.js';
 import { type AttemptOutcome, attemptDelivery } from './deliver.js';
 import { generateSecret, signWebhook } from './signing.js';
@@ -64,9 +61,15 @@ interface PersistedState {
   deliveries: Delivery[];
 }
 
+/** Where a service of its own keeps its state (registrations, pending deliveries, logs) as one JSON text. */
+export interface KeptWebhookState {
+  read(): string | undefined;
+  write(text: string): void;
+}
+
 export interface WebhookServiceOptions {
-  /** Folder for `webhooks.json` (registrations, pending deliveries, logs); without it nothing is kept. */
-  directory?: string;
+  /** Where the state is kept (a row of the data dir's database); without it nothing is kept. */
+  kept?: KeptWebhookState;
   retryDelaysMs?: readonly number[];
   timeoutMs?: number;
   allowPrivate?: boolean;
@@ -77,7 +80,7 @@ export interface WebhookServiceOptions {
   /** Told of every attempt's outcome (metrics count them). */
   onAttempt?: (outcome: 'delivered' | 'retried' | 'failed') => void;
   /**
-   * Registrations and deliveries shared by every instance of the service (Redis) instead of `directory`: each
+   * Registrations and deliveries shared by every instance of the service (Redis) instead of `kept`: each
    * instance sends the events it produced, to every webhook registered through any of them.
    */
   shared?: SharedWebhookState;
@@ -107,14 +110,12 @@ function invalid(field: string, value: unknown, message: string): BarometerValid
 
 /**
  * Webhooks: registrations, signed deliveries (Standard Webhooks), retries with backoff and jitter, a delivery
- * log, all kept in one JSON file written atomically so that pending deliveries survive a restart. Delivery is
- * at least once: an attempt cut off by a crash is made again after the restart.
+ * log, all kept as one JSON text written whole (a row of the database) so that pending deliveries survive a
+ * restart. Delivery is at least once: an attempt cut off by a crash is made again after the restart.
  */
 export class WebhookService {
-  readonly #options: Required<
-    Omit<WebhookServiceOptions, 'directory' | 'onProblem' | 'onAttempt' | 'shared'>
-  > &
-    Pick<WebhookServiceOptions, 'directory' | 'onProblem' | 'onAttempt'>;
+  readonly #options: Required<Omit<WebhookServiceOptions, 'kept' | 'onProblem' | 'onAttempt' | 'shared'>> &
+    Pick<WebhookServiceOptions, 'kept' | 'onProblem' | 'onAttempt'>;
   #webhooks = new Map<string, WebhookRegistration>();
   #deliveries = new Map<string, Delivery>();
   #timers = new Map<string, NodeJS.Timeout>();
@@ -132,7 +133,7 @@ export class WebhookService {
       allowPrivate: options.allowPrivate ?? false,
       now: options.now ?? Date.now,
       random: options.random ?? Math.random,
-      ...(options.directory === undefined ? {} : { directory: options.directory }),
+      ...(options.kept === undefined ? {} : { kept: options.kept }),
       ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
       ...(options.onAttempt === undefined ? {} : { onAttempt: options.onAttempt }),
     };
@@ -153,20 +154,20 @@ export class WebhookService {
       this.#refreshTimer.unref?.();
       return;
     }
-    const file = this.#file();
-    if (!file) return;
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(file, 'utf8');
-    } catch {
+      text = this.#options.kept?.read();
+    } catch (error) {
+      this.#options.onProblem?.('the webhooks could not be read; starting without them', error);
       return;
     }
+    if (text === undefined) return;
     try {
       const state = JSON.parse(text) as PersistedState;
       for (const webhook of state.webhooks ?? []) this.#webhooks.set(webhook.id, webhook);
       for (const delivery of state.deliveries ?? []) this.#deliveries.set(delivery.id, delivery);
     } catch (error) {
-      this.#options.onProblem?.(`${file} is not readable JSON; starting without webhooks`, error);
+      this.#options.onProblem?.('the kept webhooks are not readable JSON; starting without them', error);
       return;
     }
     for (const delivery of this.#deliveries.values()) {
@@ -396,29 +397,20 @@ export class WebhookService {
     return dropped;
   }
 
-  #file(): string | undefined {
-    return this.#options.directory === undefined ? undefined : join(this.#options.directory, 'webhooks.json');
-  }
-
-  /** Writes the whole state to a temporary file and renames it: a reader never sees half of it. */
+  /** Writes the whole state in one transaction: a reader never sees half of it. */
   #save(): Promise<void> {
-    const file = this.#file();
-    if (!file) return Promise.resolve();
-    this.#saving = this.#saving.then(async () => {
-      const state: PersistedState = {
-        version: 1,
-        webhooks: [...this.#webhooks.values()],
-        deliveries: [...this.#deliveries.values()],
-      };
-      try {
-        await mkdir(this.#options.directory as string, { recursive: true, mode: OWNER_ONLY_FOLDER_MODE });
-        const temporary = `${file}.${process.pid}.tmp`;
-        await writeFile(temporary, JSON.stringify(state), { mode: 0o600 });
-        await rename(temporary, file);
-      } catch (error) {
-        this.#options.onProblem?.(`could not write ${file}`, error);
-      }
-    });
-    return this.#saving;
+    const kept = this.#options.kept;
+    if (!kept) return Promise.resolve();
+    const state: PersistedState = {
+      version: 1,
+      webhooks: [...this.#webhooks.values()],
+      deliveries: [...this.#deliveries.values()],
+    };
+    try {
+      kept.write(JSON.stringify(state));
+    } catch (error) {
+      this.#options.onProblem?.('could not write the webhooks', error);
+    }
+    return Promise.resolve();
   }
 }

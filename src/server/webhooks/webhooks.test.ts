@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { KeyValueTable } from '../../store/key-value-table.js';
+import { StateDatabase } from '../../store/state-database.js';
 import { checkWebhookUrl, isBlockedAddress, ownAddresses } from './address-guard.js';
 import { attemptDelivery } from './deliver.js';
 import { generateSecret, signWebhook, verifyWebhook } from './signing.js';
@@ -212,14 +214,19 @@ describe('WebhookService: at-least-once delivery', () => {
     await service.close();
   });
 
-  it('keeps pending deliveries across a restart and delivers them after it', async () => {
+  it('keeps pending deliveries across a restart (in the database) and delivers them after it', async () => {
     const directory = mkdtempSync(join(tmpdir(), 'barometer-webhooks-'));
     dirs.push(directory);
+    const keptIn = (database: StateDatabase) => {
+      const table = new KeyValueTable(database, 'webhooks');
+      return { read: () => table.get('state'), write: (text: string) => table.set('state', text) };
+    };
+    const firstDatabase = StateDatabase.open(join(directory, 'barometer.db'));
     const target = await receiver([200]);
     const url = target.url;
     await new Promise<void>((resolve) => target.server.close(() => resolve()));
     const first = new WebhookService({
-      directory,
+      kept: keptIn(firstDatabase),
       retryDelaysMs: [60_000],
       allowPrivate: true,
       random: () => 0,
@@ -228,6 +235,7 @@ describe('WebhookService: at-least-once delivery', () => {
     first.emit('new_round_due', { event: 'new_round_due', sessionId: 's2' });
     await waitFor(() => (first.deliveries(registration.id)?.[0]?.attempts.length ?? 0) === 1);
     await first.close();
+    firstDatabase.close();
     // The receiver comes back on the same port; the restarted service delivers what was pending.
     const received: string[] = [];
     const revived = createServer((request, response) => {
@@ -242,8 +250,9 @@ describe('WebhookService: at-least-once delivery', () => {
     });
     servers.push(revived);
     await new Promise<void>((resolve) => revived.listen(target.port, '127.0.0.1', resolve));
+    const secondDatabase = StateDatabase.open(join(directory, 'barometer.db'));
     const second = new WebhookService({
-      directory,
+      kept: keptIn(secondDatabase),
       retryDelaysMs: [60_000],
       allowPrivate: true,
       now: () => Date.now() + 61_000,
@@ -252,6 +261,7 @@ describe('WebhookService: at-least-once delivery', () => {
     await waitFor(() => second.deliveries(registration.id)?.[0]?.status === 'delivered');
     expect(received).toEqual([JSON.stringify({ event: 'new_round_due', sessionId: 's2' })]);
     await second.close();
+    secondDatabase.close();
   });
 
   it('names a bad field at registration: an unknown event, a secret not in the whsec_ form', async () => {
