@@ -21,7 +21,7 @@ export interface EvictionTombstoneInput {
 }
 
 /** What an evicted item was, in a few words: the tool and the file or command it named. */
-export function describeEvictedCall(call: HistoryItem | undefined): string {
+function describeEvictedCall(call: HistoryItem | undefined): string {
   if (call?.kind !== 'tool-call') return 'tool output';
   const target = pathOf(call) ?? commandOf(call);
   const short = target.length > 80 ? `${target.slice(0, 77)}...` : target;
@@ -29,8 +29,8 @@ export function describeEvictedCall(call: HistoryItem | undefined): string {
 }
 
 /**
- * The text that takes an evicted item's place in the requests the provider reads: the one text of the proxy and of
- * the what-if (which sizes it), so that both carry the same tokens.
+ * The text that takes an evicted item's place in the requests the proxy sends upstream. Kept in the compaction core
+ * so that the what-if can size this same text; today it still sizes `tombstoneText` (archive-sink.ts), shorter.
  */
 export function evictionTombstone(input: EvictionTombstoneInput): string {
   const what = `${input.kind === 'tool-result' ? 'result of' : 'input of'} ${describeEvictedCall(input.call)}`;
