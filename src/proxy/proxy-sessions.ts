@@ -1,9 +1,8 @@
 import { setImmediate } from 'node:timers/promises';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import { EvictionPolicy, initialEvictionState } from '../compaction/eviction-policy.js';
+import { evictionTombstone } from '../compaction/eviction-tombstone.js';
 import { type HistoryItem, itemText } from '../compaction/history-item.js';
-import { pathOf } from '../compaction/plan-batch.js';
-import { commandOf } from '../compaction/sub-task-boundary.js';
 import { BarometerError } from '../errors/barometer-error.js';
 import { canonicalModelId, normalizeModelId } from '../models/model-id.js';
 import type { ProxyPauseStage } from '../session/proxy-status.js';
@@ -61,14 +60,6 @@ const AGENT_OF: Partial<Record<SessionSource, 'claude-code' | 'codex'>> = {
   'codex-turn-metadata': 'codex',
   'prompt-cache-key': 'codex',
 };
-
-/** What an evicted item was, in a few words: the tool and the file or command it named. */
-function describeItem(call: HistoryItem | undefined): string {
-  if (call?.kind !== 'tool-call') return 'tool output';
-  const target = pathOf(call) ?? commandOf(call);
-  const short = target.length > 80 ? `${target.slice(0, 77)}...` : target;
-  return short === '' || short === '{}' ? call.name : `${call.name} ${short}`;
-}
 
 /**
  * The proxy's memory of its sessions and the work it does for them: the monitor's session (created on the first
@@ -290,8 +281,15 @@ export class ProxySessions {
       const item = history[step.position];
       if (!applied.archive || (item?.kind !== 'tool-call' && item?.kind !== 'tool-result')) continue;
       const tokens = this.#counter.count(step.original);
-      const what = `${item.kind === 'tool-result' ? 'result of' : 'input of'} ${describeItem(calls.get(item.callId))}`;
-      const tombstone = `[barometer evicted this ${what} (${tokens} tokens) when sub-task ${batch.taskId} ended (${boundary}). The original is record "${step.itemId}" in ${applied.archive}: open that file with your Read tool if you need it.]`;
+      const tombstone = evictionTombstone({
+        kind: item.kind,
+        call: calls.get(item.callId),
+        tokens,
+        taskId: batch.taskId,
+        boundary,
+        itemId: step.itemId,
+        archive: applied.archive,
+      });
       // Net of the tombstone that takes the original's place: what a later request really no longer carries.
       freed += Math.max(0, tokens - this.#counter.count(tombstone));
       const edit = entry.edits.get(item.callId) ?? {};
