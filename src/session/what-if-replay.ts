@@ -233,6 +233,8 @@ function summedWhatIf(parts: readonly WhatIfSummary[]): WhatIfSummary {
     peakPromptTokens: peak(parts.map((part) => part.policy.peakPromptTokens)),
     compactions: added((part) => part.policy.compactions),
     evictions: added((part) => part.policy.evictions),
+    recaps: added((part) => part.policy.recaps),
+    quotedRereads: added((part) => part.policy.quotedRereads),
     trimmedAtArrival: added((part) => part.policy.trimmedAtArrival),
     archivedItems: added((part) => part.policy.archivedItems),
     archivedBytes: added((part) => part.policy.archivedBytes),

@@ -173,6 +173,8 @@ describe('chartModelOfReplay', () => {
           archivedBytes: 9000,
           rereads: 0,
           rereadTokens: 0,
+          quotedRereads: 0,
+          recaps: 0,
           callsAboveCompactionPoint: 0,
         },
         savedPercent: 24.3,
