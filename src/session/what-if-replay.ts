@@ -311,8 +311,10 @@ async function whatIfOfSession(
     ...(options.tombstoneArchiveDir === undefined
       ? {}
       : {
+          // Named by the session's own id where the log gives one (the proxy's archives are by session id: a
+          // Claude Code UUID is 36 characters, which the tombstone carries).
           tombstonePath: (taskId: string) =>
-            `${options.tombstoneArchiveDir}/${options.sessionId ?? 'whatif'}/${taskId}.log`,
+            `${options.tombstoneArchiveDir}/${log.id ?? options.sessionId ?? 'whatif'}/${taskId}.log`,
         }),
   });
   const { calls: whatIfCalls, ...summary } = report;
