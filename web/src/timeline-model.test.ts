@@ -60,6 +60,7 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
     markers: [
       { type: 'compaction', timestamp: '2026-01-01T00:02:30.000Z', index: 2, detail: '190,000 → 40,000' },
     ],
+    receiptCalls: null,
     ...overrides,
   };
 }
