@@ -901,7 +901,6 @@ export {
   CACHE_LIFETIME_MS,
   type CachedCallInput,
   cachedCallTokens,
-  type PreviousCall,
 } from './whatif/cached-call-tokens.js';
 export {
   type Calibration,

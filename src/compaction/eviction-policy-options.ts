@@ -44,8 +44,11 @@ export const DEFAULT_RECAP_ABOVE_PERCENT = 80;
 export const DEFAULT_EVICT_SUPERSEDED = false;
 /** Lever (d) of docs/decisions/035. */
 export const DEFAULT_EVICT_WHEN_COLD = true;
-/** Lever (c) of docs/decisions/035 (0: off). */
-export const DEFAULT_TRIM_RESULTS_ABOVE_TOKENS = 1_000;
+/**
+ * Lever (c) of docs/decisions/035 (0: off). Off by default since the proxy does not apply it: the what-if predicts
+ * the proxy (decision 097); a policy file can turn it on for the what-if, which then names its effect as its own.
+ */
+export const DEFAULT_TRIM_RESULTS_ABOVE_TOKENS = 0;
 
 export const EvictionPolicyOptionsSchema = z.strictObject({
   /** Which boundaries end a sub-task. @default every kind */

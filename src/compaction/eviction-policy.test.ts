@@ -491,17 +491,33 @@ describe('the levers of docs/decisions/035', () => {
     expect(cold.decide(committedHistory(), { sizeOf }).evict).toBeNull();
     const free = cold.decide(committedHistory(), { sizeOf, cacheCold: true });
     expect(free.evict?.steps.map((step) => step.itemId)).toEqual(['c1:result', 'c2']);
-    // Warm, with minFreedTokens 0: the rewrite of everything from the first evicted item on costs 11.5 reads of
-    // each of its tokens; each later call saves a read of the freed tokens (each item less a 40-token tombstone).
+    // Warm, with minFreedTokens 0 and no cache breakpoint in the history (Claude Code's: the system prompt and the
+    // last message block): the next request writes the whole history less what it frees at 1.25 × input where it
+    // would have read it all at 0.1 ×; each later request reads the freed tokens fewer (each item less a 40-token
+    // tombstone), at 0.1 ×.
     const history = committedHistory();
     const freed = sizeOf(history[3]!) - 40 + (sizeOf(history[4]!) - 40);
-    const after = history.slice(3).reduce((sum, item) => sum + sizeOf(item), 0);
-    const payback = (11.5 * after) / freed;
+    const whole = history.reduce((sum, item) => sum + sizeOf(item), 0);
+    const payback = ((whole - freed) * 1.25 - whole * 0.1) / (freed * 0.1);
     const warm = new EvictionPolicy({ minFreedTokens: 0, evictWhenCold: true });
     const early = warm.decide(history, { sizeOf, callsSoFar: Math.floor(payback) });
     expect(early.evict).toBeNull();
     expect(early.reasons.join(' ')).toContain('wait for a cold cache');
     expect(warm.decide(history, { sizeOf, callsSoFar: Math.ceil(payback) }).evict).not.toBeNull();
+    // With a cache entry at the end of item 2 (the proxy's breakpoint after its last batch), only what follows it is
+    // rewritten: it pays back sooner. A breakpoint after the first change does not help.
+    const after = history.slice(3).reduce((sum, item) => sum + sizeOf(item), 0);
+    const sooner = ((after - freed) * 1.25 - after * 0.1) / (freed * 0.1);
+    expect(sooner).toBeLessThan(payback);
+    expect(
+      warm.decide(history, { sizeOf, callsSoFar: Math.ceil(sooner), cacheBreakpoints: [3] }).evict,
+    ).not.toBeNull();
+    expect(
+      warm.decide(history, { sizeOf, callsSoFar: Math.floor(sooner), cacheBreakpoints: [3] }).evict,
+    ).toBeNull();
+    expect(
+      warm.decide(history, { sizeOf, callsSoFar: Math.ceil(sooner), cacheBreakpoints: [4] }).evict,
+    ).toBeNull();
     // Above half the window the batch goes at once: the agent's compaction must stay out of reach.
     const pressed = warm.decide(history, {
       sizeOf,

@@ -1,3 +1,4 @@
+import { ANTHROPIC_CACHE_MULTIPLIERS } from '../cache/anthropic-cache-rules.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import { ArchiveAddressSchema, type ArchiveEntry, type ArchiveSink, tombstoneItem } from './archive-sink.js';
@@ -28,11 +29,14 @@ export {
 export { pathOf } from './plan-batch.js';
 
 /**
- * What rewriting a cached token costs over reading it, in cache reads: Anthropic bills a 5-minute write at 1.25× and a
- * read at 0.1× the input price ((1.25 − 0.1) / 0.1 = 11.5); OpenAI an uncached token at 1× and a cached one at 0.1×
- * (9). The larger is taken (docs/rules.md, Cost).
+ * What a rewritten token costs and what a read one costs, as multipliers of the input price, when the caller does not
+ * say (`EvictionContext.cacheMultipliers`): Anthropic's 5-minute write and its read, from the cache model
+ * (`ANTHROPIC_CACHE_MULTIPLIERS`, docs/rules.md "Prompt caches").
  */
-export const WARM_REWRITE_READS = 11.5;
+export const DEFAULT_REWRITE_MULTIPLIERS: Readonly<{ write: number; read: number }> = {
+  write: ANTHROPIC_CACHE_MULTIPLIERS.write5m,
+  read: ANTHROPIC_CACHE_MULTIPLIERS.read,
+};
 
 /** What the policy carries from one call to the next: plain JSON. */
 export interface EvictionPolicyState {
@@ -73,6 +77,14 @@ export interface EvictionContext {
   cacheCold?: boolean;
   /** Calls the session has made so far (`evictWhenCold`: a warm batch must pay back within as many). */
   callsSoFar?: number;
+  /**
+   * History positions (exclusive ends) where the provider holds a cache entry the next request can read (the proxy's
+   * own breakpoint at the end of its last batch). A warm batch rewrites from the largest of them at or before its first
+   * change; none (or none before it): from the end of the system prompt (position 0).
+   */
+  cacheBreakpoints?: readonly number[];
+  /** The price of a cache write and of a read, as multipliers of the input price. @default DEFAULT_REWRITE_MULTIPLIERS */
+  cacheMultipliers?: { write: number; read: number };
 }
 
 /** One batch to evict: every step's original goes to the archive `taskId` before its tombstone replaces it. */
@@ -267,11 +279,12 @@ export class EvictionPolicy {
   }
 
   /**
-   * With `evictWhenCold`, a batch while the cache is warm waits when it would not pay back soon: the rewrite costs
-   * about `WARM_REWRITE_READS` cache reads of every token after its first change, and each later call saves one read
-   * of what it frees; it goes once the calls that takes are no more than the session has made so far (a session is
-   * expected to last about as long again), or when the prompt is above half the window (the agent's compaction must
-   * stay out of reach).
+   * With `evictWhenCold`, a batch while the cache is warm waits when it would not pay back soon. Its next request
+   * rewrites every token from the largest cache breakpoint at or before the batch's first change (`cacheBreakpoints`;
+   * 0, the end of the system prompt, when none) to the end of the history, less what it frees, at the write price,
+   * where without the batch it would have read them all; each later request reads `freed` tokens fewer. The batch
+   * goes once the requests that takes are no more than the session has made so far (a session is expected to last
+   * about as long again), or when the prompt is above half the window (the agent's compaction must stay out of reach).
    */
   #waitsForColdCache(
     history: readonly HistoryItem[],
@@ -285,11 +298,15 @@ export class EvictionPolicy {
       context.promptTokens > context.contextWindow / 2
     )
       return false;
+    const first = plan.steps[0]?.position ?? history.length;
+    const from = (context.cacheBreakpoints ?? []).reduce(
+      (best, point) => (point <= first && point > best ? point : best),
+      0,
+    );
     let after = 0;
-    for (let position = plan.steps[0]?.position ?? history.length; position < history.length; position++)
+    for (let position = from; position < history.length; position++)
       after += this.#size(history[position] as HistoryItem, context.sizeOf);
-    const payback = (WARM_REWRITE_READS * after) / Math.max(1, plan.freed);
-    return payback > context.callsSoFar;
+    return paybackCalls(after, plan.freed, context.cacheMultipliers) > context.callsSoFar;
   }
 
   /**
@@ -389,4 +406,19 @@ export class EvictionPolicy {
     }
     return { history: next, state, evicted, archive, recap };
   }
+}
+
+/**
+ * The requests a batch takes to pay back its cache rewrite: the request after it writes `after − freed` tokens at the
+ * write price where it would have read `after` at the read price; every later one reads `freed` fewer. 0 when the
+ * rewrite costs nothing more; infinite when nothing is freed.
+ */
+export function paybackCalls(
+  after: number,
+  freed: number,
+  multipliers: { write: number; read: number } = DEFAULT_REWRITE_MULTIPLIERS,
+): number {
+  const extra = Math.max(0, after - freed) * multipliers.write - after * multipliers.read;
+  if (extra <= 0) return 0;
+  return freed > 0 ? extra / (freed * multipliers.read) : Number.POSITIVE_INFINITY;
 }

@@ -133,12 +133,16 @@ export const WhatIfSummarySchema = z
     real: WhatIfTotalsSchema,
     policy: WhatIfTotalsSchema.extend({
       evictions: count,
+      /** The what-if's own recaps (off unless asked): priced, never counted as an avoided compaction. */
+      recaps: count,
       /** Tool results that entered the history trimmed at arrival (their whole archived). */
       trimmedAtArrival: count,
       archivedItems: count,
       archivedBytes: count,
       rereads: count,
       rereadTokens: z.number(),
+      /** Of the re-reads, those of an evicted result the agent's output later quotes. */
+      quotedRereads: count,
       callsAboveCompactionPoint: count,
     }),
     savedPercent: z.number(),

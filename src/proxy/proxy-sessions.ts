@@ -20,6 +20,7 @@ import {
   resumeSession,
   standingOf,
 } from './proxy-acting.js';
+import { ProxyReceipts } from './proxy-receipts.js';
 import { newProxySession, type PreparedRequest, type ProxySession } from './proxy-session.js';
 import { type KeptProxySessions, ProxySessionRows } from './proxy-session-rows.js';
 import { reportedBy } from './requested-output.js';
@@ -34,7 +35,7 @@ export type { KeptProxySessions } from './proxy-session-rows.js';
 type Json = Record<string, unknown>;
 
 /** Where a proxy step failed: each is counted in /metrics, and the request went on unchanged. */
-export type ProxyStage = 'session' | 'edit' | 'analyze' | 'record' | 'persist';
+export type ProxyStage = 'session' | 'edit' | 'analyze' | 'record' | 'persist' | 'receipt';
 
 export interface ProxySessionsOptions {
   monitor: SessionMonitor;
@@ -82,6 +83,7 @@ export class ProxySessions {
   readonly #options: ProxySessionsOptions;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #rows: ProxySessionRows;
+  readonly #receipts: ProxyReceipts;
 
   constructor(options: ProxySessionsOptions) {
     this.#options = options;
@@ -91,6 +93,13 @@ export class ProxySessions {
     this.#counter = options.counter ?? createTokenCounter();
     this.#policy = new EvictionPolicy({}, this.#counter);
     this.#rows = new ProxySessionRows(options.kept, (error) => options.onFailure('persist', error));
+    const onFailure = (error: unknown) => options.onFailure('receipt', error);
+    this.#receipts = new ProxyReceipts({
+      monitor: this.#monitor,
+      counter: this.#counter,
+      now: this.#now,
+      onFailure,
+    });
   }
 
   /** The session's entry, made on first use. */
@@ -360,6 +369,9 @@ export class ProxySessions {
     const recorded = await this.#post(entry, format, status, headers, text);
     if (recorded) resumeSession(entry, this.#now());
     await this.#show(entry);
+    // Before the analysis writes the edits into the body: the receipt reads the request as the agent sent it.
+    if (recorded && request && status >= 200 && status < 300)
+      await this.#receipts.record(entry, request.format, request.body, text);
     // Only what the session records is acted on: no analysis of a request whose answer could not be recorded.
     if (recorded && request && this.acting(entry))
       await this.#analyzeRequest(entry, request.format, request.raw, request.body);

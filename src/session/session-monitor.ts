@@ -11,6 +11,7 @@ import type {
 import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
+import { sourcedPriceOfModel } from '../models/resolve-profile.js';
 import type { EventBus } from '../store/event-bus.js';
 import { SqliteStateStore } from '../store/sqlite-state-store.js';
 import type { StateStore } from '../store/state-store.js';
@@ -24,6 +25,7 @@ import { type CompactionReport, recordCompactionStep } from './compaction-step.j
 import { describeSession, type SessionContext } from './describe-session.js';
 import { toMillis } from './iso-time.js';
 import type { PoolStanding } from './pool-reason.js';
+import { type ReceiptInput, type ReceiptRow, receiptOf, tallyReceipt } from './proxy-receipt.js';
 import { type ProxyState, ProxyStateSchema } from './proxy-status.js';
 import { observeQuotaStep } from './rejudge.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
@@ -98,6 +100,8 @@ export type MonitorEvent =
       /** The usage posted and its cost, when the change is a usage update (metrics read them). */
       usage?: UsageRecord;
       costUsd?: number | null;
+      /** The receipt of a request the proxy forwarded acting, when the change records one (metrics read it). */
+      receipt?: ReceiptRow;
     }
   | {
       /** A compaction through `compact` (recap, eviction, or the eviction policy), for metrics. */
@@ -511,6 +515,40 @@ export class SessionMonitor {
     if (!record) throw notFound(id);
     this.#emit({ type: 'changed', id, state: record.state, points: [], markers: [], events: [] });
     return sessionSummary(record.state);
+  }
+
+  /**
+   * Records the receipt of a request barometer's proxy forwarded acting (what it would have cost as the agent sent
+   * it, what it did cost, whether the provider's cache departed from the model), priced at the session's price for
+   * the model that answered, as the session prices the call. Nothing else of the session changes.
+   * @throws BarometerValidationError: no such session
+   */
+  async recordReceipt(id: string, input: ReceiptInput): Promise<ReceiptRow> {
+    let row: ReceiptRow | undefined;
+    const record = await this.store.update(id, (current) => {
+      const { state } = current;
+      const price =
+        input.model !== state.model
+          ? sourcedPriceOfModel(input.model, this.#config)?.price
+          : state.profile.price;
+      row = receiptOf(input, price, state.generations, this.#now());
+      return {
+        state: { ...state, receipts: tallyReceipt(state.receipts, row) },
+        timeline: current.timeline,
+        touchedAt: this.#now(),
+      };
+    });
+    if (!record || !row) throw notFound(id);
+    this.#emit({
+      type: 'changed',
+      id,
+      state: record.state,
+      points: [],
+      markers: [],
+      events: [],
+      receipt: row,
+    });
+    return row;
   }
 
   /**

@@ -3,6 +3,7 @@ import { HealthLevelSchema } from '../health/health-level.js';
 import { AgentNameSchema, ProfileSourceSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema, PressureLevelSchema, PrioritySchema } from '../pressure/schemas.js';
 import { EvictedSchema, EvictionSavingsSchema } from './eviction-savings.js';
+import { ReceiptCallsSchema, ReceiptSchema } from './proxy-receipt.js';
 import { SessionTotalsSchema } from './session-totals.js';
 
 /**
@@ -331,6 +332,8 @@ export const SessionSummarySchema = z
     totals: SessionTotalsSchema,
     /** What barometer's evictions removed and the tokens they kept from being sent again; null before any. */
     evictions: EvictionSavingsSchema.nullable(),
+    /** What barometer's proxy saved, measured per request it forwarded acting; null when none was. */
+    receipt: ReceiptSchema.nullable(),
   })
   .meta({ id: 'SessionSummary' });
 export type SessionSummary = z.infer<typeof SessionSummarySchema>;
@@ -339,6 +342,8 @@ export type SessionSummary = z.infer<typeof SessionSummarySchema>;
 export const SessionViewSchema = SessionSummarySchema.extend({
   timeline: z.array(TimelinePointSchema),
   markers: z.array(TimelineMarkerSchema),
+  /** The receipts' latest calls and departures; null when the proxy forwarded none acting. */
+  receiptCalls: ReceiptCallsSchema.nullable(),
 }).meta({ id: 'SessionView' });
 export type SessionView = z.infer<typeof SessionViewSchema>;
 

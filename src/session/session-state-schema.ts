@@ -6,6 +6,7 @@ import { AgentNameSchema, StoredModelProfileSchema } from '../models/model-profi
 import { PressureAssessmentSchema } from '../pressure/schemas.js';
 import { TokenWindowSchema } from '../quota/token-window.js';
 import { EvictionTallySchema } from './eviction-savings.js';
+import { ReceiptTallySchema } from './proxy-receipt.js';
 import { ProxyStateSchema } from './proxy-status.js';
 import { SessionOptionsSchema } from './session-options.js';
 import { VerdictSchema } from './session-schemas.js';
@@ -97,6 +98,8 @@ export const SessionStateSchema = z
     proxy: ProxyStateSchema.optional(),
     /** barometer's evictions so far and the tokens they kept from being resent (eviction-savings.ts). */
     evictions: EvictionTallySchema.optional(),
+    /** The receipts of the requests an acting proxy forwarded (proxy-receipt.ts); absent before any. */
+    receipts: ReceiptTallySchema.optional(),
     /** The ids of the sessions created with this one as their parent, oldest first (at most 1000). */
     subAgents: z.array(IdSchema).max(1000).optional(),
   })

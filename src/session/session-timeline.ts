@@ -3,6 +3,7 @@ import { projectOf } from '../usage/session-title.js';
 import { ColumnTimeline } from './column-timeline.js';
 import { evictionSavings } from './eviction-savings.js';
 import { isoTime } from './iso-time.js';
+import { receiptCallsOf, receiptOfSession } from './proxy-receipt.js';
 import { proxyStatus } from './proxy-status.js';
 import { healthOf } from './session-health.js';
 import type {
@@ -225,6 +226,7 @@ export function sessionSummary(state: SessionState): SessionSummary {
     title: state.options.title ?? null,
     totals: totalsOf(state),
     evictions: evictionSavings(state.evictions, state.generations),
+    receipt: receiptOfSession(state.receipts),
   };
 }
 
@@ -234,5 +236,10 @@ export function sessionView(
   timeline: Pick<Timeline, 'points' | 'markers'> = new PlainTimeline(),
 ): SessionView {
   // Copies: a view is the caller's to keep and change.
-  return { ...sessionSummary(state), timeline: timeline.points.slice(), markers: timeline.markers.slice() };
+  return {
+    ...sessionSummary(state),
+    timeline: timeline.points.slice(),
+    markers: timeline.markers.slice(),
+    receiptCalls: receiptCallsOf(state.receipts),
+  };
 }

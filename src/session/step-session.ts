@@ -338,6 +338,7 @@ function nextState(state: SessionState): SessionState {
     proxy: state.proxy,
     evictions: state.evictions,
     subAgents: state.subAgents,
+    receipts: state.receipts,
   };
 }
 

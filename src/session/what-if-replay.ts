@@ -233,6 +233,8 @@ function summedWhatIf(parts: readonly WhatIfSummary[]): WhatIfSummary {
     peakPromptTokens: peak(parts.map((part) => part.policy.peakPromptTokens)),
     compactions: added((part) => part.policy.compactions),
     evictions: added((part) => part.policy.evictions),
+    recaps: added((part) => part.policy.recaps),
+    quotedRereads: added((part) => part.policy.quotedRereads),
     trimmedAtArrival: added((part) => part.policy.trimmedAtArrival),
     archivedItems: added((part) => part.policy.archivedItems),
     archivedBytes: added((part) => part.policy.archivedBytes),
@@ -309,8 +311,10 @@ async function whatIfOfSession(
     ...(options.tombstoneArchiveDir === undefined
       ? {}
       : {
+          // Named by the session's own id where the log gives one (the proxy's archives are by session id: a
+          // Claude Code UUID is 36 characters, which the tombstone carries).
           tombstonePath: (taskId: string) =>
-            `${options.tombstoneArchiveDir}/${options.sessionId ?? 'whatif'}/${taskId}.log`,
+            `${options.tombstoneArchiveDir}/${log.id ?? options.sessionId ?? 'whatif'}/${taskId}.log`,
         }),
   });
   const { calls: whatIfCalls, ...summary } = report;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cachedCallTokens, type PreviousCall } from './cached-call-tokens.js';
+import type { PromptCacheTokens } from '../cache/prompt-cache-tokens.js';
+import { cachedCallTokens } from './cached-call-tokens.js';
 import type { LogCallUsage } from './log-history.js';
 
 const recorded = (promptTokens: number, cacheReadTokens: number): LogCallUsage => ({
@@ -10,73 +11,70 @@ const recorded = (promptTokens: number, cacheReadTokens: number): LogCallUsage =
   completionTokens: 100,
   reasoningTokens: 0,
 });
-const previous = (overrides: Partial<PreviousCall> = {}): PreviousCall => ({
-  realPrompt: 100_000,
-  whatIfPrompt: 60_000,
-  length: 50,
-  segment: 0,
-  timestamp: 0,
-  backToBack: false,
-  ...overrides,
+const model = (
+  promptTokens: number,
+  cacheReadTokens: number,
+  cacheWrite5mTokens: number,
+): PromptCacheTokens => ({
+  promptTokens,
+  cacheReadTokens,
+  cacheWrite5mTokens,
+  cacheWrite1hTokens: 0,
 });
 
 describe('cachedCallTokens', () => {
-  it('reads the unchanged prefix in the proportion the recorded call read its previous prompt', () => {
-    // The recorded call read all of its previous prompt: the what-if reads all of its unchanged prefix.
-    const warm = cachedCallTokens({
-      prompt: 62_000,
-      unchangedPrefix: 60_000,
+  it('is the recorded call exactly when the model sees no difference between the two requests', () => {
+    const same = model(100_000, 90_000, 10_000);
+    expect(
+      cachedCallTokens({ usage: recorded(102_000, 100_000), unedited: same, whatIf: same, extra: null }),
+    ).toEqual(recorded(102_000, 100_000));
+  });
+
+  it('adds what the edits change, part by part: a batch that rewrites from the system prompt', () => {
+    // By hand: the agent's request reads 98,000 and writes 2,000; barometer's, 40,000 tokens smaller, reads only the
+    // 10,000-token system prompt and writes the 50,000 after it. Recorded 102,000 = 100,000 read + 1,997 written + 3.
+    const figures = cachedCallTokens({
       usage: recorded(102_000, 100_000),
-      previous: previous(),
-      segment: 0,
-      time: 10_000,
+      unedited: model(100_000, 98_000, 2_000),
+      whatIf: model(60_000, 10_000, 50_000),
       extra: null,
     });
-    expect(warm).toEqual({
-      promptTokens: 62_000,
-      cacheReadTokens: 60_000,
-      cacheWrite5mTokens: 1_997,
+    expect(figures).toEqual({
+      promptTokens: 62_000, // 102,000 − 40,000
+      cacheReadTokens: 12_000, // 100,000 + 10,000 − 98,000
+      cacheWrite5mTokens: 49_997, // 1,997 + 50,000 − 2,000
       cacheWrite1hTokens: 0,
       completionTokens: 100,
       reasoningTokens: 0,
     });
-    // The log shows the cache expired (a long pause): the what-if's expired too, and it writes everything again.
-    const cold = cachedCallTokens({
-      prompt: 62_000,
-      unchangedPrefix: 60_000,
+  });
+
+  it('keeps a miss the log shows: a part never below zero, the parts never above the prompt', () => {
+    // The log shows the cache expired (0 read) where the model read everything in both: the what-if reads nothing
+    // either, and its writes are clamped to what is left of its prompt.
+    const figures = cachedCallTokens({
       usage: recorded(102_000, 0),
-      previous: previous(),
-      segment: 0,
-      time: 3_600_000,
+      unedited: model(100_000, 98_000, 2_000),
+      whatIf: model(60_000, 58_000, 2_000),
       extra: null,
     });
-    expect(cold.cacheReadTokens).toBe(0);
-    expect(cold.cacheWrite5mTokens).toBe(61_998);
+    expect(figures.promptTokens).toBe(62_000);
+    expect(figures.cacheReadTokens).toBe(0); // 0 + 58,000 − 98,000 < 0
+    expect(figures.cacheWrite5mTokens).toBe(62_000); // 101,997 + 2,000 − 2,000, clamped to 62,000 − 0
+    expect(
+      figures.cacheReadTokens + figures.cacheWrite5mTokens + figures.cacheWrite1hTokens,
+    ).toBeLessThanOrEqual(figures.promptTokens);
   });
 
-  it('finds its cache warm after the agent’s own compaction, which it never made, if the pause was short', () => {
-    const input = {
-      prompt: 62_000,
-      unchangedPrefix: 60_000,
-      usage: recorded(36_000, 21_000),
-      previous: previous(),
-      segment: 1,
-      extra: null,
-    };
-    expect(cachedCallTokens({ ...input, time: 120_000 }).cacheReadTokens).toBe(60_000);
-    expect(cachedCallTokens({ ...input, time: 600_000 }).cacheReadTokens).toBe(0);
-  });
-
-  it('reads everything an extra call just sent', () => {
-    const after = cachedCallTokens({
-      prompt: 65_000,
-      unchangedPrefix: 63_000,
-      usage: recorded(102_000, 50_000),
-      previous: previous({ backToBack: true, whatIfPrompt: 63_000 }),
-      segment: 0,
-      time: 10_000,
-      extra: null,
+  it('gives an extra call its own output', () => {
+    const same = model(100_000, 90_000, 10_000);
+    const figures = cachedCallTokens({
+      usage: recorded(102_000, 100_000),
+      unedited: same,
+      whatIf: same,
+      extra: { completionTokens: 60, reasoningTokens: 0 },
     });
-    expect(after.cacheReadTokens).toBe(63_000);
+    expect(figures.completionTokens).toBe(60);
+    expect(figures.promptTokens).toBe(102_000);
   });
 });

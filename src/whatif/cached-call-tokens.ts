@@ -1,9 +1,9 @@
+import type { PromptCacheTokens } from '../cache/prompt-cache-tokens.js';
 import type { LogCallUsage } from './log-history.js';
 
 /**
  * A prompt cache entry outlives a pause this long: Anthropic's default cache lives 5 minutes
- * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching). Used only where the log cannot say
- * (the first call after the agent's own compaction, which the what-if never made).
+ * (https://platform.claude.com/docs/en/build-with-claude/prompt-caching).
  */
 export const CACHE_LIFETIME_MS = 5 * 60 * 1000;
 
@@ -23,30 +23,13 @@ export function cacheLifetimeMs(
   return (usage?.cacheWrite1hTokens ?? 0) > 0 ? 60 * 60 * 1000 : CACHE_LIFETIME_MS;
 }
 
-/** The call before, as the cache saw it. */
-export interface PreviousCall {
-  /** The recorded and what-if prompts of the previous call (or extra call). */
-  realPrompt: number;
-  whatIfPrompt: number;
-  /** What-if items the previous call was sent. */
-  length: number;
-  segment: number;
-  timestamp: number;
-  /** The previous call was an extra one made right before this call: everything it sent is in the cache. */
-  backToBack: boolean;
-}
-
 export interface CachedCallInput {
-  /** The what-if prompt of this call. */
-  prompt: number;
-  /** The what-if tokens of the previous call's prompt up to the first item changed since (all of it if none). */
-  unchangedPrefix: number;
-  /** The recorded call: its cache figures set the proportions, its output is the what-if's. */
+  /** The recorded call: its cache figures are the start, its output is the what-if's. */
   usage: LogCallUsage;
-  previous: PreviousCall | null;
-  segment: number;
-  /** Epoch ms of the call. */
-  time: number;
+  /** The cache model's figures for the request the agent sent (the unedited stream). */
+  unedited: PromptCacheTokens;
+  /** The cache model's figures for the request barometer would have sent (the what-if stream). */
+  whatIf: PromptCacheTokens;
   /** An extra call (a re-read) has its own output. */
   extra: { completionTokens: number; reasoningTokens: number } | null;
 }
@@ -54,40 +37,36 @@ export interface CachedCallInput {
 const round = (value: number) => Math.max(0, Math.round(value));
 
 /**
- * A what-if call's tokens as the provider bills them. It reads from the cache the unchanged prefix of the previous
- * call's prompt, in the proportion the recorded call read its previous call's prompt (so a cache the log shows
- * expired is expired here too); after the agent's own compaction, which the what-if never made, as much as the
- * pause allows (5 minutes); right after an extra call, all of it. The rest is written to the cache and sent
- * uncached in the recorded call's proportions (5-minute writes, 1-hour writes, uncached input). The first call
- * reads what the recorded one read, scaled to its prompt. Rounded to whole tokens, parts never above the whole.
+ * A what-if call's tokens as the provider bills them: the recorded call plus what the cache model says barometer's
+ * edits change, part by part — `recorded + (model(what-if) − model(unedited))` for the prompt, the reads, the 5-minute
+ * and the 1-hour writes. A call barometer did not change is then the recorded call exactly, and a miss the log shows
+ * (an expiry the model did not foresee) stays a miss. Each part is clamped to what is left of the prompt (reads first,
+ * then 1-hour and 5-minute writes; the uncached input is the rest), so the parts sum to the what-if prompt.
  */
 export function cachedCallTokens(input: CachedCallInput): LogCallUsage {
-  const { prompt, usage, previous, extra } = input;
-  let read: number;
-  if (previous === null) read = usage.cacheReadTokens * (prompt / Math.max(1, usage.promptTokens));
-  else {
-    const ratio = previous.backToBack
-      ? 1
-      : extra === null && previous.segment !== input.segment
-        ? input.time - previous.timestamp <= CACHE_LIFETIME_MS
-          ? 1
-          : 0
-        : usage.cacheReadTokens / Math.max(1, previous.realPrompt);
-    read = ratio * input.unchangedPrefix;
-  }
-  read = Math.min(prompt, read);
-  const fresh = prompt - read;
-  const notRead = usage.promptTokens - usage.cacheReadTokens;
-  const figures: LogCallUsage = {
-    promptTokens: round(prompt),
-    cacheReadTokens: round(read),
-    cacheWrite5mTokens: notRead > 0 ? round((fresh * usage.cacheWrite5mTokens) / notRead) : 0,
-    cacheWrite1hTokens: notRead > 0 ? round((fresh * usage.cacheWrite1hTokens) / notRead) : 0,
+  const { usage, unedited, whatIf, extra } = input;
+  const prompt = Math.max(1, round(usage.promptTokens + whatIf.promptTokens - unedited.promptTokens));
+  const part = (recorded: number, model: number, base: number, room: number) =>
+    Math.min(room, round(recorded + model - base));
+  const read = part(usage.cacheReadTokens, whatIf.cacheReadTokens, unedited.cacheReadTokens, prompt);
+  const write1h = part(
+    usage.cacheWrite1hTokens,
+    whatIf.cacheWrite1hTokens,
+    unedited.cacheWrite1hTokens,
+    prompt - read,
+  );
+  const write5m = part(
+    usage.cacheWrite5mTokens,
+    whatIf.cacheWrite5mTokens,
+    unedited.cacheWrite5mTokens,
+    prompt - read - write1h,
+  );
+  return {
+    promptTokens: prompt,
+    cacheReadTokens: read,
+    cacheWrite5mTokens: write5m,
+    cacheWrite1hTokens: write1h,
     completionTokens: extra ? extra.completionTokens : usage.completionTokens,
     reasoningTokens: extra ? extra.reasoningTokens : usage.reasoningTokens,
   };
-  const over =
-    figures.cacheReadTokens + figures.cacheWrite5mTokens + figures.cacheWrite1hTokens - figures.promptTokens;
-  if (over > 0) figures.cacheReadTokens = Math.max(0, figures.cacheReadTokens - over);
-  return figures;
 }

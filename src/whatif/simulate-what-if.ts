@@ -1,16 +1,18 @@
-import { type ArchiveSink, archiveLocation, tombstoneText } from '../compaction/archive-sink.js';
+import type { AnthropicCacheTtl } from '../cache/anthropic-cache-rules.js';
+import type { PromptCacheTokens } from '../cache/prompt-cache-tokens.js';
+import { type ArchiveSink, archiveLocation } from '../compaction/archive-sink.js';
 import {
   type EvictionDecision,
   type EvictionPolicy,
   type EvictionPolicyState,
   initialEvictionState,
-  pathOf,
 } from '../compaction/eviction-policy.js';
+import { evictionTombstone } from '../compaction/eviction-tombstone.js';
 import { type HistoryItem, itemText } from '../compaction/history-item.js';
 import type { ModelPrice } from '../models/model-price.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
 import type { UsageSource } from '../usage/usage-record.js';
-import { cachedCallTokens, cacheLifetimeMs, type PreviousCall } from './cached-call-tokens.js';
+import { cachedCallTokens, cacheLifetimeMs } from './cached-call-tokens.js';
 import {
   type Calibration,
   type CallFeatures,
@@ -22,21 +24,22 @@ import {
   segmentOf,
 } from './calibrate.js';
 import { callCost } from './call-cost.js';
-import { type ItemSize, itemSize, type SizeClass } from './item-size.js';
+import { type ItemSize, itemSize } from './item-size.js';
 import type { LogCall, LogCallUsage, LogHistory } from './log-history.js';
 import { type ArchivedRecord, type ArchiveReader, verifyArchive } from './verify-archive.js';
+import {
+  cacheProviderOf,
+  rewriteMultipliers,
+  roleOf,
+  type WhatIfBlock,
+  WhatIfCacheStream,
+} from './what-if-cache.js';
 import type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
+import { REREAD_CALL_COMPLETION_TOKENS, WhatIfRereads } from './what-if-rereads.js';
 
 export { CACHE_LIFETIME_MS } from './cached-call-tokens.js';
 export type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
-
-/** Output tokens of the extra call an agent makes to read an evicted file again (one Read tool call). */
-export const REREAD_CALL_COMPLETION_TOKENS = 60;
-
-/** Tools whose call needs the file's current text in context (an exact `old_string`, a patch's context lines). */
-const NEEDS_CONTENT = /^(?:edit|multiedit|notebookedit|str_replace_based_edit_tool)$/i;
-const READS = /^read/i;
-const WRITES = /^write/i;
+export { ARRIVALS_TASK_ID, REREAD_CALL_COMPLETION_TOKENS, trimNotice } from './what-if-rereads.js';
 
 export interface SimulateWhatIfOptions {
   policy: EvictionPolicy;
@@ -51,359 +54,330 @@ export interface SimulateWhatIfOptions {
   compactionPoint: number | null;
   source: UsageSource;
   /**
-   * The archive path a tombstone is sized with, by task (the tombstone put in the history names the real one). A
-   * replay that archives to a temporary directory sizes tombstones as the default archive directory would write
-   * them, so that its figures do not depend on a random directory name. @default the real path
+   * The archive path a tombstone names, by task (the archive written is the real one). A replay that archives to a
+   * temporary directory names the archive as the data folder would hold it, so that its figures do not depend on a
+   * random directory name. @default the real path
    */
   tombstonePath?: (taskId: string) => string;
+  /**
+   * The recap fallback (a lever the proxy does not apply): off by default; when on, its rewrite of the cache is
+   * priced by the model and it is counted as the what-if's own (`policy.recaps`), never as a compaction. @default false
+   */
+  recap?: boolean;
 }
 
 /**
- * Replays a recorded session as barometer's policy would have managed it: the same calls with the same outputs,
- * the history evicted at the policy's boundaries (archived for real through `archive`), the prompt of each call
- * re-sized with the session's calibration (its residual kept, so a call barometer would not have changed is the
- * recorded call exactly), and its cost re-priced with the provider's cache: the what-if reads from the cache what
- * its previous call sent up to the first item it changed since, in the proportion the recorded call read its
- * previous call's prompt; everything after the change is written (Anthropic) or sent uncached (OpenAI) again.
+ * Replays a recorded session as barometer's policy and its proxy would have managed it: the same calls with the same
+ * outputs, the history evicted at the policy's boundaries (archived for real through `archive`, each evicted item
+ * replaced by the proxy's tombstone text), each call re-sized with the session's calibration and priced by the
+ * provider's prompt cache model (`src/cache/`): the request the agent sent and the one barometer would have sent each
+ * go through the model, with the agent's breakpoints and the proxy's, and the what-if call is the recorded call plus
+ * the difference (`cachedCallTokens`). A batch the policy decides on call N's history changes the history from call
+ * N + 1 on, as the proxy applies it.
  */
-export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOptions): Promise<WhatIfReport> {
-  const { counter, policy } = options;
-  const sizes: ItemSize[] = log.items.map((entry) => itemSize(entry, counter));
-  const features: CallFeatures[] = callFeatures(log, sizes);
-  const calibration = calibrate(log, features);
-  // The fit of the current call's stretch (between compactions and model switches) sizes every item it sends.
-  let fit: SegmentCalibration | Calibration = calibration.segments[0] ?? calibration;
-  const tokensOfClass = (sizeClass: SizeClass, tokens: number) => calibratedTokens(fit, sizeClass, tokens);
+export function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOptions): Promise<WhatIfReport> {
+  return new WhatIfSimulation(log, options).run();
+}
 
-  // The what-if history: items, their provider tokens, and the logged item each came from (-1: none).
-  let history: HistoryItem[] = [];
-  let tokens: number[] = [];
-  let sources: number[] = [];
-  const localByItem = new WeakMap<HistoryItem, ItemSize>();
-  const sourceByItem = new WeakMap<HistoryItem, number>();
-  // A re-read's result holds a logged text: a read's result, or the text a logged write wrote.
-  const rereadField = new WeakMap<HistoryItem, ArchivedRecord['field']>();
-  let total = 0;
-  const localOf = (item: HistoryItem): ItemSize => {
-    let local = localByItem.get(item);
+/** Tokens of a call's figures and its cost, added to a side's totals. */
+function addCall(totals: WhatIfTotals, figures: LogCallUsage, cost: number | null): void {
+  totals.promptTokens += figures.promptTokens;
+  totals.peakPromptTokens = Math.max(totals.peakPromptTokens ?? 0, figures.promptTokens);
+  if (cost !== null) totals.costUsd = (totals.costUsd ?? 0) + cost;
+}
+
+const emptyTotals = (): WhatIfTotals => ({
+  promptTokens: 0,
+  costUsd: null,
+  peakPromptTokens: null,
+  compactions: 0,
+});
+
+/** One what-if run: each method one step of a call (enter its stretch, add its items, decide, price, apply). */
+class WhatIfSimulation {
+  readonly #log: LogHistory;
+  readonly #options: SimulateWhatIfOptions;
+  readonly #sizes: ItemSize[];
+  readonly #features: CallFeatures[];
+  readonly #calibration: Calibration;
+  /** The fit of the current call's stretch (between compactions and model switches) sizes every item it sends. */
+  #fit: SegmentCalibration | Calibration;
+  #whatIfBase: number;
+  /** The what-if history: items, their provider tokens, and the logged item each came from (-1: none). */
+  history: HistoryItem[] = [];
+  tokens: number[] = [];
+  sources: number[] = [];
+  total = 0;
+  readonly #local = new WeakMap<HistoryItem, ItemSize>();
+  readonly sourceByItem = new WeakMap<HistoryItem, number>();
+  /** Block identities: one per item object (an edited item is a new object, so a new identity). */
+  readonly #identity = new WeakMap<HistoryItem, string>();
+  #nextIdentity = 0;
+  /** The recorded history of the current segment: the unedited stream's requests, and its drift. */
+  #realHistory: HistoryItem[] = [];
+  #realSegment = 0;
+  #realState: EvictionPolicyState = initialEvictionState();
+  #policyState = initialEvictionState();
+  #next = 0;
+  #previousResidual = 0;
+  /** The position of the last tombstone of the latest batch: the proxy's own breakpoint (Anthropic). */
+  #proxyBreakpoint: number | null = null;
+  readonly #ttl: AnthropicCacheTtl;
+  readonly #unedited: WhatIfCacheStream;
+  readonly #whatIf: WhatIfCacheStream;
+  readonly records: ArchivedRecord[] = [];
+  readonly #evictions: WhatIfEviction[] = [];
+  readonly #calls: WhatIfCall[] = [];
+  archivedBytes = 0;
+  #recaps = 0;
+  #manualCompactions = 0;
+  readonly #real = emptyTotals();
+  readonly #policyTotals = emptyTotals();
+  #unpricedCalls = 0;
+  #aboveCompactionPoint = 0;
+  readonly rereads: WhatIfRereads;
+
+  constructor(log: LogHistory, options: SimulateWhatIfOptions) {
+    this.#log = log;
+    this.#options = options;
+    this.#sizes = log.items.map((entry) => itemSize(entry, options.counter));
+    this.#features = callFeatures(log, this.#sizes);
+    this.#calibration = calibrate(log, this.#features);
+    this.#fit = this.#calibration.segments[0] ?? this.#calibration;
+    this.#whatIfBase = this.#fit.baseTokens;
+    // The agent's breakpoints take the lifetime its calls wrote most of (Claude Code writes 5-minute entries unless
+    // the account has the 1-hour one).
+    let oneHour = 0;
+    let fiveMinutes = 0;
+    for (const call of log.calls) {
+      oneHour += call.usage?.cacheWrite1hTokens ?? 0;
+      fiveMinutes += call.usage?.cacheWrite5mTokens ?? 0;
+    }
+    this.#ttl = oneHour > fiveMinutes ? '1h' : '5m';
+    const provider = cacheProviderOf(options.source, log.calls[0]?.model);
+    this.#unedited = new WhatIfCacheStream(provider, this.#ttl);
+    this.#whatIf = new WhatIfCacheStream(provider, this.#ttl);
+    this.rereads = new WhatIfRereads(this, options, log, this.#sizes);
+  }
+
+  get trimAbove(): number {
+    return this.#options.policy.options.trimResultsAboveTokens;
+  }
+
+  localOf(item: HistoryItem): ItemSize {
+    let local = this.#local.get(item);
     if (!local) {
       local = {
-        tokens: item.kind === 'opaque' ? 0 : counter.count(itemText(item)),
+        tokens: item.kind === 'opaque' ? 0 : this.#options.counter.count(itemText(item)),
         sizeClass: item.kind === 'tool-call' || item.kind === 'tool-result' ? 'tool' : 'text',
       };
-      localByItem.set(item, local);
+      this.#local.set(item, local);
     }
     return local;
-  };
-  const sizeOf = (item: HistoryItem) => {
-    const local = localOf(item);
-    return tokensOfClass(local.sizeClass, local.tokens);
-  };
-  const push = (item: HistoryItem, local: ItemSize, source: number) => {
-    localByItem.set(item, local);
-    sourceByItem.set(item, source);
-    const size = sizeOf(item);
-    history.push(item);
-    tokens.push(size);
-    sources.push(source);
-    total += size;
-  };
-  const resize = () => {
-    tokens = history.map((item) => sizeOf(item));
-    total = tokens.reduce((sum, value) => sum + value, 0);
+  }
+
+  setLocal(item: HistoryItem, local: ItemSize): void {
+    this.#local.set(item, local);
+  }
+
+  sizeOf = (item: HistoryItem): number => {
+    const local = this.localOf(item);
+    return calibratedTokens(this.#fit, local.sizeClass, local.tokens);
   };
 
-  // The recorded history of the current segment, for the recorded drift.
-  let realHistory: HistoryItem[] = [];
-  let realSegment = 0;
-  let realState: EvictionPolicyState = initialEvictionState();
-  const realSizeOf = (item: HistoryItem) => sizeOf(item);
+  push(item: HistoryItem, local: ItemSize, source: number): void {
+    this.#local.set(item, local);
+    this.sourceByItem.set(item, source);
+    const size = this.sizeOf(item);
+    this.history.push(item);
+    this.tokens.push(size);
+    this.sources.push(source);
+    this.total += size;
+  }
 
-  // Per file: the what-if position of its latest full text (a read's result, a write's input).
-  const latestContent = new Map<string, number>();
-  const callPositions = new Map<string, number>();
-  const track = (position: number) => {
-    const item = history[position] as HistoryItem;
-    if (item.kind === 'tool-call') {
-      callPositions.set(item.callId, position);
-      const path = pathOf(item);
-      if (path && WRITES.test(item.name)) latestContent.set(path, position);
-    } else if (item.kind === 'tool-result') {
-      const call = history[callPositions.get(item.callId) ?? -1];
-      const path = call?.kind === 'tool-call' && READS.test(call.name) ? pathOf(call) : undefined;
-      if (path) latestContent.set(path, position);
+  #resize(): void {
+    this.tokens = this.history.map((item) => this.sizeOf(item));
+    this.total = this.tokens.reduce((sum, value) => sum + value, 0);
+  }
+
+  async run(): Promise<WhatIfReport> {
+    for (let callIndex = 0; callIndex < this.#log.calls.length; callIndex++) {
+      const call = this.#log.calls[callIndex] as LogCall;
+      this.#enterStretch(call);
+      await this.#addItems(call);
+      const decision = this.#decide(call, callIndex);
+      const realDrift = this.#realDrift(call);
+      this.#price(call, callIndex, decision, realDrift);
+      // The batch goes in the request after the one that showed its boundary, as the proxy applies it.
+      await this.#apply(call, decision);
     }
-  };
+    return this.#report();
+  }
 
-  let policyState = initialEvictionState();
-  let firstChange = Number.POSITIVE_INFINITY;
-  let cache: PreviousCall | null = null;
-  let previousResidual = 0;
-  let next = 0;
-  const records: ArchivedRecord[] = [];
-  const evictions: WhatIfEviction[] = [];
-  const calls: WhatIfCall[] = [];
-  let archivedBytes = 0;
-  let recaps = 0;
-  let manualCompactions = 0;
-  let trims = 0;
-  const trimAbove = policy.options.trimResultsAboveTokens;
-  // Notices of results trimmed at arrival: the file's text is not in the history (an edit reads it again first); a
-  // notice the policy evicts later is archived as the notice, not as the log's text (that is archived already).
-  const trimmedItems = new WeakSet<HistoryItem>();
-  // Results trimmed at arrival whose middle the agent has not used yet: when its output quotes a mark of the
-  // middle, barometer's agent would have read the whole from the archive first.
-  let pendingTrims: Array<{ source: number; location: string; marks: string[] }> = [];
-  /** A tool result over the budget enters as a notice: its head and tail, and where the whole is archived. */
-  const trimAtArrival = async (item: HistoryItem, local: ItemSize, source: number) => {
-    if (item.kind !== 'tool-result' || local.tokens <= trimAbove || item.archivedTo !== undefined)
-      return undefined;
-    // A file's text read whole is what an edit of it needs: it is never trimmed (keep what is being worked on).
-    const caller = history[callPositions.get(item.callId) ?? -1];
-    if (caller?.kind === 'tool-call' && READS.test(caller.name)) return undefined;
-    const { path } = await options.archive.append(options.sessionId, ARRIVALS_TASK_ID, [
-      { itemId: item.id, kind: 'tool-result', field: 'content', content: item.content },
-    ]);
-    const location = archiveLocation(path, item.id);
-    records.push({ location, source, field: 'content' });
-    archivedBytes += Buffer.byteLength(item.content, 'utf8');
-    trims++;
-    const shown = options.tombstonePath
-      ? archiveLocation(options.tombstonePath(ARRIVALS_TASK_ID), item.id)
-      : location;
-    const notice: HistoryItem = {
-      ...item,
-      content: trimNotice(item.content, local.tokens, trimAbove, shown),
-    };
-    trimmedItems.add(notice);
-    const keep = noticeKeep(trimAbove);
-    pendingTrims.push({
-      source,
-      // The address the notice shows (and the agent would read): the archive's own path may be a temporary folder
-      // whose random name must not change the figures.
-      location: shown,
-      // What the notice shows, and what the call itself holds (a write's text), is no sign of a use of the middle.
-      marks: distinctiveMarks(
-        item.content.slice(keep, -keep),
-        `${item.content.slice(0, keep)}${item.content.slice(-keep)}${caller ? itemText(caller) : ''}`,
-      ),
-    });
-    return notice;
-  };
-  let whatIfBase = fit.baseTokens;
-  let rereads = 0;
-  let rereadTokens = 0;
-  const real: WhatIfTotals = { promptTokens: 0, costUsd: null, peakPromptTokens: null, compactions: 0 };
-  const policyTotals: WhatIfTotals = {
-    promptTokens: 0,
-    costUsd: null,
-    peakPromptTokens: null,
-    compactions: 0,
-  };
-  let unpricedCalls = 0;
-  let aboveCompactionPoint = 0;
-  const addCost = (totals: WhatIfTotals, cost: number | null) => {
-    if (cost !== null) totals.costUsd = (totals.costUsd ?? 0) + cost;
-  };
+  /** A new stretch (a compaction, a model switch): its own fit sizes the whole history. */
+  #enterStretch(call: LogCall): void {
+    const callFit = segmentOf(this.#calibration, call.index) ?? this.#calibration;
+    if (callFit === this.#fit) return;
+    // After the agent's own compaction, what it re-sends unlogged (its base grows) is not in the what-if, which never
+    // compacted.
+    const start = 'start' in callFit ? callFit.start : 'start';
+    this.#whatIfBase = start === 'compaction' ? this.#whatIfBase : callFit.baseTokens;
+    this.#fit = callFit;
+    this.#resize();
+  }
 
-  /** One call's what-if tokens, cache included, given the recorded call (its cache figures and output). */
-  const whatIfTokens = (
-    call: LogCall,
-    usage: LogCallUsage,
-    residual: number,
-    extra: { completionTokens: number; reasoningTokens: number } | null,
-  ) => {
-    const prompt = Math.max(1, whatIfBase + total + residual);
-    let unchangedPrefix = cache?.whatIfPrompt ?? 0;
-    if (cache && firstChange < cache.length) {
-      unchangedPrefix = whatIfBase;
-      for (let position = 0; position < firstChange; position++) unchangedPrefix += tokens[position] ?? 0;
-    }
-    const time = Date.parse(call.timestamp);
-    const figures = cachedCallTokens({
-      prompt,
-      unchangedPrefix,
-      usage,
-      previous: cache,
-      segment: call.segment,
-      time,
-      extra,
-    });
-    cache = {
-      realPrompt: usage.promptTokens,
-      whatIfPrompt: prompt,
-      length: history.length,
-      segment: call.segment,
-      timestamp: time,
-      backToBack: extra !== null,
-    };
-    firstChange = Number.POSITIVE_INFINITY;
-    return figures;
-  };
-
-  for (let callIndex = 0; callIndex < log.calls.length; callIndex++) {
-    const call = log.calls[callIndex] as LogCall;
-    const callFit = segmentOf(calibration, call.index) ?? calibration;
-    if (callFit !== fit) {
-      // A new stretch (a compaction, a model switch): its own fit sizes the whole history. After the agent's own
-      // compaction, what it re-sends unlogged (its base grows) is not in the what-if, which never compacted.
-      const start = 'start' in callFit ? callFit.start : 'start';
-      whatIfBase = start === 'compaction' ? whatIfBase : callFit.baseTokens;
-      fit = callFit;
-      resize();
-    }
-    for (; next < call.itemsBefore && next < log.items.length; next++) {
-      const entry = log.items[next]!;
-      if (entry.segment !== realSegment) {
-        realSegment = entry.segment;
-        realHistory = [];
-        realState = initialEvictionState();
-        if (log.segmentStarts[entry.segment - 1]?.trigger === 'manual') {
-          // The user asked for this compaction: barometer's agent compacts at the same call, and its history is
-          // the recorded summary from here on, as the agent's was.
-          manualCompactions++;
-          history = [];
-          sources = [];
-          resize();
-          latestContent.clear();
-          callPositions.clear();
-          policyState = initialEvictionState();
-          cache = null;
-          firstChange = Number.POSITIVE_INFINITY;
-        }
-      }
-      realHistory.push(entry.item);
-      localByItem.set(entry.item, sizes[next]!);
+  /** The items logged before the call, into both histories (the what-if one trims them at arrival when asked). */
+  async #addItems(call: LogCall): Promise<void> {
+    const log = this.#log;
+    for (; this.#next < call.itemsBefore && this.#next < log.items.length; this.#next++) {
+      const entry = log.items[this.#next]!;
+      if (entry.segment !== this.#realSegment) this.#enterSegment(entry.segment);
+      this.#realHistory.push(entry.item);
+      this.#local.set(entry.item, this.#sizes[this.#next]!);
       // The agent's own compaction never happens in the what-if: what it carried over is not there.
       if (entry.carried && log.segmentStarts[entry.segment - 1]?.trigger !== 'manual') continue;
-      const trimmed = trimAbove > 0 ? await trimAtArrival(entry.item, sizes[next]!, next) : undefined;
-      // A redacted result's notice would show a head and a tail of the real text: sized as half the budget.
-      if (trimmed)
-        push(
-          trimmed,
-          {
-            tokens:
-              counter.count(itemText(trimmed)) +
-              (entry.redactedChars === undefined ? 0 : Math.ceil(trimAbove / 2)),
-            sizeClass: 'tool',
-          },
-          next,
-        );
-      else push(entry.item, sizes[next]!, next);
-      track(history.length - 1);
+      const trimmed = this.trimAbove > 0 ? await this.rereads.trimAtArrival(entry, this.#next) : undefined;
+      if (trimmed) this.push(trimmed.item, trimmed.local, this.#next);
+      else this.push(entry.item, this.#sizes[this.#next]!, this.#next);
+      this.rereads.track(this.history.length - 1);
     }
+  }
 
-    // The policy sees what a live caller would: the history, the log's signals, the last known residual.
-    const estimate = whatIfBase + total + previousResidual;
-    const previousCall = log.calls[callIndex - 1];
+  #enterSegment(segment: number): void {
+    this.#realSegment = segment;
+    this.#realHistory = [];
+    this.#realState = initialEvictionState();
+    if (this.#log.segmentStarts[segment - 1]?.trigger !== 'manual') return;
+    // The user asked for this compaction: barometer's agent compacts at the same call, and its history is the
+    // recorded summary from here on, as the agent's was.
+    this.#manualCompactions++;
+    this.history = [];
+    this.sources = [];
+    this.#resize();
+    this.rereads.clear();
+    this.#policyState = initialEvictionState();
+    this.#proxyBreakpoint = null;
+  }
+
+  /** The policy sees what the proxy would: the history as sent, the log's signals, the last known residual. */
+  #decide(call: LogCall, callIndex: number): EvictionDecision {
+    const { policy, source, compactionPoint } = this.#options;
+    const previousCall = this.#log.calls[callIndex - 1];
     const cacheCold =
       previousCall !== undefined &&
       (previousCall.model !== call.model ||
         Date.parse(call.timestamp) - Date.parse(previousCall.timestamp) >
-          cacheLifetimeMs(options.source, previousCall.usage));
-    const decision: EvictionDecision = policy.decide(history, {
-      state: policyState,
+          cacheLifetimeMs(source, previousCall.usage));
+    const provider = cacheProviderOf(source, call.model);
+    // Where the provider holds an entry the next request can read: the proxy's breakpoint (Anthropic); every prefix
+    // (OpenAI's and Gemini's automatic caches).
+    const cacheBreakpoints =
+      provider === 'anthropic'
+        ? this.#proxyBreakpoint === null
+          ? []
+          : [this.#proxyBreakpoint + 1]
+        : Array.from({ length: this.history.length + 1 }, (_, position) => position);
+    const decision = policy.decide(this.history, {
+      state: this.#policyState,
       signals: call.signals,
-      promptTokens: estimate,
+      promptTokens: this.#whatIfBase + this.total + this.#previousResidual,
       cacheCold,
       callsSoFar: callIndex,
-      ...(options.compactionPoint === null ? {} : { contextWindow: options.compactionPoint }),
-      sizeOf,
+      cacheBreakpoints,
+      cacheMultipliers: rewriteMultipliers(
+        provider,
+        call.model,
+        this.#ttl,
+        this.#options.priceOf(call.model),
+      ),
+      ...(compactionPoint === null ? {} : { contextWindow: compactionPoint }),
+      sizeOf: this.sizeOf,
     });
-    policyState = decision.state;
-    if (decision.evict || decision.recap) {
-      const applied = await policy.apply(history, decision, {
-        archive: options.archive,
-        sessionId: options.sessionId,
-        counter,
-      });
-      policyState = applied.state;
-      if (decision.evict && applied.archive) {
-        let freed = 0;
-        let bytes = 0;
-        for (const step of decision.evict.steps) {
-          const item = applied.history[step.position] as HistoryItem;
-          const before = tokens[step.position] ?? 0;
-          const sized =
-            options.tombstonePath === undefined
-              ? item
-              : tombstoned(
-                  item,
-                  tombstoneText(
-                    decision.evict.taskId,
-                    options.tombstonePath(decision.evict.taskId),
-                    step.itemId,
-                  ),
-                );
-          localByItem.set(item, { tokens: counter.count(itemText(sized)), sizeClass: 'tool' });
-          const after = sizeOf(item);
-          tokens[step.position] = after;
-          sourceByItem.set(item, sources[step.position] ?? -1);
-          total += after - before;
-          freed += before - after;
-          bytes += Buffer.byteLength(step.original, 'utf8');
-          firstChange = Math.min(firstChange, step.position);
-          const source = sources[step.position] ?? -1;
-          const original = history[step.position] as HistoryItem;
-          const field = rereadField.get(original) ?? (step.field === 'input' ? 'input' : 'content');
-          if (
-            source >= 0 &&
-            !trimmedItems.has(original) &&
-            item.kind !== 'system' &&
-            'archivedTo' in item &&
-            item.archivedTo
-          )
-            records.push({ location: item.archivedTo, source, field });
-        }
-        history = applied.history;
-        archivedBytes += bytes;
-        evictions.push({
-          beforeCallIndex: call.index,
-          taskId: decision.evict.taskId,
-          boundary: decision.boundary?.kind ?? 'earlier boundary',
-          detail: decision.boundary?.detail ?? '',
-          items: decision.evict.steps.length,
-          bytes,
-          tokensFreed: Math.round(freed),
-          archive: applied.archive,
-        });
-      }
-      if (applied.recap?.ok) {
-        recaps++;
-        const recapPath = applied.recap.archives[0];
-        const replaced = new Set(history);
-        for (const item of applied.history) replaced.delete(item);
-        for (const item of replaced) {
-          const source = sourceByItem.get(item) ?? -1;
-          if (source >= 0 && recapPath)
-            records.push({ location: `${recapPath}#${item.id}`, source, field: 'item' });
-        }
-        history = applied.history;
-        sources = history.map((item) => sourceByItem.get(item) ?? -1);
-        resize();
-        firstChange = 0;
-        latestContent.clear();
-        callPositions.clear();
-        for (let position = 0; position < history.length; position++) track(position);
-      } else history = applied.history;
-    }
+    this.#policyState = decision.state;
+    return this.#options.recap === true ? decision : { ...decision, recap: null };
+  }
 
-    // The recorded history's drift, as the same policy measures it (nothing evicted there).
-    realState = policy.decide(realHistory, {
-      state: realState,
+  /** The recorded history's drift, as the same policy measures it (nothing evicted there). */
+  #realDrift(call: LogCall): number {
+    const policy = this.#options.policy;
+    this.#realState = policy.decide(this.#realHistory, {
+      state: this.#realState,
       signals: call.signals,
-      sizeOf: realSizeOf,
+      sizeOf: this.sizeOf,
     }).state;
-    const realDrift = policy.drift(realHistory, {
-      state: realState,
+    return policy.drift(this.#realHistory, {
+      state: this.#realState,
       ...(call.usage ? { promptTokens: call.usage.promptTokens } : {}),
-      sizeOf: realSizeOf,
+      sizeOf: this.sizeOf,
     });
+  }
 
+  #identityOf(item: HistoryItem): string {
+    let id = this.#identity.get(item);
+    if (id === undefined) {
+      id = `b${this.#nextIdentity++}`;
+      this.#identity.set(item, id);
+    }
+    return id;
+  }
+
+  #blocks(items: readonly HistoryItem[], sizes: readonly number[]): WhatIfBlock[] {
+    return items.map((item, position) => ({
+      id: this.#identityOf(item),
+      tokens: Math.max(0, Math.round(sizes[position] ?? 0)),
+      cacheable: item.kind !== 'opaque',
+      role: roleOf(item),
+    }));
+  }
+
+  /** The request the agent sent, through the unedited stream's cache. */
+  #sendUnedited(call: LogCall, time: number): PromptCacheTokens {
+    const items = this.#realHistory;
+    return this.#unedited.send(
+      {
+        model: call.model ?? '',
+        baseTokens: Math.max(0, Math.round(this.#fit.baseTokens)),
+        blocks: this.#blocks(
+          items,
+          items.map((item) => this.sizeOf(item)),
+        ),
+        proxyBreakpoint: null,
+      },
+      time,
+    );
+  }
+
+  /** The request barometer would have sent now (the what-if history), through the what-if stream's cache. */
+  sendWhatIf(call: LogCall, time: number): PromptCacheTokens {
+    return this.#whatIf.send(
+      {
+        model: call.model ?? '',
+        baseTokens: Math.max(0, Math.round(this.#whatIfBase)),
+        blocks: this.#blocks(this.history, this.tokens),
+        proxyBreakpoint: this.#proxyBreakpoint,
+      },
+      time,
+    );
+  }
+
+  /** Prices one extra call (a re-read) of the what-if before the recorded call. */
+  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number): void {
+    const usage = call.usage as LogCallUsage;
+    const figures = cachedCallTokens({
+      usage,
+      unedited,
+      whatIf: this.sendWhatIf(call, time),
+      extra: { completionTokens: REREAD_CALL_COMPLETION_TOKENS, reasoningTokens: 0 },
+    });
+    const price = this.#options.priceOf(call.model);
+    addCall(this.#policyTotals, figures, price ? callCost(figures, price, this.#options.source) : null);
+  }
+
+  /** The call priced both ways: recorded, and as barometer would have sent it (re-reads first). */
+  #price(call: LogCall, callIndex: number, decision: EvictionDecision, realDrift: number): void {
     const usage = call.usage;
-    const price = options.priceOf(call.model);
     if (!usage) {
-      calls.push({
+      this.#calls.push({
         index: call.index,
         reconstructedPromptTokens: null,
         whatIfPromptTokens: null,
@@ -411,124 +385,28 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
         whatIfCacheWriteTokens: null,
         whatIfCostUsd: null,
         realCostUsd: null,
-        driftPercent: null,
-        whatIfDriftPercent: null,
+        driftPercent: round1(realDrift),
+        whatIfDriftPercent: round1(decision.driftPercent),
         rereads: 0,
       });
-      continue;
+      return;
     }
-    const predicted = predictedPrompt(calibration, features[callIndex]!, call.index);
-    const residual = usage.promptTokens - predicted;
-
-    // An edit of a file whose text barometer evicted, with no read of it since: the agent reads it again first.
-    let callRereads = 0;
-    const outputEnd = log.calls[callIndex + 1]?.itemsBefore ?? log.items.length;
-    for (let position = call.itemsBefore; position < outputEnd; position++) {
-      const output = log.items[position]?.item;
-      if (output?.kind !== 'tool-call' || !NEEDS_CONTENT.test(output.name)) continue;
-      const path = pathOf(output);
-      const held = path === undefined ? undefined : latestContent.get(path);
-      const evicted = held === undefined ? undefined : history[held];
-      const notHeld =
-        evicted !== undefined &&
-        (trimmedItems.has(evicted) || ('archivedTo' in evicted && evicted.archivedTo));
-      if (!path || held === undefined || !notHeld) continue;
-      const source = sources[held] ?? -1;
-      const original = log.items[source];
-      if (!original) continue;
-      const figures = whatIfTokens(call, usage, residual, {
-        completionTokens: REREAD_CALL_COMPLETION_TOKENS,
-        reasoningTokens: 0,
-      });
-      const cost = price ? callCost(figures, price, options.source) : null;
-      policyTotals.promptTokens += figures.promptTokens;
-      policyTotals.peakPromptTokens = Math.max(policyTotals.peakPromptTokens ?? 0, figures.promptTokens);
-      addCost(policyTotals, cost);
-      const readId = `reread-${call.index}-${callRereads}`;
-      const readCall: HistoryItem = {
-        kind: 'tool-call',
-        id: readId,
-        callId: readId,
-        name: 'Read',
-        input: { file_path: path },
-      };
-      const size = sizes[source]!;
-      const written = original.item.kind === 'tool-call' ? writtenText(original.item.input) : undefined;
-      if (original.item.kind === 'tool-call' && written === undefined) continue;
-      const content = written ?? itemText(original.item);
-      const readResult: HistoryItem = {
-        kind: 'tool-result',
-        id: `${readId}:result`,
-        callId: readId,
-        content,
-      };
-      rereadField.set(readResult, written === undefined ? 'content' : 'written-text');
-      push(readCall, { tokens: counter.count(itemText(readCall)), sizeClass: 'tool' }, -1);
-      track(history.length - 1);
-      push(readResult, { tokens: size.tokens, sizeClass: 'tool' }, source);
-      track(history.length - 1);
-      rereadTokens += Math.round(tokens[tokens.length - 1] ?? 0);
-      callRereads++;
-    }
-    // The agent's output quotes the middle of a result trimmed at arrival: it reads the whole from the archive first.
-    if (pendingTrims.length > 0) {
-      const quoted: string[] = [];
-      for (let position = call.itemsBefore; position < outputEnd; position++) {
-        const output = log.items[position]?.item;
-        if (output?.kind === 'tool-call' || output?.kind === 'assistant') quoted.push(itemText(output));
-      }
-      const text = quoted.join('\n');
-      const used =
-        text === '' ? [] : pendingTrims.filter((trim) => trim.marks.some((mark) => text.includes(mark)));
-      if (used.length > 0) pendingTrims = pendingTrims.filter((trim) => !used.includes(trim));
-      for (const trim of used) {
-        const original = log.items[trim.source];
-        if (original?.item.kind !== 'tool-result') continue;
-        const figures = whatIfTokens(call, usage, residual, {
-          completionTokens: REREAD_CALL_COMPLETION_TOKENS,
-          reasoningTokens: 0,
-        });
-        policyTotals.promptTokens += figures.promptTokens;
-        policyTotals.peakPromptTokens = Math.max(policyTotals.peakPromptTokens ?? 0, figures.promptTokens);
-        addCost(policyTotals, price ? callCost(figures, price, options.source) : null);
-        const readId = `reread-${call.index}-${callRereads}`;
-        const readCall: HistoryItem = {
-          kind: 'tool-call',
-          id: readId,
-          callId: readId,
-          name: 'Read',
-          input: { file_path: trim.location },
-        };
-        const readResult: HistoryItem = {
-          kind: 'tool-result',
-          id: `${readId}:result`,
-          callId: readId,
-          content: original.item.content,
-        };
-        push(readCall, { tokens: counter.count(itemText(readCall)), sizeClass: 'tool' }, -1);
-        track(history.length - 1);
-        push(readResult, sizes[trim.source]!, trim.source);
-        track(history.length - 1);
-        rereadTokens += Math.round(tokens[tokens.length - 1] ?? 0);
-        callRereads++;
-      }
-    }
-    rereads += callRereads;
-
-    const figures = whatIfTokens(call, usage, residual, null);
-    previousResidual = residual;
-    const realCost = price ? callCost(usage, price, options.source) : null;
-    const whatIfCost = price ? callCost(figures, price, options.source) : null;
-    if (!price) unpricedCalls++;
-    real.promptTokens += usage.promptTokens;
-    real.peakPromptTokens = Math.max(real.peakPromptTokens ?? 0, usage.promptTokens);
-    addCost(real, realCost);
-    policyTotals.promptTokens += figures.promptTokens;
-    policyTotals.peakPromptTokens = Math.max(policyTotals.peakPromptTokens ?? 0, figures.promptTokens);
-    addCost(policyTotals, whatIfCost);
-    if (options.compactionPoint !== null && figures.promptTokens > options.compactionPoint)
-      aboveCompactionPoint++;
-    calls.push({
+    const time = Date.parse(call.timestamp);
+    const predicted = predictedPrompt(this.#calibration, this.#features[callIndex]!, call.index);
+    const unedited = this.#sendUnedited(call, time);
+    const outputEnd = this.#log.calls[callIndex + 1]?.itemsBefore ?? this.#log.items.length;
+    const callRereads = this.rereads.readBack(call, outputEnd, unedited, time);
+    const figures = cachedCallTokens({ usage, unedited, whatIf: this.sendWhatIf(call, time), extra: null });
+    this.#previousResidual = usage.promptTokens - predicted;
+    const price = this.#options.priceOf(call.model);
+    const realCost = price ? callCost(usage, price, this.#options.source) : null;
+    const whatIfCost = price ? callCost(figures, price, this.#options.source) : null;
+    if (!price) this.#unpricedCalls++;
+    addCall(this.#real, usage, realCost);
+    addCall(this.#policyTotals, figures, whatIfCost);
+    const point = this.#options.compactionPoint;
+    if (point !== null && figures.promptTokens > point) this.#aboveCompactionPoint++;
+    this.#calls.push({
       index: call.index,
       reconstructedPromptTokens: Math.round(predicted),
       whatIfPromptTokens: figures.promptTokens,
@@ -541,76 +419,139 @@ export async function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOpt
       rereads: callRereads,
     });
   }
-  real.compactions = new Set(log.calls.map((call) => call.segment)).size - 1;
-  policyTotals.compactions = recaps + manualCompactions;
 
-  const { verified, failures } = await verifyArchive(log, records, options.reader);
-  const percent = (saved: number, of: number) => (of > 0 ? Math.round((saved / of) * 1000) / 10 : 0);
-  return {
-    real,
-    policy: {
-      ...policyTotals,
-      evictions: evictions.length,
-      trimmedAtArrival: trims,
-      archivedItems: records.length,
-      archivedBytes,
-      rereads,
-      rereadTokens,
-      callsAboveCompactionPoint: aboveCompactionPoint,
-    },
-    savedPercent: percent(real.promptTokens - policyTotals.promptTokens, real.promptTokens),
-    costSavedPercent:
-      real.costUsd !== null && policyTotals.costUsd !== null
-        ? percent(real.costUsd - policyTotals.costUsd, real.costUsd)
-        : null,
-    archiveVerified: failures.length === 0 && verified === records.length,
-    archiveFailures: failures.slice(0, 10),
-    compactionPoint: options.compactionPoint,
-    calibration,
-    evictions,
-    calls,
-    unpricedCalls,
-  };
+  /** Applies the call's decision once the call is made: the batch archived, its items replaced by tombstones. */
+  async #apply(call: LogCall, decision: EvictionDecision): Promise<void> {
+    if (!decision.evict && !decision.recap) return;
+    const { policy, counter } = this.#options;
+    const applied = await policy.apply(this.history, decision, {
+      archive: this.#options.archive,
+      sessionId: this.#options.sessionId,
+      counter,
+    });
+    this.#policyState = applied.state;
+    if (decision.evict && applied.archive) this.#tombstone(call, decision, applied.history, applied.archive);
+    if (applied.recap?.ok) this.#recap(applied.history, applied.recap.archives[0]);
+    else this.history = applied.history;
+  }
+
+  #tombstone(call: LogCall, decision: EvictionDecision, next: HistoryItem[], archive: string): void {
+    const batch = decision.evict!;
+    const { counter } = this.#options;
+    const calls = new Map<string, HistoryItem>();
+    for (const item of this.history) if (item.kind === 'tool-call') calls.set(item.callId, item);
+    const boundary = decision.boundary
+      ? `${decision.boundary.kind}: ${decision.boundary.detail}`
+      : 'sub-task end';
+    const shown = this.#options.tombstonePath?.(batch.taskId) ?? archive;
+    let freed = 0;
+    let bytes = 0;
+    for (const step of batch.steps) {
+      const archived = next[step.position] as HistoryItem;
+      const original = this.history[step.position] as HistoryItem;
+      if (archived.kind !== 'tool-call' && archived.kind !== 'tool-result') continue;
+      // The proxy's text, sized exactly: the one tombstone of both.
+      const text = evictionTombstone({
+        kind: archived.kind,
+        call: calls.get(archived.callId),
+        tokens: counter.count(step.original),
+        taskId: batch.taskId,
+        boundary,
+        itemId: step.itemId,
+        archive: shown,
+      });
+      const item = tombstoned(archived, text);
+      next[step.position] = item;
+      const before = this.tokens[step.position] ?? 0;
+      this.#local.set(item, { tokens: counter.count(itemText(item)), sizeClass: 'tool' });
+      const after = this.sizeOf(item);
+      this.tokens[step.position] = after;
+      const source = this.sources[step.position] ?? -1;
+      this.sourceByItem.set(item, source);
+      this.total += after - before;
+      freed += before - after;
+      bytes += Buffer.byteLength(step.original, 'utf8');
+      this.rereads.evicted(original, item, source, step.field);
+    }
+    this.history = next;
+    this.archivedBytes += bytes;
+    this.#proxyBreakpoint = batch.steps.at(-1)?.position ?? this.#proxyBreakpoint;
+    this.#evictions.push({
+      beforeCallIndex: call.index + 1,
+      taskId: batch.taskId,
+      boundary: decision.boundary?.kind ?? 'earlier boundary',
+      detail: decision.boundary?.detail ?? '',
+      items: batch.steps.length,
+      bytes,
+      tokensFreed: Math.round(freed),
+      archive,
+    });
+  }
+
+  /** The what-if's own recap: what it replaced is archived; the cache holds nothing of the new history. */
+  #recap(next: HistoryItem[], recapPath: string | undefined): void {
+    this.#recaps++;
+    const replaced = new Set(this.history);
+    for (const item of next) replaced.delete(item);
+    for (const item of replaced) {
+      const source = this.sourceByItem.get(item) ?? -1;
+      if (source >= 0 && recapPath)
+        this.records.push({ location: archiveLocation(recapPath, item.id), source, field: 'item' });
+    }
+    this.history = next;
+    this.sources = next.map((item) => this.sourceByItem.get(item) ?? -1);
+    this.#resize();
+    this.#proxyBreakpoint = null;
+    this.rereads.clear();
+    for (let position = 0; position < next.length; position++) this.rereads.track(position);
+  }
+
+  async #report(): Promise<WhatIfReport> {
+    const log = this.#log;
+    this.#real.compactions = new Set(log.calls.map((call) => call.segment)).size - 1;
+    // The user's own compactions, which the what-if makes too; its recaps are its own, counted apart.
+    this.#policyTotals.compactions = this.#manualCompactions;
+    const { verified, failures } = await verifyArchive(log, this.records, this.#options.reader);
+    const percent = (saved: number, of: number) => (of > 0 ? Math.round((saved / of) * 1000) / 10 : 0);
+    const real = this.#real;
+    const policy = this.#policyTotals;
+    return {
+      real,
+      policy: {
+        ...policy,
+        evictions: this.#evictions.length,
+        recaps: this.#recaps,
+        trimmedAtArrival: this.rereads.trims,
+        archivedItems: this.records.length,
+        archivedBytes: this.archivedBytes,
+        rereads: this.rereads.count,
+        quotedRereads: this.rereads.quoted,
+        rereadTokens: this.rereads.tokens,
+        callsAboveCompactionPoint: this.#aboveCompactionPoint,
+      },
+      savedPercent: percent(real.promptTokens - policy.promptTokens, real.promptTokens),
+      costSavedPercent:
+        real.costUsd !== null && policy.costUsd !== null
+          ? percent(real.costUsd - policy.costUsd, real.costUsd)
+          : null,
+      archiveVerified: failures.length === 0 && verified === this.records.length,
+      archiveFailures: failures.slice(0, 10),
+      compactionPoint: this.#options.compactionPoint,
+      calibration: this.#calibration,
+      evictions: this.#evictions,
+      calls: this.#calls,
+      unpricedCalls: this.#unpricedCalls,
+    };
+  }
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-/** Characters of the head and of the tail a notice shows: a quarter of the budget each, at 4 characters a token. */
-const noticeKeep = (budget: number) => Math.max(1, budget);
-
-/**
- * What marks a use of the middle of a trimmed result: its words of 16 characters or more (paths, identifiers,
- * hashes) that the notice does not show, the 20 longest.
- */
-function distinctiveMarks(middle: string, shown: string): string[] {
-  const marks = new Set<string>();
-  for (const match of middle.matchAll(/[A-Za-z0-9_./:-]{16,}/g))
-    if (!shown.includes(match[0])) marks.add(match[0]);
-  return [...marks].sort((a, b) => b.length - a.length).slice(0, 20);
-}
-
-/** The archive task that holds the tool results trimmed at arrival. */
-export const ARRIVALS_TASK_ID = 'arrivals';
-
-/**
- * The notice a tool result over the budget enters the history as: its size, where the whole is, and its head and
- * tail, a quarter of the budget each (at about 4 characters a token), so that the notice takes half the budget.
- */
-export function trimNotice(content: string, tokens: number, budget: number, location: string): string {
-  const keep = noticeKeep(budget);
-  return `[Tool result of about ${tokens} tokens trimmed at arrival; the whole is archived at ${location}]\n${content.slice(0, keep)}\n[…]\n${content.slice(-keep)}`;
-}
-
-/** An evicted item as it would read with another tombstone text. */
+/** An evicted item as it reads with the proxy's tombstone text (its archive address kept). */
 function tombstoned(item: HistoryItem, tombstone: string): HistoryItem {
   if (item.kind === 'tool-result') return { ...item, content: tombstone };
   if (item.kind === 'tool-call') return { ...item, input: { evicted: tombstone } };
   return item;
 }
 
-/** The text a write call wrote (its `content` argument), which reading the file again gives back. */
-function writtenText(input: unknown): string | undefined {
-  if (typeof input !== 'object' || input === null) return undefined;
-  const content = (input as Record<string, unknown>).content;
-  return typeof content === 'string' ? content : undefined;
-}
+export type { WhatIfSimulation };

@@ -42,6 +42,8 @@ export interface WhatIfReport {
   real: WhatIfTotals;
   policy: WhatIfTotals & {
     evictions: number;
+    /** The what-if's own recaps (the recap fallback, off unless asked): its rewrite priced, never an avoided compaction. */
+    recaps: number;
     /** Tool results that entered the history trimmed (over `trimResultsAboveTokens`). */
     trimmedAtArrival: number;
     archivedItems: number;
@@ -49,6 +51,8 @@ export interface WhatIfReport {
     /** Files read again because their evicted content was needed (an edit of the file), and their tokens. */
     rereads: number;
     rereadTokens: number;
+    /** Of the re-reads, those of an evicted result the agent's output later quotes (a word of it held nowhere else). */
+    quotedRereads: number;
     /** Calls above the agent's compaction point (0: no forced compaction). */
     callsAboveCompactionPoint: number;
   };

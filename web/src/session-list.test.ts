@@ -37,6 +37,7 @@ function view(
     ...namingFixture(),
     timeline: [],
     markers: [],
+    receiptCalls: null,
   };
 }
 
@@ -172,10 +173,11 @@ describe('applyDelta', () => {
     ...namingFixture(),
     timeline: [point(0), point(1)],
     markers: [],
+    receiptCalls: null,
   };
 
   it('appends the points an update adds and takes its summary, never a point twice', () => {
-    const { timeline: _t, markers: _m, ...summary } = { ...base, generations: 3 };
+    const { timeline: _t, markers: _m, receiptCalls: _r, ...summary } = { ...base, generations: 3 };
     const next = applyDelta(base, {
       sessionId: 's',
       summary,

@@ -93,14 +93,17 @@ export function calibrationFixture(
 
 /** What a summary says of its name, sub-agents, totals and evictions before any of them is known. */
 export function namingFixture(
-  overrides: Partial<Pick<SessionSummary, 'subAgents' | 'project' | 'title' | 'totals' | 'evictions'>> = {},
-): Pick<SessionSummary, 'subAgents' | 'project' | 'title' | 'totals' | 'evictions'> {
+  overrides: Partial<
+    Pick<SessionSummary, 'subAgents' | 'project' | 'title' | 'totals' | 'evictions' | 'receipt'>
+  > = {},
+): Pick<SessionSummary, 'subAgents' | 'project' | 'title' | 'totals' | 'evictions' | 'receipt'> {
   return {
     subAgents: [],
     project: null,
     title: null,
     totals: { calls: 0, tokens: 0, costUsd: null, unpricedCalls: 0 },
     evictions: null,
+    receipt: null,
     ...overrides,
   };
 }

@@ -60,6 +60,7 @@ function view(overrides: Partial<SessionView> = {}): SessionView {
     markers: [
       { type: 'compaction', timestamp: '2026-01-01T00:02:30.000Z', index: 2, detail: '190,000 → 40,000' },
     ],
+    receiptCalls: null,
     ...overrides,
   };
 }
@@ -173,6 +174,8 @@ describe('chartModelOfReplay', () => {
           archivedBytes: 9000,
           rereads: 0,
           rereadTokens: 0,
+          quotedRereads: 0,
+          recaps: 0,
           callsAboveCompactionPoint: 0,
         },
         savedPercent: 24.3,

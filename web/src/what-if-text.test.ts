@@ -16,6 +16,8 @@ const whatIf = (savedPercent: number, callsAboveCompactionPoint = 0): WhatIfSumm
     archivedBytes: 100,
     rereads: 0,
     rereadTokens: 0,
+    quotedRereads: 0,
+    recaps: 0,
     callsAboveCompactionPoint,
   },
   savedPercent,

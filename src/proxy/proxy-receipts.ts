@@ -1,0 +1,120 @@
+import type { AnthropicCacheRequest } from '../cache/anthropic-cache-request.js';
+import { anthropicPromptCache } from '../cache/anthropic-prompt-cache.js';
+import type { OpenAiCacheRequest } from '../cache/openai-cache-request.js';
+import { openAiPromptCache } from '../cache/openai-prompt-cache.js';
+import { emptyPromptCacheState, type PromptCacheState } from '../cache/prompt-cache-state.js';
+import type { PromptCacheTokens } from '../cache/prompt-cache-tokens.js';
+import type { ReceiptInput } from '../session/proxy-receipt.js';
+import type { SessionMonitor } from '../session/session-monitor.js';
+import type { TokenCounter } from '../tokens/token-counter.js';
+import { normalizeUsage } from '../usage/normalize-usage.js';
+import type { AvailableUsage } from '../usage/usage-record.js';
+import { BlockDescriber, type CacheRequests, cacheRequestsOf } from './cache-request-of.js';
+import type { ProxySession } from './proxy-session.js';
+import type { WireFormat } from './session-key.js';
+import { editedBlocks } from './wire-history.js';
+
+type Json = Record<string, unknown>;
+
+/** The two caches the receipts follow for one session: the stream as the agent sent it, and as barometer sent it. */
+interface Streams {
+  unedited: PromptCacheState;
+  sent: PromptCacheState;
+}
+
+export interface ProxyReceiptsOptions {
+  monitor: Pick<SessionMonitor, 'recordReceipt'>;
+  counter: TokenCounter;
+  now: () => number;
+  onFailure: (error: unknown) => void;
+}
+
+/** What the cache model said of one request: tokens, and the state after it; null when it could not read it. */
+type Modelled = { tokens: PromptCacheTokens; state: PromptCacheState } | null;
+
+function modelled(requests: CacheRequests, which: 'unedited' | 'sent', state: PromptCacheState, now: number) {
+  const outcome =
+    requests.provider === 'anthropic'
+      ? anthropicPromptCache(state, requests[which] as AnthropicCacheRequest, now)
+      : openAiPromptCache(state, requests[which] as OpenAiCacheRequest, now);
+  return outcome.ok ? { tokens: outcome.tokens, state: outcome.state } : null;
+}
+
+/** The provider's usage in the cache models' terms. */
+function reportedTokens(usage: AvailableUsage): PromptCacheTokens {
+  const oneHour = Math.min(usage.cachedWrite1hTokens ?? 0, usage.cachedWriteTokens);
+  return {
+    promptTokens: usage.promptTokens,
+    cacheReadTokens: usage.cachedReadTokens,
+    cacheWrite1hTokens: oneHour,
+    cacheWrite5mTokens: usage.cachedWriteTokens - oneHour,
+  };
+}
+
+/**
+ * The receipt of every request the proxy forwards acting (docs/rules.md, "Proxy receipts"). Per session it follows
+ * two caches with the provider's cache model: the one the requests as the agent sent them would have made, and the one
+ * the requests barometer sent made. Each answered request is priced against both, and the receipt (with the
+ * provider's usage) goes to the monitor's session. A request the model cannot read, or an answer without usage, gets
+ * no receipt and moves neither cache.
+ */
+export class ProxyReceipts {
+  readonly #options: ProxyReceiptsOptions;
+  readonly #describer: BlockDescriber;
+  readonly #streams = new WeakMap<ProxySession, Streams>();
+
+  constructor(options: ProxyReceiptsOptions) {
+    this.#options = options;
+    this.#describer = new BlockDescriber(options.counter);
+  }
+
+  /**
+   * Makes the receipt of an answered request: `body` is the request as the agent sent it (parsed, not yet edited:
+   * this reads it at once, before the analysis writes the session's edits into it), `text` the provider's answer.
+   * The session's edits are the ones the request went out with (none for an observed session). Never rejects.
+   */
+  record(entry: ProxySession, format: WireFormat, body: Json, text: string): Promise<void> {
+    try {
+      const input = this.#measure(entry, format, body, text);
+      if (!input) return Promise.resolve();
+      return this.#options.monitor.recordReceipt(entry.id, input).then(
+        () => undefined,
+        (error: unknown) => this.#options.onFailure(error),
+      );
+    } catch (error) {
+      this.#options.onFailure(error);
+      return Promise.resolve();
+    }
+  }
+
+  #measure(entry: ProxySession, format: WireFormat, body: Json, text: string): ReceiptInput | null {
+    const usage = normalizeUsage(format, text);
+    if (!usage.available) return null;
+    const edited = new Map<object, Json>();
+    if (!entry.observed)
+      for (const { block, edited: copy } of editedBlocks(format, body, entry.edits)) edited.set(block, copy);
+    const requests = cacheRequestsOf(format, body, edited, this.#describer);
+    if (!requests) return null;
+    const empty = emptyPromptCacheState();
+    // One state for both until they part: then an unedited request is modelled once.
+    const streams = this.#streams.get(entry) ?? { unedited: empty, sent: empty };
+    const now = this.#options.now();
+    const unedited: Modelled = modelled(requests, 'unedited', streams.unedited, now);
+    // Nothing edited: the sent request is the agent's, and so is its cache when both streams were alike so far.
+    const sent: Modelled =
+      edited.size === 0 && streams.sent === streams.unedited
+        ? unedited
+        : modelled(requests, 'sent', streams.sent, now);
+    if (!unedited || !sent) return null;
+    this.#streams.set(entry, { unedited: unedited.state, sent: sent.state });
+    return {
+      provider: requests.provider,
+      model: usage.model ?? (body.model as string),
+      wouldHave: unedited.tokens,
+      predicted: sent.tokens,
+      reported: reportedTokens(usage),
+      completionTokens: usage.completionTokens,
+      reasoningTokens: usage.reasoningTokens,
+    };
+  }
+}
