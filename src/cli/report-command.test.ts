@@ -114,7 +114,10 @@ describe('barometer report', () => {
       "In this report: 20,822 output tokens after a message's first line, $0.5206 of the cost",
     );
     expect(claude.whatIf.sessions).toBe(1);
-    expect(claude.whatIf.savedPromptTokens).toBeGreaterThan(0);
+    // Priced by the cache model, the what-if of this session (one auto compaction, evictions far back in a long
+    // history) sends more than the agent did (decision 097): the report shows it as a negative saving, not hidden.
+    expect(Number.isInteger(claude.whatIf.savedPromptTokens)).toBe(true);
+    expect(claude.whatIf.savedPromptTokens).not.toBe(0);
     // Every row of the JSON is a line of the table, with its calls and its cost as the table rounds it.
     for (const row of [...result.rows, result.total]) {
       const line = table.stdout.split('\n').find((text) => text.startsWith(`${row.key} `));

@@ -142,7 +142,7 @@ export function invalidArguments(issues: ValidationIssue[]): ToolError {
 }
 
 function summaryOf(view: SessionView): SessionSummary {
-  const { timeline: _timeline, markers: _markers, ...summary } = view;
+  const { timeline: _timeline, markers: _markers, receiptCalls: _receiptCalls, ...summary } = view;
   return summary;
 }
 

@@ -18,7 +18,7 @@ type View = Record<string, unknown> & { profile: Record<string, unknown>; signal
 
 /** The fields a view gained after f817969, as a session of that release answers them (checked in {@link asOf}). */
 const ADDED_SINCE = {
-  top: { evictions: null, proxy: null, subAgents: [], title: null },
+  top: { evictions: null, proxy: null, receipt: null, receiptCalls: null, subAgents: [], title: null },
   profile: {
     estimatedFrom: null,
     family: null,

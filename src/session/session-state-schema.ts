@@ -98,10 +98,10 @@ export const SessionStateSchema = z
     proxy: ProxyStateSchema.optional(),
     /** barometer's evictions so far and the tokens they kept from being resent (eviction-savings.ts). */
     evictions: EvictionTallySchema.optional(),
-    /** The receipts of the requests an acting proxy forwarded (proxy-receipt.ts); absent before any. */
-    receipts: ReceiptTallySchema.optional(),
     /** The ids of the sessions created with this one as their parent, oldest first (at most 1000). */
     subAgents: z.array(IdSchema).max(1000).optional(),
+    /** The receipts of the requests an acting proxy forwarded (proxy-receipt.ts); absent before any. */
+    receipts: ReceiptTallySchema.optional(),
   })
   .meta({ id: 'SessionState' });
 export type SessionState = z.infer<typeof SessionStateSchema>;

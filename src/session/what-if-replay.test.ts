@@ -60,6 +60,26 @@ describe('replayWhatIf on the recorded sessions', () => {
     expect(policyCost).toBeLessThanOrEqual(realCost);
   }, 30_000);
 
+  it('gives the same figures whatever the name of the folder it archives to (a re-read reads the shown address)', async () => {
+    // The CLI and the service archive to a fresh temporary folder and name the data folder in tombstones: the
+    // temporary name (random, and longer here) must reach no text the what-if sizes. On this session the agent
+    // quotes evicted results, each re-read by the address its tombstone shows.
+    const path = 'claude-code/4d5611e5-241a-462a-8d15-5122611a9569.jsonl';
+    const figures = [];
+    for (const name of ['a-', 'a-much-longer-temporary-folder-name-']) {
+      const folder = await mkdtemp(join(root, name));
+      const result = await replayWhatIf(readTrace(path), {
+        archive: new ArchiveStore({ root: folder, durable: false }),
+        reader: { readFile: readArchiveFile },
+        sessionId: 'whatif',
+        tombstoneArchiveDir: '/home/user/.barometer/archives',
+      });
+      expect(result.whatIf.policy.quotedRereads).toBeGreaterThan(0);
+      figures.push([result.whatIf.policy.promptTokens, result.whatIf.policy.costUsd]);
+    }
+    expect(figures[1]).toEqual(figures[0]);
+  }, 30_000);
+
   it('never forces a compaction, and every evicted byte reads back from the archive as the log has it', async () => {
     for (const { path, model } of SESSIONS) {
       const { whatIf } = await replayed(path, model);

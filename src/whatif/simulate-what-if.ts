@@ -1,17 +1,13 @@
 import type { AnthropicCacheTtl } from '../cache/anthropic-cache-rules.js';
 import type { PromptCacheTokens } from '../cache/prompt-cache-tokens.js';
-import { type ArchiveSink, archiveLocation } from '../compaction/archive-sink.js';
+import { archiveLocation } from '../compaction/archive-sink.js';
 import {
   type EvictionDecision,
-  type EvictionPolicy,
   type EvictionPolicyState,
   initialEvictionState,
 } from '../compaction/eviction-policy.js';
 import { evictionTombstone } from '../compaction/eviction-tombstone.js';
 import { type HistoryItem, itemText } from '../compaction/history-item.js';
-import type { ModelPrice } from '../models/model-price.js';
-import type { TokenCounter } from '../tokens/token-counter.js';
-import type { UsageSource } from '../usage/usage-record.js';
 import { cachedCallTokens, cacheLifetimeMs } from './cached-call-tokens.js';
 import {
   type Calibration,
@@ -26,7 +22,8 @@ import {
 import { callCost } from './call-cost.js';
 import { type ItemSize, itemSize } from './item-size.js';
 import type { LogCall, LogCallUsage, LogHistory } from './log-history.js';
-import { type ArchivedRecord, type ArchiveReader, verifyArchive } from './verify-archive.js';
+import type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
+import { type ArchivedRecord, verifyArchive } from './verify-archive.js';
 import {
   cacheProviderOf,
   rewriteMultipliers,
@@ -38,33 +35,9 @@ import type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './w
 import { REREAD_CALL_COMPLETION_TOKENS, WhatIfRereads } from './what-if-rereads.js';
 
 export { CACHE_LIFETIME_MS } from './cached-call-tokens.js';
+export type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
 export type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
 export { ARRIVALS_TASK_ID, REREAD_CALL_COMPLETION_TOKENS, trimNotice } from './what-if-rereads.js';
-
-export interface SimulateWhatIfOptions {
-  policy: EvictionPolicy;
-  archive: ArchiveSink;
-  reader: ArchiveReader;
-  /** The archive's session folder. */
-  sessionId: string;
-  counter: TokenCounter;
-  /** The price of a call's model (null when unknown: its cost is not counted). */
-  priceOf: (model: string | undefined) => ModelPrice | null | undefined;
-  /** Where the agent compacts: its lowest recorded compaction, else its window; null when unknown. */
-  compactionPoint: number | null;
-  source: UsageSource;
-  /**
-   * The archive path a tombstone names, by task (the archive written is the real one). A replay that archives to a
-   * temporary directory names the archive as the data folder would hold it, so that its figures do not depend on a
-   * random directory name. @default the real path
-   */
-  tombstonePath?: (taskId: string) => string;
-  /**
-   * The recap fallback (a lever the proxy does not apply): off by default; when on, its rewrite of the cache is
-   * priced by the model and it is counted as the what-if's own (`policy.recaps`), never as a compaction. @default false
-   */
-  recap?: boolean;
-}
 
 /**
  * Replays a recorded session as barometer's policy and its proxy would have managed it: the same calls with the same
@@ -471,7 +444,7 @@ class WhatIfSimulation {
       this.total += after - before;
       freed += before - after;
       bytes += Buffer.byteLength(step.original, 'utf8');
-      this.rereads.evicted(original, item, source, step.field);
+      this.rereads.evicted(original, item, source, step.field, archiveLocation(shown, step.itemId));
     }
     this.history = next;
     this.archivedBytes += bytes;

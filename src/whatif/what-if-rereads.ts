@@ -5,7 +5,7 @@ import { type HistoryItem, itemText } from '../compaction/history-item.js';
 import type { EvictionStep } from '../compaction/plan-eviction.js';
 import type { ItemSize } from './item-size.js';
 import type { LogCall, LogHistory, LogItem } from './log-history.js';
-import type { SimulateWhatIfOptions, WhatIfSimulation } from './simulate-what-if.js';
+import type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
 import type { ArchivedRecord } from './verify-archive.js';
 
 /** Output tokens of the extra call an agent makes to read an evicted file again (one Read tool call). */
@@ -38,6 +38,19 @@ interface Pending {
  * what-if history), the middle of a result trimmed at arrival that the output quotes. Each is an extra call (priced
  * by the cache model: the history as it is, 60 output tokens) and the content back in the history.
  */
+/** What the re-reads use of the simulation they run in (simulate-what-if.ts). */
+export interface WhatIfRereadHost {
+  readonly history: HistoryItem[];
+  readonly tokens: number[];
+  readonly sources: number[];
+  readonly records: ArchivedRecord[];
+  archivedBytes: number;
+  readonly trimAbove: number;
+  localOf(item: HistoryItem): ItemSize;
+  push(item: HistoryItem, local: ItemSize, source: number): void;
+  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number): void;
+}
+
 export class WhatIfRereads {
   /** Per file: the what-if position of its latest full text (a read's result, a write's input). */
   readonly #latestContent = new Map<string, number>();
@@ -54,7 +67,7 @@ export class WhatIfRereads {
   tokens = 0;
 
   constructor(
-    private readonly sim: WhatIfSimulation,
+    private readonly sim: WhatIfRereadHost,
     private readonly options: SimulateWhatIfOptions,
     private readonly log: LogHistory,
     private readonly sizes: readonly ItemSize[],
@@ -122,20 +135,29 @@ export class WhatIfRereads {
     return { item: notice, local: { tokens, sizeClass: 'tool' } };
   }
 
-  /** An item the batch replaced by its tombstone: archived (checked later), and its later quotes watched. */
-  evicted(original: HistoryItem, item: HistoryItem, source: number, field: EvictionStep['field']): void {
+  /**
+   * An item the batch replaced by its tombstone: archived (checked later), and its later quotes watched. `shown` is
+   * the address its tombstone names, which a re-read reads (the archive written may be a temporary folder).
+   */
+  evicted(
+    original: HistoryItem,
+    item: HistoryItem,
+    source: number,
+    field: EvictionStep['field'],
+    shown: string,
+  ): void {
     const recordField = this.#field.get(original) ?? (field === 'input' ? 'input' : 'content');
     const archivedTo = 'archivedTo' in item ? item.archivedTo : undefined;
     if (source < 0 || this.#trimmed.has(original) || !archivedTo) return;
     this.sim.records.push({ location: archivedTo, source, field: recordField });
     if (original.kind !== 'tool-result') return;
     const caller = this.sim.history[this.#callPositions.get(original.callId) ?? -1];
-    const shown = `${itemText(item)}${caller ? itemText(caller) : ''}`;
-    const marks = distinctiveMarks(original.content, shown);
+    const visible = `${itemText(item)}${caller ? itemText(caller) : ''}`;
+    const marks = distinctiveMarks(original.content, visible);
     if (marks.length === 0) return;
     this.#pendingQuotes.push({
       source,
-      location: archivedTo,
+      location: shown,
       marks,
       content: original.content,
       local: this.sim.localOf(original),

@@ -372,7 +372,7 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard in Chromium', () => {
       const savings = await page.locator('[data-whatif-savings]').textContent();
       expect(savings).toMatch(
         new RegExp(
-          `^barometer would have sent ${whatIf.savedPercent}% fewer prompt tokens \\(\\$\\d+\\.\\d\\d → \\$\\d+\\.\\d\\d\\), no forced compaction$`,
+          `^barometer would have sent ${Math.abs(whatIf.savedPercent)}% ${whatIf.savedPercent >= 0 ? 'fewer' : 'more'} prompt tokens \\(\\$\\d+\\.\\d\\d → \\$\\d+\\.\\d\\d\\), no forced compaction$`,
         ),
       );
       expect(await page.locator('[data-whatif-verified]').getAttribute('data-whatif-verified')).toBe('true');

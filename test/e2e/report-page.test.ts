@@ -70,6 +70,12 @@ describe.skipIf(Boolean(missing) && !inCi)('the Report page in Chromium', () => 
     expect(await page.locator('[data-report-calls]').textContent()).toBe(String(total.calls));
     expect(total.whatIf.sessions).toBe(2);
     expect(await page.locator('[data-report-saved]').textContent()).toMatch(/^\$\d+\.\d{2,3}$/);
+    // The what-if's sign is in the label: a what-if dearer than the real calls says so.
+    expect(await page.locator('[data-report-saved-label]').textContent()).toBe(
+      (total.whatIf.savedCostUsd ?? 0) < 0
+        ? 'barometer would have cost more by'
+        : 'barometer would have saved',
+    );
     expect(await page.locator('table.report tfoot [data-cost]').textContent()).toBe(
       `$${total.costUsd.toFixed(2)}`,
     );

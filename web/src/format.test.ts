@@ -4,6 +4,7 @@ import {
   formatBytes,
   formatCompactTokens,
   formatPercent,
+  formatSaving,
   formatTokens,
   formatUsd,
 } from './format.js';
@@ -74,5 +75,13 @@ describe('formatUsd', () => {
     [null, '—'],
   ] as const)('%s reads %s', (value, text) => {
     expect(formatUsd(value)).toBe(text);
+  });
+});
+
+describe('formatSaving', () => {
+  it('shows a saving as a fall and a what-if that costs more as a rise, never "−-"', () => {
+    expect(formatSaving(12.34)).toBe('−12.3%');
+    expect(formatSaving(0)).toBe('−0%');
+    expect(formatSaving(-2.1)).toBe('+2.1%');
   });
 });

@@ -24,6 +24,11 @@ export function formatPercent(value: number | null | undefined): string {
   return value === null || value === undefined || !Number.isFinite(value) ? '—' : `${trim(value, 1)}%`;
 }
 
+/** A saving as a change: "−12.3%" for 12.3% saved, "+2.1%" for 2.1% more (a what-if that costs more says so). */
+export function formatSaving(savedPercent: number): string {
+  return savedPercent >= 0 ? `−${formatPercent(savedPercent)}` : `+${formatPercent(-savedPercent)}`;
+}
+
 /**
  * Time since `iso` at `now` (epoch ms), as "5s ago", "3m ago", "2h ago", "4d ago"; "never" without a time.
  * A time slightly in the future (clock skew between server and browser) reads "just now".

@@ -4,7 +4,7 @@ import type { ReplayResult, WhatIfSummary } from '../../../src/contract/index.js
 import { ApiError, api } from '../api.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { ActionTag, ReasonList } from '../components/verdict-view.js';
-import { formatBytes, formatClock, formatPercent, formatTokens, formatUsd } from '../format.js';
+import { formatBytes, formatClock, formatPercent, formatSaving, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES } from '../health.js';
 import { chartModelOfReplay } from '../timeline-model.js';
 import { savingsSentence } from '../what-if-text.js';
@@ -308,12 +308,12 @@ function WhatIfView({ whatIf }: { whatIf: WhatIfSummary }) {
     <dl class="stats">
       <div>
         <dt>Prompt tokens</dt>
-        <dd data-whatif-tokens>${formatTokens(real.promptTokens)} → ${formatTokens(policy.promptTokens)} (−${formatPercent(whatIf.savedPercent)})</dd>
+        <dd data-whatif-tokens>${formatTokens(real.promptTokens)} → ${formatTokens(policy.promptTokens)} (${formatSaving(whatIf.savedPercent)})</dd>
       </div>
       <div>
         <dt>Cost, with prompt caching</dt>
         <dd data-whatif-cost>
-          ${formatUsd(real.costUsd)} → ${formatUsd(policy.costUsd)}${whatIf.costSavedPercent === null ? '' : ` (−${formatPercent(whatIf.costSavedPercent)})`}
+          ${formatUsd(real.costUsd)} → ${formatUsd(policy.costUsd)}${whatIf.costSavedPercent === null ? '' : ` (${formatSaving(whatIf.costSavedPercent)})`}
         </dd>
       </div>
       <div>

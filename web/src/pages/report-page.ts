@@ -53,10 +53,12 @@ function CostChart({ daily }: { daily: ReportResult }) {
 
 function WhatIfPanel({ total }: { total: ReportRowAnswer }) {
   const whatIf = total.whatIf;
+  // A what-if that costs more is said so, never shown as a negative saving.
+  const costlier = (whatIf.savedCostUsd ?? 0) < 0;
   return html`<dl class="stats report-whatif" data-report-whatif>
     <div><dt>Cost</dt><dd data-report-cost>${formatUsd(total.costUsd)}</dd></div>
     <div><dt>Calls</dt><dd data-report-calls>${formatTokens(total.calls)}</dd></div>
-    <div><dt>barometer would have saved</dt><dd data-report-saved>${whatIf.sessions === 0 ? '—' : formatUsd(whatIf.savedCostUsd)}</dd></div>
+    <div><dt data-report-saved-label>${costlier ? 'barometer would have cost more by' : 'barometer would have saved'}</dt><dd data-report-saved>${whatIf.sessions === 0 ? '—' : formatUsd(costlier ? -(whatIf.savedCostUsd ?? 0) : whatIf.savedCostUsd)}</dd></div>
     <div><dt>Prompt tokens saved</dt><dd>${whatIf.sessions === 0 ? '—' : formatCompactTokens(whatIf.savedPromptTokens)}</dd></div>
     <div><dt>Compactions avoided</dt><dd>${whatIf.sessions === 0 ? '—' : whatIf.compactionsAvoided}</dd></div>
     <div><dt>Sessions with a what-if</dt><dd>${whatIf.sessions}</dd></div>
