@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SessionMonitor } from '../session/session-monitor.js';
 import { buildApp } from './app.js';
 
 let app: FastifyInstance | undefined;
@@ -162,6 +163,50 @@ describe('GET /metrics', () => {
         route: '/api/v1/sessions',
       }),
     ).toBe(2);
+  });
+});
+
+describe("GET /metrics: the proxy's receipts", () => {
+  it('counts each receipt, its two costs and its two prompts, and the calls whose cache reads departed', async () => {
+    app = await buildApp({ logLevel: 'silent', persistSessions: false, dashboard: false });
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { id: 'r', model: 'claude-sonnet-4-5' },
+    });
+    const monitor = (app as unknown as { barometerMonitor: SessionMonitor }).barometerMonitor;
+    const tokens = (prompt: number, read: number, write: number) => ({
+      promptTokens: prompt,
+      cacheReadTokens: read,
+      cacheWrite5mTokens: write,
+      cacheWrite1hTokens: 0,
+    });
+    const sent = tokens(100_000, 90_000, 10_000);
+    // As predicted, then a call where the provider read 40,000 tokens less than the model said (a miss).
+    for (const reported of [sent, tokens(100_000, 50_000, 50_000)])
+      await monitor.recordReceipt('r', {
+        provider: 'anthropic',
+        model: 'claude-sonnet-4-5',
+        wouldHave: tokens(100_000, 0, 100_000),
+        predicted: sent,
+        reported,
+        completionTokens: 200,
+      });
+    const text = (await app.inject({ url: '/metrics' })).body;
+    expect(sample(text, 'barometer_proxy_receipt_calls_total', { outcome: 'priced' })).toBe(2);
+    expect(sample(text, 'barometer_proxy_receipt_calls_total', { outcome: 'departed' })).toBe(1);
+    // Anthropic's rules at $3 / $15 per million: writes 1.25×, reads 0.1× the input price.
+    const output = (200 * 15) / 1e6;
+    const wouldHave = 2 * ((100_000 * 3 * 1.25) / 1e6 + output);
+    const billed =
+      (90_000 * 0.3 + 10_000 * 3.75) / 1e6 + output + (50_000 * 0.3 + 50_000 * 3.75) / 1e6 + output;
+    expect(sample(text, 'barometer_proxy_receipt_cost_usd_total', { side: 'would_have' })).toBeCloseTo(
+      wouldHave,
+      9,
+    );
+    expect(sample(text, 'barometer_proxy_receipt_cost_usd_total', { side: 'billed' })).toBeCloseTo(billed, 9);
+    expect(sample(text, 'barometer_proxy_receipt_prompt_tokens_total', { side: 'would_have' })).toBe(200_000);
+    expect(sample(text, 'barometer_proxy_receipt_prompt_tokens_total', { side: 'sent' })).toBe(200_000);
   });
 });
 

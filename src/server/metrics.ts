@@ -1,4 +1,5 @@
 import type { PoolStore } from '../pools/pool-store.js';
+import type { ReceiptRow } from '../session/proxy-receipt.js';
 import type { MonitorEvent, SessionMonitor } from '../session/session-monitor.js';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from '../vendor/prom-client.js';
 
@@ -125,6 +126,25 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly receiptCalls = new Counter({
+    name: 'barometer_proxy_receipt_calls_total',
+    help: "Requests the proxy forwarded acting that have a receipt, by outcome: priced, unpriced (no price known for the model: tokens only), departed (the provider's cache reads differ from the cache model's by more than 5% of the prompt).",
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly receiptCost = new Counter({
+    name: 'barometer_proxy_receipt_cost_usd_total',
+    help: "US dollars of the proxy's priced receipts, by side: would_have (the request as the agent sent it, priced by the provider's cache model), billed (by the provider's usage). would_have minus billed is what barometer saved, net of the cache writes its edits caused.",
+    labelNames: ['side'] as const,
+    registers: [this.registry],
+  });
+  readonly receiptPromptTokens = new Counter({
+    name: 'barometer_proxy_receipt_prompt_tokens_total',
+    help: "Prompt tokens of the proxy's receipts, by side: would_have (the agent's request, in the provider's tokens), sent (the provider's usage).",
+    labelNames: ['side'] as const,
+    registers: [this.registry],
+  });
+
   constructor(monitor: SessionMonitor) {
     collectDefaultMetrics({ register: this.registry, prefix: 'barometer_' });
     new Gauge({
@@ -227,13 +247,27 @@ export class ServiceMetrics {
     }
   }
 
-  /** Counts what a monitor event tells: verdicts, tokens by kind, cost, compactions, evictions. */
+  /** One receipt of the proxy's: its call, its two costs and its two prompts. */
+  #countReceipt(receipt: ReceiptRow): void {
+    const priced = receipt.wouldHaveCostUsd !== null && receipt.costUsd !== null;
+    this.receiptCalls.inc({ outcome: priced ? 'priced' : 'unpriced' });
+    if (receipt.departure !== null) this.receiptCalls.inc({ outcome: 'departed' });
+    if (priced) {
+      this.receiptCost.inc({ side: 'would_have' }, receipt.wouldHaveCostUsd ?? 0);
+      this.receiptCost.inc({ side: 'billed' }, receipt.costUsd ?? 0);
+    }
+    this.receiptPromptTokens.inc({ side: 'would_have' }, receipt.wouldHavePromptTokens);
+    this.receiptPromptTokens.inc({ side: 'sent' }, receipt.promptTokens);
+  }
+
+  /** Counts what a monitor event tells: verdicts, tokens by kind, cost, compactions, evictions, receipts. */
   observe(event: MonitorEvent): void {
     if (event.type === 'compacted') {
       if (event.evictedItems > 0) this.evictions.inc(event.evictedItems);
       return;
     }
     if (event.type !== 'changed') return;
+    if (event.receipt) this.#countReceipt(event.receipt);
     for (const change of event.events) {
       if (change.type === 'compaction') this.compactions.inc({ trigger: change.trigger });
     }

@@ -254,7 +254,17 @@ describe.skipIf(Boolean(missing) && !inCi)('the dashboard shows what barometer d
     expect(await figure('tokens-not-resent')).toContain(
       later.evictions!.tokensNotResent.toLocaleString('en-US'),
     );
-    expect(await figure('money-saved')).toBe('not measured yet');
+    // The proxy forwarded the session's requests acting: each has a receipt, and the page shows their sum as the API.
+    const receipt = later.receipt!;
+    expect(receipt.calls).toBeGreaterThan(0);
+    expect(receipt.savedUsd).toBeCloseTo(receipt.wouldHaveCostUsd - receipt.costUsd, 9);
+    const money = page.locator('[data-figure="money-saved"]');
+    expect(await money.locator('dt').textContent()).toBe(
+      receipt.savedUsd < 0 ? 'Cost more by' : 'Money saved',
+    );
+    expect(await money.locator('[data-receipt-detail]').textContent()).toContain(
+      `over ${receipt.calls} request`,
+    );
     // Claude Code's default model is priced and sized from its family's newest known model, and the page says so.
     const estimated = page.locator('[data-figure="cost"] .tag-estimated');
     expect(await estimated.textContent()).toBe('estimated');

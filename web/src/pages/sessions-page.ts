@@ -165,8 +165,17 @@ function SessionRow({ view, depth, now }: { view: SessionView; depth: number; no
       }
     </td>
     <td><${ActionTag} action=${view.verdict?.action ?? null} priority=${view.verdict?.priority ?? null} /></td>
-    <td class="num cost" title=${view.signals.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals.costUsd)}<${EstimateMark} mark=${estimateMarks(view).cost} /></td>
+    <td class="num cost" title=${view.signals.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals.costUsd)}<${EstimateMark} mark=${estimateMarks(view).cost} /><${ReceiptMark} receipt=${view.receipt} /></td>
     <td class="num">${formatPercent(view.signals.cacheHitPercent)}</td>
     <td class="updated" title=${view.updatedAt ?? 'no usage yet'}>${formatAgo(view.updatedAt, now)}</td>
   </tr>`;
+}
+
+/** The proxy's measured saving under a session's cost: what its receipts say, a dearer session said so. */
+function ReceiptMark({ receipt }: { receipt: SessionView['receipt'] }) {
+  if (!receipt) return null;
+  const dearer = receipt.savedUsd < 0;
+  return html`<div class="muted receipt-mark" data-receipt-saved title="measured by the proxy on ${receipt.calls} requests: ${formatUsd(receipt.wouldHaveCostUsd)} as the agent sent them">
+    ${dearer ? 'cost more by' : 'saved'} ${formatUsd(Math.abs(receipt.savedUsd))}
+  </div>`;
 }
