@@ -44,4 +44,4 @@ export function evictionRows(view: Pick<SessionView, 'markers' | 'generations'>)
 
 /** What the savings figures mean, said once on the page beside them. */
 export const NOT_RESENT_EXPLANATION =
-  'Tokens not resent: each eviction’s freed tokens times the calls recorded after it, while its tombstones stayed in the context (the agent’s own compaction ends the count). It is an upper bound: it assumes every later call of this session carried the tombstones, and a sub-agent sharing the session id does not. These are tokens, not money: the price of what was not resent (and of the cache writes an eviction caused) comes with the savings receipt.';
+  'Tokens not resent: each eviction’s freed tokens times the calls recorded after it, while its tombstones stayed in the context (the agent’s own compaction ends the count). It is an upper bound: it assumes every later call of this session carried the tombstones, and a sub-agent sharing the session id does not. These are tokens, not money: Money saved is measured apart, per request, by the receipts (net of the cache writes an eviction caused).';
