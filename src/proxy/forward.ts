@@ -24,11 +24,15 @@ const HOP_BY_HOP = new Set([
 /** The header names a `Connection` header lists (RFC 9110 §7.6.1): hop-by-hop as well, whatever they are. */
 function connectionListed(headers: IncomingHttpHeaders): Set<string> {
   const listed = new Set<string>();
-  const value = headers.connection;
-  if (typeof value !== 'string') return listed;
-  for (const token of value.split(',')) {
-    const name = token.trim().toLowerCase();
-    if (name !== '') listed.add(name);
+  // Node joins an agent's repeated Connection headers with ", "; undici gives an upstream's repeated ones as an array.
+  const value: unknown = headers.connection;
+  const values = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  for (const one of values) {
+    if (typeof one !== 'string') continue;
+    for (const token of one.split(',')) {
+      const name = token.trim().toLowerCase();
+      if (name !== '') listed.add(name);
+    }
   }
   return listed;
 }
