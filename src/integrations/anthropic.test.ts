@@ -8,8 +8,8 @@ import {
   replay,
   startCassetteServer,
 } from '../test-helpers/cassette-server.js';
+import { parseServerSentEvents } from '../usage/server-sent-events.js';
 import { loadCassette } from '../usage/test-helpers/traces.js';
-import { parseServerSentEvents } from '../usage/usage-fields.js';
 import { wrapAnthropic } from './anthropic.js';
 
 // Recorded responses (test/fixtures/traces/api-cassettes): Anthropic server-side compaction, plain and streamed.

@@ -4,6 +4,8 @@
  * it as it passes.
  */
 
+import { eventReader, eventText, jsonData } from '../usage/server-sent-events.js';
+
 type Payload = Record<string, unknown>;
 
 export interface ObserveEventsOptions {
@@ -25,22 +27,6 @@ export interface ObserveEventsOptions {
    * fails), with the payloads kept so far and how many events had arrived: what usage arrived is not lost.
    */
   aborted?(kept: Payload[], events: number): Promise<void>;
-}
-
-const EVENT_END = /\r\n\r\n|\n\n|\r\r/;
-
-function payloadOf(event: string): unknown {
-  const data: string[] = [];
-  for (const line of event.split(/\r\n|\n|\r/)) {
-    if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-  }
-  if (data.length === 0) return undefined;
-  try {
-    return JSON.parse(data.join('\n'));
-  } catch {
-    // `[DONE]`, or anything else that is not JSON: nothing to read, passed on as it is.
-    return undefined;
-  }
 }
 
 function isPayload(value: unknown): value is Payload {
@@ -70,7 +56,7 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   const kept: Payload[] = [];
-  let buffer = '';
+  let rewritten = '';
   let events = 0;
   let settled = false;
   const stopped = async () => {
@@ -82,23 +68,21 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
       // barometer never fails the caller's stream: `aborted` reports its own errors.
     }
   };
-  /** Reads the complete events in the buffer; answers the text to send when rewriting. */
-  const takeEvents = (final: boolean): string => {
-    let out = '';
-    for (;;) {
-      const end = EVENT_END.exec(buffer);
-      if (!end && !(final && buffer.trim() !== '')) break;
-      const event = end ? buffer.slice(0, end.index) : buffer;
-      buffer = end ? buffer.slice(end.index + end[0].length) : '';
-      const payload = payloadOf(event);
-      if (payload !== undefined) events++;
-      if (isPayload(payload) && options.keep(payload)) kept.push(payload);
-      if (options.rewrite) {
-        const replaced = options.rewrite(payload, event);
-        if (replaced !== null) out += `${replaced}\n\n`;
-      }
-      if (!end) break;
+  const parser = eventReader((event) => {
+    const payload = jsonData(event.data);
+    if (payload !== undefined) events++;
+    if (isPayload(payload) && options.keep(payload)) kept.push(payload);
+    if (options.rewrite) {
+      const replaced = options.rewrite(payload, eventText(event));
+      if (replaced !== null) rewritten += `${replaced}\n\n`;
     }
+  });
+  /** Reads the complete events of the next piece of text; answers the text to send when rewriting. */
+  const takeEvents = (text: string, final: boolean): string => {
+    parser.feed(text);
+    if (final) parser.end();
+    const out = rewritten;
+    rewritten = '';
     return out;
   };
   const body = new ReadableStream<Uint8Array>({
@@ -110,7 +94,7 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
           chunk = await reader.read();
         } catch (error) {
           // An aborted fetch fails the body's read: what arrived is still recorded.
-          takeEvents(false);
+          takeEvents('', false);
           await stopped();
           throw error;
         }
@@ -119,8 +103,7 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
         // it as finished made an aborted OpenAI stream read "the stream holds no JSON chunks").
         if (done && settled) return;
         if (done) {
-          buffer += decoder.decode();
-          const rest = takeEvents(true);
+          const rest = takeEvents(decoder.decode(), true);
           if (options.rewrite && rest !== '') controller.enqueue(encoder.encode(rest));
           settled = true;
           try {
@@ -131,14 +114,13 @@ export function observeEventStream(response: Response, options: ObserveEventsOpt
           controller.close();
           return;
         }
-        buffer += decoder.decode(value, { stream: true });
-        const events = takeEvents(false);
+        const out = takeEvents(decoder.decode(value, { stream: true }), false);
         if (!options.rewrite) {
           controller.enqueue(value);
           return;
         }
-        if (events !== '') {
-          controller.enqueue(encoder.encode(events));
+        if (out !== '') {
+          controller.enqueue(encoder.encode(out));
           return;
         }
       }

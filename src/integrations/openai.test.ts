@@ -9,8 +9,8 @@ import {
   startCassetteServer,
   withoutStreamUsage,
 } from '../test-helpers/cassette-server.js';
+import { parseServerSentEvents } from '../usage/server-sent-events.js';
 import { loadCassette } from '../usage/test-helpers/traces.js';
-import { parseServerSentEvents } from '../usage/usage-fields.js';
 import { wrapOpenAI } from './openai.js';
 
 // Recorded responses (test/fixtures/traces/api-cassettes): a chat completion, a chat stream whose usage is in its

@@ -12,8 +12,8 @@ import {
   replay,
   startCassetteServer,
 } from '../test-helpers/cassette-server.js';
+import { parseServerSentEvents } from '../usage/server-sent-events.js';
 import { loadCassette } from '../usage/test-helpers/traces.js';
-import { parseServerSentEvents } from '../usage/usage-fields.js';
 import { codexBinary } from './test-helpers/codex-binary.js';
 import { responsesStream } from './test-helpers/fake-responses.js';
 

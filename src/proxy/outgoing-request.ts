@@ -31,13 +31,17 @@ function readAll(stream: Readable, limit: number): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
-    stream.on('data', (chunk: Buffer) => {
+    const take = (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > limit) {
-        stream.destroy();
+        // Not destroyed: the rest is read and dropped, so that the agent reads its 413 (a connection closed on
+        // bytes it had not read is reset, and the agent saw a socket hang-up: issue 40).
+        stream.off('data', take);
+        stream.resume();
         reject(new BodyTooLarge());
       } else chunks.push(chunk);
-    });
+    };
+    stream.on('data', take);
     stream.once('end', () => resolve(chunks));
     stream.once('error', reject);
   });

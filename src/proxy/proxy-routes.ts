@@ -55,7 +55,9 @@ function upstreamUrl(context: ProxyRouteContext, endpoint: ProxyEndpoint, reques
   return new URL(`${options.openaiUpstream}${path}`);
 }
 
+/** The 413 of a body over the limit; the connection closes after it (the agent may still be sending the rest). */
 function tooLarge(reply: FastifyReply, limit: number): FastifyReply {
+  reply.header('connection', 'close');
   return sendProblem(reply, 'BR_ERR_BODY_TOO_LARGE', `the request body is larger than ${limit} bytes`, {
     limit,
   });
@@ -121,6 +123,7 @@ async function proxy(
     outcome,
     act,
     overLimit: () => overLimit,
+    payload,
     received: () => chunks,
     recorded: entry && source ? { session: entry, from: source.source } : undefined,
   });
@@ -137,6 +140,8 @@ interface Forwarded {
   /** The proxy acts on the request (act mode, not an observe route): the policy may read it once it is recorded. */
   act: boolean;
   overLimit: () => boolean;
+  /** The agent's body stream. */
+  payload: Readable;
   /** The request's bytes as received, once read whole (a streamed one: once it ended). */
   received: () => Buffer[] | undefined;
   /** The session the answer is recorded in, when the request has one. */
@@ -158,7 +163,12 @@ async function answerAgent(
   try {
     answer = await forwarded.answered;
   } catch (error) {
-    if (forwarded.overLimit()) return tooLarge(reply, context.options.bodyLimitBytes);
+    if (forwarded.overLimit()) {
+      // The agent is still sending: the rest of its body is read and dropped, so that it reads the 413 (closing on
+      // unread bytes resets the connection: issue 40's socket hang-up), and the connection closes after it.
+      forwarded.payload.resume();
+      return tooLarge(reply, context.options.bodyLimitBytes);
+    }
     counters.request(forwarded.api, 'unreachable');
     if (forwarded.abort.aborted) return reply;
     return unreachable(context, reply, forwarded.url, error);

@@ -1,31 +1,54 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { FastifyReply } from 'fastify';
+import { UsageEventDigest } from '../usage/server-sent-events.js';
 import { downstreamHeaders, type UpstreamAnswer } from './forward.js';
 import { type UpstreamFailure, upstreamFailure } from './upstream-failure.js';
 
-/** A usage figure sits in the last events of an answer; beyond this many bytes only the tail is kept. */
+/** A JSON answer's usage sits at its end; beyond this many bytes only the tail is kept. */
 const KEPT_ANSWER_BYTES = 4 * 1024 * 1024;
 
-/** Passes the upstream's bytes on untouched, keeping a copy (the tail, past the cap) to read the usage from. */
+/**
+ * Passes the upstream's bytes on untouched, keeping what its usage is read from: of an event stream, the events that
+ * carry usage, read as they pass (whatever the answer's size: its first event holds Anthropic's prompt figures);
+ * of any other answer, its bytes (the tail, past the cap).
+ */
 class Tap extends Transform {
-  readonly chunks: Buffer[] = [];
+  readonly #chunks: Buffer[] = [];
+  readonly #events: { digest: UsageEventDigest; decoder: StringDecoder } | undefined;
   #bytes = 0;
+  constructor(eventStream: boolean) {
+    super();
+    this.#events = eventStream
+      ? { digest: new UsageEventDigest(), decoder: new StringDecoder('utf8') }
+      : undefined;
+  }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.chunks.push(chunk);
-    this.#bytes += chunk.length;
-    while (this.#bytes > KEPT_ANSWER_BYTES && this.chunks.length > 1)
-      this.#bytes -= (this.chunks.shift() as Buffer).length;
+    if (this.#events) this.#events.digest.feed(this.#events.decoder.write(chunk));
+    else {
+      this.#chunks.push(chunk);
+      this.#bytes += chunk.length;
+      while (this.#bytes > KEPT_ANSWER_BYTES && this.#chunks.length > 1)
+        this.#bytes -= (this.#chunks.shift() as Buffer).length;
+    }
     done(null, chunk);
   }
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    if (!this.#events) return Buffer.concat(this.#chunks).toString('utf8');
+    this.#events.digest.feed(this.#events.decoder.end());
+    return this.#events.digest.text();
   }
+}
+
+function isEventStream(headers: IncomingHttpHeaders): boolean {
+  const type = headers['content-type'];
+  return typeof type === 'string' && type.toLowerCase().startsWith('text/event-stream');
 }
 
 /** How an answer ended for the agent. */
 export type AnswerEnd =
-  /** The upstream's whole answer reached the agent; `text` is its tail (see `KEPT_ANSWER_BYTES`). */
+  /** The upstream's whole answer reached the agent; `text` is what its usage is read from (see `Tap`). */
   | { type: 'complete'; text: string }
   /** The upstream broke it off; the agent's answer was cut the same way at once. */
   | { type: 'failed'; reason: UpstreamFailure }
@@ -76,7 +99,7 @@ export function relayAnswer(
   }
   // The agent sees the provider's status as soon as the proxy does, even if no body byte follows.
   response.flushHeaders();
-  const tap = new Tap();
+  const tap = new Tap(isEventStream(answer.headers));
   let failure: UpstreamFailure | undefined;
   let abandoned = false;
   // Both registered before the pipeline's own listeners: the agent's going away is known before the pipeline

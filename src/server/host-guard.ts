@@ -118,6 +118,17 @@ function first(value: string | string[] | undefined): string | undefined {
  */
 export function registerHostGuard(app: FastifyInstance, policy: HostPolicy): void {
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done) => {
+    // An absolute-form target (`POST http://evil.com/v1/messages`) is for forward proxies (RFC 9112 §3.2.2):
+    // barometer is an origin server, and its proxy would have joined that URL to a provider's (issue 40: a 500).
+    const target = request.raw.url ?? '';
+    if (!target.startsWith('/') && !(request.method === 'OPTIONS' && target === '*')) {
+      sendProblem(
+        reply,
+        'BR_ERR_BAD_REQUEST',
+        `the request target must be a path (origin-form, RFC 9112 §3.2.1); got ${JSON.stringify(target.slice(0, 200))}`,
+      );
+      return;
+    }
     const check = checkRequestHost(
       request.method,
       {

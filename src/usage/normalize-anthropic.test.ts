@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAnthropic, serverCompaction } from './normalize-anthropic.js';
+import { parseServerSentEvents } from './server-sent-events.js';
 import { loadCassette } from './test-helpers/traces.js';
-import { parseServerSentEvents } from './usage-fields.js';
 
 /*
  * Reading of the two compaction cassettes (context_management compact_20260112, trigger 50,000 input

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeGemini } from './normalize-gemini.js';
+import { parseServerSentEvents } from './server-sent-events.js';
 import { loadCassette } from './test-helpers/traces.js';
-import { parseServerSentEvents } from './usage-fields.js';
 
 describe('normalizeGemini on the recorded thinking stream', () => {
   // test_google_model_thinking_part_iter.yaml: gemini-2.5-pro streamGenerateContent?alt=sse; each chunk

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BarometerValidationError } from '../errors/validation.js';
 import { normalizeOpenAIChat, normalizeOpenAIChatStream } from './normalize-openai-chat.js';
+import { parseServerSentEvents } from './server-sent-events.js';
 import { loadCassette } from './test-helpers/traces.js';
-import { parseServerSentEvents } from './usage-fields.js';
 
 describe('normalizeOpenAIChat on the recorded Chat Completions responses', () => {
   // test_multiple_agent_tool_calls.yaml: interactions 3 and 4 are api.openai.com/v1/chat/completions.

@@ -1,3 +1,4 @@
+import { parseServerSentEvents } from './server-sent-events.js';
 import type {
   AvailableUsage,
   UnavailableUsage,
@@ -145,32 +146,6 @@ export function isoTimestamp(value: unknown): string | undefined {
   if (ISO_WITHOUT_ZONE.test(source)) source += 'Z';
   const date = new Date(source);
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-/**
- * The JSON payloads of a server-sent-events text (`event: …` / `data: {…}` blocks separated by blank
- * lines). `[DONE]` and payloads that are not JSON are dropped.
- */
-export function parseServerSentEvents(body: string): unknown[] {
-  const events: unknown[] = [];
-  let data: string[] = [];
-  const flush = () => {
-    if (data.length === 0) return;
-    const payload = data.join('\n');
-    data = [];
-    if (payload.trim() === '[DONE]') return;
-    try {
-      events.push(JSON.parse(payload));
-    } catch {
-      // One torn chunk should not hide the usage that a later chunk carries.
-    }
-  };
-  for (const line of body.split(/\r?\n/)) {
-    if (line === '') flush();
-    else if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
-  }
-  flush();
-  return events;
 }
 
 const SSE_FIELD = /^(data|event|id|retry):|^:/;
