@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,5 +81,25 @@ describe('discoverLogs', () => {
     );
     expect(missing).toEqual([join(home, 'nope')]);
     expect(logs.map((log) => log.project).sort()).toEqual(['-home-me-app', '-home-me-app', '23']);
+  });
+
+  it('counts a log once through symbolic-link loops, links to parents and links out of the folder (issue 40)', async () => {
+    const project = join(home, 'links/project');
+    const outside = join(home, 'links/elsewhere');
+    await touch(join(project, 'session.jsonl'));
+    await touch(join(outside, 'other.jsonl'));
+    // A loop to the folder's parent (`report` once counted the log 41 times), one to the folder's own parent's
+    // parent, a second name for the log, and a link out of the folder whose own link leads back in and beyond.
+    await mkdir(join(project, 'sub'), { recursive: true });
+    await symlink('..', join(project, 'sub/up'));
+    await symlink('../../..', join(project, 'sub/way-up'));
+    await symlink(join(project, 'session.jsonl'), join(project, 'again.jsonl'));
+    await symlink(outside, join(project, 'out'));
+    await symlink(join(home, 'links'), join(outside, 'back'));
+    const { logs } = await discoverLogs([], [project]);
+    expect(logs.map((log) => log.path.slice(project.length + 1)).sort()).toEqual([
+      'out/other.jsonl',
+      'session.jsonl',
+    ]);
   });
 });

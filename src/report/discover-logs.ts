@@ -1,4 +1,5 @@
-import { readdir, stat } from 'node:fs/promises';
+import type { Dirent, Stats } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 
 /** One agent's default place for its session logs, as its source sets it (docs/rules.md, "Where the logs are"). */
@@ -69,17 +70,76 @@ function placeIn(root: LogRoot | undefined, path: string): { project: string; se
   return { project: basename(dirname(path)), session: name };
 }
 
-async function listFiles(directory: string): Promise<string[]> {
+/** Whether `inner` is `outer` or inside it. */
+function within(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(outer.endsWith(sep) ? outer : `${outer}${sep}`);
+}
+
+function unreadable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'ELOOP' || code === 'EPERM';
+}
+
+/**
+ * The log files under a folder, each once. Symbolic links are followed as a user's shell would, but a folder is
+ * entered once (by its device and inode), a link to the folder or one of its ancestors is a loop and skipped, and a
+ * link out of the folder is followed once: links found beyond it are not followed again. (`readdir`'s `recursive`
+ * followed `sub/up → ..` until the path was too long: issue 40 counted one log 41 times.) `files` is shared by the
+ * calls of one discovery, so that a log reached twice (two roots, a link) is listed once, by its first path.
+ */
+async function listFiles(directory: string, files: Set<string>): Promise<string[]> {
+  let top: string;
   try {
-    const entries = await readdir(directory, { recursive: true });
-    return entries
-      .filter((entry) => LOG_EXTENSIONS.has(extname(entry)))
-      .map((entry) => join(directory, entry));
+    top = await realpath(directory);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return [];
+    if (unreadable(error)) return [];
     throw error;
   }
+  const found: string[] = [];
+  const entered = new Set<string>();
+  const queue: { path: string; outside: boolean }[] = [{ path: directory, outside: false }];
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    let entries: Dirent[];
+    try {
+      const info = await stat(next.path);
+      const key = `${info.dev}:${info.ino}`;
+      if (entered.has(key)) continue;
+      entered.add(key);
+      entries = await readdir(next.path, { withFileTypes: true });
+    } catch (error) {
+      if (unreadable(error)) continue;
+      throw error;
+    }
+    // A folder's own files before its links: a log and a link to it are listed by the log's own name.
+    entries.sort((a, b) => Number(a.isSymbolicLink()) - Number(b.isSymbolicLink()));
+    for (const entry of entries) {
+      const path = join(next.path, entry.name);
+      let kind: Dirent | Stats = entry;
+      let outside = next.outside;
+      if (entry.isSymbolicLink()) {
+        if (next.outside) continue;
+        const target = await realpath(path).catch(() => undefined);
+        // A link to this folder or above it loops; one that cannot be resolved leads nowhere.
+        if (target === undefined || within(top, target)) continue;
+        outside = !within(target, top);
+        const info = await stat(target).catch(() => undefined);
+        if (!info) continue;
+        kind = info;
+        if (info.isFile()) {
+          const key = `${info.dev}:${info.ino}`;
+          if (LOG_EXTENSIONS.has(extname(entry.name)) && !files.has(key) && files.add(key)) found.push(path);
+          continue;
+        }
+      }
+      if (kind.isDirectory()) queue.push({ path, outside });
+      else if (kind.isFile() && LOG_EXTENSIONS.has(extname(entry.name))) {
+        const info = await stat(path).catch(() => undefined);
+        const key = info ? `${info.dev}:${info.ino}` : path;
+        if (!files.has(key) && files.add(key)) found.push(path);
+      }
+    }
+  }
+  return found;
 }
 
 /**
@@ -94,8 +154,9 @@ export async function discoverLogs(
 ): Promise<{ logs: FoundLog[]; missing: string[] }> {
   const candidates: { path: string; root: LogRoot | undefined }[] = [];
   const missing: string[] = [];
+  const files = new Set<string>();
   for (const root of roots) {
-    for (const path of await listFiles(root.directory)) {
+    for (const path of await listFiles(root.directory, files)) {
       if (root.agent === 'gemini-cli' && basename(dirname(path)) !== 'chats') continue;
       candidates.push({ path, root });
     }
@@ -108,7 +169,7 @@ export async function discoverLogs(
       // A copy of a Claude Code projects folder keeps its projects; elsewhere a log's folder is its project.
       const root: LogRoot | undefined =
         basename(path) === 'projects' ? { agent: 'claude-code', directory: path } : undefined;
-      for (const file of await listFiles(path)) candidates.push({ path: file, root });
+      for (const file of await listFiles(path, files)) candidates.push({ path: file, root });
     } else candidates.push({ path, root: undefined });
   }
   const seen = new Set<string>();
