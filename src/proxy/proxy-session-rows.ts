@@ -8,7 +8,15 @@ import type { ProxySession } from './proxy-session.js';
  */
 const SavedProxySessionSchema = z.object({
   edits: z.array(
-    z.tuple([z.string(), z.object({ result: z.string().optional(), input: z.string().optional() })]),
+    z.tuple([
+      z.string(),
+      z.object({
+        result: z.string().optional(),
+        input: z.string().optional(),
+        resultOf: z.string().optional(),
+        inputOf: z.string().optional(),
+      }),
+    ]),
   ),
   threads: z.array(
     z.tuple([

@@ -25,7 +25,7 @@ import { newProxySession, type PreparedRequest, type ProxySession } from './prox
 import { type KeptProxySessions, ProxySessionRows } from './proxy-session-rows.js';
 import { reportedBy } from './requested-output.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
-import { applyEdits, historyOf } from './wire-history.js';
+import { applyEdits, contentFingerprint, historyOf } from './wire-history.js';
 import { locateEdits } from './wire-splice.js';
 
 export type { ProxyStanding } from './proxy-acting.js';
@@ -302,8 +302,10 @@ export class ProxySessions {
       // Net of the tombstone that takes the original's place: what a later request really no longer carries.
       freed += Math.max(0, tokens - this.#counter.count(tombstone));
       const edit = entry.edits.get(item.callId) ?? {};
-      if (item.kind === 'tool-result') edit.result = tombstone;
-      else edit.input = tombstone;
+      // With the original's fingerprint: a later call that reuses the id (`call_0`) keeps its own content.
+      if (item.kind === 'tool-result')
+        Object.assign(edit, { result: tombstone, resultOf: contentFingerprint(item.content) });
+      else Object.assign(edit, { input: tombstone, inputOf: contentFingerprint(item.input) });
       entry.edits.set(item.callId, edit);
       entry.version++;
     }

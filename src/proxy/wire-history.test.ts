@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyEdits, type EditBook, historyOf } from './wire-history.js';
+import { applyEdits, contentFingerprint, type EditBook, historyOf } from './wire-history.js';
 
 const edits: EditBook = new Map([['call_1', { result: '[evicted result]', input: '[evicted input]' }]]);
 
@@ -125,5 +125,71 @@ describe('historyOf: failed tool results', () => {
       ],
     };
     expect(historyOf('anthropic', body, new Map())[1]).toMatchObject({ kind: 'tool-result', isError: true });
+  });
+});
+
+describe('edits of a call id that is used again (issue 40: gateways number calls per turn, `call_0`)', () => {
+  const old = 'x'.repeat(400);
+  const reused: EditBook = new Map([
+    [
+      'call_0',
+      {
+        result: '[evicted result]',
+        resultOf: contentFingerprint(old),
+        input: '[evicted input]',
+        inputOf: contentFingerprint('{"path":"/old"}'),
+      },
+    ],
+  ]);
+  const chat = () => ({
+    messages: [
+      {
+        role: 'assistant',
+        tool_calls: [{ id: 'call_0', function: { name: 'read', arguments: '{"path":"/old"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_0', content: old },
+      {
+        role: 'assistant',
+        tool_calls: [{ id: 'call_0', function: { name: 'read', arguments: '{"path":"/new"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_0', content: 'the live result' },
+    ],
+  });
+
+  it('tombstones the evicted call only, never the live one that reuses its id', () => {
+    const body = chat();
+    expect(applyEdits('openai-chat', body, reused)).toBe(2);
+    expect(body.messages[0]!.tool_calls![0]!.function.arguments).toBe('{"evicted":"[evicted input]"}');
+    expect(body.messages[1]!.content).toBe('[evicted result]');
+    expect(body.messages[2]!.tool_calls![0]!.function.arguments).toBe('{"path":"/new"}');
+    expect(body.messages[3]!.content).toBe('the live result');
+  });
+
+  it('reads the evicted call as archived and the live one as live, before and after the edits are written in', () => {
+    for (const body of [
+      chat(),
+      (() => {
+        const edited = chat();
+        applyEdits('openai-chat', edited, reused);
+        return edited;
+      })(),
+    ]) {
+      const results = historyOf('openai-chat', body, reused).filter((item) => item.kind === 'tool-result');
+      expect(results.map((item) => 'archivedTo' in item && item.archivedTo)).toEqual([
+        '[evicted result]',
+        false,
+      ]);
+    }
+  });
+
+  it('does the same on the Responses wire', () => {
+    const body = {
+      input: [
+        { type: 'function_call_output', call_id: 'call_0', output: old },
+        { type: 'function_call_output', call_id: 'call_0', output: 'the live result' },
+      ],
+    };
+    expect(applyEdits('openai-responses', body, reused)).toBe(1);
+    expect(body.input.map((item) => item.output)).toEqual(['[evicted result]', 'the live result']);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { HistoryItem } from '../compaction/history-item.js';
 import type { WireFormat } from './session-key.js';
 
@@ -18,15 +19,51 @@ export interface WireEdit {
   tombstone: string;
 }
 
-/** The edits of a session, by call id and field. */
-export type EditBook = Map<string, { result?: string; input?: string }>;
+/**
+ * One call's edits: each field's tombstone, and the fingerprint of the original it replaced (`resultOf`, `inputOf`).
+ * A block is rewritten only when its content is still that original: OpenAI-compatible gateways and local models
+ * number calls per turn (`call_0`), and a live result that reuses an evicted call's id must not get its tombstone
+ * (issue 40). An edit without a fingerprint (a session file of an earlier version) goes by the id alone.
+ */
+export interface CallEdits {
+  result?: string;
+  input?: string;
+  resultOf?: string;
+  inputOf?: string;
+}
+
+/** The edits of a session, by call id. */
+export type EditBook = Map<string, CallEdits>;
+
+/** The fingerprint of a tool result's content or a call's arguments, as the wire carries them (text or JSON). */
+export function contentFingerprint(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value ?? '') ?? '');
+  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+}
+
+/** The tombstone of a call's field for a block holding `value`, if the edit is for that very content. */
+function tombstoneFor(edits: EditBook, callId: unknown, field: 'result' | 'input', value: unknown) {
+  if (typeof callId !== 'string') return undefined;
+  const edit = edits.get(callId);
+  const tombstone = edit?.[field];
+  if (tombstone === undefined) return undefined;
+  const original = field === 'result' ? edit?.resultOf : edit?.inputOf;
+  if (original === undefined || carries(value, tombstone)) return tombstone;
+  return original === contentFingerprint(value) ? tombstone : undefined;
+}
+
+/** Whether a block's content is already the tombstone (a request the edits were written into). */
+function carries(value: unknown, tombstone: string): boolean {
+  if (value === tombstone) return true;
+  if (isObject(value)) return value.evicted === tombstone;
+  return typeof value === 'string' && value === JSON.stringify({ evicted: tombstone });
+}
 
 /** The history items of a request, for the eviction policy: text, tool calls, tool results, the rest opaque. */
 export function historyOf(format: WireFormat, body: Json, edits: EditBook): HistoryItem[] {
   const items: HistoryItem[] = [];
-  const archived = (callId: string, field: 'result' | 'input') => edits.get(callId)?.[field];
   const call = (id: string, name: unknown, input: unknown) => {
-    const tombstone = archived(id, 'input');
+    const tombstone = tombstoneFor(edits, id, 'input', input);
     items.push({
       kind: 'tool-call',
       id,
@@ -37,7 +74,7 @@ export function historyOf(format: WireFormat, body: Json, edits: EditBook): Hist
     });
   };
   const result = (callId: string, content: unknown, isError?: boolean) => {
-    const tombstone = archived(callId, 'result');
+    const tombstone = tombstoneFor(edits, callId, 'result', content);
     items.push({
       kind: 'tool-result',
       id: `${callId}:result`,
@@ -144,15 +181,15 @@ export function editedBlocks(
 ): { block: Json; edited: Json; rewrites: number }[] {
   const out: { block: Json; edited: Json; rewrites: number }[] = [];
   if (edits.size === 0) return out;
-  const resultOf = (callId: unknown) => (typeof callId === 'string' ? edits.get(callId)?.result : undefined);
-  const inputOf = (callId: unknown) => (typeof callId === 'string' ? edits.get(callId)?.input : undefined);
+  const resultOf = (callId: unknown, value: unknown) => tombstoneFor(edits, callId, 'result', value);
+  const inputOf = (callId: unknown, value: unknown) => tombstoneFor(edits, callId, 'input', value);
   if (format === 'anthropic') {
     for (const message of Array.isArray(body.messages) ? body.messages : []) {
       if (!isObject(message) || !Array.isArray(message.content)) continue;
       for (const block of message.content) {
         if (!isObject(block)) continue;
-        const result = block.type === 'tool_result' ? resultOf(block.tool_use_id) : undefined;
-        const input = block.type === 'tool_use' ? inputOf(block.id) : undefined;
+        const result = block.type === 'tool_result' ? resultOf(block.tool_use_id, block.content) : undefined;
+        const input = block.type === 'tool_use' ? inputOf(block.id, block.input) : undefined;
         if (result !== undefined) out.push({ block, edited: { ...block, content: result }, rewrites: 1 });
         else if (input !== undefined)
           out.push({ block, edited: { ...block, input: evictedInput(format, input) }, rewrites: 1 });
@@ -163,12 +200,15 @@ export function editedBlocks(
   if (format === 'openai-chat') {
     for (const message of Array.isArray(body.messages) ? body.messages : []) {
       if (!isObject(message)) continue;
-      const result = message.role === 'tool' ? resultOf(message.tool_call_id) : undefined;
+      const result = message.role === 'tool' ? resultOf(message.tool_call_id, message.content) : undefined;
       let rewrites = result === undefined ? 0 : 1;
       const edited: Json = result === undefined ? { ...message } : { ...message, content: result };
       if (Array.isArray(message.tool_calls)) {
         edited.tool_calls = message.tool_calls.map((toolCall: unknown) => {
-          const input = isObject(toolCall) ? inputOf(toolCall.id) : undefined;
+          const input =
+            isObject(toolCall) && isObject(toolCall.function)
+              ? inputOf(toolCall.id, toolCall.function.arguments)
+              : undefined;
           if (input === undefined || !isObject(toolCall) || !isObject(toolCall.function)) return toolCall;
           rewrites++;
           return { ...toolCall, function: { ...toolCall.function, arguments: evictedInput(format, input) } };
@@ -181,10 +221,10 @@ export function editedBlocks(
   for (const item of Array.isArray(body.input) ? body.input : []) {
     if (!isObject(item)) continue;
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
-      const result = resultOf(item.call_id);
+      const result = resultOf(item.call_id, item.output);
       if (result !== undefined) out.push({ block: item, edited: { ...item, output: result }, rewrites: 1 });
     } else if (item.type === 'function_call' || item.type === 'custom_tool_call') {
-      const input = inputOf(item.call_id);
+      const input = inputOf(item.call_id, item.type === 'function_call' ? item.arguments : item.input);
       if (input === undefined) continue;
       const edited =
         item.type === 'function_call'
