@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { BarometerError } from '../../errors/barometer-error.js';
 import { createBarometerMcpServer } from '../../mcp/create-mcp-server.js';
+import { oversizeAnswer, STDIO_MESSAGE_LIMIT_BYTES, StdioLineLimit } from '../../mcp/stdio-line-limit.js';
 import { loadConfig } from '../../models/load-config.js';
 import { dataDirPaths, openSessionMonitor, sweepIdleSessions } from '../../session/open-session-monitor.js';
 import { DEFAULT_SESSION_TTL_MS } from '../../session/session-monitor.js';
@@ -165,7 +166,18 @@ Claude Code:  claude mcp add barometer -- barometer mcp`,
       process.once('SIGTERM', () => void shutdown('SIGTERM'));
       process.once('SIGINT', () => void shutdown('SIGINT'));
 
-      await server.connect(new StdioServerTransport(process.stdin, process.stdout));
+      // A message over the SDK's limit is answered with an error and dropped: the server goes on serving.
+      const limit = STDIO_MESSAGE_LIMIT_BYTES;
+      const input = process.stdin.pipe(
+        new StdioLineLimit(limit, (id, bytes) => {
+          log.warn({ bytes, limit, id }, 'MCP message over the size limit: answered with an error, not read');
+          process.stdout.write(oversizeAnswer(id, bytes, limit));
+        }),
+      );
+      // The SDK's own buffer holds at most one whole message under the limit and a chunk of the next.
+      await server.connect(
+        new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * limit + 1024 * 1024 }),
+      );
       const sessions = await monitor.store.size();
       log.info(
         { dataDir: paths.root, sessions },
