@@ -155,6 +155,42 @@ describe('barometer mcp (stdio)', () => {
     expect(stderr).toContain('stdin closed');
   });
 
+  it('answers a message over 10 MiB with a JSON-RPC error naming its id, and keeps serving (issue 40)', async () => {
+    const child = spawnCli(['mcp', '--data-dir', dataDir, '--log-level', 'warn']);
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const send = (message: Record<string, unknown>) =>
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    });
+    send({ method: 'notifications/initialized' });
+    // As the SDK's client writes a request: method and params first, the id last; 11 MiB of arguments.
+    child.stdin.write(
+      `${JSON.stringify({ method: 'tools/call', params: { name: 'context_status', arguments: { pad: 'x'.repeat(11 * 1024 * 1024) } }, jsonrpc: '2.0', id: 2 })}\n`,
+    );
+    send({ id: 3, method: 'tools/list' });
+    await waitFor(
+      () => stdout.split('\n').filter(Boolean).length >= 3,
+      () => `stdout:\n${stdout.slice(0, 2000)}\nstderr:\n${stderr}`,
+    );
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.id)).toEqual([1, 2, 3]);
+    expect(lines[1].error).toMatchObject({ code: -32600, data: { code: 'BR_ERR_BODY_TOO_LARGE' } });
+    expect(lines[2].result.tools.length).toBeGreaterThan(0);
+    expect(child.exitCode).toBeNull();
+    child.stdin.end();
+    expect(await exitOf(child)).toBe(0);
+  });
+
   it('exits 2 naming a bad flag', async () => {
     const child = spawnCli(['mcp', '--log-level', 'loud']);
     children.push(child);

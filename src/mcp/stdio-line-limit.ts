@@ -37,10 +37,7 @@ export class StdioLineLimit extends Transform {
   #tail = Buffer.alloc(0);
   #pending: Buffer[] = [];
 
-  constructor(
-    limitBytes: number,
-    onOversize: (id: string | number | null, bytes: number) => void,
-  ) {
+  constructor(limitBytes: number, onOversize: (id: string | number | null, bytes: number) => void) {
     super();
     this.#limit = limitBytes;
     this.#onOversize = onOversize;
