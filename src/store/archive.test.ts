@@ -1,4 +1,4 @@
-import { appendFile, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -128,6 +128,31 @@ describe('ArchiveStore.append and readArchive', () => {
   it('answers BR_ERR_ARCHIVE_NOT_FOUND for an archive never written', async () => {
     const store = new ArchiveStore({ root });
     await expect(store.readArchive('s', 'none')).rejects.toMatchObject({ code: 'BR_ERR_ARCHIVE_NOT_FOUND' });
+  });
+
+  it('reads no file a link planted in the archive folder leads to outside it, file or session folder (issue 40)', async () => {
+    // A real archive file outside the store's folder: a link must not make it readable through the store.
+    const outside = await mkdtemp(join(tmpdir(), 'barometer-outside-'));
+    roots.push(outside);
+    const elsewhere = new ArchiveStore({ root: outside });
+    const { path } = await elsewhere.append('x', 'secret', [entry('a', 'not yours')]);
+    const store = new ArchiveStore({ root });
+    await store.append('s', 'kept', [entry('a', 'yours')]);
+    await symlink(path, join(root, 's', 'linked.log'));
+    await symlink(join(outside, 'x'), join(root, 'folder'));
+    for (const [session, task] of [
+      ['s', 'linked'],
+      ['folder', 'secret'],
+    ] as const) {
+      await expect(store.readArchive(session, task)).rejects.toMatchObject({
+        code: 'BR_ERR_ARCHIVE_NOT_FOUND',
+        message: expect.stringContaining('outside the archive folder'),
+      });
+      await expect(store.readItem(session, task, 'a')).rejects.toBeInstanceOf(ArchiveError);
+    }
+    // A link inside the folder reads as its target does.
+    await symlink(join(root, 's', 'kept.log'), join(root, 's', 'alias.log'));
+    expect((await store.readArchive('s', 'alias')).map((record) => record.content)).toEqual(['yours']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { access, type FileHandle, mkdir, open, readFile } from 'node:fs/promises';
+import { access, type FileHandle, mkdir, open, readFile, realpath } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import {
   ArchiveAddressSchema,
@@ -371,12 +371,37 @@ export class ArchiveStore implements ArchiveSink {
 
   /** The records of a session's task, in the order they were appended. */
   async readArchive(sessionId: string, taskId: string): Promise<ArchiveRecord[]> {
-    return readArchiveFile(this.pathFor(sessionId, taskId));
+    return (await this.#decodeInside(this.pathFor(sessionId, taskId))).records;
   }
 
   /** The records of a session's task and the bytes skipped as torn or damaged. */
   async inspectArchive(sessionId: string, taskId: string): Promise<DecodedArchive> {
-    return decodeArchiveFile(this.pathFor(sessionId, taskId));
+    return this.#decodeInside(this.pathFor(sessionId, taskId));
+  }
+
+  /**
+   * An archive file of this store, decoded, read only where it really lies inside the store's folder: a link planted
+   * in the folder (the file, or its session folder) that leads out of it reads as no archive, and the file read is
+   * the one the check resolved (no later link is followed).
+   * @throws ArchiveError BR_ERR_ARCHIVE_NOT_FOUND
+   */
+  async #decodeInside(path: string): Promise<DecodedArchive> {
+    let real: string;
+    let root: string;
+    try {
+      [real, root] = await Promise.all([realpath(path), realpath(this.root)]);
+    } catch (error) {
+      if (isMissing(error)) throw new ArchiveError('BR_ERR_ARCHIVE_NOT_FOUND', path, `no archive at ${path}`);
+      throw error;
+    }
+    if (!real.startsWith(root + sep)) {
+      throw new ArchiveError(
+        'BR_ERR_ARCHIVE_NOT_FOUND',
+        path,
+        `no archive at ${path}: it is a link to ${real}, outside the archive folder ${this.root}`,
+      );
+    }
+    return decodeArchiveFile(real);
   }
 
   /**
@@ -406,7 +431,7 @@ export class ArchiveStore implements ArchiveSink {
    */
   async readItem(sessionId: string, taskId: string, itemId: string): Promise<ArchiveRecord> {
     const path = this.pathFor(sessionId, taskId);
-    return findArchivedItem(await decodeArchiveFile(path), itemId, path);
+    return findArchivedItem(await this.#decodeInside(path), itemId, path);
   }
 
   /** Creates `<root>/<session>` (fsyncing the new directory entries when durable); returns its path. */
