@@ -56,3 +56,16 @@ describe('parseUsageInput', () => {
     });
   });
 });
+
+describe('parseUsageInput of a provider response', () => {
+  it('refuses what is no response (a number, null, an empty list of events), naming `response` (issue 40)', () => {
+    for (const response of [5, null, [], true]) {
+      const parsed = parseUsageInput({ format: 'openai-responses', response });
+      expect(parsed.ok, JSON.stringify(response)).toBe(false);
+      if (!parsed.ok) expect(parsed.issues.map((issue) => issue.field)).toEqual(['response']);
+    }
+    // A response without usage is a call whose usage is unknown, not a mistake: it is read.
+    for (const response of [{}, [{}], 'event: done\n\n'])
+      expect(parseUsageInput({ format: 'openai-responses', response }).ok, JSON.stringify(response)).toBe(true);
+  });
+});

@@ -40,7 +40,17 @@ export const ManualUsageInputSchema = z.strictObject({
 /** A provider's raw response; barometer normalizes its usage. */
 export const RawUsageInputSchema = z.strictObject({
   format: UsageFormatSchema,
-  response: z.unknown().refine((value) => value !== undefined, 'must be the provider response'),
+  response: z
+    .unknown()
+    .refine((value) => value !== undefined, 'must be the provider response')
+    // A number, null or an empty list is no provider's response: a client's mistake, not a call without usage.
+    .refine(
+      (value) =>
+        value === undefined ||
+        typeof value === 'string' ||
+        (Array.isArray(value) ? value.length > 0 : typeof value === 'object' && value !== null),
+      'must be the provider response: its JSON object, its stream events (a list, not empty) or its stream text',
+    ),
   ...shared,
 });
 
