@@ -203,6 +203,12 @@ describe('/mcp over Streamable HTTP on 127.0.0.1', () => {
     );
     expect(wrongAccept.status).toBe(406);
   });
+
+  it('answers an empty batch with 400 and a JSON-RPC Invalid Request, as JSON-RPC 2.0 says (issue 40: it was a 202)', async () => {
+    const empty = await raw('POST', { ...MCP_HEADERS, host: `127.0.0.1:${port}` }, []);
+    expect(empty.status).toBe(400);
+    expect(JSON.parse(empty.body)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
 });
 
 describe('Host checking on /mcp', () => {

@@ -7,8 +7,8 @@ import { StreamableHTTPServerTransport } from '../vendor/mcp-sdk-http.js';
 import type { ApiRoute } from './route-table.js';
 
 /** A JSON-RPC error answer, the shape MCP clients read, with barometer's code in `data`. */
-function jsonRpcError(message: string, data?: Record<string, unknown>) {
-  return { jsonrpc: '2.0', error: { code: -32000, message, ...(data ? { data } : {}) }, id: null };
+function jsonRpcError(message: string, data?: Record<string, unknown>, code = -32000) {
+  return { jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null };
 }
 
 export interface McpRouteOptions {
@@ -51,6 +51,10 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       responses: {
         '200': { description: 'The JSON-RPC response (application/json)', schema: McpResponseSchema },
         '202': { description: 'A notification or response accepted', empty: true },
+        '400': {
+          description: 'Not a JSON-RPC message (an empty batch: -32600)',
+          schema: McpErrorAnswerSchema,
+        },
         '403': notAllowed['403'],
         '406': {
           description: 'The Accept header must list application/json and text/event-stream',
@@ -58,6 +62,12 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
         },
       },
       handler: async (request, reply) => {
+        // JSON-RPC 2.0: "an empty Array" is an Invalid Request (-32600), answered with an error, not accepted.
+        if (Array.isArray(request.body) && request.body.length === 0) {
+          return reply
+            .code(400)
+            .send(jsonRpcError('Invalid Request: an empty batch', { code: 'BR_ERR_INVALID_PARAM' }, -32600));
+        }
         const server = createBarometerMcpServer({
           monitor: options.monitor,
           archive: options.archive,
