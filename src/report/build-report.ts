@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { BarometerValidationError } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { defaultStateFolder } from '../store/state-folder.js';
+import { readLogText } from '../usage/read-log-text.js';
 import { BAROMETER_VERSION } from '../version.js';
 import { discoverLogs, type FoundLog, type LogRoot } from './discover-logs.js';
 import type { LogReport } from './log-report.js';
@@ -62,8 +62,8 @@ async function readOne(
 ): Promise<CachedLog> {
   const entry = { size: found.size, mtimeMs: found.mtimeMs, whatIf };
   try {
-    // One decoding of the whole file: reading it as text decodes it chunk by chunk into a string that is flattened later.
-    const text = (await readFile(found.path)).toString('utf8');
+    // Streamed, a line over the limit left out (readLogText): one huge line does not cost the file's good lines.
+    const { text } = await readLogText(found.path);
     const report = await readLogReport(text, found, pricing, { whatIf, archiveDir });
     if (report.agent === 'codex') report.project = codexProject(text) ?? report.project;
     return { ...entry, report };

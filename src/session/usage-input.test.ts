@@ -66,6 +66,8 @@ describe('parseUsageInput of a provider response', () => {
     }
     // A response without usage is a call whose usage is unknown, not a mistake: it is read.
     for (const response of [{}, [{}], 'event: done\n\n'])
-      expect(parseUsageInput({ format: 'openai-responses', response }).ok, JSON.stringify(response)).toBe(true);
+      expect(parseUsageInput({ format: 'openai-responses', response }).ok, JSON.stringify(response)).toBe(
+        true,
+      );
   });
 });

@@ -1,4 +1,4 @@
-import { access, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { access, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -18,6 +18,7 @@ import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-rep
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { SubagentFile } from '../../usage/attach-subagent-logs.js';
+import { readLogText, skippedLineNotes } from '../../usage/read-log-text.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
 import { archiveDirFor } from '../data-folder-for.js';
@@ -187,7 +188,9 @@ async function subagentFiles(path: string): Promise<SubagentFile[]> {
   } catch {
     return [];
   }
-  return Promise.all(names.map(async (name) => ({ name, text: await readFile(join(folder, name), 'utf8') })));
+  return Promise.all(
+    names.map(async (name) => ({ name, text: (await readLogText(join(folder, name))).text })),
+  );
 }
 
 const dollars = (value: number | null) => (value === null ? 'unknown' : `$${value.toFixed(2)}`);
@@ -337,7 +340,9 @@ async function replayCorpus(
     }
     const root = await mkdtemp(join(tmpdir(), 'barometer-whatif-'));
     try {
-      const result = await replayWhatIf(await readFile(file, 'utf8'), {
+      const log = await readLogText(file);
+      for (const note of skippedLineNotes(file, log.skipped)) io.stderr.write(`\nreplay: ${note}\n`);
+      const result = await replayWhatIf(log.text, {
         config,
         format: flags.format,
         archive: new ArchiveStore({ root, durable: false }),
@@ -455,7 +460,8 @@ Example:
             `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
           );
         }
-        const text = await readFile(resolve(io.cwd, file), 'utf8');
+        const { text, skipped } = await readLogText(resolve(io.cwd, file));
+        for (const note of skippedLineNotes(file, skipped)) io.stderr.write(`replay: ${note}\n`);
         const progress =
           size >= PROGRESS_BYTES
             ? (phase: 'read' | 'replay', done: number, total: number) => {
