@@ -271,6 +271,20 @@ describe('barometer watch: files', () => {
     expect((await monitor.view('late')).generations).toBe(replayLogText(trace(CLAUDE_SMALL)).summary.calls);
   });
 
+  it('reads a log of a million empty lines, then the session written after them (issue 40: a stack overflow)', async () => {
+    const folder = tempFolder();
+    const monitor = new SessionMonitor();
+    const watcher = await followInto(new MonitorSessions(monitor), folder);
+    const path = join(folder, 'blank.jsonl');
+    writeFileSync(path, '\n'.repeat(1_000_000));
+    watcher.scan();
+    await watcher.poll();
+    appendFileSync(path, trace(CLAUDE_SMALL));
+    await watcher.poll();
+    await watcher.flush();
+    expect((await monitor.view('blank')).generations).toBe(replayLogText(trace(CLAUDE_SMALL)).summary.calls);
+  });
+
   it('reads a rotated file (a new file renamed over the old one) as a fresh start', async () => {
     const folder = tempFolder();
     const monitor = new SessionMonitor();

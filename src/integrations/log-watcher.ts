@@ -222,7 +222,8 @@ export class LogWatcher {
   #feed(followed: Followed, lines: string[]): void {
     const path = followed.follower.path;
     if (!followed.log) {
-      followed.pending.push(...lines);
+      // One push per line: a spread of a million lines (a log of empty lines) overflowed the call stack.
+      for (const line of lines) followed.pending.push(line);
       const sniff = sniffLog(followed.pending.filter((line) => line.trim() !== '').join('\n'));
       if (!isFormat(sniff.format)) {
         const jsonLines = followed.pending.filter((line) => line.trim().startsWith('{')).length;
