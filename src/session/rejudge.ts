@@ -1,6 +1,7 @@
 import { healthLevel } from '../health/health-level.js';
 import { DEFAULT_MAX_WAIT_SECONDS, type QuotaAdvice, quotaAdvice } from '../quota/quota-advice.js';
 import { type QuotaSurvival, quotaSurvival, quotaWaitSeconds } from '../quota/quota-survival.js';
+import type { WindowTrack } from '../quota/windows/window-track.js';
 import { type HeaderBag, readRateLimitHeaders } from '../usage/rate-limit-headers.js';
 import { budgetReason } from './budget-reason.js';
 import { isoTime } from './iso-time.js';
@@ -10,6 +11,13 @@ import type { SessionEvent, SessionSignals, Verdict, VerdictReason } from './ses
 import { burnWindowOf, thresholdsOf, triggerSettingsOf } from './session-settings.js';
 import { quotaStandingsOf, signalsAt, windowShareOf } from './session-signals.js';
 import type { SessionState } from './session-state.js';
+import {
+  windowEvents,
+  windowForecastsOf,
+  windowObservations,
+  windowSay,
+  withWindows,
+} from './session-windows.js';
 import { combineVerdict, regulatorReason } from './verdict.js';
 
 /**
@@ -88,13 +96,25 @@ export function observeQuotaStep(
   state: SessionState,
   headers: HeaderBag,
   at: number,
+  account?: readonly WindowTrack[],
 ): { state: SessionState; verdict: Verdict; events: SessionEvent[] } {
-  const observed: SessionState = { ...state, reported: { at, ...readRateLimitHeaders(headers, at) } };
+  const seen = windowObservations(headers, undefined, at);
+  const observed: SessionState = {
+    ...state,
+    reported: { at, ...readRateLimitHeaders(headers, at) },
+    ...(seen.length ? { windows: withWindows(state, seen, account) } : {}),
+  };
   const signals = signalsAt(observed, at, burnWindowOf(observed), windowShareOf(observed));
   const quota = quotaSay(observed, signals, at);
   const last = state.lastVerdict;
-  const reasons = (last?.reasons ?? []).filter((reason) => reason.model !== 'quota');
+  const reasons = (last?.reasons ?? []).filter(
+    (reason) => reason.model !== 'quota' && reason.model !== 'window',
+  );
   if (quota.reason) reasons.push({ ...quota.reason });
+  // A refusal's unified headers say the window is spent (or which one binds): the windows judge again.
+  const forecasts = observed.windows?.length ? windowForecastsOf(observed, at) : [];
+  const windowSays = windowSay(forecasts);
+  if (windowSays) reasons.push(windowSays.reason);
   const verdict = combineVerdict(
     reasons.map((reason) => ({ ...reason })),
     {
@@ -103,8 +123,12 @@ export function observeQuotaStep(
       thinking: last?.thinking ?? null,
     },
   );
+  if (windowSays) verdict.windowWait = windowSays.wait;
   const changed = withVerdict(observed, verdict, at);
-  return { state: changed.state, verdict, events: changed.events };
+  const events = changed.events;
+  if (seen.length)
+    for (const event of windowEvents(windowForecastsOf(state, at), forecasts, at)) events.push(event);
+  return { state: changed.state, verdict, events };
 }
 
 /**

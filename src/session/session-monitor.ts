@@ -12,6 +12,7 @@ import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { sourcedPriceOfModel } from '../models/resolve-profile.js';
+import type { WindowTrack } from '../quota/windows/window-track.js';
 import type { EventBus } from '../store/event-bus.js';
 import { SqliteStateStore } from '../store/sqlite-state-store.js';
 import type { StateStore } from '../store/state-store.js';
@@ -229,6 +230,7 @@ function applyUsage(
   applied: AppliedUsage,
   pool: PoolStanding | null | undefined,
   config: BarometerConfig | undefined,
+  accountWindows?: readonly WindowTrack[],
 ): SessionRecord {
   const time = now();
   const state = repairFutureClock(current.state, time, time + skewMs) ?? current.state;
@@ -237,6 +239,7 @@ function applyUsage(
     latest: time + skewMs,
     pool,
     ...(config ? { config } : {}),
+    ...(accountWindows?.length ? { accountWindows } : {}),
   });
   const index = step.state.generations - 1;
   const point = pointOf(step.update, index);
@@ -290,6 +293,12 @@ export class SessionMonitor {
   readonly #bus: EventBus | undefined;
   readonly #pools: PoolLookup | undefined;
   /** The pool of each session this monitor updated (null: none), so that it is read before the update. */
+  /**
+   * The subscription windows as the latest answer of any of this monitor's sessions left them (the account's, as
+   * the proxy sees every session of it): a session's share of a window is each rise over these. In memory: a new
+   * process starts without, and credits nothing until a second figure of a period.
+   */
+  #accountWindows: WindowTrack[] = [];
   readonly #poolOf = new Map<string, { id: string; priority: string } | null>();
   readonly #stopBus: (() => void) | undefined;
   /**
@@ -365,7 +374,16 @@ export class SessionMonitor {
       // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
       record = this.store.update(id, (current) => {
         if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-        return applyUsage(current, update, this.#now, this.#skewMs, applied, pool, this.#config);
+        return applyUsage(
+          current,
+          update,
+          this.#now,
+          this.#skewMs,
+          applied,
+          pool,
+          this.#config,
+          this.#accountWindows,
+        );
       });
     } catch (error) {
       if (error !== NEEDS_POOL) throw error;
@@ -400,6 +418,7 @@ export class SessionMonitor {
   ): UsageAnswer {
     const { step, point, markers } = applied;
     if (!record || !step || !point) throw notFound(id);
+    if (record.state.windows?.length) this.#noteWindows(record.state.windows);
     if (!this.#poolOf.has(id)) {
       const options = record.state.options;
       this.#poolOf.set(
@@ -489,11 +508,12 @@ export class SessionMonitor {
     const record = await this.store.update(id, (current) => {
       const at =
         observation.timestamp === undefined ? this.#now() : toMillis(observation.timestamp, 'timestamp');
-      const step = observeQuotaStep(current.state, observation.headers, at);
+      const step = observeQuotaStep(current.state, observation.headers, at, this.#accountWindows);
       events = step.events;
       return { state: step.state, timeline: current.timeline, touchedAt: this.#now() };
     });
     if (!record) throw notFound(id);
+    if (record.state.windows?.length) this.#noteWindows(record.state.windows);
     this.#emit({ type: 'changed', id, state: record.state, points: [], markers: [], events });
     return sessionSummary(record.state);
   }
@@ -880,6 +900,21 @@ export class SessionMonitor {
     const parentId = record.state.options.parentId;
     if (parentId !== undefined && parentId !== id) await this.#linkToParent(parentId, id);
     return record;
+  }
+
+  /** The account's windows with a session's latest figures (the newest figure of each window wins). */
+  #noteWindows(windows: readonly WindowTrack[]): void {
+    const byId = new Map(this.#accountWindows.map((track) => [track.id, track]));
+    for (const track of windows) {
+      const known = byId.get(track.id);
+      if (known === undefined || known.at <= track.at) byId.set(track.id, track);
+    }
+    this.#accountWindows = [...byId.values()];
+  }
+
+  /** The subscription windows as the latest answer of any session left them, each with its forecast at `at`. */
+  accountWindows(): readonly WindowTrack[] {
+    return this.#accountWindows;
   }
 
   #emit(event: MonitorEvent): void {

@@ -114,4 +114,9 @@ export interface UsageUpdate {
    * `retry-after`. When present, the quotas they report replace the session's estimate for this update.
    */
   headers?: import('../usage/rate-limit-headers.js').HeaderBag;
+  /**
+   * Subscription windows seen with this generation by another surface than its headers: Claude Code's status line
+   * (`rate_limits`), a Codex rollout's `token_count` (`rate_limits.primary/secondary`).
+   */
+  windows?: readonly import('../quota/windows/usage-window.js').UsageWindow[];
 }

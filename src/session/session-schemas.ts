@@ -30,6 +30,7 @@ export const VerdictModelSchema = z.enum([
   'quota',
   'budget',
   'pool',
+  'window',
 ]);
 export type VerdictModel = z.infer<typeof VerdictModelSchema>;
 
@@ -45,6 +46,43 @@ export const QuotaStandingSchema = z
     waitSeconds: z.number().min(0).nullable(),
   })
   .meta({ id: 'QuotaStanding' });
+
+/**
+ * One subscription window (Claude's 5-hour and weekly, a model-scoped weekly one, Codex's primary and secondary) as
+ * the session last saw it, with its burn and forecast (src/quota/windows: seed 000's token budget on the window).
+ */
+export const WindowForecastSchema = z
+  .strictObject({
+    id: z.string(),
+    /** `5h`, `7d`, `7d opus`. */
+    label: z.string(),
+    source: z.enum(['statusline', 'headers', 'log']),
+    status: z.enum(['allowed', 'allowed_warning', 'rejected']).nullable(),
+    usedPercent: z.number().min(0),
+    leftPercent: z.number().min(0),
+    resetsAt: iso.nullable(),
+    windowMinutes: count.nullable(),
+    /** When the figures were read. */
+    at: iso,
+    /** Percentage points per hour at the measured pace; null when nothing measures it. */
+    burnPercentPerHour: z.number().min(0).nullable(),
+    /** `recent` (over the last tenth of the window), `window` (average since it began), `none`. */
+    burnBasis: z.enum(['recent', 'window', 'none']),
+    /** Seed 000's estimatedMinutesRemaining: left / burn per minute (1 decimal); null when not depleting. */
+    minutesRemaining: z.number().min(0).nullable(),
+    runsOutAt: iso.nullable(),
+    minutesToReset: z.number().min(0).nullable(),
+    /** Spent, or will be before its reset at this pace. */
+    bindsBeforeReset: z.boolean(),
+    exhausted: z.boolean(),
+    /** The pause now after which the share left lasts until the reset at this pace. */
+    pauseMinutes: z.number().min(0).nullable(),
+    thresholds: z.array(z.enum(['token_budget_10_percent', 'token_budget_5_percent', 'eol_approaching'])),
+    /** Percentage points of this window period burnt by this session's own calls. */
+    sessionPercent: z.number().min(0),
+  })
+  .meta({ id: 'WindowForecast' });
+export type WindowForecastView = z.infer<typeof WindowForecastSchema>;
 
 /** One model's say: its action, its priority and why, in its own words. */
 export const VerdictReasonSchema = z.strictObject({
@@ -74,6 +112,15 @@ export const VerdictSchema = z
     /** Provider parameters to merge into the next request to lower reasoning (seed 004's thinking budget), or null. */
     thinking: z.record(z.string(), z.unknown()).nullable(),
     reasons: z.array(VerdictReasonSchema),
+    /**
+     * A subscription window that will run out before it resets at the measured pace: which one, the pause (seconds)
+     * after which what is left lasts until the reset, and until when. Apart from `waitSeconds` (the per-minute
+     * quotas'), which a proxy may hold requests for: nothing holds an agent for a window unless a policy opts in.
+     */
+    windowWait: z
+      .strictObject({ window: z.string(), seconds: z.number().min(0), until: iso })
+      .nullable()
+      .optional(),
   })
   .meta({ id: 'Verdict' });
 export type Verdict = z.infer<typeof VerdictSchema>;
@@ -133,6 +180,8 @@ export const SessionSignalsSchema = z
     budgetRemaining: count.nullable(),
     ageSeconds: count,
     driftPercent: z.number().min(0).max(100).nullable(),
+    /** The subscription windows the session has seen (headers, status line, logs); absent when none. */
+    windows: z.array(WindowForecastSchema).optional(),
   })
   .meta({ id: 'SessionSignals' });
 export type SessionSignals = z.infer<typeof SessionSignalsSchema>;
@@ -177,6 +226,19 @@ export const SessionEventSchema = z
       evicted: EvictedSchema.optional(),
     }),
     z.strictObject({ type: z.literal('usage_unavailable'), at, reason: z.string() }),
+    /**
+     * A subscription window crossed a threshold: 90% or 95% used (seed 000's 10% and 5% budget tiers), spent, or
+     * `binds` (it will run out before its reset at the measured pace).
+     */
+    z.strictObject({
+      type: z.literal('window_threshold'),
+      at,
+      window: z.string(),
+      threshold: z.enum(['used_90_percent', 'used_95_percent', 'binds', 'exhausted']),
+      usedPercent: z.number().min(0),
+      resetsAt: iso.nullable(),
+      runsOutAt: iso.nullable(),
+    }),
   ])
   .meta({ id: 'SessionEvent' });
 export type SessionEvent = z.infer<typeof SessionEventSchema>;

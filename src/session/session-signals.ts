@@ -3,6 +3,7 @@ import { emptyTokenWindow, type TokenWindowSpec, windowTokens } from '../quota/t
 import type { SessionSignals } from './session-schemas.js';
 import { burnWindowOf } from './session-settings.js';
 import { QUOTA_WINDOW, type SessionState } from './session-state.js';
+import { windowForecastsOf, windowView } from './session-windows.js';
 
 const MINUTE_MS = 60_000;
 
@@ -61,6 +62,7 @@ export function signalsAt(
     budgetRemaining: tokenBudget === null ? null : Math.max(0, tokenBudget - state.budgetUsed),
     ageSeconds: state.firstAt === null ? 0 : Math.max(0, Math.round((at - state.firstAt) / 1000)),
     driftPercent: state.drift,
+    ...(state.windows?.length ? { windows: windowForecastsOf(state, at).map(windowView) } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import { IdSchema } from '../ids/id-schema.js';
 import { AgentNameSchema, StoredModelProfileSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema } from '../pressure/schemas.js';
 import { TokenWindowSchema } from '../quota/token-window.js';
+import { WindowTrackSchema } from '../quota/windows/window-track.js';
 import { EvictionTallySchema } from './eviction-savings.js';
 import { ReceiptTallySchema } from './proxy-receipt.js';
 import { ProxyStateSchema } from './proxy-status.js';
@@ -98,6 +99,8 @@ export const SessionStateSchema = z
     proxy: ProxyStateSchema.optional(),
     /** barometer's evictions so far and the tokens they kept from being resent (eviction-savings.ts). */
     evictions: EvictionTallySchema.optional(),
+    /** The subscription windows the session has seen, each through its current period (src/quota/windows). */
+    windows: z.array(WindowTrackSchema).max(32).optional(),
     /** The ids of the sessions created with this one as their parent, oldest first (at most 1000). */
     subAgents: z.array(IdSchema).max(1000).optional(),
     /** The receipts of the requests an acting proxy forwarded (proxy-receipt.ts); absent before any. */

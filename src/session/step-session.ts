@@ -15,6 +15,7 @@ import {
   survivalText,
 } from '../quota/quota-survival.js';
 import { addTokens } from '../quota/token-window.js';
+import type { WindowTrack } from '../quota/windows/window-track.js';
 import { serverCompaction } from '../usage/normalize-anthropic.js';
 import { quotaCounts, quotaRulesOf } from '../usage/quota-count.js';
 import { readRateLimitHeaders } from '../usage/rate-limit-headers.js';
@@ -40,6 +41,13 @@ import { burnWindowOf, healthOptionsOf, triggerSettingsOf } from './session-sett
 import { emptyQuotaWindows, signalsAt, windowShareOf } from './session-signals.js';
 import { followingModel, QUOTA_WINDOW, type SessionState } from './session-state.js';
 import { thinkingOf } from './session-thinking.js';
+import {
+  windowEvents,
+  windowForecastsOf,
+  windowObservations,
+  windowSay,
+  withWindows,
+} from './session-windows.js';
 import { TRIGGERS_NOT_EVALUATED, triggerReason } from './trigger-reason.js';
 import { combineVerdict, regulatorReason } from './verdict.js';
 
@@ -82,6 +90,11 @@ export interface StepContext {
    * when the caller forced one model for the whole session (`replay --model`). @default true
    */
   followModel?: boolean;
+  /**
+   * The subscription windows as the last answer of any session seen by the same monitor left them (the account's):
+   * each rise this session's answer reports over them is this session's share. Absent: its own last figures.
+   */
+  accountWindows?: readonly WindowTrack[];
 }
 
 function timeOf(update: UsageUpdate, now: number, latest: number | undefined): number {
@@ -158,6 +171,13 @@ export function stepSession(
   };
   next.minute = addTokens(state.minute, QUOTA_WINDOW, at, counts.tokens);
   if (update.headers !== undefined) next.reported = { at, ...readRateLimitHeaders(update.headers, at) };
+  // Subscription windows: the unified headers' and those the update names (status line, logs).
+  const observed =
+    update.headers === undefined && update.windows === undefined
+      ? undefined
+      : windowObservations(update.headers, update.windows, at);
+  const windowsBefore = observed?.length && state.windows ? windowForecastsOf(state, at) : undefined;
+  if (observed?.length) next.windows = withWindows(state, observed, context.accountWindows);
   // Money: this call at its own model's price (every pass of a server-side compaction), null when unknown. A session
   // whose agent switched models mid-way pays each call at the model that made it, as replay does.
   const other =
@@ -252,6 +272,11 @@ export function stepSession(
   if (quotaSays) reasons.push(quotaSays);
   const budget = budgetReason(signals, next);
   if (budget) reasons.push(budget);
+  const forecasts = next.windows?.length ? windowForecastsOf(next, at) : undefined;
+  const windowSays = forecasts === undefined ? undefined : windowSay(forecasts);
+  if (windowSays) reasons.push(windowSays.reason);
+  if (forecasts !== undefined && observed?.length)
+    for (const event of windowEvents(windowsBefore ?? [], forecasts, at)) events.push(event);
   const poolId = next.options.poolId;
   if (poolId !== undefined) {
     const priority = next.options.poolPriority ?? 'normal';
@@ -271,6 +296,7 @@ export function stepSession(
     waitSeconds,
     thinking: thinking.low ? thinking.params : null,
   });
+  if (windowSays) verdict.windowWait = windowSays.wait;
 
   const pressure = regulator.report.pressure;
   const previousLevel = state.lastPressure?.level ?? null;

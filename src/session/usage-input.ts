@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { parseWith, type Result } from '../errors/validation.js';
+import { UsageWindowSchema } from '../quota/windows/usage-window.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import { UsageFormatSchema } from '../usage/usage-format.js';
 import type { UsageSource } from '../usage/usage-record.js';
@@ -19,6 +20,8 @@ const shared = {
     .record(z.string().max(200), z.union([z.string().max(2000), z.number()]))
     .refine((value) => Object.keys(value).length <= 200, 'at most 200 headers')
     .optional(),
+  /** Subscription windows seen with this generation (a status line's `rate_limits`, a log's). */
+  windows: z.array(UsageWindowSchema).max(16).optional(),
 };
 
 /** A usage record as the caller measured it; only `promptTokens` is required. */
@@ -129,5 +132,6 @@ function manualUpdate(value: ManualUsageInput): UsageUpdate {
   if (value.driftPercent !== undefined) update.driftPercent = value.driftPercent;
   if (value.taskCompleted !== undefined) update.taskCompleted = value.taskCompleted;
   if (value.headers !== undefined) update.headers = value.headers;
+  if (value.windows !== undefined) update.windows = value.windows;
   return update;
 }

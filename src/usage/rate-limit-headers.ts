@@ -62,7 +62,8 @@ export function durationMs(text: string): number | undefined {
   return total;
 }
 
-function lowerCased(headers: HeaderBag): Map<string, string> {
+/** The headers by lower-cased name (the first value of a repeated one). */
+export function lowerCased(headers: HeaderBag): Map<string, string> {
   const map = new Map<string, string>();
   const put = (key: string, value: unknown) => {
     const text = Array.isArray(value) ? value[0] : value;

@@ -29,6 +29,7 @@ export const MODEL_EVENT_NAMES = [
   'regulator_level_changed',
   'compaction',
   'usage_unavailable',
+  'window_threshold',
 ] as const satisfies readonly SessionEvent['type'][];
 // Every event type of the contract is listed: a new one fails the build here, not silently on the page.
 const everyEventListed: SessionEvent['type'] extends (typeof MODEL_EVENT_NAMES)[number] ? true : never = true;
@@ -45,6 +46,7 @@ const TITLES: Readonly<Record<string, string>> = {
   regulator_level_changed: 'Regulator level changed',
   compaction: 'Compaction',
   usage_unavailable: 'Usage unavailable',
+  window_threshold: 'Usage window threshold',
 };
 
 /**
