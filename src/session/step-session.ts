@@ -363,6 +363,7 @@ function nextState(state: SessionState): SessionState {
     lastPressure: state.lastPressure,
     proxy: state.proxy,
     evictions: state.evictions,
+    windows: state.windows,
     subAgents: state.subAgents,
     receipts: state.receipts,
   };
