@@ -29,4 +29,10 @@ export interface SimulateWhatIfOptions {
    * priced by the model and it is counted as the what-if's own (`policy.recaps`), never as a compaction. @default false
    */
   recap?: boolean;
+  /**
+   * Whether the proxy puts a cache breakpoint of its own on the last tombstone of the latest batch (Anthropic), so
+   * that a later batch rewrites only what follows it. Off: today's proxy places none, and the what-if predicts the
+   * proxy that runs. @default false
+   */
+  proxyBreakpoint?: boolean;
 }

@@ -24,13 +24,7 @@ import { type ItemSize, itemSize } from './item-size.js';
 import type { LogCall, LogCallUsage, LogHistory } from './log-history.js';
 import type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
 import { type ArchivedRecord, verifyArchive } from './verify-archive.js';
-import {
-  cacheProviderOf,
-  rewriteMultipliers,
-  roleOf,
-  type WhatIfBlock,
-  WhatIfCacheStream,
-} from './what-if-cache.js';
+import { cacheProviderOf, roleOf, type WhatIfBlock, WhatIfCacheStream } from './what-if-cache.js';
 import type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
 import { REREAD_CALL_COMPLETION_TOKENS, WhatIfRereads } from './what-if-rereads.js';
 
@@ -241,28 +235,14 @@ class WhatIfSimulation {
       (previousCall.model !== call.model ||
         Date.parse(call.timestamp) - Date.parse(previousCall.timestamp) >
           cacheLifetimeMs(source, previousCall.usage));
-    const provider = cacheProviderOf(source, call.model);
-    // Where the provider holds an entry the next request can read: the proxy's breakpoint (Anthropic); every prefix
-    // (OpenAI's and Gemini's automatic caches).
-    const cacheBreakpoints =
-      provider === 'anthropic'
-        ? this.#proxyBreakpoint === null
-          ? []
-          : [this.#proxyBreakpoint + 1]
-        : Array.from({ length: this.history.length + 1 }, (_, position) => position);
+    // The policy as the proxy runs it (proxy-sessions.ts): no warm-cache payback wait (the proxy gives no
+    // `callsSoFar`), so the what-if gives none either; a cold cache (a pause longer than its lifetime, another
+    // model) lets a pending batch go in both.
     const decision = policy.decide(this.history, {
       state: this.#policyState,
       signals: call.signals,
       promptTokens: this.#whatIfBase + this.total + this.#previousResidual,
       cacheCold,
-      callsSoFar: callIndex,
-      cacheBreakpoints,
-      cacheMultipliers: rewriteMultipliers(
-        provider,
-        call.model,
-        this.#ttl,
-        this.#options.priceOf(call.model),
-      ),
       ...(compactionPoint === null ? {} : { contextWindow: compactionPoint }),
       sizeOf: this.sizeOf,
     });
@@ -448,7 +428,10 @@ class WhatIfSimulation {
     }
     this.history = next;
     this.archivedBytes += bytes;
-    this.#proxyBreakpoint = batch.steps.at(-1)?.position ?? this.#proxyBreakpoint;
+    // Only where the proxy places a breakpoint of its own: today's proxy places none (its breakpoint is work in
+    // progress, docs/wip/issue-38-proxycache), so the what-if prices the stream the proxy really sends.
+    if (this.#options.proxyBreakpoint === true)
+      this.#proxyBreakpoint = batch.steps.at(-1)?.position ?? this.#proxyBreakpoint;
     this.#evictions.push({
       beforeCallIndex: call.index + 1,
       taskId: batch.taskId,
