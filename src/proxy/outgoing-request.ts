@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
+import { markBreakpoint } from './proxy-breakpoint.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
+import type { CarriedEdits } from './proxy-session.js';
 import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
 import { sessionIdFromBody, sessionIdFromHeaders, type WireFormat } from './session-key.js';
-import { applyEdits } from './wire-history.js';
+import { type EditBook, editedBlocks } from './wire-history.js';
 import { spliceEdits } from './wire-splice.js';
 
 type Json = Record<string, unknown>;
@@ -75,6 +77,63 @@ export interface Outgoing {
   entry: ProxySession | undefined;
   source: ReturnType<typeof sessionIdFromHeaders>;
   outcome: 'passed' | 'edited' | 'held';
+  /** What the request carried of the session's edits (Anthropic): the proxy's breakpoint, and whether it was placed. */
+  carried?: CarriedEdits;
+}
+
+/**
+ * The request with the edits written into its parsed body and serialized again, cut around the keyed blocks the
+ * proxy's breakpoint may go on (`placed`: part index by block key); undefined when no block was rewritten.
+ */
+function serializeEdited(
+  format: WireFormat,
+  body: Json,
+  edits: EditBook,
+  breakpoint: string | null,
+): { parts: Buffer[]; placed: Map<string, number> } | undefined {
+  const blocks = editedBlocks(format, body, edits);
+  if (blocks.length === 0) return undefined;
+  for (const { block, edited } of blocks) Object.assign(block, edited);
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  // Every keyed block the request holds; -1: not a part of its own (only the breakpoint's block is cut out).
+  const placed = new Map<string, number>();
+  for (const { key } of blocks) if (key !== undefined) placed.set(key, -1);
+  const marked = blocks.find((candidate) => candidate.key !== undefined && candidate.key === breakpoint);
+  if (!marked) return { parts: [bytes], placed };
+  // The block as JSON.stringify wrote it inside the body: found once, so that the breakpoint lands on it alone.
+  const needle = Buffer.from(JSON.stringify(marked.block), 'utf8');
+  const start = bytes.indexOf(needle);
+  if (start === -1 || bytes.indexOf(needle, start + 1) !== -1) return { parts: [bytes], placed };
+  placed.set(breakpoint as string, 1);
+  return {
+    parts: [
+      bytes.subarray(0, start),
+      bytes.subarray(start, start + needle.length),
+      bytes.subarray(start + needle.length),
+    ],
+    placed,
+  };
+}
+
+/**
+ * Puts the proxy's breakpoint on its block when the request holds it (markBreakpoint decides whether the request
+ * has room), and says what the request carried, for ProxySessions.record.
+ */
+function carriedEdits(
+  parts: Buffer[],
+  placed: Map<string, number>,
+  version: number,
+  batchEnd: string | null,
+  breakpoint: string | null,
+): CarriedEdits {
+  const at = breakpoint === null ? undefined : placed.get(breakpoint);
+  const ttl = at !== undefined && at >= 0 ? markBreakpoint(parts, at) : null;
+  return {
+    version,
+    breakpoint: ttl ? breakpoint : null,
+    ...(ttl ? { ttl } : {}),
+    sawEnd: batchEnd !== null && placed.has(batchEnd),
+  };
 }
 
 /**
@@ -116,18 +175,29 @@ export async function outgoingRequest(
     if (!act) sessions.observe(entry);
     if (act && !entry.observed && entry.edits.size > 0) {
       out.chunks ??= await readAll(payload, limit);
+      const version = entry.version;
+      const breakpoint = sessions.breakpoint(entry);
       // The edited blocks' byte ranges, from the session's earlier requests; else parse and re-serialize.
-      const spliced = out.body ? undefined : spliceEdits(out.chunks, entry.copies, entry.version);
+      const spliced = out.body ? undefined : spliceEdits(out.chunks, entry.copies, version);
+      let placed: Map<string, number> | undefined;
       if (spliced) {
         out.upstreamBody = spliced.parts;
+        placed = spliced.placed;
         if (spliced.blocks > 0) out.outcome = 'edited';
       } else {
         out.body ??= parse(join(out.chunks));
-        if (out.body && applyEdits(endpoint.format, out.body, entry.edits) > 0) {
-          out.upstreamBody = [Buffer.from(JSON.stringify(out.body), 'utf8')];
+        const edited = out.body
+          ? serializeEdited(endpoint.format, out.body, entry.edits, breakpoint)
+          : undefined;
+        if (edited) {
+          out.upstreamBody = edited.parts;
+          placed = edited.placed;
           out.outcome = 'edited';
         }
       }
+      // Anthropic: the proxy's own breakpoint on the block of the latest batch's last tombstone (proxy-breakpoint.ts).
+      if (endpoint.format === 'anthropic' && out.upstreamBody && placed)
+        out.carried = carriedEdits(out.upstreamBody, placed, version, entry.batchEnd, breakpoint);
     }
     // Held only while the proxy acts on the session: an observed or paused one's verdict decides nothing.
     const hold = act && sessions.acting(entry) ? sessions.holdMs(entry, options.maxWaitSeconds) : 0;

@@ -10,7 +10,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { AvailableUsage } from '../usage/usage-record.js';
 import { BlockDescriber, type CacheRequests, cacheRequestsOf } from './cache-request-of.js';
-import type { ProxySession } from './proxy-session.js';
+import type { CarriedEdits, ProxySession } from './proxy-session.js';
 import type { WireFormat } from './session-key.js';
 import { editedBlocks } from './wire-history.js';
 
@@ -73,9 +73,15 @@ export class ProxyReceipts {
    * this reads it at once, before the analysis writes the session's edits into it), `text` the provider's answer.
    * The session's edits are the ones the request went out with (none for an observed session). Never rejects.
    */
-  record(entry: ProxySession, format: WireFormat, body: Json, text: string): Promise<void> {
+  record(
+    entry: ProxySession,
+    format: WireFormat,
+    body: Json,
+    text: string,
+    carried?: CarriedEdits,
+  ): Promise<void> {
     try {
-      const input = this.#measure(entry, format, body, text);
+      const input = this.#measure(entry, format, body, text, carried);
       if (!input) return Promise.resolve();
       return this.#options.monitor.recordReceipt(entry.id, input).then(
         () => undefined,
@@ -87,12 +93,22 @@ export class ProxyReceipts {
     }
   }
 
-  #measure(entry: ProxySession, format: WireFormat, body: Json, text: string): ReceiptInput | null {
+  #measure(
+    entry: ProxySession,
+    format: WireFormat,
+    body: Json,
+    text: string,
+    carried: CarriedEdits | undefined,
+  ): ReceiptInput | null {
     const usage = normalizeUsage(format, text);
     if (!usage.available) return null;
     const edited = new Map<object, Json>();
+    const breakpoint = carried?.breakpoint ?? null;
+    const mark = carried?.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     if (!entry.observed)
-      for (const { block, edited: copy } of editedBlocks(format, body, entry.edits)) edited.set(block, copy);
+      // The proxy's own breakpoint went out on this block (outgoing-request.ts): the sent stream holds it.
+      for (const { block, edited: copy, key } of editedBlocks(format, body, entry.edits))
+        edited.set(block, key !== undefined && key === breakpoint ? { ...copy, cache_control: mark } : copy);
     const requests = cacheRequestsOf(format, body, edited, this.#describer);
     if (!requests) return null;
     const empty = emptyPromptCacheState();

@@ -7,6 +7,7 @@ import type { ApiRoute } from '../server/route-table.js';
 import { forward, type UpstreamAnswer, upstreamHeaders } from './forward.js';
 import { join, outgoingRequest, type ProxyEndpoint, parse } from './outgoing-request.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
+import type { CarriedEdits } from './proxy-session.js';
 import type { PreparedRequest, ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
 import { relayAnswer } from './relay-answer.js';
 import type { RequestDescriber } from './request-describer.js';
@@ -125,7 +126,7 @@ async function proxy(
     overLimit: () => overLimit,
     payload,
     received: () => chunks,
-    recorded: entry && source ? { session: entry, from: source.source } : undefined,
+    recorded: entry && source ? { session: entry, from: source.source, carried: side.carried } : undefined,
   });
 }
 
@@ -145,7 +146,7 @@ interface Forwarded {
   /** The request's bytes as received, once read whole (a streamed one: once it ended). */
   received: () => Buffer[] | undefined;
   /** The session the answer is recorded in, when the request has one. */
-  recorded: { session: ProxySession; from: SessionSource } | undefined;
+  recorded: { session: ProxySession; from: SessionSource; carried: CarriedEdits | undefined } | undefined;
 }
 
 /**
@@ -178,8 +179,10 @@ async function answerAgent(
     // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
     if (end.type === 'failed') counters.upstreamFailure(end.reason);
     if (end.type !== 'complete' || !forwarded.recorded) return;
-    const { session, from } = forwarded.recorded;
-    const ready = prepareSession(context, endpoint.format, session, from, forwarded);
+    const { session, from, carried } = forwarded.recorded;
+    const ready = prepareSession(context, endpoint.format, session, from, forwarded).then((prepared) =>
+      carried ? { ...prepared, carried } : prepared,
+    );
     void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
   });
   return reply;

@@ -16,6 +16,13 @@ export interface ProxySession {
   version: number;
   /** The latest requests (at most two: a conversation and a sub-agent's) with where their edited blocks are. */
   copies: WireCopy[];
+  /** The block of the last tombstone of the latest batch (`<call id>:result|input`): the proxy's breakpoint. */
+  batchEnd: string | null;
+  /**
+   * What the latest recorded request of the conversation carried: the edit version, and the block its proxy
+   * breakpoint was on (null: none). The provider holds a cache entry there.
+   */
+  carried: { version: number; breakpoint: string | null } | null;
   /** The policy's state per conversation of the session (Claude Code's sub-agents share its session id). */
   threads: Map<string, EvictionPolicyState>;
   /**
@@ -51,6 +58,8 @@ export function newProxySession(id: string): ProxySession {
     edits: new Map(),
     version: 0,
     copies: [],
+    batchEnd: null,
+    carried: null,
     threads: new Map(),
     pending: Promise.resolve(),
     ready: null,
@@ -69,5 +78,19 @@ export function newProxySession(id: string): ProxySession {
  */
 export interface PreparedRequest {
   created: boolean;
+  /** What the request carried of the session's edits, for the proxy's next breakpoint (ProxySessions.record). */
+  carried?: CarriedEdits;
   request?: { format: WireFormat; raw: Buffer; body: Record<string, unknown> };
+}
+
+/** What one request carried of its session's edits (Anthropic). */
+export interface CarriedEdits {
+  /** The edit version written into it. */
+  version: number;
+  /** The block its proxy breakpoint was on (`<call id>:result|input`), or null. */
+  breakpoint: string | null;
+  /** That breakpoint's lifetime (the agent's first breakpoint after it, else 5 minutes). */
+  ttl?: '5m' | '1h';
+  /** It held the block of the latest batch's last tombstone (the conversation's own request, not a sub-agent's). */
+  sawEnd: boolean;
 }

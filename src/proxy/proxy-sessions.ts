@@ -114,6 +114,19 @@ export class ProxySessions {
   }
 
   /** Whether the proxy acts on the session now: it is not observed, and recording it works. */
+  /**
+   * The block the proxy's own cache breakpoint goes on in the session's next request (Anthropic; issue 38): the last
+   * tombstone of the latest batch once a request holding that batch was answered, and until then the block of the
+   * previous request's breakpoint, where the provider holds an entry: a batch then rewrites only what follows the
+   * batch before it. Null before the first batch, or when the previous request carried none.
+   */
+  breakpoint(entry: ProxySession): string | null {
+    if (entry.batchEnd === null) return null;
+    const carried = entry.carried;
+    if (carried && carried.version === entry.version) return entry.batchEnd;
+    return carried?.breakpoint ?? null;
+  }
+
   acting(entry: ProxySession): boolean {
     return isActing(entry);
   }
@@ -308,6 +321,7 @@ export class ProxySessions {
       else Object.assign(edit, { input: tombstone, inputOf: contentFingerprint(item.input) });
       entry.edits.set(item.callId, edit);
       entry.version++;
+      entry.batchEnd = `${item.callId}:${item.kind === 'tool-result' ? 'result' : 'input'}`;
     }
     entry.threads.set(thread, applied.state);
     if (applied.archive) {
@@ -366,14 +380,18 @@ export class ProxySessions {
     text: string,
     prepared: Promise<PreparedRequest>,
   ): Promise<void> {
-    const { created, request } = await prepared;
+    const { created, request, carried } = await prepared;
     if (!created) return;
     const recorded = await this.#post(entry, format, status, headers, text);
-    if (recorded) resumeSession(entry, this.#now());
+    if (recorded) {
+      resumeSession(entry, this.#now());
+      // The provider now holds an entry at the request's proxy breakpoint: the next batch rewrites only after it.
+      if (carried?.sawEnd) entry.carried = { version: carried.version, breakpoint: carried.breakpoint };
+    }
     await this.#show(entry);
     // Before the analysis writes the edits into the body: the receipt reads the request as the agent sent it.
     if (recorded && request && status >= 200 && status < 300)
-      await this.#receipts.record(entry, request.format, request.body, text);
+      await this.#receipts.record(entry, request.format, request.body, text, carried);
     // Only what the session records is acted on: no analysis of a request whose answer could not be recorded.
     if (recorded && request && this.acting(entry))
       await this.#analyzeRequest(entry, request.format, request.raw, request.body);

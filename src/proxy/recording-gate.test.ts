@@ -190,6 +190,11 @@ describe('an acting proxy whose answer cannot be recorded', () => {
             ['toolu_0', 'toolu_1', 'toolu_2'].includes(block.tool_use_id as string)
           )
             block.content = tombstones(second).get(block.tool_use_id as string);
+      // The proxy's own cache breakpoint on the batch's last tombstone (the request has none of the agent's after it).
+      for (const message of pausedBody.messages as Json[])
+        for (const block of Array.isArray(message.content) ? (message.content as Json[]) : [])
+          if (block.type === 'tool_result' && block.tool_use_id === 'toolu_2')
+            block.cache_control = { type: 'ephemeral' };
       expect(paused.received.toString('utf8')).toBe(JSON.stringify(pausedBody));
 
       // That answer was recorded: the policy read its request, and the next one carries the second sub-task's too.

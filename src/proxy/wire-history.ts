@@ -169,17 +169,22 @@ function evictedInput(format: WireFormat, tombstone: string): unknown {
   return format === 'anthropic' ? { evicted: tombstone } : JSON.stringify({ evicted: tombstone });
 }
 
+/** One block of a request the edits rewrite, and its edited copy. */
+export interface EditedBlock {
+  block: Json;
+  edited: Json;
+  rewrites: number;
+  /** An Anthropic content block's key (`<call id>:result|input`): where the proxy's breakpoint may go. */
+  key?: string;
+}
+
 /**
  * The blocks of a request the session's edits rewrite, in document order, each with its edited copy (same keys in
  * the same order, only the tool result's content or the call's arguments replaced): an Anthropic content block, a
  * Chat Completions message (its tool result and its calls' arguments), a Responses input item.
  */
-export function editedBlocks(
-  format: WireFormat,
-  body: Json,
-  edits: EditBook,
-): { block: Json; edited: Json; rewrites: number }[] {
-  const out: { block: Json; edited: Json; rewrites: number }[] = [];
+export function editedBlocks(format: WireFormat, body: Json, edits: EditBook): EditedBlock[] {
+  const out: EditedBlock[] = [];
   if (edits.size === 0) return out;
   const resultOf = (callId: unknown, value: unknown) => tombstoneFor(edits, callId, 'result', value);
   const inputOf = (callId: unknown, value: unknown) => tombstoneFor(edits, callId, 'input', value);
@@ -190,9 +195,20 @@ export function editedBlocks(
         if (!isObject(block)) continue;
         const result = block.type === 'tool_result' ? resultOf(block.tool_use_id, block.content) : undefined;
         const input = block.type === 'tool_use' ? inputOf(block.id, block.input) : undefined;
-        if (result !== undefined) out.push({ block, edited: { ...block, content: result }, rewrites: 1 });
+        if (result !== undefined)
+          out.push({
+            block,
+            edited: { ...block, content: result },
+            rewrites: 1,
+            key: `${String(block.tool_use_id)}:result`,
+          });
         else if (input !== undefined)
-          out.push({ block, edited: { ...block, input: evictedInput(format, input) }, rewrites: 1 });
+          out.push({
+            block,
+            edited: { ...block, input: evictedInput(format, input) },
+            rewrites: 1,
+            key: `${String(block.id)}:input`,
+          });
       }
     }
     return out;

@@ -9,6 +9,8 @@ interface SplicedBlock {
   end: number;
   /** The block with its tombstone, serialized. */
   replacement: Buffer;
+  /** The block's key (`<call id>:result|input`, Anthropic), for the proxy's breakpoint. */
+  key?: string;
 }
 
 /**
@@ -39,12 +41,17 @@ export function locateEdits(
 ): WireCopy | undefined {
   const blocks: SplicedBlock[] = [];
   let from = 0;
-  for (const { block, edited } of editedBlocks(format, body, edits)) {
+  for (const { block, edited, key } of editedBlocks(format, body, edits)) {
     const needle = Buffer.from(JSON.stringify(block), 'utf8');
     const start = bytes.indexOf(needle, from);
     if (start === -1) return undefined;
     from = start + needle.length;
-    blocks.push({ start, end: from, replacement: Buffer.from(JSON.stringify(edited), 'utf8') });
+    blocks.push({
+      start,
+      end: from,
+      replacement: Buffer.from(JSON.stringify(edited), 'utf8'),
+      ...(key === undefined ? {} : { key }),
+    });
   }
   const ids = [...edits.keys()].map((id) => Buffer.from(JSON.stringify(id), 'utf8'));
   return { bytes, blocks, version, ids };
@@ -90,14 +97,15 @@ function slice(chunks: readonly Buffer[], from: number, to: number, out: Buffer[
  * A request with the session's edits written in, from the copies of its earlier requests: the copy sharing the
  * longest prefix with it gives the byte ranges of every edited block in that prefix, and the rest of the request
  * (what the agent appended) must name no edited call. Answers the request's bytes as views of the chunks and the
- * serialized tombstoned blocks, in order, and how many blocks were rewritten; or undefined when the request must be
- * parsed instead (a copy of an older edit book, an edited block in the new part or across its start).
+ * serialized tombstoned blocks, in order, how many blocks were rewritten, and at which part each keyed block's
+ * replacement is; or undefined when the request must be parsed instead (a copy of an older edit book, an edited
+ * block in the new part or across its start).
  */
 export function spliceEdits(
   chunks: readonly Buffer[],
   copies: readonly WireCopy[],
   version: number,
-): { parts: Buffer[]; blocks: number } | undefined {
+): { parts: Buffer[]; blocks: number; placed: Map<string, number> } | undefined {
   let copy: WireCopy | undefined;
   let shared = -1;
   for (const candidate of copies) {
@@ -127,12 +135,14 @@ export function spliceEdits(
     for (const id of copy.ids) if (tail.includes(id)) return undefined;
   }
   const out: Buffer[] = [];
+  const placed = new Map<string, number>();
   let at = 0;
   for (const block of applied) {
     slice(chunks, at, block.start, out);
+    if (block.key !== undefined) placed.set(block.key, out.length);
     out.push(block.replacement);
     at = block.end;
   }
   slice(chunks, at, total, out);
-  return { parts: out, blocks: applied.length };
+  return { parts: out, blocks: applied.length, placed };
 }

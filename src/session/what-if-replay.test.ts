@@ -40,10 +40,10 @@ async function replayed(path: string, model?: string): Promise<WhatIfReplayResul
 }
 
 describe('replayWhatIf on the recorded sessions', () => {
-  // Priced by the documented cache rules (decision 097), with the policy the proxy runs: no proxy breakpoint (not
-  // landed: a far-back batch rewrites the whole history after Claude Code's system prompt) and no warm-cache payback
-  // wait (the proxy applies none). The issue's goals (35% / 25%) are not met: these are floors of what the default
-  // policy does today on these four sessions (about 17% of the tokens; the cost 0.4% above the agents' own).
+  // Priced by the documented cache rules (decision 097), with the policy the proxy runs: its own breakpoint on the
+  // latest batch's last tombstone (the first batch still rewrites the history after Claude Code's system prompt) and
+  // no warm-cache payback wait (the proxy applies none). The issue's goals (35% / 25%) are not met: these are floors
+  // of what the default policy does today on these four sessions.
   it('saves at least 15% of the prompt tokens in aggregate, at no more than 1% higher cost', async () => {
     let real = 0;
     let policy = 0;

@@ -31,8 +31,8 @@ export interface SimulateWhatIfOptions {
   recap?: boolean;
   /**
    * Whether the proxy puts a cache breakpoint of its own on the last tombstone of the latest batch (Anthropic), so
-   * that a later batch rewrites only what follows it. Off: today's proxy places none, and the what-if predicts the
-   * proxy that runs. @default false
+   * that a later batch rewrites only what follows it, as the proxy does when the request has fewer than 4
+   * breakpoints (Claude Code sends 3). @default true
    */
   proxyBreakpoint?: boolean;
 }

@@ -89,6 +89,12 @@ class WhatIfSimulation {
   #previousResidual = 0;
   /** The position of the last tombstone of the latest batch: the proxy's own breakpoint (Anthropic). */
   #proxyBreakpoint: number | null = null;
+  /**
+   * The latest batch's last tombstone, the proxy's breakpoint from the request after the one that carried the batch
+   * first: that first request keeps the previous batch's breakpoint, where the provider holds an entry, as the proxy
+   * does (`ProxySessions.breakpoint`).
+   */
+  #nextBreakpoint: number | null = null;
   readonly #ttl: AnthropicCacheTtl;
   readonly #unedited: WhatIfCacheStream;
   readonly #whatIf: WhatIfCacheStream;
@@ -175,6 +181,10 @@ class WhatIfSimulation {
       const decision = this.#decide(call, callIndex);
       const realDrift = this.#realDrift(call);
       this.#price(call, callIndex, decision, realDrift);
+      if (this.#nextBreakpoint !== null) {
+        this.#proxyBreakpoint = this.#nextBreakpoint;
+        this.#nextBreakpoint = null;
+      }
       // The batch goes in the request after the one that showed its boundary, as the proxy applies it.
       await this.#apply(call, decision);
     }
@@ -224,6 +234,7 @@ class WhatIfSimulation {
     this.rereads.clear();
     this.#policyState = initialEvictionState();
     this.#proxyBreakpoint = null;
+    this.#nextBreakpoint = null;
   }
 
   /** The policy sees what the proxy would: the history as sent, the log's signals, the last known residual. */
@@ -428,10 +439,10 @@ class WhatIfSimulation {
     }
     this.history = next;
     this.archivedBytes += bytes;
-    // Only where the proxy places a breakpoint of its own: today's proxy places none (its breakpoint is work in
-    // progress, docs/wip/issue-38-proxycache), so the what-if prices the stream the proxy really sends.
-    if (this.#options.proxyBreakpoint === true)
-      this.#proxyBreakpoint = batch.steps.at(-1)?.position ?? this.#proxyBreakpoint;
+    // As the proxy places its own breakpoint (outgoing-request.ts, proxy-breakpoint.ts); off, the what-if prices a
+    // proxy without one.
+    if (this.#options.proxyBreakpoint !== false)
+      this.#nextBreakpoint = batch.steps.at(-1)?.position ?? this.#nextBreakpoint;
     this.#evictions.push({
       beforeCallIndex: call.index + 1,
       taskId: batch.taskId,
@@ -458,6 +469,7 @@ class WhatIfSimulation {
     this.sources = next.map((item) => this.sourceByItem.get(item) ?? -1);
     this.#resize();
     this.#proxyBreakpoint = null;
+    this.#nextBreakpoint = null;
     this.rereads.clear();
     for (let position = 0; position < next.length; position++) this.rereads.track(position);
   }
