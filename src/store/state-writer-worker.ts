@@ -35,7 +35,10 @@ port.on('message', (first: WriterMessage) => {
   const answer: WriterAnswer = { upTo: (batch[batch.length - 1] as WriterMessage).seq, failed, reason };
   port.postMessage(answer);
   if (closing) {
-    database.close();
+    // The connection alone: the main thread's close folds the log into the file once this thread is gone (a
+    // checkpoint here, in the thread's last turn, aborted the process in libsql's binding at `barometer watch`'s
+    // exit: neon's assertion on a pending exception).
+    database.connection.close();
     port.close();
   }
 });
