@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../server/serve.js';
 import {
   type CassetteServer,
@@ -114,10 +114,13 @@ describe('the openai SDK through barometer proxy', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect({ ...answer }).toEqual(completion.body);
-    const view = await proxy.app.barometerMonitor.view('chat-plain');
     const usage = (completion.body as Json).usage as Json;
-    expect(view.generations).toBe(1);
-    expect(view.signals.lastPromptTokens).toBe(usage.prompt_tokens);
+    // Recorded once the answer has passed: over a database file, once its write is committed.
+    await vi.waitFor(async () => {
+      const view = await proxy.app.barometerMonitor.view('chat-plain');
+      expect(view.generations).toBe(1);
+      expect(view.signals.lastPromptTokens).toBe(usage.prompt_tokens);
+    });
     // The key went upstream as the SDK sent it.
     expect(fake.requests.at(-1)?.headers.authorization).toBe('Bearer sk-test-never-stored');
   });
@@ -133,15 +136,19 @@ describe('the openai SDK through barometer proxy', () => {
     for await (const chunk of stream) chunks.push(chunk);
     expect(chunks).toEqual(parseServerSentEvents(chatStream!.body as string));
     const last = chunks.at(-1) as { usage: { prompt_tokens: number } };
-    const view = await proxy.app.barometerMonitor.view('chat-stream');
-    expect(view.signals.lastPromptTokens).toBe(last.usage.prompt_tokens);
+    await vi.waitFor(async () => {
+      const view = await proxy.app.barometerMonitor.view('chat-stream');
+      expect(view.signals.lastPromptTokens).toBe(last.usage.prompt_tokens);
+    });
   });
 
   it('gets a Responses answer, and its usage is recorded', async () => {
     const answer = await client('responses-plain').responses.create({ model: 'gpt-5', input: 'hi' });
     expect(answer.id).toBe((response!.body as Json).id);
-    const view = await proxy.app.barometerMonitor.view('responses-plain');
-    expect(view.signals.lastPromptTokens).toBe(((response!.body as Json).usage as Json).input_tokens);
+    await vi.waitFor(async () => {
+      const view = await proxy.app.barometerMonitor.view('responses-plain');
+      expect(view.signals.lastPromptTokens).toBe(((response!.body as Json).usage as Json).input_tokens);
+    });
   });
 });
 

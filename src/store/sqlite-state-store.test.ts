@@ -51,12 +51,12 @@ describe('SqliteStateStore over a file', () => {
     await first.create('a', value('a', 0, 0, [1]));
     await first.create('b', value('b', 0));
     for (let item = 2; item <= 100; item++)
-      first.update('a', (current) => ({ ...current, count: item, log: { items: [item] } }));
+      await first.update('a', (current) => ({ ...current, count: item, log: { items: [item] } }));
     // No close: what a kill leaves. Another connection reads the same file.
     const second = open(path);
     expect(await second.size()).toBe(2);
     expect(await second.get('a')).toEqual(value('a', 100, 0, [98, 99, 100]));
-    second.update('a', (current) => ({ ...current, log: { items: [101] } }));
+    await second.update('a', (current) => ({ ...current, log: { items: [101] } }));
     expect((await second.get('a'))?.log.items).toEqual([99, 100, 101]);
     await first.close();
     await second.close();
@@ -117,8 +117,129 @@ describe('SqliteStateStore over a file', () => {
     store.update('r', (current) => ({ ...current, count: 6 }));
     await store.delete('r');
     await store.create('r', value('r', 0));
-    expect(store.update('r', (current) => ({ ...current, count: current.count + 1 }))?.count).toBe(1);
+    expect((await store.update('r', (current) => ({ ...current, count: current.count + 1 })))?.count).toBe(1);
     expect(await store.get('r')).toEqual(value('r', 1));
+    await store.close();
+  });
+});
+
+describe('SqliteStateStore over a file: group commit in its writer thread', () => {
+  it('does not acknowledge an update before its commit: reads see it meanwhile, and it answers once committed', async () => {
+    const path = join(folder, `${++files}.db`);
+    const store = open(path);
+    await store.create('a', value('a', 0, 0, [1]));
+    // Another connection holds the write lock: the writer thread's transaction waits for it (busy_timeout).
+    const holder = StateDatabase.open(path);
+    holder.connection.exec('BEGIN IMMEDIATE');
+    let acknowledged = false;
+    const update = Promise.resolve(
+      store.update('a', (current) => ({ ...current, count: 1, touchedAt: 5, log: { items: [2] } })),
+    ).then((answer) => {
+      acknowledged = true;
+      return answer;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(acknowledged).toBe(false);
+    const elsewhere = StateDatabase.open(path);
+    const committed = () =>
+      (elsewhere.connection.prepare("SELECT data FROM state WHERE id = 'a'").raw().get() as [string])[0];
+    expect(JSON.parse(committed()).count).toBe(0);
+    // What this process reads is what it wrote, waiting or not.
+    expect(await store.get('a')).toEqual(value('a', 1, 5, [1, 2]));
+    expect((await store.page(null, 10)).values).toEqual([value('a', 1, 5, [1, 2])]);
+    expect(await store.idle?.(6, 10)).toEqual(['a']);
+    expect(await store.idle?.(5, 10)).toEqual([]);
+    holder.connection.exec('ROLLBACK');
+    expect((await update)?.count).toBe(1);
+    expect(JSON.parse(committed()).count).toBe(1);
+    elsewhere.close();
+    holder.close();
+    await store.close();
+  });
+
+  it('sees its waiting creates and deletes in pages, in id order, and counts them', async () => {
+    const path = join(folder, `${++files}.db`);
+    const store = open(path);
+    for (const id of ['b', 'd', 'f']) await store.create(id, value(id, 0));
+    const holder = StateDatabase.open(path);
+    holder.connection.exec('BEGIN IMMEDIATE');
+    const writes = [store.create('a', value('a', 1)), store.create('e', value('e', 1)), store.delete('d')];
+    expect(await store.size()).toBe(4);
+    const first = await store.page(null, 2);
+    expect(first.values.map((read) => read.id)).toEqual(['a', 'b']);
+    const second = await store.page(first.next, 2);
+    expect(second.values.map((read) => read.id)).toEqual(['e', 'f']);
+    expect(second.next).toBeNull();
+    expect(await store.get('d')).toBeUndefined();
+    expect(await store.update('d', (current) => current)).toBeUndefined();
+    writes.push(store.create('d', value('d', 2)));
+    expect((await store.page(null, 10)).values.map((read) => read.id)).toEqual(['a', 'b', 'd', 'e', 'f']);
+    holder.connection.exec('COMMIT');
+    expect(await Promise.all(writes)).toEqual(['created', 'created', true, 'created']);
+    const reopened = open(path);
+    expect((await reopened.values()).map((read) => [read.id, read.count]).sort()).toEqual([
+      ['a', 1],
+      ['b', 0],
+      ['d', 2],
+      ['e', 1],
+      ['f', 0],
+    ]);
+    holder.close();
+    await reopened.close();
+    await store.close();
+  });
+
+  it('fails the writes of an id made on top of a failed one, and builds the next on what was committed', async () => {
+    const path = join(folder, `${++files}.db`);
+    const store = open(path);
+    await store.create('a', value('a', 1, 0, [1]));
+    const holder = StateDatabase.open(path);
+    // Held past the busy timeout (5 s): the writer's transaction fails.
+    holder.connection.exec('BEGIN IMMEDIATE');
+    const plusTen = (current: Value) => ({ ...current, count: current.count + 10, log: { items: [2] } });
+    const failing = [
+      Promise.resolve(store.update('a', plusTen)),
+      Promise.resolve(store.update('a', plusTen)),
+    ];
+    const outcomes = await Promise.allSettled(failing);
+    holder.connection.exec('ROLLBACK');
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(await store.get('a')).toEqual(value('a', 1, 0, [1]));
+    expect(
+      await store.update('a', (current) => ({ ...current, count: current.count + 1, log: { items: [3] } })),
+    ).toEqual(value('a', 2, 0, [3]));
+    const reopened = open(path);
+    expect(await reopened.get('a')).toEqual(value('a', 2, 0, [1, 3]));
+    holder.close();
+    await reopened.close();
+    await store.close();
+  });
+
+  it('rejects with BR_ERR_STORE_UNAVAILABLE naming the file when its writer thread dies, and never hangs', async () => {
+    const path = join(folder, `${++files}.db`);
+    const store = open(path);
+    await store.create('a', value('a', 0));
+    const updates = Array.from({ length: 100 }, () =>
+      Promise.resolve(store.update('a', (current) => ({ ...current, count: current.count + 1 }))),
+    );
+    await store.writer?.terminate();
+    const settled = await Promise.allSettled(updates);
+    const answered = settled.filter((outcome) => outcome.status === 'fulfilled').length;
+    for (const outcome of settled)
+      if (outcome.status === 'rejected')
+        expect(outcome.reason).toMatchObject({
+          code: 'BR_ERR_STORE_UNAVAILABLE',
+          message: expect.stringContaining(path),
+        });
+    await expect(
+      Promise.resolve(store.update('a', (current) => ({ ...current, count: -1 }))),
+    ).rejects.toMatchObject({ code: 'BR_ERR_STORE_UNAVAILABLE', message: expect.stringContaining(path) });
+    await expect(store.create('b', value('b', 0))).rejects.toMatchObject({
+      code: 'BR_ERR_STORE_UNAVAILABLE',
+    });
+    // Reads go on from the file: every acknowledged update is in it (some committed ones may be unanswered).
+    expect((await store.get('a'))?.count).toBeGreaterThanOrEqual(answered);
+    expect(await store.size()).toBe(1);
     await store.close();
   });
 });

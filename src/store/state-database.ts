@@ -18,8 +18,9 @@ const BUSY_TIMEOUT_MS = 5000;
 /**
  * The embedded database of a data dir (`<data dir>/barometer.db`, SQLite through libsql, decision 095): sessions,
  * their timelines, the proxy's edits, pools, webhooks and the report cache, each in tables of its own; archives and
- * artifacts stay files. Every write is a transaction committed to the write-ahead log before the call returns
- * (`journal_mode=WAL`, `synchronous=NORMAL`): SQLite's rule is that such a commit survives the process being
+ * artifacts stay files. Every write is a transaction committed to the write-ahead log before it is acknowledged
+ * (`journal_mode=WAL`, `synchronous=NORMAL`; a store's values by its writer thread, in transactions of every write
+ * waiting, see `state-writer.ts`): SQLite's rule is that such a commit survives the process being
  * killed; an operating-system crash or a power cut may undo the last commits, never corrupt the file (see
  * docs/service.md, Durability). The file is created owner-only (0600); SQLite gives its `-wal` and `-shm` files the
  * same mode. A path of `:memory:` is a database of this process alone (the library's default monitor).

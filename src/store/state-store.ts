@@ -40,9 +40,10 @@ export interface StateStore<T> {
    * Replaces the value of `id` with `change(current)`, atomically: no other update of `id` is applied between
    * the read and the write. When `change` throws, nothing is written and the error is passed on. A store may
    * call `change` more than once (optimistic concurrency); it must be a pure function of `current`.
-   * Answers the new value, or undefined when there is no such id: at once from a store in this process (the
-   * embedded database, committed before it answers: a promise per update was a measurable share of a usage post),
-   * as a promise from one that must ask elsewhere (Redis). Callers `await` it either way, or pass a value on.
+   * Answers the new value, or undefined when there is no such id: at once from the embedded database in memory
+   * (committed within the call), as a promise from one over a file (answered once the writer thread's transaction
+   * holding it is committed: group commit) or from one that must ask elsewhere (Redis). Callers `await` it either
+   * way, or pass a value on.
    */
   update(id: string, change: (current: T) => T): T | undefined | Promise<T | undefined>;
   /** Removes `id`; false when there was none. */
