@@ -125,143 +125,176 @@ export interface CallState {
   thinking: boolean;
 }
 
+/** The applier of the AI SDK adapters, over one session recorder. */
 export function createApplier(options: BarometerAiSdkOptions): Applier {
-  const recorder = new SessionRecorder(options);
-  const sticky = new StickyCompaction();
-  let lastCompaction: CompactionAttempt | null = null;
-  let lastThinking: string[] = [];
-  let compactedAtGeneration = -1;
-  const promptPolicy =
-    options.policy === undefined ? null : new PromptPolicy(options.policy, options.counter);
-  let lastEviction: AiSdkPolicyOutcome | null = null;
-  const signals: BoundaryKind[] = [];
-  const handle: AiSdkHandle = {
-    get sessionId() {
-      return recorder.sessionId;
-    },
-    get verdict() {
-      return recorder.verdict;
-    },
-    get lastCall() {
-      return recorder.lastCall;
-    },
-    get lastError() {
-      return recorder.lastError;
-    },
-    get lastWait() {
-      return recorder.lastWait;
-    },
-    get lastCompaction() {
-      return lastCompaction;
-    },
-    get lastThinking() {
-      return lastThinking;
-    },
-    get lastEviction() {
-      return lastEviction;
-    },
-    signal(...kinds: BoundaryKind[]) {
-      const unknown = kinds.find((kind) => !(BOUNDARY_KINDS as readonly string[]).includes(kind));
-      if (unknown !== undefined)
-        throw new TypeError(`barometer: ${String(unknown)} is not a boundary (${BOUNDARY_KINDS.join(', ')})`);
-      signals.push(...kinds);
-    },
+  const applier = new AiSdkApplier(options);
+  return {
+    recorder: applier.recorder,
+    handle: applier.handle,
+    apply: (prompt, call) => applier.apply(prompt, call),
   };
-  const report = (attempt: CompactionAttempt) => {
-    lastCompaction = attempt;
+}
+
+/** The applier's state across calls (the latest attempts, the compaction in force, the policy and its signals), and its steps. */
+class AiSdkApplier {
+  readonly recorder: Recorder;
+  readonly handle: AiSdkHandle;
+  private readonly sticky = new StickyCompaction();
+  private readonly promptPolicy: PromptPolicy | null;
+  /** Boundaries given with `handle.signal`, for the policy on the next call. */
+  private readonly signals: BoundaryKind[] = [];
+  lastCompaction: CompactionAttempt | null = null;
+  lastThinking: string[] = [];
+  lastEviction: AiSdkPolicyOutcome | null = null;
+  private compactedAtGeneration = -1;
+
+  constructor(private readonly options: BarometerAiSdkOptions) {
+    this.recorder = new SessionRecorder(options);
+    this.promptPolicy =
+      options.policy === undefined ? null : new PromptPolicy(options.policy, options.counter);
+    this.handle = this.handleOf();
+  }
+
+  /** The handle the adapters return: the recorder's figures and this applier's latest attempts, read live. */
+  private handleOf(): AiSdkHandle {
+    const applier = this;
+    return {
+      get sessionId() {
+        return applier.recorder.sessionId;
+      },
+      get verdict() {
+        return applier.recorder.verdict;
+      },
+      get lastCall() {
+        return applier.recorder.lastCall;
+      },
+      get lastError() {
+        return applier.recorder.lastError;
+      },
+      get lastWait() {
+        return applier.recorder.lastWait;
+      },
+      get lastCompaction() {
+        return applier.lastCompaction;
+      },
+      get lastThinking() {
+        return applier.lastThinking;
+      },
+      get lastEviction() {
+        return applier.lastEviction;
+      },
+      signal(...kinds: BoundaryKind[]) {
+        const unknown = kinds.find((kind) => !(BOUNDARY_KINDS as readonly string[]).includes(kind));
+        if (unknown !== undefined)
+          throw new TypeError(
+            `barometer: ${String(unknown)} is not a boundary (${BOUNDARY_KINDS.join(', ')})`,
+          );
+        applier.signals.push(...kinds);
+      },
+    };
+  }
+
+  /** Keeps a compaction attempt as the latest and tells onCompaction of it. */
+  private report(attempt: CompactionAttempt): void {
+    this.lastCompaction = attempt;
     try {
-      options.onCompaction?.(attempt);
+      this.options.onCompaction?.(attempt);
     } catch (error) {
-      recorder.fail(error);
+      this.recorder.fail(error);
     }
-  };
+  }
 
   /** Compacts the prompt as sent (archive first), records it and reports it; null when refused or failed. */
-  const compact = async (
+  private async compact(
     prompt: PromptMessage[],
     effective: PromptMessage[],
     lastPromptTokens: number | null,
     settings: { keepTokens?: number; minGainPercent?: number } = {},
-  ): Promise<PromptMessage[] | null> => {
-    const archive = options.archive ?? recorder.defaultArchive;
+  ): Promise<PromptMessage[] | null> {
+    const archive = this.options.archive ?? this.recorder.defaultArchive;
     if (!archive) {
-      report({
+      this.report({
         ok: false,
         reason: 'no archive: barometer compacts only what it can write to an archive first',
       });
       return null;
     }
-    const keepTokens = settings.keepTokens ?? options.keepTokens;
-    const minGainPercent = settings.minGainPercent ?? options.minGainPercent;
+    const keepTokens = settings.keepTokens ?? this.options.keepTokens;
+    const minGainPercent = settings.minGainPercent ?? this.options.minGainPercent;
     try {
-      const result = await sticky.compact(prompt, effective, {
+      const result = await this.sticky.compact(prompt, effective, {
         archive,
-        sessionId: recorder.sessionId,
-        ...(options.keepTurns === undefined ? {} : { keepTurns: options.keepTurns }),
+        sessionId: this.recorder.sessionId,
+        ...(this.options.keepTurns === undefined ? {} : { keepTurns: this.options.keepTurns }),
         ...(keepTokens === undefined ? {} : { keepTokens }),
         ...(minGainPercent === undefined ? {} : { minGainPercent }),
-        ...(options.counter ? { counter: options.counter } : {}),
-        ...(options.summarizer ? { summarizer: options.summarizer, summarizerFallback: true } : {}),
+        ...(this.options.counter ? { counter: this.options.counter } : {}),
+        ...(this.options.summarizer ? { summarizer: this.options.summarizer, summarizerFallback: true } : {}),
       });
       if (!result.ok) {
-        report({ ok: false, reason: result.reason });
+        this.report({ ok: false, reason: result.reason });
         return null;
       }
       // The session measures prompts as the provider counts them; the compaction counts content tokens. The
       // provider's last figure minus what the compaction saved is what the next prompt should come to.
       const saved = result.before.tokens - result.after.tokens;
       const before = lastPromptTokens ?? result.before.tokens;
-      await recorder.recordCompaction({ before, after: Math.max(0, before - saved), trigger: 'barometer' });
-      report({ ok: true, result });
+      await this.recorder.recordCompaction({
+        before,
+        after: Math.max(0, before - saved),
+        trigger: 'barometer',
+      });
+      this.report({ ok: true, result });
       return result.messages;
     } catch (error) {
-      recorder.fail(error);
-      report({ ok: false, reason: error instanceof Error ? error.message : String(error) });
+      this.recorder.fail(error);
+      this.report({ ok: false, reason: error instanceof Error ? error.message : String(error) });
       return null;
     }
-  };
+  }
 
-  const compactIfDue = async (
+  /** The compaction the verdict's `compress` asks for, once per usage update; null when none is due. */
+  private async compactIfDue(
     prompt: PromptMessage[],
     effective: PromptMessage[],
     verdict: Verdict | null,
     generations: number,
     lastPromptTokens: number | null,
-  ): Promise<PromptMessage[] | null> => {
-    if (options.compact === false || verdict?.action !== 'compress') return null;
+  ): Promise<PromptMessage[] | null> {
+    if (this.options.compact === false || verdict?.action !== 'compress') return null;
     // Once per usage update: a refused compaction is not retried on every step until the session has news.
-    if (compactedAtGeneration === generations) return null;
-    compactedAtGeneration = generations;
-    return compact(prompt, effective, lastPromptTokens);
-  };
+    if (this.compactedAtGeneration === generations) return null;
+    this.compactedAtGeneration = generations;
+    return this.compact(prompt, effective, lastPromptTokens);
+  }
 
   /**
    * The eviction policy on this call's prompt: the evictions in force applied again, a batch at a boundary
    * (archived, tombstoned, recorded in the session), the recap fallback above its threshold.
    */
-  const runPolicy = async (
+  private async runPolicy(
     policy: PromptPolicy,
     stripped: PromptMessage[],
     base: PromptMessage[],
     standing: Awaited<ReturnType<Recorder['standing']>>,
-  ): Promise<{ messages: PromptMessage[]; changed: boolean; driftPercent: number | null }> => {
-    const archive = options.archive ?? recorder.defaultArchive;
+  ): Promise<{ messages: PromptMessage[]; changed: boolean; driftPercent: number | null }> {
+    const archive = this.options.archive ?? this.recorder.defaultArchive;
     const promptTokens = standing.lastPromptTokens ?? undefined;
-    const given = signals.splice(0);
+    const given = this.signals.splice(0);
     const run = await policy.run(base, {
       archive,
-      sessionId: recorder.sessionId,
+      sessionId: this.recorder.sessionId,
       signals: given,
       ...(promptTokens === undefined ? {} : { promptTokens }),
       ...(standing.contextWindow === null ? {} : { contextWindow: standing.contextWindow }),
-      ...(options.counter ? { counter: options.counter } : {}),
+      ...(this.options.counter ? { counter: this.options.counter } : {}),
     });
     const { result } = run;
     if (!result) {
       // The batch is tried again on the next call (the policy's state did not move, the signals wait); the error
       // is in lastError.
-      signals.unshift(...given);
-      recorder.fail(run.error);
+      this.signals.unshift(...given);
+      this.recorder.fail(run.error);
       return { messages: run.messages, changed: false, driftPercent: null };
     }
     let messages = run.messages;
@@ -272,90 +305,90 @@ export function createApplier(options: BarometerAiSdkOptions): Applier {
       !archive && wanted ? 'no archive: barometer evicts only what it can write to an archive first' : null;
     let lastPrompt = standing.lastPromptTokens;
     if (result.evicted.length > 0) {
-      const counter = options.counter ?? createTokenCounter();
+      const counter = this.options.counter ?? createTokenCounter();
       const before = lastPrompt ?? countHistoryTokens(result.items, counter) + result.savedTokens;
       lastPrompt = Math.max(0, before - result.savedTokens);
       try {
-        await recorder.recordCompaction({ before, after: lastPrompt, trigger: 'barometer' });
+        await this.recorder.recordCompaction({ before, after: lastPrompt, trigger: 'barometer' });
       } catch (error) {
-        recorder.fail(error);
+        this.recorder.fail(error);
       }
     }
     if (archive && result.decision.recap) {
       const { keepTokens, minGainPercent } = policy.policy.options;
-      const compacted = await compact(stripped, messages, lastPrompt, { keepTokens, minGainPercent });
+      const compacted = await this.compact(stripped, messages, lastPrompt, { keepTokens, minGainPercent });
       if (compacted) {
         messages = compacted;
         recapped = true;
-        driftPercent = policy.afterRecap(compacted, sticky.apply(stripped), promptTokens);
+        driftPercent = policy.afterRecap(compacted, this.sticky.apply(stripped), promptTokens);
       }
     }
     const outcome = policyOutcome(result, { recapped, driftPercent, refused });
-    lastEviction = outcome;
+    this.lastEviction = outcome;
     if (outcome.evicted > 0 || recapped || refused !== null) {
       try {
-        options.onEviction?.(outcome);
+        this.options.onEviction?.(outcome);
       } catch (error) {
-        recorder.fail(error);
+        this.recorder.fail(error);
       }
     }
     return { messages, changed: outcome.evicted > 0 || recapped, driftPercent };
-  };
+  }
 
-  return {
-    recorder,
-    handle,
-    async apply(prompt, call) {
-      let standing: Awaited<ReturnType<Recorder['standing']>>;
-      try {
-        standing = await recorder.standing();
-      } catch (error) {
-        recorder.fail(error);
-        // Without the session's standing nothing new is done, but what is in force stays: the prefix holds.
-        const kept = sticky.apply(withReminder(prompt, null, 'end'));
-        return { prompt: promptPolicy ? promptPolicy.inForce(kept) : kept, call, driftPercent: null };
+  /** The prompt to send and the options to merge, for the verdict the session holds now. */
+  async apply(
+    prompt: readonly PromptMessage[],
+    call: CallState,
+  ): Promise<{ prompt: PromptMessage[]; call: CallState; driftPercent: number | null }> {
+    let standing: Awaited<ReturnType<Recorder['standing']>>;
+    try {
+      standing = await this.recorder.standing();
+    } catch (error) {
+      this.recorder.fail(error);
+      // Without the session's standing nothing new is done, but what is in force stays: the prefix holds.
+      const kept = this.sticky.apply(withReminder(prompt, null, 'end'));
+      return { prompt: this.promptPolicy ? this.promptPolicy.inForce(kept) : kept, call, driftPercent: null };
+    }
+    const { verdict, health } = standing;
+    // Wait is an action: only a per-minute quota presses, and its bucket refills within maxWaitSeconds. The
+    // call waits (abortable) rather than compressing a prompt the provider has cached.
+    if (this.options.waitOnQuota !== false) await this.recorder.waitIfAdvised(standing, call.abortSignal);
+    const stripped = withReminder(prompt, null, 'end');
+    let messages = this.sticky.apply(stripped);
+    let driftPercent: number | null = null;
+    let changed = false;
+    if (this.promptPolicy) {
+      const ran = await this.runPolicy(this.promptPolicy, stripped, messages, standing);
+      ({ messages, changed, driftPercent } = ran);
+    }
+    // A prompt the policy changed already answers this verdict; the session judges the new size next call.
+    const compacted = changed
+      ? null
+      : await this.compactIfDue(stripped, messages, verdict, standing.generations, standing.lastPromptTokens);
+    if (compacted) {
+      messages = compacted;
+      if (this.promptPolicy) {
+        const promptTokens = standing.lastPromptTokens ?? undefined;
+        driftPercent = this.promptPolicy.afterRecap(compacted, this.sticky.apply(stripped), promptTokens);
       }
-      const { verdict, health } = standing;
-      // Wait is an action: only a per-minute quota presses, and its bucket refills within maxWaitSeconds. The
-      // call waits (abortable) rather than compressing a prompt the provider has cached.
-      if (options.waitOnQuota !== false) await recorder.waitIfAdvised(standing, call.abortSignal);
-      const stripped = withReminder(prompt, null, 'end');
-      let messages = sticky.apply(stripped);
-      let driftPercent: number | null = null;
-      let changed = false;
-      if (promptPolicy) {
-        const ran = await runPolicy(promptPolicy, stripped, messages, standing);
-        ({ messages, changed, driftPercent } = ran);
-      }
-      // A prompt the policy changed already answers this verdict; the session judges the new size next call.
-      const compacted = changed
-        ? null
-        : await compactIfDue(stripped, messages, verdict, standing.generations, standing.lastPromptTokens);
-      if (compacted) {
-        messages = compacted;
-        if (promptPolicy) {
-          const promptTokens = standing.lastPromptTokens ?? undefined;
-          driftPercent = promptPolicy.afterRecap(compacted, sticky.apply(stripped), promptTokens);
-        }
-      }
-      const reminder = options.reminder === false ? null : (health?.reminder?.text ?? null);
-      messages = withReminder(
-        messages,
-        reminder,
-        options.reminderPlacement ?? defaultPlacement(call.modelProvider),
-      );
-      let next = call;
-      lastThinking = [];
-      if (call.thinking && options.thinking !== false && verdict?.thinking) {
-        const merged = mergeThinking(verdict.thinking, call, call.modelProvider);
-        lastThinking = merged.notes;
-        next = {
-          ...call,
-          providerOptions: merged.providerOptions,
-          ...(merged.reasoning ? { reasoning: merged.reasoning } : {}),
-        };
-      }
-      return { prompt: messages, call: next, driftPercent };
-    },
-  };
+    }
+    const reminder = this.options.reminder === false ? null : (health?.reminder?.text ?? null);
+    messages = withReminder(
+      messages,
+      reminder,
+      this.options.reminderPlacement ?? defaultPlacement(call.modelProvider),
+    );
+    let next = call;
+    this.lastThinking = [];
+    if (call.thinking && this.options.thinking !== false && verdict?.thinking) {
+      const merged = mergeThinking(verdict.thinking, call, call.modelProvider);
+      this.lastThinking = merged.notes;
+      next = {
+        ...call,
+        providerOptions: merged.providerOptions,
+        ...(merged.reasoning ? { reasoning: merged.reasoning } : {}),
+      };
+    }
+    return { prompt: messages, call: next, driftPercent };
+  }
 }

@@ -210,224 +210,259 @@ type ArchiveTarget = { location: string } | { sessionId: string; taskId: string;
  */
 export function barometerTools(): BarometerTool[] {
   return [
-    defineTool({
-      name: 'evaluate_pressure',
-      title: 'Evaluate context pressure (the context-pressure regulator)',
-      description:
-        'Tells you how pressed you are from three figures you give: how full your context is (percent), how fast you burn tokens (0-200, 100 = your rate limit) and how far you drifted from the task (percent). Answers a level (LOW, MODERATE, HIGH, CRITICAL), a viability score, the thresholds crossed and what to do: continue, optimize (be briefer), compress (shrink your context) or terminate. Nothing is stored; for a running session use context_status.',
-      input: EvaluatePressureInputSchema,
-      output: EvaluatePressureOutputSchema,
-      annotations: READ_ONLY,
-      parse: (raw) => {
-        // The three figures are required here (the shared parser would fill them with defaults); the shared parser
-        // names every other issue with its allowed range.
-        const given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-        const missing: ValidationIssue[] = REQUIRED_PRESSURE_FIGURES.filter(
-          (field) => given[field] === undefined,
-        ).map((field) => ({
-          field,
-          value: undefined,
-          message: 'is required: the regulator judges your own figure, not a default',
-        }));
-        const parsed = parsePressureInput(raw ?? {}, 'body');
-        if (!parsed.ok) return { ok: false, issues: [...parsed.issues, ...missing] };
-        return missing.length > 0 ? { ok: false, issues: missing } : parsed;
-      },
-      run: async (input: Parameters<typeof evaluateResolved>[0], context) => {
-        const report = evaluateResolved(input, { now: context.now() });
-        return { ok: true, value: { ...report }, text: renderPressure(report) };
-      },
-    }),
-    defineTool({
-      name: 'create_session',
-      title: 'Create a monitored session',
-      description:
-        'Starts watching your session: give the model you run on (required), and what you know of your limits (window, token budget, rate limits) and your working directory. Answers the session with its id; report each model call with report_usage and read your advice with context_status. report_usage never creates a session by itself.',
-      input: CreateSessionInputSchema,
-      output: CreateSessionOutputSchema,
-      annotations: WRITES,
-      run: async (options: z.output<typeof CreateSessionInputSchema>, context) => {
-        const view = await context.monitor.create(options);
-        const summary = summaryOf(view);
-        return { ok: true, value: { session: summary }, text: `created ${renderSessionStatus(summary, [])}` };
-      },
-    }),
-    defineTool({
-      name: 'context_status',
-      title: 'Read a session’s verdict',
-      description:
-        'What to do now in your session: continue, optimize (be briefer), wait (a rate limit refills: waitSeconds says how long), compress (shrink your context: compact_history or evict_task) or terminate (the budget is spent), with the reason of every check (context health, pressure, rate limits, budget), your context health and reminder, and your figures. Without sessionId it answers for the session of the agent you run in (found by your working directory) and says how it chose; when it cannot tell, it lists the recent sessions.',
-      input: ContextStatusInputSchema,
-      output: ContextStatusOutputSchema,
-      annotations: READ_ONLY,
-      run: async ({ sessionId: given }: z.output<typeof ContextStatusInputSchema>, context) => {
-        const own = given === undefined ? await ownSession(context) : undefined;
-        const sessionId = given ?? own?.id;
-        if (sessionId === undefined) {
-          const all = await context.monitor.list();
-          const sessions = all.slice(0, MAX_LISTED_SESSIONS).map((summary) => ({
-            id: summary.id,
-            model: summary.model,
-            agent: summary.agent,
-            updatedAt: summary.updatedAt,
-            generations: summary.generations,
-            health: summary.health.level,
-            action: summary.verdict?.action ?? null,
-          }));
-          return {
-            ok: true,
-            value: { sessions, total: all.length },
-            text: renderSessionList(sessions, all.length),
-          };
-        }
-        const view = await context.monitor.view(sessionId);
-        const summary = summaryOf(view);
-        const markers = view.markers.slice(-MAX_STATUS_MARKERS);
-        return {
-          ok: true,
-          value: { session: summary, markers, ...(own ? { chosen: own.chosen } : {}) },
-          text: `${own ? `${own.chosen}\n` : ''}${renderSessionStatus(summary, markers)}`,
-        };
-      },
-    }),
-    defineTool({
-      name: 'report_usage',
-      title: 'Report one generation’s usage',
-      description:
-        'Tells your session what your last model call used, and answers what to do next (the same advice as context_status). usage is either { promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens?, timestamp?, driftPercent?, taskCompleted?, headers? } as counted, or { format, response } with the provider response (format: openai-chat, openai-responses, anthropic, gemini, ai-sdk, ollama, llama-cpp). Without sessionId it reports to the session of the agent you run in (found by your working directory). The session must exist (create_session).',
-      input: ReportUsageInputSchema,
-      output: ReportUsageOutputSchema,
-      annotations: WRITES,
-      parse: (raw) => {
-        // The session id first, then the usage by its own parser, which picks the shape (measured or raw) from
-        // `format` so that its issues name the fields of the shape the caller meant.
-        const outer = parseWith(ReportUsageInputSchema.extend({ usage: z.unknown() }), raw);
-        if (!outer.ok) return outer;
-        if (outer.value.usage === undefined) {
-          return {
-            ok: false,
-            issues: [
-              {
-                field: 'usage',
-                value: undefined,
-                message: 'is required: { promptTokens, ... } or { format, response }',
-              },
-            ],
-          };
-        }
-        const usage = parseUsageInput(outer.value.usage);
-        if (!usage.ok) return { ok: false, issues: nested('usage', usage.issues) };
-        return { ok: true, value: { sessionId: outer.value.sessionId, update: usage.value } };
-      },
-      run: async (
-        {
-          sessionId: given,
-          update,
-        }: { sessionId: string | undefined; update: Parameters<SessionMonitor['postUsage']>[1] },
-        context,
-      ) => {
-        const sessionId = given ?? (await ownSession(context))?.id;
-        if (sessionId === undefined) {
-          return {
-            ok: false,
-            error: invalidArguments([
-              {
-                field: 'sessionId',
-                value: undefined,
-                message: `is required: no session of this working directory (${context.clientWorkingDirectory ?? 'unknown'}) is known; create one with create_session`,
-              },
-            ]),
-          };
-        }
-        const answer = await context.monitor.postUsage(sessionId, update);
-        return { ok: true, value: { ...answer }, text: renderUsageAnswer(answer) };
-      },
-    }),
-    defineTool({
-      name: 'compact_history',
-      title: 'Compact a chat history (recap and flush)',
-      description:
-        'Shrinks your conversation when you are told to compress: keeps your system messages and your last keepTurns turns (cut to keepTokens), and replaces the rest by a recap (tasks, decisions, open questions, files touched, the last request). Every replaced message is archived first, so nothing is lost (read it back with read_archive). Answers the new messages to continue with. With sessionId, your session starts its advice again from the smaller context. Refused when it would save less than minGainPercent.',
-      input: CompactHistoryInputSchema,
-      output: CompactHistoryOutputSchema,
-      annotations: WRITES,
-      run: async (
-        {
-          messages,
-          sessionId,
-          keepTurns,
-          keepTokens,
-          minGainPercent,
-        }: z.output<typeof CompactHistoryInputSchema>,
-        context,
-      ) =>
-        compaction(
-          {
-            history: messages,
-            ...(sessionId === undefined ? {} : { sessionId }),
-            ...(keepTurns === undefined ? {} : { keepTurns }),
-            ...(keepTokens === undefined ? {} : { keepTokens }),
-            ...(minGainPercent === undefined ? {} : { minGainPercent }),
-          },
-          context,
-        ),
-    }),
-    defineTool({
-      name: 'evict_task',
-      title: 'Evict completed tasks’ tool outputs',
-      description:
-        'Frees your context of finished work: the tool outputs of the tasks you list as done (tagged with task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by a short tombstone "[Task <id> completed: output evicted to archive] <where>"; the summary you give for each task stays. Tool calls keep their results. Answers the new messages to continue with; read_archive brings an evicted output back.',
-      input: EvictTaskInputSchema,
-      output: EvictTaskOutputSchema,
-      annotations: WRITES,
-      run: async ({ messages, tasks, sessionId }: z.output<typeof EvictTaskInputSchema>, context) =>
-        compaction(
-          { history: { messages, tasks }, ...(sessionId === undefined ? {} : { sessionId }) },
-          context,
-        ),
-    }),
-    defineTool({
-      name: 'read_archive',
-      title: 'Read archived content back',
-      description:
-        'Brings back what a compaction or an eviction took out of your context: give location, the tombstone you see (or the address it names; its #item part picks one item), or sessionId, taskId and item. With an item the text is that item exactly as it was; without, every archived item of the task. An item that is not there is an error listing the items that are.',
-      input: ReadArchiveInputSchema,
-      output: ReadArchiveOutputSchema,
-      annotations: READ_ONLY,
-      parse: (raw) => readArchiveTarget(raw),
-      run: async (given: ArchiveTarget, context) => {
-        const target =
-          'location' in given ? archiveAt(given.location, context) : { ok: true as const, value: given };
-        if (!target.ok) return { ok: false, error: invalidArguments(target.issues) };
-        const { sessionId, taskId, itemId } = target.value;
-        const records = await context.archive.readArchive(sessionId, taskId);
-        if (itemId === undefined) {
-          return {
-            ok: true,
-            value: { sessionId, taskId, records },
-            text: renderArchiveRecords(records),
-          };
-        }
-        const record = records.findLast((entry) => entry.itemId === itemId);
-        if (!record) {
-          return {
-            ok: false,
-            error: {
-              error: `No item ${JSON.stringify(itemId)} in ${sessionId}/${taskId}`,
-              code: 'BR_ERR_ARCHIVE_NOT_FOUND',
-              items: records.map((entry) => entry.itemId),
-            },
-          };
-        }
-        return {
-          ok: true,
-          value: { ...record, bytes: Buffer.byteLength(record.content) },
-          // The archived bytes exactly: nothing added, so that a client can put them back as they were.
-          text: record.content,
-        };
-      },
-    }),
+    evaluatePressureTool(),
+    createSessionTool(),
+    contextStatusTool(),
+    reportUsageTool(),
+    compactHistoryTool(),
+    evictTaskTool(),
+    readArchiveTool(),
   ];
+}
+
+/** `evaluate_pressure`: the regulator on three figures the caller gives; nothing stored. */
+function evaluatePressureTool(): BarometerTool {
+  return defineTool({
+    name: 'evaluate_pressure',
+    title: 'Evaluate context pressure (the context-pressure regulator)',
+    description:
+      'Tells you how pressed you are from three figures you give: how full your context is (percent), how fast you burn tokens (0-200, 100 = your rate limit) and how far you drifted from the task (percent). Answers a level (LOW, MODERATE, HIGH, CRITICAL), a viability score, the thresholds crossed and what to do: continue, optimize (be briefer), compress (shrink your context) or terminate. Nothing is stored; for a running session use context_status.',
+    input: EvaluatePressureInputSchema,
+    output: EvaluatePressureOutputSchema,
+    annotations: READ_ONLY,
+    parse: (raw) => {
+      // The three figures are required here (the shared parser would fill them with defaults); the shared parser
+      // names every other issue with its allowed range.
+      const given = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+      const missing: ValidationIssue[] = REQUIRED_PRESSURE_FIGURES.filter(
+        (field) => given[field] === undefined,
+      ).map((field) => ({
+        field,
+        value: undefined,
+        message: 'is required: the regulator judges your own figure, not a default',
+      }));
+      const parsed = parsePressureInput(raw ?? {}, 'body');
+      if (!parsed.ok) return { ok: false, issues: [...parsed.issues, ...missing] };
+      return missing.length > 0 ? { ok: false, issues: missing } : parsed;
+    },
+    run: async (input: Parameters<typeof evaluateResolved>[0], context) => {
+      const report = evaluateResolved(input, { now: context.now() });
+      return { ok: true, value: { ...report }, text: renderPressure(report) };
+    },
+  });
+}
+
+/** `create_session`: a monitored session created. */
+function createSessionTool(): BarometerTool {
+  return defineTool({
+    name: 'create_session',
+    title: 'Create a monitored session',
+    description:
+      'Starts watching your session: give the model you run on (required), and what you know of your limits (window, token budget, rate limits) and your working directory. Answers the session with its id; report each model call with report_usage and read your advice with context_status. report_usage never creates a session by itself.',
+    input: CreateSessionInputSchema,
+    output: CreateSessionOutputSchema,
+    annotations: WRITES,
+    run: async (options: z.output<typeof CreateSessionInputSchema>, context) => {
+      const view = await context.monitor.create(options);
+      const summary = summaryOf(view);
+      return { ok: true, value: { session: summary }, text: `created ${renderSessionStatus(summary, [])}` };
+    },
+  });
+}
+
+/** `context_status`: a session's verdict, or the recent sessions when none is known. */
+function contextStatusTool(): BarometerTool {
+  return defineTool({
+    name: 'context_status',
+    title: 'Read a session’s verdict',
+    description:
+      'What to do now in your session: continue, optimize (be briefer), wait (a rate limit refills: waitSeconds says how long), compress (shrink your context: compact_history or evict_task) or terminate (the budget is spent), with the reason of every check (context health, pressure, rate limits, budget), your context health and reminder, and your figures. Without sessionId it answers for the session of the agent you run in (found by your working directory) and says how it chose; when it cannot tell, it lists the recent sessions.',
+    input: ContextStatusInputSchema,
+    output: ContextStatusOutputSchema,
+    annotations: READ_ONLY,
+    run: async ({ sessionId: given }: z.output<typeof ContextStatusInputSchema>, context) => {
+      const own = given === undefined ? await ownSession(context) : undefined;
+      const sessionId = given ?? own?.id;
+      if (sessionId === undefined) {
+        const all = await context.monitor.list();
+        const sessions = all.slice(0, MAX_LISTED_SESSIONS).map((summary) => ({
+          id: summary.id,
+          model: summary.model,
+          agent: summary.agent,
+          updatedAt: summary.updatedAt,
+          generations: summary.generations,
+          health: summary.health.level,
+          action: summary.verdict?.action ?? null,
+        }));
+        return {
+          ok: true,
+          value: { sessions, total: all.length },
+          text: renderSessionList(sessions, all.length),
+        };
+      }
+      const view = await context.monitor.view(sessionId);
+      const summary = summaryOf(view);
+      const markers = view.markers.slice(-MAX_STATUS_MARKERS);
+      return {
+        ok: true,
+        value: { session: summary, markers, ...(own ? { chosen: own.chosen } : {}) },
+        text: `${own ? `${own.chosen}\n` : ''}${renderSessionStatus(summary, markers)}`,
+      };
+    },
+  });
+}
+
+/** `report_usage`: one generation's usage posted to a session, answered with its verdict. */
+function reportUsageTool(): BarometerTool {
+  return defineTool({
+    name: 'report_usage',
+    title: 'Report one generation’s usage',
+    description:
+      'Tells your session what your last model call used, and answers what to do next (the same advice as context_status). usage is either { promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens?, timestamp?, driftPercent?, taskCompleted?, headers? } as counted, or { format, response } with the provider response (format: openai-chat, openai-responses, anthropic, gemini, ai-sdk, ollama, llama-cpp). Without sessionId it reports to the session of the agent you run in (found by your working directory). The session must exist (create_session).',
+    input: ReportUsageInputSchema,
+    output: ReportUsageOutputSchema,
+    annotations: WRITES,
+    parse: (raw) => {
+      // The session id first, then the usage by its own parser, which picks the shape (measured or raw) from
+      // `format` so that its issues name the fields of the shape the caller meant.
+      const outer = parseWith(ReportUsageInputSchema.extend({ usage: z.unknown() }), raw);
+      if (!outer.ok) return outer;
+      if (outer.value.usage === undefined) {
+        return {
+          ok: false,
+          issues: [
+            {
+              field: 'usage',
+              value: undefined,
+              message: 'is required: { promptTokens, ... } or { format, response }',
+            },
+          ],
+        };
+      }
+      const usage = parseUsageInput(outer.value.usage);
+      if (!usage.ok) return { ok: false, issues: nested('usage', usage.issues) };
+      return { ok: true, value: { sessionId: outer.value.sessionId, update: usage.value } };
+    },
+    run: async (
+      {
+        sessionId: given,
+        update,
+      }: { sessionId: string | undefined; update: Parameters<SessionMonitor['postUsage']>[1] },
+      context,
+    ) => {
+      const sessionId = given ?? (await ownSession(context))?.id;
+      if (sessionId === undefined) {
+        return {
+          ok: false,
+          error: invalidArguments([
+            {
+              field: 'sessionId',
+              value: undefined,
+              message: `is required: no session of this working directory (${context.clientWorkingDirectory ?? 'unknown'}) is known; create one with create_session`,
+            },
+          ]),
+        };
+      }
+      const answer = await context.monitor.postUsage(sessionId, update);
+      return { ok: true, value: { ...answer }, text: renderUsageAnswer(answer) };
+    },
+  });
+}
+
+/** `compact_history`: a chat history recapped and flushed, archived first. */
+function compactHistoryTool(): BarometerTool {
+  return defineTool({
+    name: 'compact_history',
+    title: 'Compact a chat history (recap and flush)',
+    description:
+      'Shrinks your conversation when you are told to compress: keeps your system messages and your last keepTurns turns (cut to keepTokens), and replaces the rest by a recap (tasks, decisions, open questions, files touched, the last request). Every replaced message is archived first, so nothing is lost (read it back with read_archive). Answers the new messages to continue with. With sessionId, your session starts its advice again from the smaller context. Refused when it would save less than minGainPercent.',
+    input: CompactHistoryInputSchema,
+    output: CompactHistoryOutputSchema,
+    annotations: WRITES,
+    run: async (
+      {
+        messages,
+        sessionId,
+        keepTurns,
+        keepTokens,
+        minGainPercent,
+      }: z.output<typeof CompactHistoryInputSchema>,
+      context,
+    ) =>
+      compaction(
+        {
+          history: messages,
+          ...(sessionId === undefined ? {} : { sessionId }),
+          ...(keepTurns === undefined ? {} : { keepTurns }),
+          ...(keepTokens === undefined ? {} : { keepTokens }),
+          ...(minGainPercent === undefined ? {} : { minGainPercent }),
+        },
+        context,
+      ),
+  });
+}
+
+/** `evict_task`: completed tasks' tool outputs archived and replaced by tombstones. */
+function evictTaskTool(): BarometerTool {
+  return defineTool({
+    name: 'evict_task',
+    title: 'Evict completed tasks’ tool outputs',
+    description:
+      'Frees your context of finished work: the tool outputs of the tasks you list as done (tagged with task_id on the tool message, or on the assistant message or its tool call) are archived, then replaced by a short tombstone "[Task <id> completed: output evicted to archive] <where>"; the summary you give for each task stays. Tool calls keep their results. Answers the new messages to continue with; read_archive brings an evicted output back.',
+    input: EvictTaskInputSchema,
+    output: EvictTaskOutputSchema,
+    annotations: WRITES,
+    run: async ({ messages, tasks, sessionId }: z.output<typeof EvictTaskInputSchema>, context) =>
+      compaction(
+        { history: { messages, tasks }, ...(sessionId === undefined ? {} : { sessionId }) },
+        context,
+      ),
+  });
+}
+
+/** `read_archive`: archived content read back, one item exactly or every item of a task. */
+function readArchiveTool(): BarometerTool {
+  return defineTool({
+    name: 'read_archive',
+    title: 'Read archived content back',
+    description:
+      'Brings back what a compaction or an eviction took out of your context: give location, the tombstone you see (or the address it names; its #item part picks one item), or sessionId, taskId and item. With an item the text is that item exactly as it was; without, every archived item of the task. An item that is not there is an error listing the items that are.',
+    input: ReadArchiveInputSchema,
+    output: ReadArchiveOutputSchema,
+    annotations: READ_ONLY,
+    parse: (raw) => readArchiveTarget(raw),
+    run: async (given: ArchiveTarget, context) => {
+      const target =
+        'location' in given ? archiveAt(given.location, context) : { ok: true as const, value: given };
+      if (!target.ok) return { ok: false, error: invalidArguments(target.issues) };
+      const { sessionId, taskId, itemId } = target.value;
+      const records = await context.archive.readArchive(sessionId, taskId);
+      if (itemId === undefined) {
+        return {
+          ok: true,
+          value: { sessionId, taskId, records },
+          text: renderArchiveRecords(records),
+        };
+      }
+      const record = records.findLast((entry) => entry.itemId === itemId);
+      if (!record) {
+        return {
+          ok: false,
+          error: {
+            error: `No item ${JSON.stringify(itemId)} in ${sessionId}/${taskId}`,
+            code: 'BR_ERR_ARCHIVE_NOT_FOUND',
+            items: records.map((entry) => entry.itemId),
+          },
+        };
+      }
+      return {
+        ok: true,
+        value: { ...record, bytes: Buffer.byteLength(record.content) },
+        // The archived bytes exactly: nothing added, so that a client can put them back as they were.
+        text: record.content,
+      };
+    },
+  });
 }
 
 /**

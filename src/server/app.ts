@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import rateLimit from '@fastify/rate-limit';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -12,7 +11,6 @@ import Fastify, {
 import type { Redis } from 'ioredis';
 import type { Summarizer } from '../compaction/compact-history.js';
 import { HealthzAnswerSchema, OpenApiDocumentSchema } from '../contract/service.js';
-import { BarometerError } from '../errors/barometer-error.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
@@ -54,7 +52,7 @@ import { ServiceMetrics } from './metrics.js';
 import { buildNotFoundHandler } from './not-found-handler.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
-import { sendProblem } from './problem.js';
+import { registerConcurrencyLimit, registerRateLimits } from './request-limits.js';
 import { type ApiRoute, registerRoutes } from './route-table.js';
 import { disciplineRoutes } from './routes/discipline.js';
 import { poolRoutes } from './routes/pools.js';
@@ -77,13 +75,6 @@ const STORE_PROBLEMS: Readonly<Record<StoreProblem['action'], string>> = {
 };
 
 /** What the app reads from outside, injectable for tests. */
-/** The rate-limit budget a request draws on. */
-type LimitGroup = 'evaluation' | 'ingestion' | 'read';
-function limitGroupOf(request: FastifyRequest): LimitGroup {
-  if (request.routeOptions.config.evaluation === true) return 'evaluation';
-  return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'ingestion';
-}
-
 export interface AppDependencies {
   /** The clock, in epoch milliseconds. */
   now?: () => number;
@@ -145,10 +136,78 @@ export async function buildApp(
   const database = StateDatabase.open(settings.persistSessions ? dataDir.database : ':memory:');
   const archive = new ArchiveStore({ root: dataDir.archives });
   const artifacts = new ArtifactRegistry({ root: dataDir.artifacts });
+  const parts: AppParts = { settings, dependencies, now, dataDir, database, archive };
 
-  const requestLogging = ['debug', 'trace'].includes(settings.logLevel);
   // The replay route reads log text of any of its types up to its own limit; every other route reads JSON.
   const textRoutes = new Set<string>();
+  const { app, handleError } = createFastify(settings, textRoutes);
+  registerGuards(app, settings);
+  const registered = trackRegisteredRoutes(app);
+  const stores = await openStores(app, parts);
+  const { monitor, pools, redis } = stores;
+  const { metrics, stopMetrics } = registerMetrics(app, monitor);
+  const { webhooks, stopWebhooks } = await startWebhooks(app, parts, { ...stores, metrics });
+  const notices = new NoticeGate({ ...(redis ? { redis } : {}), prefix: settings.redisPrefix, now });
+
+  app.decorate('barometerPools', pools);
+  metrics.watchPools(pools);
+
+  const shutdown = registerShutdown(app, parts, { ...stores, metrics, stopMetrics, webhooks, stopWebhooks });
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(buildNotFoundHandler(registered));
+
+  const routes = apiRoutes(app, parts, {
+    artifacts,
+    monitor,
+    hub: stores.hub,
+    pools,
+    webhooks,
+    metrics,
+    notices,
+  });
+  const proxy = settings.proxy;
+  if (proxy) {
+    const proxied = proxyParts(app, parts, proxy, { monitor, metrics });
+    shutdown.settleProxy = proxied.settle;
+    routes.push(...proxied.routes);
+  }
+  routes.push(...rootRoutes(metrics, routes));
+  for (const route of routes) if (route.scope === 'text') textRoutes.add(route.url);
+  app.decorate('barometerRoutes', routes);
+  registerRoutes(app, routes, 'root');
+
+  await registerApi(app, settings, limiter, redis, routes);
+  if (proxy) {
+    await app.register(async (raw) => {
+      // The proxy forwards the agent's bytes: any content type, left unread as the request's stream (the proxy
+      // passes it on as it arrives, or reads it whole to write edits in, up to its own limit).
+      raw.removeAllContentTypeParsers();
+      raw.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      registerRoutes(raw, routes, 'raw');
+    });
+  }
+  if (settings.dashboard) await registerDashboard(app);
+
+  return app;
+}
+
+/** What buildApp's steps share: the checked options, the caller's dependencies, the clock and the data folder's stores. */
+interface AppParts {
+  settings: ResolvedServerOptions;
+  dependencies: AppDependencies;
+  now: () => number;
+  dataDir: ReturnType<typeof dataDirPaths>;
+  database: StateDatabase;
+  archive: ArchiveStore;
+}
+
+/** The Fastify instance with its logger, server factory, limits and error handlers, answering 503 once closing. */
+function createFastify(
+  settings: ResolvedServerOptions,
+  textRoutes: ReadonlySet<string>,
+): { app: FastifyInstance; handleError: ReturnType<typeof buildErrorHandler> } {
+  const requestLogging = ['debug', 'trace'].includes(settings.logLevel);
   const rulesFor = (request: FastifyRequest): RouteBodyRules =>
     textRoutes.has(request.routeOptions.url ?? '')
       ? { contentTypes: REPLAY_CONTENT_TYPES, bodyLimitBytes: settings.replayBodyLimitBytes }
@@ -197,7 +256,11 @@ export async function buildApp(
     closing = true;
     done();
   });
+  return { app, handleError };
+}
 
+/** The host guard, then API keys and CORS: hooks that run before any route's. */
+function registerGuards(app: FastifyInstance, settings: ResolvedServerOptions): void {
   // Host and Origin before anything else, on every route (those registered later too): DNS rebinding and
   // cross-site requests from a web page are refused before a key is checked or a body read.
   registerHostGuard(app, {
@@ -212,13 +275,32 @@ export async function buildApp(
     })),
     corsOrigins: settings.corsOrigins,
   });
+}
 
+/** Every route Fastify registers, recorded by an onRoute hook and decorated as `barometerRegistered`. */
+function trackRegisteredRoutes(app: FastifyInstance): Array<{ method: string; url: string }> {
   const registered: Array<{ method: string; url: string }> = [];
   app.decorate('barometerRegistered', registered);
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) registered.push({ method, url: route.url });
   });
+  return registered;
+}
 
+/** The stores the service keeps its state in: Redis when given, the pools, the session monitor and its event hub. */
+interface AppStores {
+  redis: Redis | undefined;
+  /** Whether the app opened the Redis connection itself (and so closes it). */
+  ownRedis: boolean;
+  pools: PoolStore;
+  monitor: SessionMonitor;
+  bus: EventBus | undefined;
+  hub: EventHub;
+}
+
+/** Opens the stores (Redis first, then pools, the session monitor and its hub) and decorates the app with them. */
+async function openStores(app: FastifyInstance, parts: AppParts): Promise<AppStores> {
+  const { settings, dependencies, now, dataDir, database, archive } = parts;
   // On Redis (--redis), sessions, their events, pools, webhooks and rate-limit counters are shared by every
   // instance on it; the connection is opened first, so that an unreachable Redis stops the start with its reason.
   const ownRedis = dependencies.redis === undefined && settings.redisUrl !== undefined;
@@ -277,7 +359,14 @@ export async function buildApp(
   });
   app.decorate('barometerMonitor', monitor);
   app.decorate('barometerEvents', hub);
+  return { redis, ownRedis, pools, monitor, bus, hub };
+}
 
+/** The service's Prometheus metrics, fed by the monitor's events and by a per-route request counter. */
+function registerMetrics(
+  app: FastifyInstance,
+  monitor: SessionMonitor,
+): { metrics: ServiceMetrics; stopMetrics: () => void } {
   // Prometheus metrics on a registry of this app's own; the monitor's events feed them.
   const metrics = new ServiceMetrics(monitor);
   const stopMetrics = monitor.subscribe((event) => metrics.observe(event));
@@ -301,7 +390,15 @@ export async function buildApp(
       metrics.observeRequest(request.method, 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
+  return { metrics, stopMetrics };
+}
 
+/** The webhook service started, fed by the monitor's session changes, and decorated as `barometerWebhooks`. */
+async function startWebhooks(
+  app: FastifyInstance,
+  { settings, dataDir, database }: AppParts,
+  { redis, bus, monitor, metrics }: AppStores & { metrics: ServiceMetrics },
+): Promise<{ webhooks: WebhookService; stopWebhooks: () => void }> {
   // Webhooks: registrations and pending deliveries kept in the database; session changes become events.
   const webhooks = new WebhookService({
     onAttempt: (outcome) => metrics.webhookDeliveries.inc({ outcome }),
@@ -322,11 +419,26 @@ export async function buildApp(
     for (const message of webhooksOf(event)) webhooks.emit(message.event, message.payload);
   });
   app.decorate('barometerWebhooks', webhooks);
-  const notices = new NoticeGate({ ...(redis ? { redis } : {}), prefix: settings.redisPrefix, now });
+  return { webhooks, stopWebhooks };
+}
 
-  app.decorate('barometerPools', pools);
-  metrics.watchPools(pools);
+/** What the shutdown waits for that is set up later: the proxy's last answers and edits, when there is a proxy. */
+interface Shutdown {
+  settleProxy: () => Promise<void>;
+}
 
+/** The idle-session sweep, and the onClose hook that stops and closes everything in order; returns what it awaits. */
+function registerShutdown(
+  app: FastifyInstance,
+  { settings, dependencies, database }: AppParts,
+  parts: AppStores & {
+    metrics: ServiceMetrics;
+    stopMetrics: () => void;
+    webhooks: WebhookService;
+    stopWebhooks: () => void;
+  },
+): Shutdown {
+  const { redis, ownRedis, monitor, bus, hub, metrics, stopMetrics, webhooks, stopWebhooks } = parts;
   // Idle sessions expire on a timer, and each expiry is logged.
   const stopSweeping = sweepIdleSessions(monitor, settings.sessionTtlSeconds * 1000, {
     onExpired: (ids) => {
@@ -339,9 +451,9 @@ export async function buildApp(
     onError: (error) => app.log.error({ err: error }, 'session sweep failed'),
   });
   // The proxy's last answers recorded and their edits saved (for the next run) before the monitor closes.
-  let settleProxy = async (): Promise<void> => {};
+  const shutdown: Shutdown = { settleProxy: async () => {} };
   app.addHook('onClose', async () => {
-    await settleProxy();
+    await shutdown.settleProxy();
     stopSweeping();
     hub.close();
     stopWebhooks();
@@ -354,11 +466,25 @@ export async function buildApp(
     await bus?.close();
     if (ownRedis) await redis?.quit().catch(() => redis.disconnect());
   });
+  return shutdown;
+}
 
-  app.setErrorHandler(handleError);
-  app.setNotFoundHandler(buildNotFoundHandler(registered));
-
-  const routes: ApiRoute[] = [
+/** The API's routes, group by group, in the order they are registered and documented. */
+function apiRoutes(
+  app: FastifyInstance,
+  { settings, dependencies, now, dataDir, archive }: AppParts,
+  parts: {
+    artifacts: ArtifactRegistry;
+    monitor: SessionMonitor;
+    hub: EventHub;
+    pools: PoolStore;
+    webhooks: WebhookService;
+    metrics: ServiceMetrics;
+    notices: NoticeGate;
+  },
+): ApiRoute[] {
+  const { artifacts, monitor, hub, pools, webhooks, metrics, notices } = parts;
+  return [
     ...pressureRoutes({ now }, pressureQueryParameters()),
     ...sessionRoutes(monitor, hub),
     ...replayRoutes(settings.replayBodyLimitBytes, dataDir.archives),
@@ -397,58 +523,67 @@ export async function buildApp(
       now,
     }),
   ];
-  const proxy = settings.proxy;
-  if (proxy) {
-    // The proxy never logs a request's content or headers (keys): only the stage and the error's message.
-    const log = (stage: string, error: unknown) =>
-      app.log.warn(
-        { stage, error: error instanceof Error ? error.message : String(error) },
-        'proxy: failed open',
-      );
-    const kept = keptProxySessions(database, join(dataDir.root, 'proxy'), app.log);
-    const sessions = new ProxySessions({
-      monitor,
-      archive,
-      now,
-      kept,
-      onFailure: (stage, error) => {
-        metrics.proxyFailures.inc({ stage });
-        log(stage, error);
-      },
-      onPause: (stage) => metrics.proxyPauses.inc({ stage }),
-    });
-    metrics.watchProxy(sessions);
-    const upstream = upstreamAgent({
-      headersTimeoutSeconds: proxy.upstreamHeadersTimeoutSeconds,
-      idleTimeoutSeconds: proxy.upstreamIdleTimeoutSeconds,
-    });
-    settleProxy = async () => {
-      await sessions.settled();
-      await upstream.destroy();
-    };
-    routes.push(
-      ...proxyRoutes({
-        options: proxy,
-        upstream,
-        sessions,
-        counters: {
-          request: (route, outcome) => metrics.proxyRequests.inc({ route, outcome }),
-          failure: (stage) => metrics.proxyFailures.inc({ stage }),
-          upstreamFailure: (reason) => metrics.proxyUpstreamFailures.inc({ reason }),
-        },
-        log,
-        describer: new RequestDescriber({
-          describe: (id, context) => monitor.describe(id, context),
-          onFailure: (error) => {
-            metrics.proxyFailures.inc({ stage: 'record' });
-            log('record', error);
-          },
-        }),
-      }),
+}
+
+/** The proxy's sessions, upstream agent and routes, and what the shutdown awaits of them. */
+function proxyParts(
+  app: FastifyInstance,
+  { now, dataDir, database, archive }: AppParts,
+  proxy: NonNullable<ResolvedServerOptions['proxy']>,
+  { monitor, metrics }: { monitor: SessionMonitor; metrics: ServiceMetrics },
+): { routes: ApiRoute[]; settle: () => Promise<void> } {
+  // The proxy never logs a request's content or headers (keys): only the stage and the error's message.
+  const log = (stage: string, error: unknown) =>
+    app.log.warn(
+      { stage, error: error instanceof Error ? error.message : String(error) },
+      'proxy: failed open',
     );
-  }
+  const kept = keptProxySessions(database, join(dataDir.root, 'proxy'), app.log);
+  const sessions = new ProxySessions({
+    monitor,
+    archive,
+    now,
+    kept,
+    onFailure: (stage, error) => {
+      metrics.proxyFailures.inc({ stage });
+      log(stage, error);
+    },
+    onPause: (stage) => metrics.proxyPauses.inc({ stage }),
+  });
+  metrics.watchProxy(sessions);
+  const upstream = upstreamAgent({
+    headersTimeoutSeconds: proxy.upstreamHeadersTimeoutSeconds,
+    idleTimeoutSeconds: proxy.upstreamIdleTimeoutSeconds,
+  });
+  const settle = async () => {
+    await sessions.settled();
+    await upstream.destroy();
+  };
+  const routes = proxyRoutes({
+    options: proxy,
+    upstream,
+    sessions,
+    counters: {
+      request: (route, outcome) => metrics.proxyRequests.inc({ route, outcome }),
+      failure: (stage) => metrics.proxyFailures.inc({ stage }),
+      upstreamFailure: (reason) => metrics.proxyUpstreamFailures.inc({ reason }),
+    },
+    log,
+    describer: new RequestDescriber({
+      describe: (id, context) => monitor.describe(id, context),
+      onFailure: (error) => {
+        metrics.proxyFailures.inc({ stage: 'record' });
+        log('record', error);
+      },
+    }),
+  });
+  return { routes, settle };
+}
+
+/** The root routes: liveness, the Prometheus metrics and the OpenAPI document of `routes` (built on first read). */
+function rootRoutes(metrics: ServiceMetrics, routes: readonly ApiRoute[]): ApiRoute[] {
   const openApi: { value?: Record<string, unknown> } = {};
-  routes.push(
+  return [
     {
       method: 'GET',
       url: '/healthz',
@@ -483,81 +618,20 @@ export async function buildApp(
         return openApi.value;
       },
     },
-  );
-  for (const route of routes) if (route.scope === 'text') textRoutes.add(route.url);
-  app.decorate('barometerRoutes', routes);
-  registerRoutes(app, routes, 'root');
+  ];
+}
 
+/** The API's plugin: rate limits and the per-agent limit, then the JSON routes and the text (log) routes. */
+async function registerApi(
+  app: FastifyInstance,
+  settings: ResolvedServerOptions,
+  limiter: ConcurrencyLimiter,
+  redis: Redis | undefined,
+  routes: readonly ApiRoute[],
+): Promise<void> {
   await app.register(async (api) => {
-    // Three limits per client IP, each its own budget (DESIGN.md, Surfaces): seed 000's on its endpoint
-    // (evaluations), a higher one on ingestion, so the service never drops the usage of the agents it watches,
-    // and reads (the dashboard) unlimited by default. A 429 carries Retry-After.
-    const limits: Readonly<Record<LimitGroup, number>> = {
-      evaluation: settings.rateLimitPerMinute,
-      ingestion: settings.ingestRateLimitPerMinute,
-      read: settings.readRateLimitPerMinute,
-    };
-    const LIMIT_CODES: Readonly<Record<LimitGroup, string>> = {
-      evaluation: 'requests_per_minute_per_ip',
-      ingestion: 'ingestion_requests_per_minute_per_ip',
-      read: 'reads_per_minute_per_ip',
-    };
-    const LIMIT_NAMES: Readonly<Record<LimitGroup, string>> = {
-      evaluation: 'evaluations (/api/v1/pressure)',
-      ingestion: 'ingestion requests',
-      read: 'reads',
-    };
-    if (limits.evaluation > 0 || limits.ingestion > 0 || limits.read > 0) {
-      await api.register(rateLimit, {
-        max: (request) => limits[limitGroupOf(request)],
-        allowList: (request) => limits[limitGroupOf(request)] === 0,
-        timeWindow: 60_000,
-        keyGenerator: (request) => `${limitGroupOf(request)}:${request.ip}`,
-        // On Redis the counters are the service's, not each instance's: a client cannot multiply its budget by
-        // spreading its requests. If Redis fails, the route answers (503 when it needs Redis itself).
-        ...(redis ? { redis, nameSpace: `${settings.redisPrefix}ratelimit:`, skipOnError: true } : {}),
-        errorResponseBuilder: (request, context) => {
-          const group = limitGroupOf(request);
-          return new BarometerError(
-            'BR_ERR_RATE_LIMITED',
-            `Rate limit exceeded: ${context.max} ${LIMIT_NAMES[group]} per minute per client IP; retry in ${context.after}`,
-            { details: { limit: LIMIT_CODES[group] } },
-          );
-        },
-      });
-    }
-    // One agent, named by x-agent-id, may hold `maxConcurrentPerAgent` evaluations at once. Only evaluations
-    // count, and only once their body has arrived (preHandler): a slow body holds no slot. Callback-style
-    // hooks, and none at all when the limit is off: they run on every request.
-    if (limiter.max > 0) {
-      api.addHook('preHandler', (request, reply, done) => {
-        if (request.routeOptions.config.evaluation !== true) return done();
-        const header = request.headers['x-agent-id'];
-        const agent = Array.isArray(header) ? header[0] : header;
-        if (!agent) return done();
-        if (!limiter.tryAcquire(agent)) {
-          reply.header('retry-after', '1');
-          sendProblem(
-            reply,
-            'BR_ERR_TOO_MANY_CONCURRENT',
-            `Too many concurrent evaluations for agent ${JSON.stringify(agent)}: at most ${limiter.max} at once`,
-            { limit: 'concurrent_evaluations_per_agent', agent },
-          );
-          return;
-        }
-        request.barometerAgent = agent;
-        done();
-      });
-      const release = (request: { barometerAgent?: string }, _reply: unknown, done: () => void) => {
-        if (request.barometerAgent !== undefined) {
-          limiter.release(request.barometerAgent);
-          request.barometerAgent = undefined;
-        }
-        done();
-      };
-      api.addHook('onResponse', release);
-      api.addHook('onRequestAbort', (request, done) => release(request, undefined, done));
-    }
+    await registerRateLimits(api, settings, redis);
+    registerConcurrencyLimit(api, limiter);
 
     await api.register(async (json) => {
       // The API speaks JSON only: a text/plain body is a 400 naming the content type, not a string to parse.
@@ -578,16 +652,4 @@ export async function buildApp(
       registerRoutes(text, routes, 'text');
     });
   });
-  if (proxy) {
-    await app.register(async (raw) => {
-      // The proxy forwards the agent's bytes: any content type, left unread as the request's stream (the proxy
-      // passes it on as it arrives, or reads it whole to write edits in, up to its own limit).
-      raw.removeAllContentTypeParsers();
-      raw.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-      registerRoutes(raw, routes, 'raw');
-    });
-  }
-  if (settings.dashboard) await registerDashboard(app);
-
-  return app;
 }

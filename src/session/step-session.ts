@@ -15,8 +15,9 @@ import {
   survivalText,
 } from '../quota/quota-survival.js';
 import { addTokens } from '../quota/token-window.js';
+import type { WindowForecast } from '../quota/windows/window-forecast.js';
 import type { WindowTrack } from '../quota/windows/window-track.js';
-import { serverCompaction } from '../usage/normalize-anthropic.js';
+import { type ServerCompaction, serverCompaction } from '../usage/normalize-anthropic.js';
 import { quotaCounts, quotaRulesOf } from '../usage/quota-count.js';
 import { readRateLimitHeaders } from '../usage/rate-limit-headers.js';
 import { costOfUsage } from '../usage/usage-cost.js';
@@ -141,23 +142,86 @@ export function stepSession(
   // A response that compacted its own context server-side (Anthropic `iterations[]`): the session records the
   // compaction (a marker, the loop guards) and counts every pass's tokens, as the provider bills them.
   const server = serverCompaction(usage);
-  if (server) {
-    next.triggers = recordCompactionResolved(
-      state.triggers,
-      {
-        before: server.contextBeforeTokens,
-        after: Math.min(server.contextAfterTokens, server.contextBeforeTokens),
-      },
-      triggers,
-    );
-    events.push({
-      type: 'compaction',
-      at: isoTime(at),
-      trigger: 'anthropic-server',
-      before: server.contextBeforeTokens,
-      after: server.contextAfterTokens,
-    });
+  if (server) recordServerCompaction(state, next, server, triggers, at, events);
+  const counts = countQuotas(state, next, update, server, at);
+  // Subscription windows: the unified headers' and those the update names (status line, logs).
+  const observed =
+    update.headers === undefined && update.windows === undefined
+      ? undefined
+      : windowObservations(update.headers, update.windows, at);
+  const windowsBefore = observed?.length && state.windows ? windowForecastsOf(state, at) : undefined;
+  if (observed?.length) next.windows = withWindows(state, observed, context.accountWindows);
+  const costUsd = countSpend(state, next, usage, context);
+  if (usage.available) {
+    const spent = server
+      ? server.billedPromptTokens + server.billedCompletionTokens
+      : usage.promptTokens + usage.completionTokens;
+    next.lastPrompt = usage.promptTokens;
+    next.lastCompletion = usage.completionTokens;
+    next.lastCounts = counts;
+    next.budgetUsed = state.budgetUsed + spent;
+    // The burn rate is read against the per-minute quota, so it counts what the quota counts.
+    next.burn = addTokens(state.burn, burnWindow, at, counts.tokens);
+  } else {
+    events.push({ type: 'usage_unavailable', at: isoTime(at), reason: usage.reason });
   }
+  const healthStep = stepHealthOf(state, next, usage, at, events);
+  const { verdict, signals, regulator, trigger } = judgeStep(next, {
+    at,
+    burnWindow,
+    usage,
+    healthLevel: healthStep.level,
+    triggers,
+    taskCompleted: update.taskCompleted === true,
+    pool: context.pool,
+    windowsBefore: observed?.length ? (windowsBefore ?? []) : undefined,
+    events,
+  });
+  recordVerdictChanges(state, verdict, regulator, at, events);
+  next.lastVerdict = verdict;
+  next.verdictAt = at;
+  next.lastPressure = regulator.report.pressure;
+  return {
+    state: next,
+    update: { at, costUsd, verdict, health: healthOf(next), signals, regulator, trigger, events },
+  };
+}
+
+/** A server-side compaction recorded on the next state: the triggers' marker and loop guards, and its event. */
+function recordServerCompaction(
+  state: SessionState,
+  next: SessionState,
+  server: ServerCompaction,
+  triggers: ResolvedTriggerConfig,
+  at: number,
+  events: SessionEvent[],
+): void {
+  next.triggers = recordCompactionResolved(
+    state.triggers,
+    {
+      before: server.contextBeforeTokens,
+      after: Math.min(server.contextAfterTokens, server.contextBeforeTokens),
+    },
+    triggers,
+  );
+  events.push({
+    type: 'compaction',
+    at: isoTime(at),
+    trigger: 'anthropic-server',
+    before: server.contextBeforeTokens,
+    after: server.contextAfterTokens,
+  });
+}
+
+/** This call counted against the quota windows (and the reported rate-limit headers read); returns its counts. */
+function countQuotas(
+  state: SessionState,
+  next: SessionState,
+  update: UsageUpdate,
+  server: ServerCompaction | undefined,
+  at: number,
+): ReturnType<typeof quotaCounts> {
+  const usage = update.usage;
   // Every call counts against the quotas as its provider counts it (a server-side compaction: every pass).
   const counts = quotaCounts(
     server ? billedUsage(usage, server) : usage,
@@ -171,13 +235,16 @@ export function stepSession(
   };
   next.minute = addTokens(state.minute, QUOTA_WINDOW, at, counts.tokens);
   if (update.headers !== undefined) next.reported = { at, ...readRateLimitHeaders(update.headers, at) };
-  // Subscription windows: the unified headers' and those the update names (status line, logs).
-  const observed =
-    update.headers === undefined && update.windows === undefined
-      ? undefined
-      : windowObservations(update.headers, update.windows, at);
-  const windowsBefore = observed?.length && state.windows ? windowForecastsOf(state, at) : undefined;
-  if (observed?.length) next.windows = withWindows(state, observed, context.accountWindows);
+  return counts;
+}
+
+/** This call's cost added to the session's spend; returns the cost in USD, null when the price is unknown. */
+function countSpend(
+  state: SessionState,
+  next: SessionState,
+  usage: UsageRecord,
+  context: StepContext,
+): number | null {
   // Money: this call at its own model's price (every pass of a server-side compaction), null when unknown. A session
   // whose agent switched models mid-way pays each call at the model that made it, as replay does.
   const other =
@@ -205,20 +272,17 @@ export function stepSession(
     promptTokens: spend.promptTokens + (usage.available ? usage.promptTokens : 0),
     cachedReadTokens: spend.cachedReadTokens + (usage.available ? usage.cachedReadTokens : 0),
   };
-  if (usage.available) {
-    const spent = server
-      ? server.billedPromptTokens + server.billedCompletionTokens
-      : usage.promptTokens + usage.completionTokens;
-    next.lastPrompt = usage.promptTokens;
-    next.lastCompletion = usage.completionTokens;
-    next.lastCounts = counts;
-    next.budgetUsed = state.budgetUsed + spent;
-    // The burn rate is read against the per-minute quota, so it counts what the quota counts.
-    next.burn = addTokens(state.burn, burnWindow, at, counts.tokens);
-  } else {
-    events.push({ type: 'usage_unavailable', at: isoTime(at), reason: usage.reason });
-  }
+  return costUsd;
+}
 
+/** The context-health model stepped on this call: the next state's health and reminder, and its events. */
+function stepHealthOf(
+  state: SessionState,
+  next: SessionState,
+  usage: UsageRecord,
+  at: number,
+  events: SessionEvent[],
+): ReturnType<typeof stepHealth> {
   // Without a window (and no critical threshold of its own) nothing says how full the context is: unknown, not a
   // guess at healthy (seed 003: the limit is the model's window, else unknown).
   const measurable = state.thresholds.limit !== null || state.thresholds.critical !== null;
@@ -240,12 +304,33 @@ export function stepSession(
     next.reminder = null;
   }
   for (const event of healthStep.events) events.push({ ...event, at: isoTime(at) } as SessionEvent);
+  return healthStep;
+}
 
+/** What `judgeStep` reads besides the next state. */
+interface JudgeInput {
+  at: number;
+  burnWindow: ReturnType<typeof burnWindowOf>;
+  usage: UsageRecord;
+  healthLevel: ReturnType<typeof stepHealth>['level'];
+  triggers: ResolvedTriggerConfig;
+  taskCompleted: boolean;
+  pool: PoolStanding | null | undefined;
+  /** The windows' forecasts before this update, when it reported windows (their threshold events are told). */
+  windowsBefore: WindowForecast[] | undefined;
+  events: SessionEvent[];
+}
+
+/** Every model's reason on the next state (health, regulator, KV, triggers, quota, budget, pool) combined into one verdict. */
+function judgeStep(
+  next: SessionState,
+  { at, burnWindow, usage, healthLevel, triggers, taskCompleted, pool, windowsBefore, events }: JudgeInput,
+): { verdict: Verdict; signals: SessionSignals; regulator: SessionRegulatorView; trigger: TriggerDecision } {
   // Every model reads the same figures: the window share once, the signals (with the quota standings) once.
   const windowShare = windowShareOf(next);
   const signals = signalsAt(next, at, burnWindow, windowShare);
   const regulator = regulatorView(signals, windowShare, at);
-  const reasons: VerdictReason[] = [healthReason(next, healthStep.level, usage)];
+  const reasons: VerdictReason[] = [healthReason(next, healthLevel, usage)];
   const regulatorSays = regulatorReason(regulator, windowShare);
   // Field by field: an object rest pattern copies through V8's generic path on every update.
   reasons.push({
@@ -259,7 +344,7 @@ export function stepSession(
   const evaluated = usage.available && next.lastPrompt !== null;
   const survival = quotaSurvival(signals.quotas, triggers.survivalMargin);
   const quota = quotaAdviceOf(next, at, survival, triggers.survivalMargin);
-  const trigger = triggerDecision(next, triggers, at, update.taskCompleted === true, evaluated, signals, {
+  const trigger = triggerDecision(next, triggers, at, taskCompleted, evaluated, signals, {
     survival,
     quota,
   });
@@ -275,13 +360,13 @@ export function stepSession(
   const forecasts = next.windows?.length ? windowForecastsOf(next, at) : undefined;
   const windowSays = forecasts === undefined ? undefined : windowSay(forecasts);
   if (windowSays) reasons.push(windowSays.reason);
-  if (forecasts !== undefined && observed?.length)
-    for (const event of windowEvents(windowsBefore ?? [], forecasts, at)) events.push(event);
+  if (forecasts !== undefined && windowsBefore !== undefined)
+    for (const event of windowEvents(windowsBefore, forecasts, at)) events.push(event);
   const poolId = next.options.poolId;
   if (poolId !== undefined) {
     const priority = next.options.poolPriority ?? 'normal';
     reasons.push(
-      poolReason(context.pool ?? null, priority) ?? {
+      poolReason(pool ?? null, priority) ?? {
         model: 'pool',
         action: 'continue',
         priority: 'low',
@@ -290,14 +375,24 @@ export function stepSession(
     );
   }
   const newRoundDue =
-    regulatorSays.newRoundDue || (healthStep.level === 'critical' && next.health.countdown === 0);
+    regulatorSays.newRoundDue || (healthLevel === 'critical' && next.health.countdown === 0);
   const verdict = combineVerdict(reasons, {
     newRoundDue,
     waitSeconds,
     thinking: thinking.low ? thinking.params : null,
   });
   if (windowSays) verdict.windowWait = windowSays.wait;
+  return { verdict, signals, regulator, trigger };
+}
 
+/** The events of a regulator level or a verdict action other than the session's last ones. */
+function recordVerdictChanges(
+  state: SessionState,
+  verdict: Verdict,
+  regulator: SessionRegulatorView,
+  at: number,
+  events: SessionEvent[],
+): void {
   const pressure = regulator.report.pressure;
   const previousLevel = state.lastPressure?.level ?? null;
   if (previousLevel !== pressure.level) {
@@ -316,13 +411,6 @@ export function stepSession(
       to: verdict.action,
     });
   }
-  next.lastVerdict = verdict;
-  next.verdictAt = at;
-  next.lastPressure = pressure;
-  return {
-    state: next,
-    update: { at, costUsd, verdict, health: healthOf(next), signals, regulator, trigger, events },
-  };
 }
 
 /**
@@ -411,10 +499,7 @@ function triggerDecision(
 }
 
 /** A response that compacted server-side, as billed: every pass's prompt and output (and cache reads). */
-function billedUsage(
-  usage: UsageRecord,
-  server: NonNullable<ReturnType<typeof serverCompaction>>,
-): UsageRecord {
+function billedUsage(usage: UsageRecord, server: ServerCompaction): UsageRecord {
   if (!usage.available) return usage;
   const cachedRead = (usage.iterations ?? []).reduce((sum, pass) => sum + pass.cachedReadTokens, 0);
   return {

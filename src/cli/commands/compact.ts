@@ -85,106 +85,110 @@ percent of the tokens is refused (exit ${ERROR_CATALOGUE.BR_ERR_COMPACTION_REFUS
 Example:
   barometer compact run-42.json --keep-turns 3 --output run-42.compacted.json`,
     )
-    .action(
-      async (
-        file: string,
-        flags: {
-          archiveDir?: string;
-          session?: string;
-          keepTurns: string;
-          keepTokens: string;
-          minGain: string;
-          summarizerCommand?: string;
-          summarizerTimeout?: string;
-          output?: string;
-          json?: boolean;
-        },
-      ) => {
-        // The flags of POST /api/v1/compact's fields, checked by its schema.
-        const checked = parseFlags(
-          CompactRequestSchema.pick({
-            sessionId: true,
-            keepTurns: true,
-            keepTokens: true,
-            minGainPercent: true,
-          }),
-          {
-            sessionId: flags.session,
-            keepTurns: flags.keepTurns,
-            keepTokens: flags.keepTokens,
-            minGainPercent: flags.minGain,
-          },
-          {
-            numbers: ['keepTurns', 'keepTokens', 'minGainPercent'],
-            names: { sessionId: '--session', minGainPercent: '--min-gain' },
-          },
-        );
-        const summarizer = summarizerFrom(flags, io, SUMMARIZER_ENVIRONMENT);
-        let text: string;
-        try {
-          text = await readFile(resolve(io.cwd, file), 'utf8');
-        } catch (error) {
-          throw new UsageError(
-            `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-          );
-        }
-        let input: unknown;
-        try {
-          input = JSON.parse(text);
-        } catch (error) {
-          throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
-        }
-        // The output's folder is checked first: a run that cannot write its result must not archive anything.
-        if (flags.output) {
-          const folder = dirname(resolve(io.cwd, flags.output));
-          try {
-            await access(folder, constants.W_OK);
-          } catch {
-            throw new UsageError(`--output: cannot write to ${folder}`);
-          }
-        }
-        const archiveRoot =
-          flags.archiveDir === undefined ? archiveDirFor(io) : resolve(io.cwd, flags.archiveDir);
-        const result = await compactOpenAIMessages(input, {
-          sessionId: checked.sessionId ?? sessionFromFile(file),
-          keepTurns: checked.keepTurns ?? 2,
-          keepTokens: checked.keepTokens ?? DEFAULT_KEEP_TOKENS,
-          minGainPercent: checked.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT,
-          archive: new ArchiveStore({ root: archiveRoot }),
-          ...(summarizer ? { summarizer, summarizerFallback: true } : {}),
-        });
-        if (result.ok) for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
-        if (!result.ok) {
-          throw new BarometerError(
-            result.code,
-            `compaction refused: ${result.reason} (before ${result.before.tokens} tokens, after ${result.after.tokens}); nothing was written`,
-          );
-        }
-        if (flags.output) {
-          // Atomic: a reader never sees half a history.
-          const target = resolve(io.cwd, flags.output);
-          const temporary = `${target}.${randomUUID()}.tmp`;
-          await writeFile(temporary, `${JSON.stringify(result.messages, null, 2)}\n`);
-          await rename(temporary, target);
-        }
-        if (flags.json) {
-          const { before, after, archives, messages, warnings } = result;
-          io.stdout.write(`${JSON.stringify({ before, after, archives, messages, warnings }, null, 2)}\n`);
-          return;
-        }
-        const saved = result.before.tokens - result.after.tokens;
-        io.stdout.write(
-          [
-            `before: ${result.before.messages} messages, ${result.before.tokens} tokens (${result.counter})`,
-            `after:  ${result.after.messages} messages, ${result.after.tokens} tokens (−${saved}, ${Math.round((saved / result.before.tokens) * 100)}%)`,
-            ...result.evicted.map((task) => `evicted task ${task.task}: ${task.items} item(s)`),
-            `archived to: ${result.archives.join(', ') || '(nothing replaced)'}`,
-            flags.output
-              ? `compacted history written to ${flags.output}`
-              : 'add --output FILE to write the compacted history, or --json to print it',
-            '',
-          ].join('\n'),
-        );
-      },
+    .action((file: string, flags: CompactFlags) => compactAction(file, flags, io));
+}
+
+/** The flags of `barometer compact`, as commander parses them. */
+interface CompactFlags {
+  archiveDir?: string;
+  session?: string;
+  keepTurns: string;
+  keepTokens: string;
+  minGain: string;
+  summarizerCommand?: string;
+  summarizerTimeout?: string;
+  output?: string;
+  json?: boolean;
+}
+
+/** The history file's JSON, or a usage error naming the file that cannot be read or is not JSON. */
+async function readHistory(file: string, io: CliIo): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+/** `barometer compact`'s action: reads the history, compacts it, writes the result and prints what it did. */
+async function compactAction(file: string, flags: CompactFlags, io: CliIo): Promise<void> {
+  // The flags of POST /api/v1/compact's fields, checked by its schema.
+  const checked = parseFlags(
+    CompactRequestSchema.pick({
+      sessionId: true,
+      keepTurns: true,
+      keepTokens: true,
+      minGainPercent: true,
+    }),
+    {
+      sessionId: flags.session,
+      keepTurns: flags.keepTurns,
+      keepTokens: flags.keepTokens,
+      minGainPercent: flags.minGain,
+    },
+    {
+      numbers: ['keepTurns', 'keepTokens', 'minGainPercent'],
+      names: { sessionId: '--session', minGainPercent: '--min-gain' },
+    },
+  );
+  const summarizer = summarizerFrom(flags, io, SUMMARIZER_ENVIRONMENT);
+  const input = await readHistory(file, io);
+  // The output's folder is checked first: a run that cannot write its result must not archive anything.
+  if (flags.output) {
+    const folder = dirname(resolve(io.cwd, flags.output));
+    try {
+      await access(folder, constants.W_OK);
+    } catch {
+      throw new UsageError(`--output: cannot write to ${folder}`);
+    }
+  }
+  const archiveRoot = flags.archiveDir === undefined ? archiveDirFor(io) : resolve(io.cwd, flags.archiveDir);
+  const result = await compactOpenAIMessages(input, {
+    sessionId: checked.sessionId ?? sessionFromFile(file),
+    keepTurns: checked.keepTurns ?? 2,
+    keepTokens: checked.keepTokens ?? DEFAULT_KEEP_TOKENS,
+    minGainPercent: checked.minGainPercent ?? DEFAULT_MIN_GAIN_PERCENT,
+    archive: new ArchiveStore({ root: archiveRoot }),
+    ...(summarizer ? { summarizer, summarizerFallback: true } : {}),
+  });
+  if (result.ok) for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
+  if (!result.ok) {
+    throw new BarometerError(
+      result.code,
+      `compaction refused: ${result.reason} (before ${result.before.tokens} tokens, after ${result.after.tokens}); nothing was written`,
+    );
+  }
+  if (flags.output) {
+    // Atomic: a reader never sees half a history.
+    const target = resolve(io.cwd, flags.output);
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    await writeFile(temporary, `${JSON.stringify(result.messages, null, 2)}\n`);
+    await rename(temporary, target);
+  }
+  if (flags.json) {
+    const { before, after, archives, messages, warnings } = result;
+    io.stdout.write(`${JSON.stringify({ before, after, archives, messages, warnings }, null, 2)}\n`);
+    return;
+  }
+  const saved = result.before.tokens - result.after.tokens;
+  io.stdout.write(
+    [
+      `before: ${result.before.messages} messages, ${result.before.tokens} tokens (${result.counter})`,
+      `after:  ${result.after.messages} messages, ${result.after.tokens} tokens (−${saved}, ${Math.round((saved / result.before.tokens) * 100)}%)`,
+      ...result.evicted.map((task) => `evicted task ${task.task}: ${task.items} item(s)`),
+      `archived to: ${result.archives.join(', ') || '(nothing replaced)'}`,
+      flags.output
+        ? `compacted history written to ${flags.output}`
+        : 'add --output FILE to write the compacted history, or --json to print it',
+      '',
+    ].join('\n'),
+  );
 }

@@ -165,124 +165,151 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       'after',
       `\nDefault address: http://${DEFAULT_HOST}:${DEFAULT_PORT}. MCP clients connect to /mcp (Streamable HTTP).\nStops gracefully on SIGTERM/SIGINT.`,
     )
-    .action(async (flags: Record<string, string | undefined>) => {
-      const raw: Record<string, unknown> = {};
-      const numeric = new Set([
-        'port',
-        'rateLimitPerMinute',
-        'ingestRateLimitPerMinute',
-        'readRateLimitPerMinute',
-        'maxConcurrentPerAgent',
-        'maxSessions',
-        'maxEventStreams',
-      ]);
-      const durations: Record<string, string> = {
-        sessionTtl: 'sessionTtlSeconds',
-        clockSkew: 'clockSkewSeconds',
-        requestTimeout: 'requestTimeoutMs',
-        webhookTimeout: 'webhookTimeoutMs',
-      };
-      const milliseconds = new Set(['requestTimeout', 'webhookTimeout']);
-      for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
-        if (
-          key === 'config' ||
-          key === 'dataDir' ||
-          key === 'summarizerCommand' ||
-          key === 'summarizerTimeout' ||
-          key === 'apiKeys' ||
-          key === 'corsOrigins'
-        )
-          continue;
-        const text = flags[key] ?? io.env[variable];
-        if (text === undefined || text === '') continue;
-        const source =
-          flags[key] !== undefined ? `--${key.replace(/[A-Z]/g, (l) => `-${l.toLowerCase()}`)}` : variable;
-        if (key in durations) {
-          const seconds = durationSeconds(text);
-          if (seconds === undefined)
-            throw new UsageError(
-              `${source} must be a duration such as 24h, 30m, 90s or a number of seconds; got ${JSON.stringify(text)}`,
-            );
-          raw[durations[key]!] = milliseconds.has(key) ? Math.round(seconds * 1000) : Math.round(seconds);
-        } else if (key === 'webhookRetryDelays') {
-          const delays = text.split(',').map((part) => part.trim());
-          if (delays.some((part) => !INTEGER_TEXT.test(part)))
-            throw new UsageError(
-              `${source} must be whole numbers of milliseconds separated by commas, such as 200,400,800; got ${JSON.stringify(text)}`,
-            );
-          raw.webhookRetryDelaysMs = delays.map(Number);
-        } else if (key === 'allowPrivateWebhooks') {
-          const value = String(text).toLowerCase();
-          if (!['true', '1', 'yes', 'false', '0', 'no'].includes(value))
-            throw new UsageError(`${source} must be 1 or 0 (true or false); got ${JSON.stringify(text)}`);
-          raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
-        } else if (key === 'logFile') {
-          raw.logFile = resolve(io.cwd, text);
-        } else if (key === 'redis') {
-          raw.redisUrl = text;
-        } else if (key === 'allowedHosts' || key === 'mcpAllowedHosts') {
-          raw[key] = text
-            .split(',')
-            .map((name) => name.trim())
-            .filter(Boolean);
-        } else if (numeric.has(key)) {
-          if (!INTEGER_TEXT.test(text))
-            throw new UsageError(`${source} must be a whole number ≥ 0; got ${JSON.stringify(text)}`);
-          raw[key] = Number(text);
-        } else {
-          raw[key] = text;
-        }
-      }
-      const keys: Array<{ key: string; scopes: string[] }> = [];
-      for (const key of (flags as unknown as { apiKey?: string[] }).apiKey ?? []) {
-        if (key.length < MIN_KEY_LENGTH)
-          throw new UsageError(`--api-key must be at least ${MIN_KEY_LENGTH} characters`);
-        keys.push({ key, scopes: ['admin'] });
-      }
-      const scoped = io.env[SERVE_ENVIRONMENT.apiKeys];
-      if (scoped !== undefined && scoped.trim() !== '') {
-        const parsed = parseApiKeys(scoped);
-        if (!parsed.ok) throw new UsageError(`${SERVE_ENVIRONMENT.apiKeys}: ${parsed.message}`);
-        keys.push(...parsed.keys);
-      }
-      if (keys.length > 0) raw.apiKeys = keys;
-      const cors = flags.corsOrigin ?? io.env[SERVE_ENVIRONMENT.corsOrigins];
-      if (cors !== undefined && cors.trim() !== '')
-        raw.corsOrigins = cors
-          .split(',')
-          .map((origin) => origin.trim())
-          .filter(Boolean);
-      if ((flags as unknown as { insecure?: boolean }).insecure) raw.insecure = true;
-      raw.dataDir = dataFolderFor(io, flags.dataDir).path;
-      const options = parseWith(ServerOptionsSchema, raw);
-      if (!options.ok)
+    .action((flags: Record<string, string | undefined>) => serveAction(flags, io));
+}
+
+/** The settings read from a flag or, without one, its environment variable: checked, converted, keyed as the options. */
+function settingsFromFlagsAndEnvironment(
+  flags: Record<string, string | undefined>,
+  io: CliIo,
+): Record<string, unknown> {
+  const raw: Record<string, unknown> = {};
+  const numeric = new Set([
+    'port',
+    'rateLimitPerMinute',
+    'ingestRateLimitPerMinute',
+    'readRateLimitPerMinute',
+    'maxConcurrentPerAgent',
+    'maxSessions',
+    'maxEventStreams',
+  ]);
+  const durations: Record<string, string> = {
+    sessionTtl: 'sessionTtlSeconds',
+    clockSkew: 'clockSkewSeconds',
+    requestTimeout: 'requestTimeoutMs',
+    webhookTimeout: 'webhookTimeoutMs',
+  };
+  const milliseconds = new Set(['requestTimeout', 'webhookTimeout']);
+  for (const [key, variable] of Object.entries(SERVE_ENVIRONMENT)) {
+    if (
+      key === 'config' ||
+      key === 'dataDir' ||
+      key === 'summarizerCommand' ||
+      key === 'summarizerTimeout' ||
+      key === 'apiKeys' ||
+      key === 'corsOrigins'
+    )
+      continue;
+    const text = flags[key] ?? io.env[variable];
+    if (text === undefined || text === '') continue;
+    const source =
+      flags[key] !== undefined ? `--${key.replace(/[A-Z]/g, (l) => `-${l.toLowerCase()}`)}` : variable;
+    if (key in durations) {
+      const seconds = durationSeconds(text);
+      if (seconds === undefined)
         throw new UsageError(
-          `invalid server options:\n${issuesText(options.issues).replace('(--redis-url)', '(--redis)')}`,
+          `${source} must be a duration such as 24h, 30m, 90s or a number of seconds; got ${JSON.stringify(text)}`,
         );
-      const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
-      const config = await loadConfig(
-        configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
-      );
-      const summarizer = summarizerFrom(flags, io, SERVE_ENVIRONMENT);
-      // This process runs the service: V8 tuned for it before the app allocates anything (decision 012).
-      tuneServiceProcess(io.env);
-      const server = await startListening(
-        () =>
-          startServer(options.value, {
-            handleSignals: true,
-            serviceFile: true,
-            config,
-            ...(summarizer ? { summarizer } : {}),
-          }),
-        { variable: SERVE_ENVIRONMENT.port },
-      );
-      const sessions = await server.app.barometerMonitor.store.size();
-      const where =
-        options.value.redisUrl === undefined
-          ? `restored from ${resolve(io.cwd, options.value.dataDir)}`
-          : `shared in Redis ${redactRedisUrl(options.value.redisUrl)} (prefix ${options.value.redisPrefix})`;
-      io.stdout.write(
-        `barometer listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} ${where}\n`,
-      );
-    });
+      raw[durations[key]!] = milliseconds.has(key) ? Math.round(seconds * 1000) : Math.round(seconds);
+    } else if (key === 'webhookRetryDelays') {
+      const delays = text.split(',').map((part) => part.trim());
+      if (delays.some((part) => !INTEGER_TEXT.test(part)))
+        throw new UsageError(
+          `${source} must be whole numbers of milliseconds separated by commas, such as 200,400,800; got ${JSON.stringify(text)}`,
+        );
+      raw.webhookRetryDelaysMs = delays.map(Number);
+    } else if (key === 'allowPrivateWebhooks') {
+      const value = String(text).toLowerCase();
+      if (!['true', '1', 'yes', 'false', '0', 'no'].includes(value))
+        throw new UsageError(`${source} must be 1 or 0 (true or false); got ${JSON.stringify(text)}`);
+      raw.allowPrivateWebhooks = ['true', '1', 'yes'].includes(value);
+    } else if (key === 'logFile') {
+      raw.logFile = resolve(io.cwd, text);
+    } else if (key === 'redis') {
+      raw.redisUrl = text;
+    } else if (key === 'allowedHosts' || key === 'mcpAllowedHosts') {
+      raw[key] = text
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean);
+    } else if (numeric.has(key)) {
+      if (!INTEGER_TEXT.test(text))
+        throw new UsageError(`${source} must be a whole number ≥ 0; got ${JSON.stringify(text)}`);
+      raw[key] = Number(text);
+    } else {
+      raw[key] = text;
+    }
+  }
+  return raw;
+}
+
+/** The API keys of `--api-key` (all scopes) and of the scoped keys' environment variable, in that order. */
+function apiKeysFrom(
+  flags: Record<string, string | undefined>,
+  io: CliIo,
+): Array<{ key: string; scopes: string[] }> {
+  const keys: Array<{ key: string; scopes: string[] }> = [];
+  for (const key of (flags as unknown as { apiKey?: string[] }).apiKey ?? []) {
+    if (key.length < MIN_KEY_LENGTH)
+      throw new UsageError(`--api-key must be at least ${MIN_KEY_LENGTH} characters`);
+    keys.push({ key, scopes: ['admin'] });
+  }
+  const scoped = io.env[SERVE_ENVIRONMENT.apiKeys];
+  if (scoped !== undefined && scoped.trim() !== '') {
+    const parsed = parseApiKeys(scoped);
+    if (!parsed.ok) throw new UsageError(`${SERVE_ENVIRONMENT.apiKeys}: ${parsed.message}`);
+    keys.push(...parsed.keys);
+  }
+  return keys;
+}
+
+/** The service's options, not yet validated, from `barometer serve`'s flags and environment. */
+function rawServerOptions(flags: Record<string, string | undefined>, io: CliIo): Record<string, unknown> {
+  const raw = settingsFromFlagsAndEnvironment(flags, io);
+  const keys = apiKeysFrom(flags, io);
+  if (keys.length > 0) raw.apiKeys = keys;
+  const cors = flags.corsOrigin ?? io.env[SERVE_ENVIRONMENT.corsOrigins];
+  if (cors !== undefined && cors.trim() !== '')
+    raw.corsOrigins = cors
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean);
+  if ((flags as unknown as { insecure?: boolean }).insecure) raw.insecure = true;
+  raw.dataDir = dataFolderFor(io, flags.dataDir).path;
+  return raw;
+}
+
+/** `barometer serve`'s action: validates the options, loads the config, starts the service and says where it listens. */
+async function serveAction(flags: Record<string, string | undefined>, io: CliIo): Promise<void> {
+  const raw = rawServerOptions(flags, io);
+  const options = parseWith(ServerOptionsSchema, raw);
+  if (!options.ok)
+    throw new UsageError(
+      `invalid server options:\n${issuesText(options.issues).replace('(--redis-url)', '(--redis)')}`,
+    );
+  const configPath = flags.config ?? io.env[SERVE_ENVIRONMENT.config];
+  const config = await loadConfig(
+    configPath === undefined || configPath === '' ? io.cwd : resolve(io.cwd, configPath),
+  );
+  const summarizer = summarizerFrom(flags, io, SERVE_ENVIRONMENT);
+  // This process runs the service: V8 tuned for it before the app allocates anything (decision 012).
+  tuneServiceProcess(io.env);
+  const server = await startListening(
+    () =>
+      startServer(options.value, {
+        handleSignals: true,
+        serviceFile: true,
+        config,
+        ...(summarizer ? { summarizer } : {}),
+      }),
+    { variable: SERVE_ENVIRONMENT.port },
+  );
+  const sessions = await server.app.barometerMonitor.store.size();
+  const where =
+    options.value.redisUrl === undefined
+      ? `restored from ${resolve(io.cwd, options.value.dataDir)}`
+      : `shared in Redis ${redactRedisUrl(options.value.redisUrl)} (prefix ${options.value.redisPrefix})`;
+  io.stdout.write(
+    `barometer listening on ${server.url} (dashboard ${server.url}/, API ${server.url}/api/v1); ${sessions} session${sessions === 1 ? '' : 's'} ${where}\n`,
+  );
 }

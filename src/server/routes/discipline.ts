@@ -41,12 +41,25 @@ function hotStateOf(reply: FastifyReply, raw: unknown, example: string) {
   return undefined;
 }
 
-/** Context discipline (seed 002) and compaction (seed 004) over HTTP. */
-export function disciplineRoutes(stores: {
+/** The stores the discipline routes read and write. */
+interface DisciplineStores {
   archive: ArchiveStore;
   artifacts: ArtifactRegistry;
   monitor: SessionMonitor;
-}): ApiRoute[] {
+}
+
+/** Context discipline (seed 002) and compaction (seed 004) over HTTP. */
+export function disciplineRoutes(stores: DisciplineStores): ApiRoute[] {
+  return [
+    ...hotStateRoutes(stores),
+    ...diffRoutes(),
+    ...compactRoutes(stores),
+    ...storedContentRoutes(stores),
+  ];
+}
+
+/** The hot-state routes: check a hot state against its budgets, and enforce them (seed 002). */
+function hotStateRoutes(stores: DisciplineStores): ApiRoute[] {
   return [
     {
       method: 'POST',
@@ -104,6 +117,12 @@ export function disciplineRoutes(stores: {
         }
       },
     },
+  ];
+}
+
+/** The diff-only check of an output (seed 002). */
+function diffRoutes(): ApiRoute[] {
+  return [
     {
       method: 'POST',
       url: '/api/v1/diff/check',
@@ -123,6 +142,12 @@ export function disciplineRoutes(stores: {
         return validateDiffOnly(output, options);
       },
     },
+  ];
+}
+
+/** The compaction of a chat history (seed 004), recorded by a live session of its id. */
+function compactRoutes(stores: DisciplineStores): ApiRoute[] {
+  return [
     {
       method: 'POST',
       url: '/api/v1/compact',
@@ -172,6 +197,12 @@ export function disciplineRoutes(stores: {
         }
       },
     },
+  ];
+}
+
+/** What compaction and reference extraction stored: archives (or one item of one) and artifacts. */
+function storedContentRoutes(stores: DisciplineStores): ApiRoute[] {
+  return [
     {
       method: 'GET',
       url: '/api/v1/archives/:session/:task',

@@ -50,6 +50,16 @@ function idOf(request: FastifyRequest, reply: FastifyReply): string | undefined 
 /** The sessions API (docs/sessions-api.md): each route translates to one monitor call. */
 export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[] {
   return [
+    ...sessionResourceRoutes(monitor),
+    ...sessionInputRoutes(monitor),
+    ...sessionStreamRoutes(monitor, hub),
+    ...sampleRoutes(monitor),
+  ];
+}
+
+/** The routes that create, list, read and delete sessions. */
+function sessionResourceRoutes(monitor: SessionMonitor): ApiRoute[] {
+  return [
     {
       method: 'POST',
       url: '/api/v1/sessions',
@@ -138,6 +148,12 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         return reply.code(204).send();
       },
     },
+  ];
+}
+
+/** The routes that feed a session: a generation's usage and a compaction. */
+function sessionInputRoutes(monitor: SessionMonitor): ApiRoute[] {
+  return [
     {
       method: 'POST',
       url: '/api/v1/sessions/:id/usage',
@@ -185,6 +201,12 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
           .send(await monitor.recordCompaction(id, { ...rest, trigger: trigger ?? 'manual' }));
       },
     },
+  ];
+}
+
+/** The server-sent event streams: one session's, and every session's. */
+function sessionStreamRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[] {
+  return [
     {
       method: 'GET',
       url: '/api/v1/sessions/:id/events',
@@ -236,6 +258,12 @@ export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[
         return reply;
       },
     },
+  ];
+}
+
+/** The bundled sample sessions: their list, and loading one into a live session. */
+function sampleRoutes(monitor: SessionMonitor): ApiRoute[] {
+  return [
     {
       method: 'GET',
       url: '/api/v1/samples',

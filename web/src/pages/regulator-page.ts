@@ -107,77 +107,105 @@ export function RegulatorPage() {
     <div class="regulator">
       <form class="regulator-form" onSubmit=${submit} aria-describedby="regulator-help" novalidate>
         <p id="regulator-help" class="muted">Empty a field to use the API's default for it.</p>
-        ${fields.map((field) => {
-          const id = `field-${field.name}`;
-          const issue = issues[field.name];
-          const describedBy = `${id}-help${issue ? ` ${id}-issue` : ''}`;
-          return html`<div class=${`field${issue ? ' field-invalid' : ''}`}>
-            <label for=${id}>${field.name}</label>
-            ${
-              field.kind === 'choice'
-                ? html`<select
-                  id=${id}
-                  name=${field.name}
-                  value=${values[field.name] ?? ''}
-                  aria-describedby=${describedBy}
-                  aria-invalid=${issue ? 'true' : 'false'}
-                  onChange=${(event: Event) => change(field.name, (event.target as HTMLSelectElement).value)}
-                >
-                  ${(field.choices ?? []).map((choice) => html`<option value=${choice}>${choice}</option>`)}
-                </select>`
-                : html`<input
-                  id=${id}
-                  name=${field.name}
-                  type="text"
-                  inputmode="decimal"
-                  autocomplete="off"
-                  placeholder=${field.defaultValue}
-                  value=${values[field.name] ?? ''}
-                  aria-describedby=${describedBy}
-                  aria-invalid=${issue ? 'true' : 'false'}
-                  onInput=${(event: Event) => change(field.name, (event.target as HTMLInputElement).value)}
-                />`
-            }
-            <small id=${`${id}-help`} class="muted"
-              >${field.description} (${describeRange(field)}; default ${field.defaultValue})</small
-            >
-            ${issue ? html`<small id=${`${id}-issue`} class="issue" role="alert">${issue}</small>` : null}
-          </div>`;
-        })}
+        ${fields.map(
+          (field) =>
+            html`<${FieldInput} field=${field} value=${values[field.name]} issue=${issues[field.name]} onChange=${change} />`,
+        )}
         <div class="form-actions">
           <button type="submit" class="button primary">Evaluate</button>
           <button type="button" class="button" onClick=${reset}>Reset to defaults</button>
         </div>
       </form>
-      <div class="regulator-result" aria-live="polite" aria-busy=${pending ? 'true' : 'false'}>
-        ${problem ? html`<p class="error" role="alert" data-problem>${problem}</p>` : null}
-        ${
-          report
-            ? html`<div class=${problem ? 'stale' : ''}>
-              ${problem ? html`<p class="muted stale-note">The last valid answer, until the input is fixed:</p>` : null}
-              <div class="result-head">
-                <span class=${`level level-big ${REGULATOR_LEVEL_CLASS[report.pressure.level] ?? ''}`} data-level=${report.pressure.level}
-                  >${report.pressure.level}</span
-                >
-                <span class="viability"
-                  ><strong data-viability>${report.pressure.sessionViability}</strong
-                  ><span class="muted">/100 viability</span></span
-                >
-                <span class="suggested">suggested: <strong data-action>${report.pressure.suggestedAction}</strong></span>
-              </div>
-              <h2 class="visually-hidden">The answer as the CLI prints it</h2>
-              <pre class="cli-report" data-cli-report>${cliReportLines(report).map(
-                (line) =>
-                  html`${line.map((segment) =>
-                    segment.color
-                      ? html`<span class=${`ansi-${segment.color}`}>${segment.text}</span>`
-                      : segment.text,
-                  )}${'\n'}`,
-              )}</pre>
-            </div>`
-            : html`<p class="muted">Evaluating…</p>`
-        }
-      </div>
+      <${RegulatorResult} report=${report} problem=${problem} pending=${pending} />
     </div>
   </section>`;
+}
+
+/** One input of the regulator with its label, its range and default, and the API's issue with it. */
+function FieldInput({
+  field,
+  value,
+  issue,
+  onChange,
+}: {
+  field: RegulatorField;
+  value: string | undefined;
+  issue: string | undefined;
+  onChange: (name: string, value: string) => void;
+}) {
+  const id = `field-${field.name}`;
+  const describedBy = `${id}-help${issue ? ` ${id}-issue` : ''}`;
+  return html`<div class=${`field${issue ? ' field-invalid' : ''}`}>
+    <label for=${id}>${field.name}</label>
+    ${
+      field.kind === 'choice'
+        ? html`<select
+          id=${id}
+          name=${field.name}
+          value=${value ?? ''}
+          aria-describedby=${describedBy}
+          aria-invalid=${issue ? 'true' : 'false'}
+          onChange=${(event: Event) => onChange(field.name, (event.target as HTMLSelectElement).value)}
+        >
+          ${(field.choices ?? []).map((choice) => html`<option value=${choice}>${choice}</option>`)}
+        </select>`
+        : html`<input
+          id=${id}
+          name=${field.name}
+          type="text"
+          inputmode="decimal"
+          autocomplete="off"
+          placeholder=${field.defaultValue}
+          value=${value ?? ''}
+          aria-describedby=${describedBy}
+          aria-invalid=${issue ? 'true' : 'false'}
+          onInput=${(event: Event) => onChange(field.name, (event.target as HTMLInputElement).value)}
+        />`
+    }
+    <small id=${`${id}-help`} class="muted"
+      >${field.description} (${describeRange(field)}; default ${field.defaultValue})</small
+    >
+    ${issue ? html`<small id=${`${id}-issue`} class="issue" role="alert">${issue}</small>` : null}
+  </div>`;
+}
+
+/** The regulator's answer (level, viability, action and the CLI's report), or the problem with the last input. */
+function RegulatorResult({
+  report,
+  problem,
+  pending,
+}: {
+  report: PressureReport | null;
+  problem: string | null;
+  pending: boolean;
+}) {
+  return html`<div class="regulator-result" aria-live="polite" aria-busy=${pending ? 'true' : 'false'}>
+    ${problem ? html`<p class="error" role="alert" data-problem>${problem}</p>` : null}
+    ${
+      report
+        ? html`<div class=${problem ? 'stale' : ''}>
+          ${problem ? html`<p class="muted stale-note">The last valid answer, until the input is fixed:</p>` : null}
+          <div class="result-head">
+            <span class=${`level level-big ${REGULATOR_LEVEL_CLASS[report.pressure.level] ?? ''}`} data-level=${report.pressure.level}
+              >${report.pressure.level}</span
+            >
+            <span class="viability"
+              ><strong data-viability>${report.pressure.sessionViability}</strong
+              ><span class="muted">/100 viability</span></span
+            >
+            <span class="suggested">suggested: <strong data-action>${report.pressure.suggestedAction}</strong></span>
+          </div>
+          <h2 class="visually-hidden">The answer as the CLI prints it</h2>
+          <pre class="cli-report" data-cli-report>${cliReportLines(report).map(
+            (line) =>
+              html`${line.map((segment) =>
+                segment.color
+                  ? html`<span class=${`ansi-${segment.color}`}>${segment.text}</span>`
+                  : segment.text,
+              )}${'\n'}`,
+          )}</pre>
+        </div>`
+        : html`<p class="muted">Evaluating…</p>`
+    }
+  </div>`;
 }

@@ -105,53 +105,15 @@ export function SessionPage({ id }: { id: string }) {
   if (!view || !chart) return html`<p class="muted">Loading session…</p>`;
 
   const level = sessionHealth(view);
-  const health = view.health;
   const heading = sessionHeading(view);
   const rows = view.timeline.slice(-TABLE_ROWS).reverse();
-  const proxy = proxyNote(view.proxy);
 
   return html`<section aria-labelledby="session-title" class="session-page">
     <p class="breadcrumb"><a href="/">Sessions</a> / <span>${heading.project ?? view.id}</span></p>
-    <div class="page-head">
-      <div>
-        <h1 id="session-title">${heading.heading}</h1>
-        <p class="muted session-meta">
-          ${`${heading.agentModel} · ${view.generations} ${
-            view.generations === 1 ? 'generation' : 'generations'
-          } · updated `}<span class="updated">${formatAgo(view.updatedAt, now)}</span>
-        </p>
-        <p class="muted session-id">
-          ${heading.named ? html`session <code>${view.id}</code>` : null}
-          ${view.workingDirectory ? html` in <code>${view.workingDirectory}</code>` : null}
-          ${
-            view.parentId
-              ? html` · sub-agent of <a href=${sessionPath(view.parentId)}>${view.parentId}</a>`
-              : null
-          }
-        </p>
-      </div>
-      <div class="head-right">
-        <div aria-live="polite" class="indicator">
-          <span class="visually-hidden">Context health: </span>
-          <${HealthBadge} level=${level} sessionId=${view.id} large=${true} />
-        </div>
-        <${LiveStatus} status=${status} />
-      </div>
-    </div>
+    <${SessionHead} view=${view} level=${level} status=${status} now=${now} />
     ${deleted ? html`<p class="error" role="alert">This session was deleted on the server.</p>` : null}
-    ${
-      proxy
-        ? html`<p class=${proxy.warning ? 'proxy-note proxy-note-warning' : 'proxy-note muted'} role=${proxy.warning ? 'status' : undefined}>${proxy.text}</p>`
-        : null
-    }
-    ${
-      health.reminder
-        ? html`<aside class=${`reminder reminder-${level}`} aria-label="Context health reminder">
-          <strong>Reminder${health.countdown !== null ? ` · new round in ${health.countdown}` : ''}</strong>
-          <p>${health.reminder.text}</p>
-        </aside>`
-        : null
-    }
+    <${ProxyNote} view=${view} />
+    <${ReminderNote} view=${view} level=${level} />
 
     <${SessionStats} view=${view} level=${level} family=${family} />
     <${EvictionsPanel} view=${view} />
@@ -169,59 +131,134 @@ export function SessionPage({ id }: { id: string }) {
         <h2 id="verdict-title">Current verdict</h2>
         <${VerdictCard} verdict=${view.verdict} />
       </section>
-      <section aria-labelledby="events-title">
-        <h2 id="events-title">Markers and live events</h2>
-        ${
-          view.markers.length
-            ? html`<ul class="markers">
-              ${[...view.markers].reverse().map(
-                (marker) => html`<li class=${`marker marker-${marker.type}`}>
-                  <span class="marker-type">${MARKER_LABELS[marker.type]}</span> at generation #${marker.index}
-                  <span class="muted"> ${formatClock(marker.timestamp)}</span>
-                  ${marker.detail ? html`<div class="muted">${marker.detail}</div>` : null}
-                </li>`,
-              )}
-            </ul>`
-            : html`<p class="muted">No compactions, forced new rounds or reminders yet.</p>`
-        }
-        ${
-          events.length
-            ? html`<h3>Received while this page is open</h3>
-              <ul class="events" aria-live="polite">
-                ${events.map(
-                  (event) =>
-                    html`<li><span class="muted">${formatAgo(event.at, now)}</span> ${event.text}</li>`,
-                )}
-              </ul>`
-            : null
-        }
-      </section>
+      <${MarkersAndEvents} view=${view} events=${events} now=${now} />
     </div>
 
     <h2>Verdicts by generation</h2>
     <p class="muted">
       The newest ${rows.length} of ${view.timeline.length}. Reasons are listed for the verdicts this page has seen.
     </p>
-    <div class="table-wrap tall">
-      <table class="generations">
-        <thead>
-          <tr>
-            <th scope="col" class="num">#</th>
-            <th scope="col">Time</th>
-            <th scope="col" class="num">Prompt</th>
-            <th scope="col">Health</th>
-            <th scope="col">Regulator</th>
-            <th scope="col" class="num">Viability</th>
-            <th scope="col" class="num">Burn/min</th>
-            <th scope="col">Verdict and reasons</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows.map((point) => html`<${GenerationRow} key=${point.index} point=${point} verdict=${verdicts.get(point.index)} />`)}
-        </tbody>
-      </table>
-    </div>
+    <${GenerationsTable} rows=${rows} verdicts=${verdicts} />
   </section>`;
+}
+
+/** The page's head: the session's heading, who and what it runs, where, and its indicator and stream status. */
+function SessionHead({
+  view,
+  level,
+  status,
+  now,
+}: {
+  view: SessionView;
+  level: ReturnType<typeof sessionHealth>;
+  status: ReturnType<typeof useEventStream>;
+  now: number;
+}) {
+  const heading = sessionHeading(view);
+  return html`<div class="page-head">
+    <div>
+      <h1 id="session-title">${heading.heading}</h1>
+      <p class="muted session-meta">
+        ${`${heading.agentModel} · ${view.generations} ${
+          view.generations === 1 ? 'generation' : 'generations'
+        } · updated `}<span class="updated">${formatAgo(view.updatedAt, now)}</span>
+      </p>
+      <p class="muted session-id">
+        ${heading.named ? html`session <code>${view.id}</code>` : null}
+        ${view.workingDirectory ? html` in <code>${view.workingDirectory}</code>` : null}
+        ${
+          view.parentId
+            ? html` · sub-agent of <a href=${sessionPath(view.parentId)}>${view.parentId}</a>`
+            : null
+        }
+      </p>
+    </div>
+    <div class="head-right">
+      <div aria-live="polite" class="indicator">
+        <span class="visually-hidden">Context health: </span>
+        <${HealthBadge} level=${level} sessionId=${view.id} large=${true} />
+      </div>
+      <${LiveStatus} status=${status} />
+    </div>
+  </div>`;
+}
+
+/** What the proxy says of the session (its edits, or a warning), when the session runs behind it. */
+function ProxyNote({ view }: { view: SessionView }) {
+  const proxy = proxyNote(view.proxy);
+  return proxy
+    ? html`<p class=${proxy.warning ? 'proxy-note proxy-note-warning' : 'proxy-note muted'} role=${proxy.warning ? 'status' : undefined}>${proxy.text}</p>`
+    : null;
+}
+
+/** The context-health reminder in force, with the countdown to a new round. */
+function ReminderNote({ view, level }: { view: SessionView; level: ReturnType<typeof sessionHealth> }) {
+  const health = view.health;
+  return health.reminder
+    ? html`<aside class=${`reminder reminder-${level}`} aria-label="Context health reminder">
+        <strong>Reminder${health.countdown !== null ? ` · new round in ${health.countdown}` : ''}</strong>
+        <p>${health.reminder.text}</p>
+      </aside>`
+    : null;
+}
+
+/** The session's markers, newest first, and the model events received while the page is open. */
+function MarkersAndEvents({ view, events, now }: { view: SessionView; events: LiveEvent[]; now: number }) {
+  return html`<section aria-labelledby="events-title">
+    <h2 id="events-title">Markers and live events</h2>
+    ${
+      view.markers.length
+        ? html`<ul class="markers">
+          ${[...view.markers].reverse().map(
+            (marker) => html`<li class=${`marker marker-${marker.type}`}>
+              <span class="marker-type">${MARKER_LABELS[marker.type]}</span> at generation #${marker.index}
+              <span class="muted"> ${formatClock(marker.timestamp)}</span>
+              ${marker.detail ? html`<div class="muted">${marker.detail}</div>` : null}
+            </li>`,
+          )}
+        </ul>`
+        : html`<p class="muted">No compactions, forced new rounds or reminders yet.</p>`
+    }
+    ${
+      events.length
+        ? html`<h3>Received while this page is open</h3>
+          <ul class="events" aria-live="polite">
+            ${events.map(
+              (event) => html`<li><span class="muted">${formatAgo(event.at, now)}</span> ${event.text}</li>`,
+            )}
+          </ul>`
+        : null
+    }
+  </section>`;
+}
+
+/** The newest generations, one row each with its verdict (and its reasons when the page saw it). */
+function GenerationsTable({
+  rows,
+  verdicts,
+}: {
+  rows: TimelinePoint[];
+  verdicts: ReadonlyMap<number, Verdict>;
+}) {
+  return html`<div class="table-wrap tall">
+    <table class="generations">
+      <thead>
+        <tr>
+          <th scope="col" class="num">#</th>
+          <th scope="col">Time</th>
+          <th scope="col" class="num">Prompt</th>
+          <th scope="col">Health</th>
+          <th scope="col">Regulator</th>
+          <th scope="col" class="num">Viability</th>
+          <th scope="col" class="num">Burn/min</th>
+          <th scope="col">Verdict and reasons</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map((point) => html`<${GenerationRow} key=${point.index} point=${point} verdict=${verdicts.get(point.index)} />`)}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 function GenerationRow({ point, verdict }: { point: TimelinePoint; verdict: Verdict | undefined }) {
