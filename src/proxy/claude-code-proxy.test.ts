@@ -211,7 +211,7 @@ function messagesText(body: Json): string[] {
 }
 
 const TOMBSTONE =
-  /^\[barometer evicted this result of Read (\S+) \((\d+) tokens\) when sub-task subtask-1 ended \(command: git add -A && git commit[^)]*\)\. The original is record "(\S+)" in (\S+): open that file/;
+  /^\[barometer evicted the result of Read (\S+) \((\d+) tokens\) when subtask-1 ended \(command\)\. Original: record "(\S+)" in (\S+\.log)\]$/;
 
 describe.skipIf(missing !== undefined)('the real Claude Code through barometer proxy', () => {
   let act: Run;

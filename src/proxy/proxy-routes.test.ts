@@ -73,7 +73,7 @@ describe('barometer proxy across a restart', () => {
     const after = tombstones(fake.requests[2]?.body);
     expect(after).toEqual(before);
     // Each tombstone names its archive, which holds the original.
-    const archive = /in (\S+\.log):/.exec(before.get('toolu_0') ?? '')?.[1] ?? '';
+    const archive = /in (\S+\.log)\]/.exec(before.get('toolu_0') ?? '')?.[1] ?? '';
     expect(readFileSync(archive, 'utf8')).toContain('file 0 line 399');
   });
 });

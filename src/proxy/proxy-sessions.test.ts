@@ -112,7 +112,7 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
   it('evicts it after a pause longer than the cache lives, or at a model switch: its rewrite is free', async () => {
     const paused = await afterAnswer(6 * 60_000);
     expect(paused.edits.get('read-1')?.result).toMatch(
-      /^\[barometer evicted this result of Read \/repo\/values\.ts/,
+      /^\[barometer evicted the result of Read \/repo\/values\.ts/,
     );
     const switched = await afterAnswer(60_000, 'claude-haiku-4-5');
     expect(switched.edits.get('read-1')?.result).toBeDefined();
@@ -208,9 +208,9 @@ describe('batch names', () => {
       proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(body)), body);
       await entry.pending;
     }
-    expect(entry.edits.get('read-parent')?.result).toContain('when sub-task subtask-1 ended');
+    expect(entry.edits.get('read-parent')?.result).toContain('when subtask-1 ended');
     // Before: the sub-agent's policy state counted from 1 too, and its batch went into the parent's subtask-1 archive.
-    expect(entry.edits.get('read-agent')?.result).toContain('when sub-task subtask-2 ended');
+    expect(entry.edits.get('read-agent')?.result).toContain('when subtask-2 ended');
     expect(entry.edits.get('read-agent')?.result).toContain('subtask-2.log');
   });
 });

@@ -308,7 +308,7 @@ export class ProxySessions {
         call: calls.get(item.callId),
         tokens,
         taskId: batch.taskId,
-        boundary,
+        boundary: decision.boundary?.kind ?? 'sub-task end',
         itemId: step.itemId,
         archive: applied.archive,
       });

@@ -404,9 +404,6 @@ class WhatIfSimulation {
     const { counter } = this.#options;
     const calls = new Map<string, HistoryItem>();
     for (const item of this.history) if (item.kind === 'tool-call') calls.set(item.callId, item);
-    const boundary = decision.boundary
-      ? `${decision.boundary.kind}: ${decision.boundary.detail}`
-      : 'sub-task end';
     const shown = this.#options.tombstonePath?.(batch.taskId) ?? archive;
     let freed = 0;
     let bytes = 0;
@@ -420,7 +417,7 @@ class WhatIfSimulation {
         call: calls.get(archived.callId),
         tokens: counter.count(step.original),
         taskId: batch.taskId,
-        boundary,
+        boundary: decision.boundary?.kind ?? 'sub-task end',
         itemId: step.itemId,
         archive: shown,
       });
