@@ -17,15 +17,17 @@ export const DEFAULT_COMMAND_PATTERNS = [
   String.raw`\bgh\s+issue\s+close\b`,
 ];
 /**
- * A tool result up to this many tokens stays: a tombstone (the marker, the archive path and the item id) takes
- * about 40, so evicting less saves nothing worth a change.
+ * A tool result up to this many tokens stays: twice what its tombstone takes (`TOMBSTONE_TOKENS_ESTIMATE`, the
+ * proxy's text with an absolute archive path: about 100), so an evicted item frees at least as much as the tombstone
+ * that replaces it costs, whatever the data folder's path adds.
  */
-export const DEFAULT_MIN_RESULT_TOKENS = 64;
+export const DEFAULT_MIN_RESULT_TOKENS = 200;
 /**
  * A tool call's arguments up to this many tokens stay: short arguments (a path, a command) say what was done and
- * cost little; long ones are Write/Edit payloads and patches (16% of the recorded prompts).
+ * cost little; long ones are Write/Edit payloads and patches (16% of the recorded prompts). The same floor as a
+ * result's: the tombstone that replaces them is the same text.
  */
-export const DEFAULT_MIN_ARGUMENT_TOKENS = 128;
+export const DEFAULT_MIN_ARGUMENT_TOKENS = 200;
 /**
  * A batch that frees fewer tokens than this waits for the next boundary: each eviction changes the prompt's
  * prefix, and the provider then writes the cache again from the first changed item on (Anthropic: 1.25× the
