@@ -95,12 +95,18 @@ function columns(view: ReportResult['view']): Column[] {
       shown: (row) => (row.whatIf.sessions === 0 ? '—' : tokens(row.whatIf.savedPromptTokens)),
     },
     {
-      header: 'saved $',
+      header: 'what-if saved $',
       exact: (row) =>
         row.whatIf.sessions === 0 || row.whatIf.savedCostUsd === null
           ? ''
           : row.whatIf.savedCostUsd.toFixed(6),
       shown: (row) => (row.whatIf.sessions === 0 ? '—' : dollars(row.whatIf.savedCostUsd)),
+    },
+    {
+      // Measured, not forecast: the receipts of the sessions an acting proxy forwarded (docs/rules.md, "Proxy receipts").
+      header: 'proxy saved $',
+      exact: (row) => (row.proxy.sessions === 0 ? '' : row.proxy.savedUsd.toFixed(6)),
+      shown: (row) => (row.proxy.sessions === 0 ? '—' : dollars(row.proxy.savedUsd)),
     },
     {
       header: 'compactions avoided',

@@ -76,6 +76,16 @@ export const ReportRowSchema = z
       savedCostUsd: z.number().nullable(),
       compactionsAvoided: z.number().int(),
     }),
+    /** What an acting barometer proxy measured on the row's sessions it forwarded: their receipts, added up. */
+    proxy: z.strictObject({
+      sessions: count,
+      calls: count,
+      wouldHaveCostUsd: z.number().min(0),
+      costUsd: z.number().min(0),
+      /** Net of the cache writes barometer caused; negative when acting cost more. */
+      savedUsd: z.number(),
+      departures: count,
+    }),
   })
   .meta({ id: 'ReportRow' });
 

@@ -1,3 +1,4 @@
+import type { Receipt } from '../session/proxy-receipt.js';
 import type { LogReport, ReportSlot } from './log-report.js';
 
 /** How a report groups the calls. */
@@ -58,6 +59,20 @@ export interface ReportRow {
     savedCostUsd: number | null;
     compactionsAvoided: number;
   };
+  /**
+   * What an acting barometer proxy measured on the sessions of the row it forwarded (their receipts: the requests as
+   * the agents sent them priced by the cache model, against what the provider billed), beside the what-if's forecast.
+   */
+  proxy: {
+    sessions: number;
+    calls: number;
+    wouldHaveCostUsd: number;
+    costUsd: number;
+    /** `wouldHaveCostUsd − costUsd`, net of the cache writes barometer caused; negative when acting cost more. */
+    savedUsd: number;
+    /** Calls where the provider's cache reads departed from the model's prediction. */
+    departures: number;
+  };
 }
 
 export interface Report {
@@ -90,6 +105,7 @@ class RowBuilder {
   savedPromptTokens = 0;
   savedCostUsd: number | null = null;
   compactionsAvoided = 0;
+  readonly proxy = { sessions: 0, calls: 0, wouldHaveCostUsd: 0, costUsd: 0, savedUsd: 0, departures: 0 };
 
   constructor(readonly key: string) {}
 
@@ -130,6 +146,16 @@ class RowBuilder {
       this.savedCostUsd = (this.savedCostUsd ?? 0) + log.whatIf.savedCostUsd;
   }
 
+  addReceipt(receipt: Receipt | undefined): void {
+    if (!receipt) return;
+    this.proxy.sessions++;
+    this.proxy.calls += receipt.calls;
+    this.proxy.wouldHaveCostUsd += receipt.wouldHaveCostUsd;
+    this.proxy.costUsd += receipt.costUsd;
+    this.proxy.savedUsd += receipt.savedUsd;
+    this.proxy.departures += receipt.departures;
+  }
+
   merge(other: RowBuilder): void {
     for (const agent of other.agents) this.agents.add(agent);
     for (const project of other.projects) this.projects.add(project);
@@ -158,6 +184,8 @@ class RowBuilder {
     this.savedPromptTokens += other.savedPromptTokens;
     this.compactionsAvoided += other.compactionsAvoided;
     if (other.savedCostUsd !== null) this.savedCostUsd = (this.savedCostUsd ?? 0) + other.savedCostUsd;
+    for (const key of Object.keys(this.proxy) as (keyof RowBuilder['proxy'])[])
+      this.proxy[key] += other.proxy[key];
   }
 
   row(): ReportRow {
@@ -189,6 +217,7 @@ class RowBuilder {
         savedCostUsd: this.savedCostUsd,
         compactionsAvoided: this.compactionsAvoided,
       },
+      proxy: { ...this.proxy },
     };
   }
 }
@@ -216,7 +245,8 @@ function mainModel(slots: readonly ReportSlot[]): string {
  * - A call counts on its own day, in its own session, project and model.
  * - A compaction counts on its own day; in the model view, under the model its session mostly ran on.
  * - A session's what-if counts once: on the day of its first call in range, and in the model view under its main
- *   model. Sessions with no call in range are left out, and so is their what-if.
+ *   model. Sessions with no call in range are left out, and so is their what-if. So does its proxy receipt
+ *   (`receipts`, by session id): the proxy's measure of the whole session.
  * - Rows are sorted by day (daily) or by cost, the highest first (the others).
  */
 export function aggregateReport(
@@ -224,6 +254,7 @@ export function aggregateReport(
   view: ReportView,
   filter: ReportFilter,
   dayOf: (iso: string) => string,
+  receipts: ReadonlyMap<string, Receipt> = new Map(),
 ): Report {
   const rows = new Map<string, RowBuilder>();
   const rowFor = (key: string) => {
@@ -265,7 +296,9 @@ export function aggregateReport(
       if (compaction.kind === 'manual') row.manualCompactions++;
       else row.autoCompactions++;
     }
-    rowFor(view === 'daily' ? firstDay : (fixedKey as string)).addWhatIf(log);
+    const first = rowFor(view === 'daily' ? firstDay : (fixedKey as string));
+    first.addWhatIf(log);
+    first.addReceipt(receipts.get(log.session));
   }
   const sorted = [...rows.values()].sort((a, b) =>
     view === 'daily' ? a.key.localeCompare(b.key) : b.costUsd - a.costUsd || a.key.localeCompare(b.key),

@@ -2,6 +2,7 @@ import type { ReportFilter, ReportRow, ReportView } from './aggregate-report.js'
 import { aggregateReport } from './aggregate-report.js';
 import { type CollectLogsOptions, collectLogs } from './build-report.js';
 import { dayOf } from './day-of.js';
+import type { ReceiptsOf } from './proxy-receipts-of.js';
 import { reportFootnotes } from './report-footnotes.js';
 
 export interface ReportRequest extends ReportFilter {
@@ -28,7 +29,13 @@ export interface ReportResult {
  * project or model, with the total, barometer's what-if beside each row, and the footnotes that explain where
  * ccusage would show other figures.
  */
-export async function makeReport(request: ReportRequest, options: CollectLogsOptions): Promise<ReportResult> {
+export async function makeReport(
+  request: ReportRequest,
+  options: CollectLogsOptions & {
+    /** The receipts of the sessions an acting proxy forwarded (`receiptsInDatabase`); none when absent. */
+    receiptsOf?: ReceiptsOf;
+  },
+): Promise<ReportResult> {
   const timeZone = request.timeZone ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
   const collected = await collectLogs(options);
   const view = request.view ?? 'session';
@@ -38,7 +45,10 @@ export async function makeReport(request: ReportRequest, options: CollectLogsOpt
     ...(request.project === undefined ? {} : { project: request.project }),
     ...(request.agent === undefined ? {} : { agent: request.agent }),
   };
-  const report = aggregateReport(collected.logs, view, filter, dayOf(timeZone));
+  const receipts = options.receiptsOf
+    ? await options.receiptsOf(collected.logs.map((log) => log.session))
+    : undefined;
+  const report = aggregateReport(collected.logs, view, filter, dayOf(timeZone), receipts);
   return {
     view,
     since: request.since ?? null,

@@ -29,6 +29,7 @@ import {
   openSharedSessionMonitor,
   sweepIdleSessions,
 } from '../session/open-session-monitor.js';
+import type { Receipt } from '../session/proxy-receipt.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
 import { ArtifactRegistry } from '../store/artifact-registry.js';
@@ -492,6 +493,14 @@ function apiRoutes(
       roots: dependencies.reportRoots ?? defaultLogRoots(process.env, homedir()),
       dataDir: dataDir.root,
       ...(dependencies.config ? { config: dependencies.config } : {}),
+      receiptsOf: async (sessions) => {
+        const found = new Map<string, Receipt>();
+        for (const id of new Set(sessions)) {
+          const receipt = await monitor.receipt(id);
+          if (receipt) found.set(id, receipt);
+        }
+        return found;
+      },
     }),
     ...disciplineRoutes({ archive, artifacts, monitor }),
     ...webhookRoutes(webhooks),

@@ -26,7 +26,14 @@ import { type CompactionReport, recordCompactionStep } from './compaction-step.j
 import { describeSession, type SessionContext } from './describe-session.js';
 import { toMillis } from './iso-time.js';
 import type { PoolStanding } from './pool-reason.js';
-import { type ReceiptInput, type ReceiptRow, receiptOf, tallyReceipt } from './proxy-receipt.js';
+import {
+  type Receipt,
+  type ReceiptInput,
+  type ReceiptRow,
+  receiptOf,
+  receiptOfSession,
+  tallyReceipt,
+} from './proxy-receipt.js';
 import { type ProxyState, ProxyStateSchema } from './proxy-status.js';
 import { observeQuotaStep } from './rejudge.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
@@ -753,6 +760,12 @@ export class SessionMonitor {
     const record = await this.store.get(id);
     if (!record) throw notFound(id);
     return sessionView(record.state, record.timeline);
+  }
+
+  /** The receipts of an acting proxy's requests of a session, added up; null when it has none (or no such session). */
+  async receipt(id: string): Promise<Receipt | null> {
+    const record = await this.store.get(id);
+    return record ? receiptOfSession(record.state.receipts) : null;
   }
 
   /** Whether a session exists. */

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { ReportQuerySchema } from '../../contract/report.js';
 import { defaultLogRoots } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
+import { receiptsInDatabase } from '../../report/proxy-receipts-of.js';
 import { DATABASE_FILE } from '../../store/state-database.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { configFor } from '../config-for.js';
@@ -132,6 +133,8 @@ Example:
           cacheFile: flags.cache ? join(folder.path, DATABASE_FILE) : null,
           archiveDir: join(folder.path, 'archives'),
           whatIf: flags.whatIf,
+          // The proxy's receipts of the sessions it forwarded, from the same data folder's database.
+          receiptsOf: receiptsInDatabase(join(folder.path, DATABASE_FILE)),
           ...(config ? { config } : {}),
           onProgress: (progress) => bar.update(progress),
         },

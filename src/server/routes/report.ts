@@ -4,6 +4,7 @@ import { parseWith } from '../../errors/validation.js';
 import type { BarometerConfig } from '../../models/barometer-config.js';
 import type { LogRoot } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
+import type { ReceiptsOf } from '../../report/proxy-receipts-of.js';
 import { DATABASE_FILE } from '../../store/state-database.js';
 import { sendInvalid } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
@@ -16,6 +17,8 @@ export interface ReportRouteOptions {
   /** The data directory; the per-file cache is kept in its database, `<dataDir>/barometer.db`. */
   dataDir: string;
   config?: BarometerConfig;
+  /** The receipts of the sessions the service's proxy forwarded (from its monitor); none when absent. */
+  receiptsOf?: ReceiptsOf;
 }
 
 /** `GET /api/v1/report`: the same report as `barometer report --json`, over the logs of the service's machine. */
@@ -47,6 +50,7 @@ export function reportRoutes(options: ReportRouteOptions): ApiRoute[] {
             archiveDir: join(options.dataDir, 'archives'),
             whatIf: whatIf !== 'false',
             ...(options.config ? { config: options.config } : {}),
+            ...(options.receiptsOf ? { receiptsOf: options.receiptsOf } : {}),
           }),
         );
         running = run.catch(() => undefined);

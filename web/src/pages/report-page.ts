@@ -62,6 +62,7 @@ function WhatIfPanel({ total }: { total: ReportRowAnswer }) {
     <div><dt>Prompt tokens saved</dt><dd>${whatIf.sessions === 0 ? '—' : formatCompactTokens(whatIf.savedPromptTokens)}</dd></div>
     <div><dt>Compactions avoided</dt><dd>${whatIf.sessions === 0 ? '—' : whatIf.compactionsAvoided}</dd></div>
     <div><dt>Sessions with a what-if</dt><dd>${whatIf.sessions}</dd></div>
+    ${total.proxy.sessions === 0 ? null : html`<div><dt title="measured: the receipts of the requests barometer's proxy forwarded">Saved by the proxy (${total.proxy.sessions} sessions)</dt><dd data-report-proxy-saved>${formatUsd(total.proxy.savedUsd)}</dd></div>`}
   </dl>`;
 }
 
@@ -83,6 +84,7 @@ function ReportTable({ result }: { result: ReportResult }) {
     <td class="num">${entry.whatIf.sessions === 0 ? '—' : formatCompactTokens(entry.whatIf.savedPromptTokens)}</td>
     <td class="num">${entry.whatIf.sessions === 0 ? '—' : formatUsd(entry.whatIf.savedCostUsd)}</td>
     <td class="num">${entry.whatIf.sessions === 0 ? '—' : entry.whatIf.compactionsAvoided}</td>
+    <td class="num" data-proxy-saved>${entry.proxy.sessions === 0 ? '—' : formatUsd(entry.proxy.savedUsd)}</td>
   </tr>`;
   return html`<div class="table-wrap tall">
     <table class="report" data-report-rows=${result.rows.length}>
@@ -103,6 +105,7 @@ function ReportTable({ result }: { result: ReportResult }) {
           <th scope="col" class="num">What-if: tokens saved</th>
           <th scope="col" class="num">$ saved</th>
           <th scope="col" class="num">Compactions avoided</th>
+          <th scope="col" class="num" title="measured by barometer's proxy on the sessions it forwarded: its receipts">Proxy: $ saved</th>
         </tr>
       </thead>
       <tbody>${result.rows.map((entry) => row(entry))}</tbody>
