@@ -208,6 +208,26 @@ describe('sub-task boundaries', () => {
     expect(decision.boundary).toMatchObject({ kind: 'task-complete', end: 6 });
   });
 
+  it("ends a sub-task when the agent calls barometer's MCP tool end_subtask, under any server's prefix", () => {
+    const ended = (name: string, result: Partial<HistoryItem> = {}): HistoryItem[] => [
+      ...committedHistory().slice(0, 6),
+      { kind: 'tool-call', id: 'e1', callId: 'e1', name, input: { summary: 'fixed the bug in a.ts' } },
+      { kind: 'tool-result', id: 'e1:result', callId: 'e1', content: 'ok', ...result } as HistoryItem,
+    ];
+    for (const name of ['mcp__barometer__end_subtask', 'mcp__my-tools__end_subtask', 'end_subtask']) {
+      const decision = everything.decide(ended(name), { sizeOf });
+      expect(decision.boundary, name).toEqual({ kind: 'task-mark', end: 8, detail: 'fixed the bug in a.ts' });
+      expect(decision.evict?.steps.map((step) => step.itemId)).toEqual(['c1:result', 'c2']);
+    }
+    // Not barometer's tool, a call that failed, and a call still waiting for its answer end nothing.
+    expect(everything.decide(ended('mcp__x__end_subtasks'), { sizeOf }).boundary).toBeNull();
+    expect(everything.decide(ended('end_subtask', { isError: true }), { sizeOf }).boundary).toBeNull();
+    expect(everything.decide(ended('end_subtask').slice(0, 7), { sizeOf }).boundary).toBeNull();
+    // Off with its kind.
+    const commitsOnly = new EvictionPolicy({ boundaries: ['command'], minFreedTokens: 0 });
+    expect(commitsOnly.decide(ended('end_subtask'), { sizeOf }).boundary).toBeNull();
+  });
+
   it('counts only the kinds of boundary it is given', () => {
     const policy = new EvictionPolicy({ boundaries: ['user-request'] });
     expect(policy.decide(committedHistory(), { sizeOf }).boundary).toBeNull();

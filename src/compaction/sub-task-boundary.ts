@@ -100,6 +100,17 @@ export function taskUpdateOf(item: ToolCallItem): { taskId: string; status: stri
 }
 
 const TASK_CREATED = /Task #([^\s"\\]+) created successfully/;
+/**
+ * barometer's own MCP tool `end_subtask` as an agent names it: bare, or with its server's prefix (Claude Code names an
+ * MCP tool `mcp__<server>__<tool>`; docs/rules.md, "The agent ends a sub-task"), whatever the server is called.
+ */
+const END_SUBTASK = /(?:^|__)end_subtask$/;
+
+/** What the agent said of the sub-task it ended (`end_subtask`'s `summary`), in a few words. */
+function endedSubtask(item: ToolCallItem): string {
+  const summary = inputObjectOf(item)?.summary;
+  return typeof summary === 'string' && summary.trim() !== '' ? summary.trim().slice(0, 80) : 'end_subtask';
+}
 /** A Codex shell result that names a non-zero exit: "Exit code: N" (its text format) or JSON `metadata.exit_code`. */
 const EXIT_CODE_TEXT = /^(?:Exit code: |Process exited with code )(\d+)/m;
 const EXIT_CODE_JSON = /"exit_code"\s*:\s*(\d+)/;
@@ -174,6 +185,14 @@ export function detectBoundaries(
     }
     if (item.kind !== 'system') seenContent = true;
     if (item.kind !== 'tool-call' || item.archivedTo !== undefined) continue;
+    if (END_SUBTASK.test(item.name)) {
+      // The agent says its sub-task is done: everything before the tool's answer is finished work.
+      const end = endOf(item.callId, position);
+      if (end === 'pending') resumeAt = Math.min(resumeAt, position);
+      else if (end !== 'failed' && options.kinds.has('task-mark'))
+        found.push({ kind: 'task-mark', end, detail: endedSubtask(item) });
+      continue;
+    }
     const update = taskUpdateOf(item);
     if (update) {
       const end = endOf(item.callId, position);

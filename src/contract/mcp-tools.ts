@@ -249,6 +249,18 @@ export const EvictTaskInputSchema = z.strictObject({
     }),
 });
 
+/** `end_subtask`: the agent says its current sub-task is done. */
+export const EndSubtaskInputSchema = z.strictObject({
+  summary: z.string().max(500, 'must be at most 500 characters').optional().meta({
+    description:
+      'What the finished sub-task did, in a few words (kept in your context with the tool call; the output is archived)',
+  }),
+  sessionId: IdSchema.optional().meta({
+    description:
+      'Your session id, if you know it. Omit it: the server finds the session of the agent you run in (by your working directory)',
+  }),
+});
+
 /**
  * `read_archive`: a tombstone or its address (`<archive path>#<item id>`, `/api/v1/archives/<session>/<task>?item=<id>`),
  * or the ids of `GET /api/v1/archives/:session/:task?item=`, named as every other tool names them.
@@ -327,6 +339,17 @@ export const ReportUsageOutputSchema = UsageAnswerSchema;
 /** `compact_history` and `evict_task`: the 200 body of `POST /api/v1/compact`. */
 export const CompactHistoryOutputSchema = CompactAnswerSchema;
 export const EvictTaskOutputSchema = CompactAnswerSchema;
+
+/**
+ * `end_subtask`: which session it was, whether barometer's proxy acts on its requests (only then does the output go),
+ * and what happens next, in a sentence.
+ */
+export const EndSubtaskOutputSchema = z.strictObject({
+  sessionId: z.string().nullable(),
+  /** Whether barometer's proxy edits this session's requests: the one that evicts the sub-task's output. */
+  acting: z.boolean(),
+  next: z.string(),
+});
 
 /** `read_archive`: one item exactly as archived (with its size in bytes), or every record of the archive. */
 export const ReadArchiveOutputSchema = z.union([

@@ -10,6 +10,7 @@ import {
   CompactHistoryOutputSchema,
   ContextStatusOutputSchema,
   CreateSessionOutputSchema,
+  EndSubtaskOutputSchema,
   EvaluatePressureOutputSchema,
   EvictTaskOutputSchema,
   ReadArchiveOutputSchema,
@@ -74,6 +75,7 @@ describe('outputSchema: every tool declares what its structured content holds (t
     report_usage: ReportUsageOutputSchema,
     compact_history: CompactHistoryOutputSchema,
     evict_task: EvictTaskOutputSchema,
+    end_subtask: EndSubtaskOutputSchema,
     read_archive: ReadArchiveOutputSchema,
   } as const;
 
@@ -486,6 +488,29 @@ describe('compact_history', () => {
     expect(answer).toMatchObject({ isError: true, structured: { code: 'BR_ERR_COMPACTION_REFUSED' } });
     expect(answer.structured.before).toBeDefined();
     expect(answer.text).toContain('Compaction refused');
+  });
+});
+
+describe('end_subtask', () => {
+  it('says whether the proxy acts on the session, the one that evicts: acting, observing, or no session', async () => {
+    await monitor.create({ id: 'acted', model: 'claude-sonnet-4-5' });
+    await monitor.setProxyStatus('acted', { mode: 'act', pause: null });
+    const acted = await callTool<{ sessionId: string; acting: boolean }>(client, 'end_subtask', {
+      summary: 'fixed the rounding',
+      sessionId: 'acted',
+    });
+    expect(acted.structured).toMatchObject({ sessionId: 'acted', acting: true });
+    expect(acted.text).toContain('tombstones from your next requests on');
+    await monitor.create({ id: 'watched', model: 'claude-sonnet-4-5' });
+    await monitor.setProxyStatus('watched', { mode: 'observe', pause: null });
+    const watched = await callTool<{ acting: boolean }>(client, 'end_subtask', { sessionId: 'watched' });
+    expect(watched.structured.acting).toBe(false);
+    expect(watched.text).toContain('nothing is evicted');
+    const unknown = await callTool<{ sessionId: null; acting: boolean }>(client, 'end_subtask', {});
+    expect(unknown.structured).toMatchObject({ sessionId: null, acting: false });
+    const tooLong = await callTool(client, 'end_subtask', { summary: 'x'.repeat(501) });
+    expect(tooLong).toMatchObject({ isError: true });
+    expect(tooLong.text).toContain('summary');
   });
 });
 

@@ -6,6 +6,8 @@ import {
   ContextStatusOutputSchema,
   CreateSessionInputSchema,
   CreateSessionOutputSchema,
+  EndSubtaskInputSchema,
+  EndSubtaskOutputSchema,
   EvaluatePressureInputSchema,
   EvaluatePressureOutputSchema,
   EvictTaskInputSchema,
@@ -216,6 +218,7 @@ export function barometerTools(): BarometerTool[] {
     reportUsageTool(),
     compactHistoryTool(),
     evictTaskTool(),
+    endSubtaskTool(),
     readArchiveTool(),
   ];
 }
@@ -417,6 +420,40 @@ function evictTaskTool(): BarometerTool {
         { history: { messages, tasks }, ...(sessionId === undefined ? {} : { sessionId }) },
         context,
       ),
+  });
+}
+
+/**
+ * `end_subtask`: the agent says its sub-task is done. The call itself is the boundary: barometer's proxy sees it in
+ * the next request (its answer follows the call there) and evicts the sub-task's tool output from the request after
+ * (the batch is decided while that request goes upstream), archived first: the tri-modal strategy's task-completion
+ * eviction, for agents whose own tools barometer cannot watch. The tool answers which session it was and whether a
+ * proxy acts on it; it changes nothing itself.
+ */
+function endSubtaskTool(): BarometerTool {
+  return defineTool({
+    name: 'end_subtask',
+    title: 'End the current sub-task',
+    description:
+      "Call when you have finished a sub-task (a fix, a feature, an investigation) and will not need its tool outputs verbatim again. When your requests go through barometer's proxy, it archives the outputs of the work before this call and replaces each with a short tombstone naming the archive (read_archive or your Read tool brings one back), from your next requests on. Your messages, the tool calls and this summary stay.",
+    input: EndSubtaskInputSchema,
+    output: EndSubtaskOutputSchema,
+    annotations: WRITES,
+    run: async ({ sessionId: given }: z.output<typeof EndSubtaskInputSchema>, context) => {
+      const own = given === undefined ? await ownSession(context) : undefined;
+      const sessionId = given ?? own?.id ?? null;
+      const summary =
+        sessionId === null
+          ? undefined
+          : (await context.monitor.view(sessionId).catch(() => undefined))?.proxy;
+      const acting = summary?.acting === true;
+      const next = acting
+        ? `barometer's proxy archives this sub-task's tool outputs and replaces them with tombstones from your next requests on; read_archive brings any back.`
+        : sessionId === null
+          ? "No barometer session is known for you here: nothing is evicted. Run your agent through barometer's proxy (barometer wrap) for end_subtask to free your context."
+          : `barometer's proxy does not act on session ${sessionId}${summary ? ' (it only observes)' : ''}: nothing is evicted. Run your agent through barometer wrap for end_subtask to free your context.`;
+      return { ok: true, value: { sessionId, acting, next }, text: next };
+    },
   });
 }
 

@@ -214,3 +214,65 @@ describe('batch names', () => {
     expect(entry.edits.get('read-agent')?.result).toContain('subtask-2.log');
   });
 });
+
+describe("the agent ends a sub-task itself (barometer's MCP tool end_subtask)", () => {
+  it('evicts the outputs before the call from the request after the one that carries its answer, archived byte for byte', async () => {
+    // A read of about 5,000 tokens (over minFreedTokens: it goes while the cache is warm), then the agent's call.
+    const big = Array.from({ length: 1000 }, (_, line) => `export const item${line} = "${line}";`).join('\n');
+    const body = {
+      model: 'claude-sonnet-4-5',
+      messages: [
+        { role: 'user', content: 'list the items, then move on' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'read-big', name: 'Read', input: { file_path: '/repo/items.ts' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read-big', content: big }] },
+        {
+          role: 'assistant',
+          content: [
+            {
+              type: 'tool_use',
+              id: 'end-1',
+              name: 'mcp__barometer__end_subtask',
+              input: { summary: 'listed the items' },
+            },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'end-1', content: 'noted' }],
+        },
+      ],
+    };
+    const monitor = new SessionMonitor();
+    const archive = new ArchiveStore({ root });
+    const proxy = new ProxySessions({
+      monitor,
+      archive,
+      now: () => 1_000_000,
+      onFailure: (stage, error) => {
+        throw new Error(`${stage}: ${String(error)}`);
+      },
+    });
+    const entry = proxy.session('ends-itself');
+    await proxy.ensure(entry, 'claude-sonnet-4-5', 'barometer-header');
+    // Without the call's answer (the request that carries the call only), nothing is decided.
+    const before = { ...body, messages: body.messages.slice(0, 4) };
+    proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(before)), before);
+    await entry.pending;
+    expect(entry.edits.size).toBe(0);
+    proxy.analyze(entry, 'anthropic', Buffer.from(JSON.stringify(body)), body);
+    await entry.pending;
+    const tombstone = entry.edits.get('read-big')?.result ?? '';
+    expect(tombstone).toMatch(
+      /^\[barometer evicted the result of Read \/repo\/items\.ts \(\d+ tokens\) when subtask-1 ended \(task-mark\)\. Original: record "read-big:result" in \S+\.log\]$/,
+    );
+    const records = await archive.readArchive('ends-itself', 'subtask-1');
+    expect(records.find((record) => record.itemId === 'read-big:result')?.content).toBe(big);
+    // The agent's own call and its answer stay as they were.
+    expect(entry.edits.has('end-1')).toBe(false);
+  });
+});

@@ -89,5 +89,6 @@ export const TOOL_NAMES = [
   'report_usage',
   'compact_history',
   'evict_task',
+  'end_subtask',
   'read_archive',
 ];
