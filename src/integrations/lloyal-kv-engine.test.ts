@@ -13,10 +13,14 @@ import { lloyalKvEngine } from './lloyal-kv-engine.js';
 const N_CTX = 1024;
 const N_BATCH = 64;
 const N_SEQ_MAX = 8;
-const tokens = (count: number, offset = 0) => Array.from({ length: count }, (_, i) => 3 + ((offset + i) % 350));
+const tokens = (count: number, offset = 0) =>
+  Array.from({ length: count }, (_, i) => 3 + ((offset + i) % 350));
 
 /** The real cache's free cells, measured: a fresh branch takes `expected` tokens and then refuses one more. */
-async function probeFreeCells(context: LloyalTestContext, expected: number): Promise<{ filled: boolean; oneMore: boolean }> {
+async function probeFreeCells(
+  context: LloyalTestContext,
+  expected: number,
+): Promise<{ filled: boolean; oneMore: boolean }> {
   const probe = context._branchCreate(0, {}, N_BATCH);
   let filled = true;
   try {
@@ -42,7 +46,14 @@ type Operation =
 
 const operation: fc.Arbitrary<Operation> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('fork' as const), pick: fc.nat() }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('prefill' as const), pick: fc.nat(), count: fc.integer({ min: 1, max: 180 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('prefill' as const),
+      pick: fc.nat(),
+      count: fc.integer({ min: 1, max: 180 }),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('generate' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('retainOnly' as const), pick: fc.nat() }) },
@@ -87,7 +98,10 @@ describe.skipIf(skip)('lloyal native context (unified cache) against barometerâ€
   });
 
   it('keeps the ledger equal to the engine after every operation of 10 random runs of 100', async () => {
-    const runs = fc.sample(fc.array(operation, { minLength: 100, maxLength: 100 }), { seed: 42, numRuns: 10 });
+    const runs = fc.sample(fc.array(operation, { minLength: 100, maxLength: 100 }), {
+      seed: 42,
+      numRuns: 10,
+    });
     let operations = 0;
     let refusedHalfCommits = 0;
     let refusedReleases = 0;
@@ -134,7 +148,8 @@ describe.skipIf(skip)('lloyal native context (unified cache) against barometerâ€
 
   it('fills the last free cell and refuses one more, as the engine does', async () => {
     const { budget, root } = await freshBudget(0);
-    const child = await budget.fork((await budget.prefill(root, tokens(300)), root));
+    await budget.prefill(root, tokens(300));
+    const child = await budget.fork(root);
     expect((await budget.prefill(child, tokens(N_CTX - 300))).ok).toBe(true);
     expect(budget.pressure()).toMatchObject({ remaining: 0, critical: true });
     const refused = await budget.prefill(child, [9]);
@@ -181,8 +196,13 @@ describe.skipIf(skip)('lloyal native context (unified cache) against barometerâ€
     await expect(context._branchPrefill(Number(root), tokens(500))).rejects.toThrow();
     expect(context._storeKvPressure().remaining).toBe(free);
     expect(await probeFreeCells(context, free - 384)).toEqual({ filled: true, oneMore: false });
-    // And every later decode on that branch fails (its position no longer follows the cache's).
+    // And every later decode on that branch fails (its position no longer follows the cache's): through the
+    // budget that is an engine failure, counted, with nothing recorded.
     await expect(context._branchPrefill(Number(root), [5])).rejects.toThrow();
+    const before = budget.ledger.cellsUsed;
+    expect(await budget.prefill(root, [5])).toMatchObject({ ok: false, code: 'engine_failed', written: 0 });
+    expect(budget.engineFailures).toBe(1);
+    expect(budget.ledger.cellsUsed).toBe(before);
     await empty(budget);
   });
 });

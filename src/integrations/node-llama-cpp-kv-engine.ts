@@ -12,9 +12,22 @@ export interface NodeLlamaCppSequence {
 export interface NodeLlamaCppContext {
   readonly contextSize: number;
   readonly batchSize: number;
+  readonly sequencesLeft: number;
   getSequence(options?: {
     contextShift?: { strategy?: (options: { sequence: unknown; size: number }) => never };
   }): NodeLlamaCppSequence;
+}
+
+/**
+ * Waits until node-llama-cpp has freed a disposed sequence's cells: `dispose()` returns at once and frees them
+ * under the context's lock (`LlamaContext._reclaimUnusedSequenceId`), after which the sequence is counted in
+ * `sequencesLeft` again. A bounded wait on that state, not on a clock.
+ */
+export async function reclaimed(context: { readonly sequencesLeft: number }, before: number): Promise<void> {
+  for (let turn = 0; context.sequencesLeft <= before; turn++) {
+    if (turn > 100_000) throw new Error('node-llama-cpp did not free a disposed sequence');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /**
@@ -41,9 +54,11 @@ export function nodeLlamaCppKvEngine(context: NodeLlamaCppContext): KvEngine {
     sequences.set(id, context.getSequence({ contextShift: { strategy: refuseShift } }));
     return id;
   };
-  const release = (branch: string): void => {
+  const release = async (branch: string): Promise<void> => {
+    const before = context.sequencesLeft;
     get(branch).dispose();
     sequences.delete(branch);
+    await reclaimed(context, before);
   };
   return {
     layout: 'perSequence',
@@ -57,16 +72,16 @@ export function nodeLlamaCppKvEngine(context: NodeLlamaCppContext): KvEngine {
         for (let start = 0; start < prefix.length; start += context.batchSize)
           await get(id).evaluateWithoutGeneratingNewTokens(prefix.slice(start, start + context.batchSize));
       } catch (error) {
-        release(id);
+        await release(id);
         throw error;
       }
       return id;
     },
     decode: (branch, tokens) => get(branch).evaluateWithoutGeneratingNewTokens([...tokens]),
-    release: async (branch) => release(branch),
+    release,
     retainOnly: async (branch) => {
       get(branch);
-      for (const id of [...sequences.keys()]) if (id !== branch) release(id);
+      for (const id of [...sequences.keys()]) if (id !== branch) await release(id);
     },
   };
 }

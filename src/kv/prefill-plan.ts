@@ -28,8 +28,10 @@ function invalid(field: string, value: unknown, message: string): never {
  */
 export function prefillPlan(input: { remaining: number; tokens: number; nBatch: number }): PrefillPlan {
   const { remaining, tokens, nBatch } = input;
-  if (!Number.isInteger(tokens) || tokens < 0) invalid('tokens', tokens, 'must be a whole number, at least 0');
-  if (!Number.isInteger(nBatch) || nBatch < 1) invalid('nBatch', nBatch, 'must be a whole number, at least 1');
+  if (!Number.isInteger(tokens) || tokens < 0)
+    invalid('tokens', tokens, 'must be a whole number, at least 0');
+  if (!Number.isInteger(nBatch) || nBatch < 1)
+    invalid('nBatch', nBatch, 'must be a whole number, at least 1');
   if (!(remaining === Number.POSITIVE_INFINITY || (Number.isInteger(remaining) && remaining >= 0)))
     invalid('remaining', remaining, 'must be a whole number, at least 0, or Infinity');
   const chunks = Math.ceil(tokens / nBatch);

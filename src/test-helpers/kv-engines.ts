@@ -29,7 +29,9 @@ export function engineMissing(engine: KvEngineName): string | undefined {
     return `the native llama.cpp engines are built for linux-x64 only (this is ${process.platform}-${process.arch})`;
   for (const name of PACKAGES[engine]) {
     // The packages' `exports` hide package.json: look for the folder the way Node's resolution would.
-    const found = (require.resolve.paths(name) ?? []).some((folder) => existsSync(join(folder, name, 'package.json')));
+    const found = (require.resolve.paths(name) ?? []).some((folder) =>
+      existsSync(join(folder, name, 'package.json')),
+    );
     if (!found) return `${name} is not installed (npm ci installs it)`;
   }
   return undefined;
@@ -43,7 +45,9 @@ export function skipWithoutEngine(engine: KvEngineName, suite: string): boolean 
   const missing = engineMissing(engine);
   if (missing === undefined) return false;
   if (supported && process.env.CI) return false;
-  console.warn(`Skipping the KV engine suite "${suite}": ${missing}.${supported ? ' With CI set it fails instead.' : ''}`);
+  console.warn(
+    `Skipping the KV engine suite "${suite}": ${missing}.${supported ? ' With CI set it fails instead.' : ''}`,
+  );
   return true;
 }
 
@@ -69,7 +73,10 @@ export interface LloyalContextOptions {
 }
 
 /** lloyal's native context on the model, one thread. */
-export async function lloyalContext(modelPath: string, options: LloyalContextOptions): Promise<LloyalTestContext> {
+export async function lloyalContext(
+  modelPath: string,
+  options: LloyalContextOptions,
+): Promise<LloyalTestContext> {
   const native = require(LLOYAL_PACKAGE) as {
     createContext(options: Record<string, unknown>): Promise<LloyalTestContext>;
   };
