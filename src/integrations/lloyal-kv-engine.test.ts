@@ -5,6 +5,7 @@ import { KvEngineBudget } from '../kv/kv-engine.js';
 import {
   type LloyalTestContext,
   lloyalContext,
+  probeFreeCells,
   skipWithoutEngine,
   tinyModelFile,
 } from '../test-helpers/kv-engines.js';
@@ -15,27 +16,6 @@ const N_BATCH = 64;
 const N_SEQ_MAX = 8;
 const tokens = (count: number, offset = 0) =>
   Array.from({ length: count }, (_, i) => 3 + ((offset + i) % 350));
-
-/** The real cache's free cells, measured: a fresh branch takes `expected` tokens and then refuses one more. */
-async function probeFreeCells(
-  context: LloyalTestContext,
-  expected: number,
-): Promise<{ filled: boolean; oneMore: boolean }> {
-  const probe = context._branchCreate(0, {}, N_BATCH);
-  let filled = true;
-  try {
-    for (let start = 0; start < expected; start += N_BATCH)
-      await context._branchPrefill(probe, tokens(Math.min(N_BATCH, expected - start), start));
-  } catch {
-    filled = false;
-  }
-  const oneMore = await context._branchPrefill(probe, [7]).then(
-    () => true,
-    () => false,
-  );
-  context._branchPrune(probe);
-  return { filled, oneMore };
-}
 
 type Operation =
   | { kind: 'fork'; pick: number }
@@ -137,7 +117,7 @@ describe.skipIf(skip)('lloyal native context (unified cache) against barometerâ€
       }
       // The real cache: exactly barometer's remaining cells are free.
       const { remaining } = budget.pressure();
-      expect(await probeFreeCells(context, remaining)).toEqual({ filled: true, oneMore: false });
+      expect(await probeFreeCells(context, N_BATCH, remaining)).toEqual({ filled: true, oneMore: false });
       expect(budget.engineFailures).toBe(0);
       await empty(budget);
     }
@@ -190,12 +170,12 @@ describe.skipIf(skip)('lloyal native context (unified cache) against barometerâ€
       accepted: false,
       code: 'would_half_commit',
     });
-    expect(await probeFreeCells(context, free)).toEqual({ filled: true, oneMore: false });
+    expect(await probeFreeCells(context, N_BATCH, free)).toEqual({ filled: true, oneMore: false });
 
     // Without barometer: the engine writes 6 chunks of 64, fails the 7th, and its own ledger still says 421 free.
     await expect(context._branchPrefill(Number(root), tokens(500))).rejects.toThrow();
     expect(context._storeKvPressure().remaining).toBe(free);
-    expect(await probeFreeCells(context, free - 384)).toEqual({ filled: true, oneMore: false });
+    expect(await probeFreeCells(context, N_BATCH, free - 384)).toEqual({ filled: true, oneMore: false });
     // And every later decode on that branch fails (its position no longer follows the cache's): through the
     // budget that is an engine failure, counted, with nothing recorded.
     await expect(context._branchPrefill(Number(root), [5])).rejects.toThrow();

@@ -82,3 +82,31 @@ export async function lloyalContext(
   };
   return native.createContext({ modelPath, nThreads: 1, ...options });
 }
+
+const probeTokens = (count: number, offset: number) =>
+  Array.from({ length: count }, (_, i) => 3 + ((offset + i) % 350));
+
+/**
+ * The real cache's free cells, measured: a fresh branch takes `expected` tokens (in `nBatch` chunks) and then
+ * refuses one more. The probe branch is pruned afterwards, so the cache is as it was.
+ */
+export async function probeFreeCells(
+  context: LloyalTestContext,
+  nBatch: number,
+  expected: number,
+): Promise<{ filled: boolean; oneMore: boolean }> {
+  const probe = context._branchCreate(0, {}, nBatch);
+  let filled = true;
+  try {
+    for (let start = 0; start < expected; start += nBatch)
+      await context._branchPrefill(probe, probeTokens(Math.min(nBatch, expected - start), start));
+  } catch {
+    filled = false;
+  }
+  const oneMore = await context._branchPrefill(probe, [7]).then(
+    () => true,
+    () => false,
+  );
+  context._branchPrune(probe);
+  return { filled, oneMore };
+}
