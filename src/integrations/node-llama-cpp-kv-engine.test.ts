@@ -1,8 +1,13 @@
 import * as fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KvEngineBudget } from '../kv/kv-engine.js';
-import { skipWithoutEngine, tinyModelFile } from '../test-helpers/kv-engines.js';
-import { type NodeLlamaCppContext, nodeLlamaCppKvEngine, reclaimed } from './node-llama-cpp-kv-engine.js';
+import {
+  type NodeLlamaCppLoaded,
+  nodeLlamaCppContext,
+  skipWithoutEngine,
+  tinyModelFile,
+} from '../test-helpers/kv-engines.js';
+import { nodeLlamaCppKvEngine, reclaimed } from './node-llama-cpp-kv-engine.js';
 
 const CONTEXT_SIZE = 256; // per sequence (node-llama-cpp allocates contextSize × sequences cells)
 const SEQUENCES = 4;
@@ -39,36 +44,20 @@ interface CacheAddon {
   getSequenceKvCacheMaxPosition(sequenceId: number): number;
 }
 
-interface Loaded {
-  context: NodeLlamaCppContext & { readonly stateSize: number; dispose(): Promise<void> };
-  dispose(): Promise<void>;
-}
-
 describe.skipIf(skip)('node-llama-cpp (a cache per sequence) against barometer’s KV budget', () => {
   let model: ReturnType<typeof tinyModelFile>;
-  let loaded: Loaded;
+  let loaded: NodeLlamaCppLoaded;
   /** The real cache's occupied cells from its state size: a fixed header plus bytes per cell × cells. */
   let realCells: () => number;
 
   beforeAll(async () => {
     model = tinyModelFile();
-    const { getLlama } = await import('node-llama-cpp');
-    const llama = await getLlama({ gpu: false, build: 'never', maxThreads: 1, logLevel: 'error' as never });
-    const llamaModel = await llama.loadModel({ modelPath: model.path });
-    const context = await llamaModel.createContext({
+    loaded = await nodeLlamaCppContext(model.path, {
       contextSize: CONTEXT_SIZE,
       sequences: SEQUENCES,
       batchSize: BATCH,
-      threads: 1,
     });
-    loaded = {
-      context: context as unknown as Loaded['context'],
-      dispose: async () => {
-        await context.dispose();
-        await llamaModel.dispose();
-        await llama.dispose();
-      },
-    };
+    const { context } = loaded;
     // The real cache, two ways. Each sequence's cells from llama.cpp's own positions (the addon's
     // llama_memory_seq_pos_min/max; the adapter never erases inside a sequence, so a sequence is contiguous), and
     // the context's state size: a base, a header per non-empty sequence and bytes per cell, calibrated here on
@@ -77,11 +66,11 @@ describe.skipIf(skip)('node-llama-cpp (a cache per sequence) against barometer�
     const empty = context.stateSize;
     const first = context.getSequence();
     const second = context.getSequence();
-    await first.evaluateWithoutGeneratingNewTokens(tokens(1) as never);
+    await first.evaluateWithoutGeneratingNewTokens(tokens(1));
     const oneCell = context.stateSize;
-    await first.evaluateWithoutGeneratingNewTokens(tokens(1, 1) as never);
+    await first.evaluateWithoutGeneratingNewTokens(tokens(1, 1));
     const perCell = context.stateSize - oneCell;
-    await second.evaluateWithoutGeneratingNewTokens(tokens(1) as never);
+    await second.evaluateWithoutGeneratingNewTokens(tokens(1));
     const perSequence = context.stateSize - oneCell - 2 * perCell;
     const base = oneCell - perSequence - perCell;
     const left = context.sequencesLeft;
