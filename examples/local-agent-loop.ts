@@ -3,10 +3,13 @@
  * PRODUCE is asked before each generation (stop when critical, cut non-terminal tool calls when over budget) and
  * SETTLE before each tool result is decoded (results accepted in order while they fit the real headroom).
  *
- *   npx tsx examples/local-agent-loop.ts [model.gguf]
+ *   npm run kv-engines                                 # once: the engines, into test/kv-engines (linux-x64)
+ *   BAROMETER_URL=http://127.0.0.1:8797 npx tsx examples/local-agent-loop.ts [model.gguf]
  *
  * Without a model path it writes the tests' tiny random model to a temp folder (its text is garbage; its KV
- * cache is real). It runs lloyal's native context (`@lloyal-labs/lloyal.node-linux-x64`, linux-x64).
+ * cache is real). It runs lloyal's native context (`@lloyal-labs/lloyal.node-linux-x64`, linux-x64). With
+ * BAROMETER_URL it feeds that running service (`npm start`) as it goes: the dashboard shows the session's KV cells,
+ * headroom and critical live.
  * (In your project: import { KvEngineBudget, lloyalKvEngine } from 'barometer/internal'.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,14 +35,21 @@ export interface LoopOptions {
   gates?: boolean;
   /** @default 500 */
   maxTurns?: number;
-  /** Called after every turn with the budget's figures (a dashboard, a session's usage). */
-  onTurn?(figures: {
-    turn: number;
-    cellsUsed: number;
-    remaining: number;
-    headroom: number;
-    critical: boolean;
-  }): void;
+  /** Called after every turn with the budget's figures (a dashboard, a session's usage: `serviceReporter`). */
+  onTurn?(figures: TurnFigures): void;
+}
+
+/** One turn's figures: the generation's prompt and reply, and the budget after the turn's tool results. */
+export interface TurnFigures {
+  turn: number;
+  /** The branch's cells when the turn's reply was generated (its prompt). */
+  prompt: number;
+  /** Tokens generated this turn. */
+  generated: number;
+  cellsUsed: number;
+  remaining: number;
+  headroom: number;
+  critical: boolean;
 }
 
 export interface LoopResult {
@@ -101,6 +111,7 @@ export async function runLocalAgentLoop(options: LoopOptions): Promise<LoopResul
       result.ended = 'kv_critical';
       break;
     }
+    const prompt = budget.pressure(branch).cellsUsed;
     const reply: number[] = [];
     for (let index = 0; index < (options.generate ?? 32); index++) {
       const token = options.sample(branch);
@@ -134,6 +145,8 @@ export async function runLocalAgentLoop(options: LoopOptions): Promise<LoopResul
     const pressure = budget.pressure(branch);
     options.onTurn?.({
       turn,
+      prompt,
+      generated: reply.length,
       cellsUsed: pressure.cellsUsed,
       remaining: pressure.remaining,
       headroom: pressure.headroom,
@@ -143,8 +156,72 @@ export async function runLocalAgentLoop(options: LoopOptions): Promise<LoopResul
   return result;
 }
 
+/** What `serviceReporter` tells the service the session is: its id, model name and the engine's KV settings. */
+export interface ServiceSession {
+  /** The service's base URL. @default 'http://127.0.0.1:8797' */
+  url?: string;
+  id: string;
+  /** The local model's name, as the dashboard shows it. */
+  model: string;
+  kv: { nCtx: number; nBatch: number; softLimit: number };
+}
+
+/**
+ * Feeds a running barometer service (`npm start`, `barometer serve`) from the loop, so that the dashboard shows
+ * the session live: it creates the session with the engine's KV settings, then posts each turn's usage with the
+ * engine's own cell count (`kvCellsUsed`). Posts go in order, one after the other, and never hold the loop: the
+ * agent does not wait for barometer, and a service that cannot be reached is said once, on stderr.
+ */
+export async function serviceReporter(
+  session: ServiceSession,
+  engineCells: () => number,
+): Promise<{ onTurn(figures: TurnFigures): void; flush(): Promise<void> }> {
+  const url = (session.url ?? 'http://127.0.0.1:8797').replace(/\/+$/, '');
+  let failed = false;
+  const post = async (path: string, body: unknown) => {
+    try {
+      const answer = await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(1500),
+      });
+      if (!answer.ok) throw new Error(`${answer.status} ${await answer.text()}`);
+    } catch (error) {
+      if (!failed) console.error(`barometer at ${url}: ${error instanceof Error ? error.message : error}`);
+      failed = true;
+    }
+  };
+  await post('/api/v1/sessions', {
+    id: session.id,
+    model: session.model,
+    contextWindow: session.kv.nCtx,
+    kv: session.kv,
+  });
+  const usagePath = `/api/v1/sessions/${encodeURIComponent(session.id)}/usage`;
+  let queue = Promise.resolve();
+  return {
+    onTurn: (figures) => {
+      // The engine's count now, not when the post goes out.
+      const body = {
+        promptTokens: figures.prompt,
+        completionTokens: figures.generated,
+        kvCellsUsed: engineCells(),
+      };
+      queue = queue.then(() => post(usagePath, body));
+    },
+    flush: () => queue,
+  };
+}
+
+const N_CTX = 2048;
+const N_BATCH = 64;
+const SOFT_LIMIT = 256;
+
 async function main(): Promise<void> {
-  const require = createRequire(import.meta.url);
+  // In your project: createRequire(import.meta.url). In barometer's clone the engine lives in test/kv-engines
+  // (npm run kv-engines installs it).
+  const require = createRequire(new URL('../test/kv-engines/package.json', import.meta.url));
   const folder = mkdtempSync(join(tmpdir(), 'barometer-loop-'));
   try {
     const modelPath = process.argv[2] ?? writeTinyGguf(join(folder, 'tiny.gguf'));
@@ -158,21 +235,32 @@ async function main(): Promise<void> {
     };
     const context = await native.createContext({
       modelPath,
-      nCtx: 2048,
-      nBatch: 64,
+      nCtx: N_CTX,
+      nBatch: N_BATCH,
       nThreads: 1,
       nSeqMax: 2,
     });
-    const budget = new Budget(lloyalKvEngine(context, { nBatch: 64 }), { softLimit: 256 });
+    const budget = new Budget(lloyalKvEngine(context, { nBatch: N_BATCH }), { softLimit: SOFT_LIMIT });
     const branch = await budget.open();
     await budget.prefill(branch, fill(200, 0)); // the system prompt
+    const kv = { nCtx: N_CTX, nBatch: N_BATCH, softLimit: SOFT_LIMIT };
+    const service = process.env.BAROMETER_URL
+      ? await serviceReporter(
+          { url: process.env.BAROMETER_URL, id: `local-${process.pid}`, model: 'tiny-gguf', kv },
+          () => context._storeKvPressure().cellsUsed,
+        )
+      : undefined;
     const result = await runLocalAgentLoop({
       budget,
       branch,
       sample: (id) => context._branchSample(Number(id)),
       resultSizes: [120, 40, 300, 80, 500],
-      onTurn: (figures) => console.log(JSON.stringify(figures)),
+      onTurn: (figures) => {
+        console.log(JSON.stringify(figures));
+        service?.onTurn(figures);
+      },
     });
+    await service?.flush();
     console.log(result, { engineFailures: budget.engineFailures, ...budget.pressure().toJSON() });
     context.dispose();
   } finally {
