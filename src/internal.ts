@@ -370,7 +370,16 @@ export {
   createCommandSummarizer,
   DEFAULT_SUMMARIZER_TIMEOUT_MS,
 } from './integrations/command-summarizer.js';
-export { CellLedger, type CellLedgerOptions } from './kv/cell-ledger.js';
+export {
+  type LloyalNativeContext,
+  lloyalKvEngine,
+} from './integrations/lloyal-kv-engine.js';
+export {
+  type NodeLlamaCppContext,
+  type NodeLlamaCppSequence,
+  nodeLlamaCppKvEngine,
+} from './integrations/node-llama-cpp-kv-engine.js';
+export { CellLedger, type CellLedgerOptions, type KvLayout } from './kv/cell-ledger.js';
 export {
   type ContextPressure,
   type ContextPressureInput,
@@ -381,6 +390,13 @@ export {
   DEFAULT_HARD_LIMIT,
   DEFAULT_SOFT_LIMIT,
 } from './kv/context-pressure.js';
+export {
+  type KvEngine,
+  KvEngineBudget,
+  type KvEngineBudgetOptions,
+  type PrefillOutcome,
+} from './kv/kv-engine.js';
+export { type PrefillPlan, prefillPlan } from './kv/prefill-plan.js';
 export {
   type ProduceResult,
   produce,

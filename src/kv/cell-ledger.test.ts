@@ -118,3 +118,45 @@ describe('CellLedger errors', () => {
     expect(() => ledger.decode('root', 1.5)).toThrow(BarometerValidationError);
   });
 });
+
+describe('CellLedger per-sequence layout (node-llama-cpp: kv_unified = false)', () => {
+  it('counts a fork’s copied prefix again and frees all of a sequence’s cells on release', () => {
+    const ledger = new CellLedger({ nCtx: 255, layout: 'perSequence' });
+    const root = ledger.open('root');
+    ledger.decode(root, 100);
+    const child = ledger.fork(root, 'child');
+    expect(ledger.cellsUsed).toBe(200);
+    ledger.decode(child, 20);
+    // The parent can go first: the fork owns its own copy.
+    expect(ledger.release(root)).toBe(100);
+    expect(ledger.cellsUsed).toBe(120);
+    expect(ledger.release(child)).toBe(120);
+    expect(ledger.cellsUsed).toBe(0);
+  });
+
+  it('measures each sequence against its own nCtx, and the fullest one without a branch', () => {
+    const ledger = new CellLedger({ nCtx: 255, softLimit: 32, layout: 'perSequence' });
+    const a = ledger.open('a');
+    const b = ledger.open('b');
+    ledger.decode(a, 200);
+    ledger.decode(b, 50);
+    expect(ledger.pressure(a)).toMatchObject({ cellsUsed: 200, remaining: 55, headroom: 23 });
+    expect(ledger.pressure(b)).toMatchObject({ cellsUsed: 50, remaining: 205 });
+    expect(ledger.pressure().remaining).toBe(55);
+  });
+
+  it('shares one pool in the unified layout, whichever branch is asked about', () => {
+    const ledger = new CellLedger({ nCtx: 1000 });
+    const a = ledger.open('a');
+    ledger.decode(a, 300);
+    const b = ledger.fork(a, 'b');
+    ledger.decode(b, 100);
+    expect(ledger.pressure(a).remaining).toBe(600);
+    expect(ledger.pressure(b).remaining).toBe(600);
+    expect(() => ledger.pressure('missing')).toThrow(BarometerValidationError);
+  });
+
+  it('rejects an unknown layout by name', () => {
+    expect(() => new CellLedger({ nCtx: 10, layout: 'paged' as never })).toThrow(/layout/);
+  });
+});

@@ -1,10 +1,21 @@
 import { BarometerValidationError } from '../errors/validation.js';
 import { type ContextPressure, type ContextPressureInput, contextPressure } from './context-pressure.js';
 
+/**
+ * How an engine lays out its KV cache (docs/rules.md, KV budget):
+ * - `unified`: one pool of `nCtx` cells shared by every sequence; a fork shares its parent's prefix, counted once
+ *   (lloyal's native context, a llama.cpp context created with `kv_unified`);
+ * - `perSequence`: each sequence has its own `nCtx` cells; a fork copies its parent's prefix into its own cells
+ *   (node-llama-cpp, whose contexts are created with `kv_unified = false`).
+ */
+export type KvLayout = 'unified' | 'perSequence';
+
 /** The ledger's limits (as for `contextPressure`, without `cellsUsed`) and how it names branches. */
 export interface CellLedgerOptions extends Omit<ContextPressureInput, 'cellsUsed'> {
   /** Names a branch when `open` or `fork` is not given an id. @default a counter: `branch-1`, `branch-2`, … */
   generateId?: () => string;
+  /** The engine's cache layout; with `perSequence`, `nCtx` is the cells of one sequence. @default 'unified' */
+  layout?: KvLayout;
 }
 
 interface Branch {
@@ -23,6 +34,8 @@ function invalid(field: string, value: unknown, message: string): never {
  * Counts unique KV cells per branch, the way lloyal-agents' SessionContext does: decoding adds cells to a branch,
  * a fork shares its parent's cells up to the fork point, releasing a fork frees only the cells above its fork point,
  * and `retainOnly` / `drain` reset the count. `pressure()` turns the count into a `ContextPressure` snapshot.
+ * With `layout: 'perSequence'` a fork copies its parent's prefix instead (its cells count again) and each sequence
+ * has its own `nCtx`.
  *
  * @example
  * const ledger = new CellLedger({ nCtx: 16384 });
@@ -35,12 +48,16 @@ function invalid(field: string, value: unknown, message: string): never {
 export class CellLedger {
   readonly #limits: Omit<ContextPressureInput, 'cellsUsed'>;
   readonly #generateId: () => string;
+  readonly layout: KvLayout;
   readonly #branches = new Map<string, Branch>();
   #cellsUsed = 0;
   #counter = 0;
 
   constructor(options: CellLedgerOptions) {
-    const { generateId, ...limits } = options;
+    const { generateId, layout, ...limits } = options;
+    if (layout !== undefined && layout !== 'unified' && layout !== 'perSequence')
+      invalid('layout', layout, "must be 'unified' or 'perSequence'");
+    this.layout = layout ?? 'unified';
     // Validate the limits now, so a bad nCtx or hardLimit fails at construction rather than at the first snapshot.
     contextPressure({ ...limits, cellsUsed: 0 });
     this.#limits = limits;
@@ -69,17 +86,22 @@ export class CellLedger {
     return branchId;
   }
 
-  /** Forks a branch from `parent` at the parent's current position; the prefix is shared, no cells added. */
+  /**
+   * Forks a branch from `parent` at the parent's current position. In a unified cache the prefix is shared and no
+   * cells are added; per sequence the fork holds its own copy of the prefix (the parent's position in cells).
+   */
   fork(parent: string, id?: string): string {
     const source = this.#get(parent);
     const branchId = this.#newId(id);
+    const copied = this.layout === 'perSequence';
     this.#branches.set(branchId, {
-      parent,
-      forkPoint: source.position,
+      parent: copied ? undefined : parent,
+      forkPoint: copied ? 0 : source.position,
       position: source.position,
       children: new Set(),
     });
-    source.children.add(branchId);
+    if (copied) this.#cellsUsed += source.position;
+    else source.children.add(branchId);
     return branchId;
   }
 
@@ -127,9 +149,20 @@ export class CellLedger {
     this.#cellsUsed = 0;
   }
 
-  /** The KV budget snapshot for the cells in use now. */
-  pressure(): ContextPressure {
-    return contextPressure({ ...this.#limits, cellsUsed: this.#cellsUsed });
+  /**
+   * The KV budget snapshot for the cells in use now. In a unified cache every branch draws on one pool, so
+   * `branch` changes nothing; per sequence the snapshot is that branch's own sequence, and without a branch the
+   * fullest sequence's (the one that runs out first).
+   */
+  pressure(branch?: string): ContextPressure {
+    if (this.layout === 'unified') {
+      if (branch !== undefined) this.#get(branch);
+      return contextPressure({ ...this.#limits, cellsUsed: this.#cellsUsed });
+    }
+    let cellsUsed = 0;
+    if (branch !== undefined) cellsUsed = this.#get(branch).position;
+    else for (const { position } of this.#branches.values()) cellsUsed = Math.max(cellsUsed, position);
+    return contextPressure({ ...this.#limits, cellsUsed });
   }
 
   #get(branch: string): Branch {

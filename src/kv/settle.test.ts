@@ -69,3 +69,23 @@ describe('settle', () => {
     }
   });
 });
+
+describe('settle against a prefill that would half-commit', () => {
+  it('says would_half_commit when a result exceeds the free cells, with what nBatch chunks would write', () => {
+    // 603 of 1,024 cells with no soft limit: 421 free.
+    const pressure = contextPressure({ nCtx: 1024, cellsUsed: 603, softLimit: 0, nBatch: 64 });
+    const result = settle(pressure, [
+      { id: 'small', tokens: 21 },
+      { id: 'big', tokens: 500 },
+    ]);
+    expect(result.decisions.map((decision) => decision.code)).toEqual(['fits', 'would_half_commit']);
+    // After 'small', 400 cells are free: 500 tokens in chunks of 64 would write six (384) and fail.
+    expect(result.decisions[1]?.reason).toContain('500 tokens exceed the 400 free KV cells');
+    expect(result.decisions[1]?.reason).toContain('384 written in chunks of 64');
+  });
+
+  it('keeps exceeds_headroom for a result that fits the cells but not the soft limit', () => {
+    const pressure = contextPressure({ nCtx: 1024, cellsUsed: 603, softLimit: 256 });
+    expect(settle(pressure, [{ id: 'mid', tokens: 300 }]).decisions[0]?.code).toBe('exceeds_headroom');
+  });
+});

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { ContextPressure } from './context-pressure.js';
+import { prefillPlan } from './prefill-plan.js';
 
 /** A tool result waiting to be decoded into the context, with its size in tokens (= KV cells). */
 export const ToolResultSizeSchema = z.strictObject({ id: z.string().min(1), tokens: z.int().min(0) });
@@ -12,9 +13,11 @@ const ToolResultsSchema = z.array(ToolResultSizeSchema);
  * Why a tool result was accepted or rejected:
  * - `fits`: it fits the headroom left after the results accepted before it;
  * - `exceeds_headroom`: it does not fit;
+ * - `would_half_commit`: it does not even fit the free cells: its prefill would write its first `nBatch` chunks
+ *   and then fail, leaving a half-decoded result in the cache;
  * - `after_rejection`: an earlier result was rejected, and results settle in order.
  */
-export type SettleCode = 'fits' | 'exceeds_headroom' | 'after_rejection';
+export type SettleCode = 'fits' | 'exceeds_headroom' | 'would_half_commit' | 'after_rejection';
 
 export interface SettleDecision {
   readonly id: string;
@@ -52,6 +55,7 @@ export function settle(pressure: ContextPressure, toolResults: readonly ToolResu
   const accepted: string[] = [];
   const rejected: string[] = [];
   let headroom = pressure.headroom;
+  let remaining = pressure.remaining;
   let stopped = false;
   for (const { id, tokens } of parsed.value) {
     let code: SettleCode;
@@ -62,6 +66,15 @@ export function settle(pressure: ContextPressure, toolResults: readonly ToolResu
     } else if (tokens <= headroom) {
       code = 'fits';
       reason = `${tokens} tokens fit the headroom of ${headroom}`;
+    } else if (tokens > remaining) {
+      code = 'would_half_commit';
+      const written =
+        pressure.nBatch === undefined
+          ? ''
+          : ` (${prefillPlan({ remaining, tokens, nBatch: pressure.nBatch }).committed} written in ` +
+            `chunks of ${pressure.nBatch}, then a failed decode)`;
+      reason = `${tokens} tokens exceed the ${remaining} free KV cells: the prefill would half-commit${written}`;
+      stopped = true;
     } else {
       code = 'exceeds_headroom';
       reason = `${tokens} tokens exceed the headroom of ${headroom} (${pressure.softLimit} cells are kept free)`;
@@ -72,6 +85,7 @@ export function settle(pressure: ContextPressure, toolResults: readonly ToolResu
     if (isAccepted) {
       accepted.push(id);
       headroom -= tokens;
+      remaining -= tokens;
     } else {
       rejected.push(id);
     }

@@ -260,6 +260,45 @@ describe('POST /api/v1/sessions/:id/usage', () => {
     expect((await server.inject({ url: '/api/v1/sessions/s' })).json().generations).toBe(0);
   });
 
+  it('takes a local engine’s KV cell count (kvCellsUsed) and shows the KV figures it gives', async () => {
+    const server = await makeApp();
+    await create(server, {
+      id: 'local-1',
+      model: 'tiny-gguf',
+      kv: { nCtx: 2048, nBatch: 64, softLimit: 256 },
+    });
+    const posted = await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/local-1/usage',
+      payload: { promptTokens: 300, completionTokens: 32, kvCellsUsed: 2000 },
+    });
+    expect(posted.statusCode).toBe(200);
+    // 2,048 − 2,000 = 48 cells, below the nBatch floor of 64: critical, and the verdict terminates.
+    expect(posted.json().signals.kv).toEqual({
+      nCtx: 2048,
+      cellsUsed: 2000,
+      remaining: 48,
+      softLimit: 256,
+      hardLimit: 64,
+      nBatch: 64,
+      headroom: -208,
+      critical: true,
+      percentAvailable: 2,
+      unbounded: false,
+      source: 'engine',
+    });
+    expect(posted.json().verdict.action).toBe('terminate');
+    const view = await server.inject({ method: 'GET', url: '/api/v1/sessions/local-1' });
+    expect(view.json().signals.kv).toMatchObject({ cellsUsed: 2000, source: 'engine' });
+    const bad = await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions/local-1/usage',
+      payload: { promptTokens: 300, kvCellsUsed: 1.5 },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(JSON.stringify(bad.json())).toContain('kvCellsUsed');
+  });
+
   it('answers 404 for an unknown session', async () => {
     const server = await makeApp();
     const response = await server.inject({

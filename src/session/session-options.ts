@@ -119,4 +119,10 @@ export interface UsageUpdate {
    * (`rate_limits`), a Codex rollout's `token_count` (`rate_limits.primary/secondary`).
    */
   windows?: readonly import('../quota/windows/usage-window.js').UsageWindow[];
+  /**
+   * The KV cells a local engine's cache holds after this generation, as the engine counts them: with `kv` settings,
+   * the KV budget reads it instead of prompt + completion (which count one sequence only: not a fork's shared
+   * prefix, nor the cells of other sequences).
+   */
+  kvCellsUsed?: number;
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
+import { ContextPressureJsonSchema } from '../kv/context-pressure.js';
 import { AgentNameSchema, ProfileSourceSchema } from '../models/model-profile.js';
 import { PressureAssessmentSchema, PressureLevelSchema, PrioritySchema } from '../pressure/schemas.js';
 import { EvictedSchema, EvictionSavingsSchema } from './eviction-savings.js';
@@ -139,6 +140,19 @@ export const SessionHealthSchema = z
   .meta({ id: 'SessionHealth' });
 export type SessionHealth = z.infer<typeof SessionHealthSchema>;
 
+/**
+ * A session's KV budget (seed 001) as JSON: the snapshot's figures and where its cells come from, `engine` (the
+ * local engine's own count, `kvCellsUsed` of the last update that named it) or `usage` (the last prompt plus
+ * completion, one sequence's tokens).
+ */
+export const SessionKvFiguresSchema = z
+  .strictObject({
+    ...ContextPressureJsonSchema.shape,
+    source: z.enum(['engine', 'usage']),
+  })
+  .meta({ id: 'SessionKvFigures' });
+export type SessionKvFigures = z.infer<typeof SessionKvFiguresSchema>;
+
 /** What the session measures, in its own units; `null` where it has no figure. */
 export const SessionSignalsSchema = z
   .strictObject({
@@ -182,6 +196,8 @@ export const SessionSignalsSchema = z
     driftPercent: z.number().min(0).max(100).nullable(),
     /** The subscription windows the session has seen (headers, status line, logs); absent when none. */
     windows: z.array(WindowForecastSchema).optional(),
+    /** The KV budget of a local model's cache: cells, headroom, critical; absent for a session without `kv`. */
+    kv: SessionKvFiguresSchema.optional(),
   })
   .meta({ id: 'SessionSignals' });
 export type SessionSignals = z.infer<typeof SessionSignalsSchema>;

@@ -1,6 +1,7 @@
 import { type QuotaStanding, quotaStandings, type ReportedDimension } from '../quota/quota-standings.js';
 import { emptyTokenWindow, type TokenWindowSpec, windowTokens } from '../quota/token-window.js';
-import type { SessionSignals } from './session-schemas.js';
+import { kvFiguresOf } from './kv-reason.js';
+import type { SessionKvFigures, SessionSignals } from './session-schemas.js';
 import { burnWindowOf } from './session-settings.js';
 import { QUOTA_WINDOW, type SessionState } from './session-state.js';
 import { windowForecastsOf, windowView } from './session-windows.js';
@@ -63,7 +64,14 @@ export function signalsAt(
     ageSeconds: state.firstAt === null ? 0 : Math.max(0, Math.round((at - state.firstAt) / 1000)),
     driftPercent: state.drift,
     ...(state.windows?.length ? { windows: windowForecastsOf(state, at).map(windowView) } : {}),
+    ...kvSignal(state),
   };
+}
+
+/** The KV figures as a signal, only for a session with KV settings. */
+function kvSignal(state: SessionState): { kv?: SessionKvFigures } {
+  const kv = kvFiguresOf(state);
+  return kv === undefined ? {} : { kv };
 }
 
 /** The quota windows of a state written before they existed (a state read back from an older version). */

@@ -53,6 +53,8 @@ export const SessionStateSchema = z
     lastAt: z.number().nullable(),
     lastPrompt: count.nullable(),
     lastCompletion: count.nullable(),
+    /** The KV cells the engine reported with the last update that named them (`kvCellsUsed`); absent before any. */
+    kvCellsUsed: count.optional(),
     budgetUsed: z.number().min(0),
     drift: z.number().min(0).max(100).nullable(),
     health: HealthStateSchema,

@@ -126,6 +126,51 @@ describe('the verdict', () => {
     expect(critical.verdict.action).toBe('terminate');
   });
 
+  it('reads the KV budget from the engine’s own cell count once an update names it (kvCellsUsed)', () => {
+    // 2,048 cells, nBatch 64 (so the hard limit is 64), soft limit 256. From usage: 300 + 20 = 320 cells,
+    // remaining 1,728, headroom 1,472, 84% available (1,728 / 2,048 = 84.4%).
+    const s = session({ kv: { nCtx: 2048, nBatch: 64, softLimit: 256 } });
+    expect(s.update({ usage: usage(300, 20) }).signals.kv).toEqual({
+      nCtx: 2048,
+      cellsUsed: 320,
+      remaining: 1728,
+      softLimit: 256,
+      hardLimit: 64,
+      nBatch: 64,
+      headroom: 1472,
+      critical: false,
+      percentAvailable: 84,
+      unbounded: false,
+      source: 'usage',
+    });
+    // The engine holds 2,000 cells (a fork's branch, other sequences): remaining 48 < 64 is critical.
+    const engine = s.update({ usage: usage(300, 20), kvCellsUsed: 2000 });
+    expect(engine.signals.kv).toMatchObject({
+      cellsUsed: 2000,
+      remaining: 48,
+      headroom: -208,
+      critical: true,
+    });
+    expect(engine.signals.kv?.source).toBe('engine');
+    expect(engine.verdict.action).toBe('terminate');
+    expect(engine.verdict.reasons.find((reason) => reason.model === 'kv')?.reason).toBe(
+      'KV critical: 48 cells remaining, headroom -208 < hard limit 64',
+    );
+    // The engine's count stands until an update names another: a prompt's tokens are one sequence's only.
+    expect(s.update({ usage: usage(310, 20) }).signals.kv).toMatchObject({
+      cellsUsed: 2000,
+      source: 'engine',
+    });
+    expect(s.update({ usage: usage(310, 20), kvCellsUsed: 100 }).signals.kv).toMatchObject({
+      cellsUsed: 100,
+      critical: false,
+    });
+  });
+
+  it('carries no KV figures for a session without KV settings', () => {
+    expect(session().update({ usage: usage(300, 20), kvCellsUsed: 2000 }).signals.kv).toBeUndefined();
+  });
+
   it('fires the standard trigger above 200,000 tokens, then holds it until the context grows', () => {
     const s = session({ contextWindow: 1_000_000, optimalMaxTokens: 900_000 });
     const fired = s.update({ usage: usage(210_000) });

@@ -139,6 +139,7 @@ export function stepSession(
   next.firstAt = state.firstAt ?? at;
   next.lastAt = at;
   next.drift = update.driftPercent ?? state.drift;
+  if (update.kvCellsUsed !== undefined) next.kvCellsUsed = update.kvCellsUsed;
   // A response that compacted its own context server-side (Anthropic `iterations[]`): the session records the
   // compaction (a marker, the loop guards) and counts every pass's tokens, as the provider bills them.
   const server = serverCompaction(usage);
@@ -434,6 +435,7 @@ function nextState(state: SessionState): SessionState {
     lastAt: state.lastAt,
     lastPrompt: state.lastPrompt,
     lastCompletion: state.lastCompletion,
+    kvCellsUsed: state.kvCellsUsed,
     budgetUsed: state.budgetUsed,
     drift: state.drift,
     health: state.health,

@@ -36,6 +36,21 @@ describe('parseUsageInput', () => {
     );
   });
 
+  it('passes a local engine’s KV cell count on, and names the field of a bad one', () => {
+    const parsed = parseUsageInput({ promptTokens: 300, completionTokens: 20, kvCellsUsed: 2000 });
+    expect(parsed.ok && parsed.value.kvCellsUsed).toBe(2000);
+    const raw = parseUsageInput({
+      format: 'llama-cpp',
+      response: { usage: { prompt_tokens: 300, completion_tokens: 20 } },
+      kvCellsUsed: 2000,
+    });
+    expect(raw.ok && raw.value.kvCellsUsed).toBe(2000);
+    const bad = parseUsageInput({ promptTokens: 300, kvCellsUsed: -1 });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok)
+      expect(bad.issues).toMatchObject([{ field: 'kvCellsUsed', value: -1, message: 'must be ≥ 0' }]);
+  });
+
   it('reads the common body of a usage post without the schema and keeps only the usage update', () => {
     expect(
       parseUsageInput(JSON.parse('{"promptTokens":120000,"completionTokens":800,"cachedReadTokens":110000}')),

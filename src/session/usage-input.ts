@@ -22,6 +22,12 @@ const shared = {
     .optional(),
   /** Subscription windows seen with this generation (a status line's `rate_limits`, a log's). */
   windows: z.array(UsageWindowSchema).max(16).optional(),
+  /**
+   * The KV cells a local engine's cache holds after this generation, as the engine counts them (lloyal's
+   * `_storeKvPressure().cellsUsed`, or a `KvEngineBudget` ledger kept equal to the engine). A session with `kv`
+   * settings reads its KV budget from it instead of prompt + completion (docs/rules.md, KV budget on a real engine).
+   */
+  kvCellsUsed: z.number().int('must be a whole number of cells').min(0, 'must be ≥ 0').optional(),
 };
 
 /** A usage record as the caller measured it; only `promptTokens` is required. */
@@ -133,5 +139,6 @@ function manualUpdate(value: ManualUsageInput): UsageUpdate {
   if (value.taskCompleted !== undefined) update.taskCompleted = value.taskCompleted;
   if (value.headers !== undefined) update.headers = value.headers;
   if (value.windows !== undefined) update.windows = value.windows;
+  if (value.kvCellsUsed !== undefined) update.kvCellsUsed = value.kvCellsUsed;
   return update;
 }

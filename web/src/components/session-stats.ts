@@ -3,6 +3,7 @@ import type { HealthLevel, SessionView, SubAgentsAnswer } from '../../../src/con
 import { estimateMarks } from '../estimates.js';
 import { formatPercent, formatTokens, formatUsd } from '../format.js';
 import { REGULATOR_LEVEL_CLASS } from '../health.js';
+import { type KvFigures, kvText } from '../kv-text.js';
 import { EstimateMark } from './estimate-mark.js';
 
 function countdownText(countdown: number | null, level: HealthLevel): string {
@@ -49,7 +50,19 @@ function CostCard({ view, family }: { view: SessionView; family: SubAgentsAnswer
   </div>`;
 }
 
-/** The session's figures: prompt and window, thresholds, regulator, burn, countdown, totals, cost, budget. */
+/** A local model's KV cache (seed 001): cells in use, free and headroom, the crash floor, critical. */
+function KvCard({ kv }: { kv: KvFigures }) {
+  const text = kvText(kv);
+  return html`<div data-figure="kv" data-kv-critical=${String(text.critical)} data-kv-source=${kv.source}>
+    <dt>KV cells${text.critical ? html` <span class="level level-critical">critical</span>` : null}</dt>
+    <dd><span data-kv="cells">${text.cells}</span> <span class="unit">${text.of}</span></dd>
+    <dd class="muted" data-kv="headroom">${text.headroom}</dd>
+    <dd class="muted" data-kv="floor">${text.floor}</dd>
+    <dd class="muted small">${text.source}</dd>
+  </div>`;
+}
+
+/** The session's figures: prompt and window, thresholds, regulator, burn, countdown, KV cells, totals, cost, budget. */
 export function SessionStats(props: {
   view: SessionView;
   level: HealthLevel;
@@ -91,6 +104,7 @@ export function SessionStats(props: {
       <dd>${health.countdown ?? '—'}</dd>
       <dd class="muted">${countdownText(health.countdown, level)}</dd>
     </div>
+    ${signals.kv ? html`<${KvCard} kv=${signals.kv} />` : null}
     <${TotalsCard} view=${view} family=${family} />
     <${CostCard} view=${view} family=${family} />
     ${
