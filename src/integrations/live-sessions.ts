@@ -1,3 +1,4 @@
+import type { UsageWindow } from '../quota/windows/usage-window.js';
 import type { CompactionReport } from '../session/compaction-step.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionOptions } from '../session/session-options.js';
@@ -11,6 +12,8 @@ export interface LiveCall {
   /** ISO 8601 time of the call. */
   timestamp: string;
   taskCompleted?: boolean;
+  /** The subscription windows the log records with the call (Codex's `rate_limits`). */
+  windows?: readonly UsageWindow[];
 }
 
 /** What a live session answers after a call: the verdict's action and the owned reminder, if any. */
@@ -81,6 +84,7 @@ export class MonitorSessions implements LiveSessions {
       usage: call.usage,
       timestamp: call.timestamp,
       ...(call.taskCompleted ? { taskCompleted: true } : {}),
+      ...(call.windows?.length ? { windows: call.windows } : {}),
     });
     return {
       action: answer.verdict.action,
@@ -111,6 +115,7 @@ export function usageBody(call: LiveCall): Record<string, unknown> | undefined {
     ...(usage.model === undefined ? {} : { model: usage.model }),
     timestamp: call.timestamp,
     ...(call.taskCompleted ? { taskCompleted: true } : {}),
+    ...(call.windows?.length ? { windows: call.windows } : {}),
   };
 }
 
