@@ -2,6 +2,7 @@ import type { ReportFilter, ReportRow, ReportView } from './aggregate-report.js'
 import { aggregateReport } from './aggregate-report.js';
 import { type CollectLogsOptions, collectLogs } from './build-report.js';
 import { dayOf } from './day-of.js';
+import type { ReportBlock } from './report-blocks.js';
 import { reportFootnotes } from './report-footnotes.js';
 
 export interface ReportRequest extends ReportFilter {
@@ -9,6 +10,8 @@ export interface ReportRequest extends ReportFilter {
   view?: ReportView;
   /** The time zone days are counted in. @default the machine's */
   timeZone?: string;
+  /** The time the blocks view's active block is judged at (epoch ms). @default now */
+  now?: number;
 }
 
 /** What `barometer report --json` prints and `GET /api/v1/report` answers. */
@@ -19,6 +22,8 @@ export interface ReportResult {
   timeZone: string;
   rows: ReportRow[];
   total: ReportRow;
+  /** The blocks view's 5-hour blocks, gaps included (`--view blocks`). */
+  blocks?: ReportBlock[];
   footnotes: string[];
   files: { found: number; read: number; cached: number; skipped: { path: string; problem: string }[] };
 }
@@ -38,7 +43,7 @@ export async function makeReport(request: ReportRequest, options: CollectLogsOpt
     ...(request.project === undefined ? {} : { project: request.project }),
     ...(request.agent === undefined ? {} : { agent: request.agent }),
   };
-  const report = aggregateReport(collected.logs, view, filter, dayOf(timeZone));
+  const report = aggregateReport(collected.logs, view, filter, dayOf(timeZone), request.now ?? Date.now());
   return {
     view,
     since: request.since ?? null,
@@ -46,6 +51,7 @@ export async function makeReport(request: ReportRequest, options: CollectLogsOpt
     timeZone,
     rows: report.rows,
     total: report.total,
+    ...(report.blocks ? { blocks: report.blocks } : {}),
     footnotes: reportFootnotes(report.total),
     files: {
       found: collected.read + collected.cached,
