@@ -2,7 +2,7 @@ import type { UsageWindow } from '../quota/windows/usage-window.js';
 import type { CompactionReport } from '../session/compaction-step.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionOptions } from '../session/session-options.js';
-import type { SessionView } from '../session/session-schemas.js';
+import type { SessionView, WindowForecastView } from '../session/session-schemas.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type BarometerClient, ServiceError } from './barometer-client.js';
 
@@ -21,6 +21,8 @@ export interface LiveAnswer {
   action: string;
   health: string;
   reminder: string | null;
+  /** The subscription windows the session sees after the call, each with its forecast. */
+  windows: WindowForecastView[];
 }
 
 /** What a live session looks like to an adapter. */
@@ -33,6 +35,8 @@ export interface LiveSessionState {
   reminder: string | null;
   /** ISO time of the session's latest compaction marker, or null. */
   lastCompactionAt: string | null;
+  /** The subscription windows the session sees, each with its forecast. */
+  windows: WindowForecastView[];
 }
 
 /**
@@ -62,6 +66,7 @@ function stateOf(view: SessionView): LiveSessionState {
         .map((marker) => marker.timestamp)
         .sort()
         .at(-1) ?? null,
+    windows: view.signals.windows ?? [],
   };
 }
 
@@ -90,6 +95,7 @@ export class MonitorSessions implements LiveSessions {
       action: answer.verdict.action,
       health: answer.health.level,
       reminder: answer.health.reminder?.text ?? null,
+      windows: answer.signals.windows ?? [],
     };
   }
 
@@ -150,6 +156,7 @@ export class ServiceSessions implements LiveSessions {
       action: answer.verdict.action,
       health: answer.health.level,
       reminder: answer.health.reminder?.text ?? null,
+      windows: answer.signals.windows ?? [],
     };
   }
 
