@@ -31,11 +31,93 @@ const KEY_HEADERS: Readonly<Record<ReportResult['view'], string>> = {
   session: 'session',
   project: 'project',
   model: 'model',
+  blocks: 'block start',
 };
 
-function columns(view: ReportResult['view']): Column[] {
+type Block = NonNullable<ReportResult['blocks']>[number];
+
+/** `10:00–15:00Z` of a block's start and end, or its day and hours when the block is another day's. */
+function blockHours(block: Block): string {
+  return `${block.start.slice(0, 10)} ${block.start.slice(11, 16)}–${block.end.slice(11, 16)}Z`;
+}
+
+/** A block's windows as the logs record them: `5h 27% (resets 16:40Z) · 7d 8%`, the share red-free text. */
+export function blockWindowsText(block: Block): string {
+  return block.windows
+    .map((window) => {
+      const reset = window.resetsAt === null ? '' : ` resets ${window.resetsAt.slice(11, 16)}Z`;
+      const binds =
+        window.bindsBeforeReset && window.runsOutAt !== null
+          ? ` runs out ${window.runsOutAt.slice(11, 16)}Z`
+          : '';
+      return `${window.label} ${Math.round(window.usedPercent)}%${binds}${window.windowMinutes !== null && window.windowMinutes <= 300 ? reset : ''}`;
+    })
+    .join(' · ');
+}
+
+/** The blocks view's own columns, read from the block a row is the sum of. */
+function blockColumns(blocks: ReadonlyMap<string, Block>): Column[] {
+  const of = (row: ReportRowAnswer) => blocks.get(row.key);
   return [
-    { header: KEY_HEADERS[view], exact: (row) => row.key, left: true },
+    {
+      header: 'status',
+      exact: (row) => {
+        const block = of(row);
+        return block === undefined ? '' : block.active ? 'active' : 'ended';
+      },
+      left: true,
+    },
+    {
+      header: 'tokens/min',
+      exact: (row) => (of(row)?.burn ? String(Math.round(of(row)?.burn?.tokensPerMinute ?? 0)) : ''),
+      shown: (row) => (of(row)?.burn ? compactNumber(Math.round(of(row)?.burn?.tokensPerMinute ?? 0)) : '—'),
+    },
+    {
+      header: '$/h',
+      exact: (row) => (of(row)?.burn ? (of(row)?.burn?.costPerHour ?? 0).toFixed(6) : ''),
+      shown: (row) => (of(row)?.burn ? dollars(of(row)?.burn?.costPerHour ?? 0) : '—'),
+    },
+    {
+      header: 'projected',
+      exact: (row) => {
+        const projection = of(row)?.projection;
+        return projection ? `${projection.totalTokens} ${projection.totalCostUsd.toFixed(2)}` : '';
+      },
+      shown: (row) => {
+        const projection = of(row)?.projection;
+        return projection
+          ? `${compactNumber(projection.totalTokens)} ${dollars(projection.totalCostUsd)} in ${projection.remainingMinutes} min`
+          : '—';
+      },
+    },
+    {
+      header: 'windows',
+      exact: (row) => {
+        const block = of(row);
+        return block === undefined ? '' : blockWindowsText(block);
+      },
+      left: true,
+    },
+  ];
+}
+
+function columns(view: ReportResult['view'], result?: ReportResult): Column[] {
+  const blocks = new Map(
+    (result?.blocks ?? []).filter((block) => !block.gap).map((block) => [block.start, block]),
+  );
+  return [
+    {
+      header: KEY_HEADERS[view],
+      exact: (row) => row.key,
+      ...(view === 'blocks'
+        ? {
+            shown: (row: ReportRowAnswer) =>
+              blocks.has(row.key) ? blockHours(blocks.get(row.key) as Block) : row.key,
+          }
+        : {}),
+      left: true,
+    },
+    ...(view === 'blocks' ? blockColumns(blocks) : []),
     ...(view === 'session'
       ? [
           {
@@ -131,7 +213,7 @@ function footer(result: ReportResult): string[] {
 
 /** The report as an aligned text table, the total row last, the footnotes under it. */
 export function formatReportTable(result: ReportResult): string {
-  const list = columns(result.view);
+  const list = columns(result.view, result);
   const cells = [...result.rows, result.total].map((row) =>
     list.map((column) => (column.shown ?? column.exact)(row)),
   );
@@ -153,7 +235,7 @@ export function formatReportTable(result: ReportResult): string {
 
 /** The report as a Markdown table, for pasting in an issue or a chat. */
 export function formatReportMarkdown(result: ReportResult): string {
-  const list = columns(result.view);
+  const list = columns(result.view, result);
   const escapePipes = (text: string) => text.replace(/\|/g, '\\|');
   const row = (values: readonly string[]) => `| ${values.map(escapePipes).join(' | ')} |`;
   const lines = [
@@ -167,7 +249,7 @@ export function formatReportMarkdown(result: ReportResult): string {
 
 /** The report as CSV (RFC 4180 quoting), every figure exact, the total row last. */
 export function formatReportCsv(result: ReportResult): string {
-  const list = columns(result.view);
+  const list = columns(result.view, result);
   const quote = (text: string) => (/[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
   const lines = [
     list.map((column) => quote(column.header)).join(','),

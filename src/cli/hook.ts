@@ -23,10 +23,19 @@ function serviceOfDataFolder(io: CliIo): { url: string; file: string } | undefin
 }
 
 /** Reads one hook event from stdin, tells the service, prints the agent's JSON output when there is one. */
-export async function runHook(io: CliIo, flags: { server?: string; timeout: string }): Promise<void> {
+export async function runHook(
+  io: CliIo,
+  flags: { server?: string; timeout: string; windowReminder?: string },
+): Promise<void> {
   if (!/^\d+$/.test(flags.timeout) || Number(flags.timeout) < 1) {
     throw new UsageError(
       `--timeout must be a whole number of milliseconds ≥ 1; got ${JSON.stringify(flags.timeout)}`,
+    );
+  }
+  const within = flags.windowReminder ?? io.env.BAROMETER_WINDOW_REMINDER_MINUTES;
+  if (within !== undefined && (!/^\d+$/.test(within) || Number(within) > 10_080)) {
+    throw new UsageError(
+      `--window-reminder must be a whole number of minutes from 0 (off) to 10080; got ${JSON.stringify(within)}`,
     );
   }
   const text = await readStdin(io);
@@ -43,6 +52,7 @@ export async function runHook(io: CliIo, flags: { server?: string; timeout: stri
       ...(io.env.HOME ? { home: io.env.HOME } : {}),
       // The agent runs this command as its child: its process is ours' parent.
       agentProcessId: process.ppid,
+      ...(within === undefined ? {} : { windowReminderMinutes: Number(within) }),
     });
     if (result.output) io.stdout.write(`${JSON.stringify(result.output)}\n`);
   } catch (error) {

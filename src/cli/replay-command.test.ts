@@ -141,6 +141,17 @@ describe('barometer replay', () => {
     }
   });
 
+  it('shows the windows a Codex rollout records at each call, and when one would run out at the pace measured', async () => {
+    const { code, stdout } = await cli([
+      'replay',
+      trace('codex/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl'),
+    ]);
+    expect(code).toBe(0);
+    // The period's first minutes: 13% of the 5-hour window 14 minutes after it began, 26%/h over the lookback.
+    expect(stdout).toMatch(/^\s+0 {2}2026-02-23 11:54:58 .* wait {2}5h 13% runs out 15:15Z · 7d 4%$/m);
+    expect(stdout).toMatch(/^\s+4 {2}2026-02-23 12:18:22 .* continue {2}5h 18% · 7d 6%$/m);
+  });
+
   it('replays a log of a model nobody knows (aide-gpt-5): window and health unknown, never a refusal', async () => {
     const { code, stdout } = await cli(['replay', trace('codex/small-codex-session.jsonl')]);
     expect(code).toBe(0);

@@ -112,4 +112,28 @@ describe('barometer statusline', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it('adds the plan windows of a subscriber’s rate_limits, and keeps their figures for the next refresh', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'barometer-statusline-windows-'));
+    try {
+      const payload = JSON.parse(
+        readFileSync(new URL('../../examples/statusline-input-subscription.json', import.meta.url), 'utf8'),
+      );
+      // The 5-hour window began 3 hours ago and resets in 2: 30% used in 180 min lasts well past the reset.
+      const reset = Math.floor(Date.now() / 60_000) * 60 + 120 * 60;
+      payload.rate_limits.five_hour = { used_percentage: 30, resets_at: reset };
+      payload.transcript_path = join(state, 'absent.jsonl');
+      const result = await statusline(JSON.stringify(payload), { XDG_STATE_HOME: state, TZ: 'UTC' });
+      const clock = new Date(reset * 1000).toISOString().slice(11, 16);
+      expect(result).toEqual({
+        code: 0,
+        stdout: `● 24% of 167k · 40,310 tokens · continue · 5h 30% · resets ${clock} · 7d 41%\n`,
+        stderr: '',
+      });
+      const kept = readdirSync(join(state, 'barometer', 'statusline'));
+      expect(kept).toEqual([`windows-${payload.session_id}.json`]);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,7 +1,11 @@
 import * as z from 'zod';
 import { HealthLevelSchema } from '../health/health-level.js';
 import { PressureLevelSchema } from '../pressure/schemas.js';
-import { VerdictActionSchema, VerdictReasonSchema } from '../session/session-schemas.js';
+import {
+  VerdictActionSchema,
+  VerdictReasonSchema,
+  WindowForecastSchema,
+} from '../session/session-schemas.js';
 import { LOG_FORMATS } from '../usage/session-log.js';
 
 /**
@@ -61,6 +65,8 @@ export const ReplayCallSchema = z
     whatIfPromptTokens: count.nullable().optional(),
     /** With the what-if: that call's cost with the prompt cache, at the same price. */
     whatIfCostUsd: usd.nullable().optional(),
+    /** The subscription windows the log records (Codex's `rate_limits`), each with its burn and forecast at this call. */
+    windows: z.array(WindowForecastSchema).optional(),
   })
   .meta({ id: 'ReplayCall' });
 

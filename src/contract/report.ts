@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { REPORT_VIEWS } from '../report/aggregate-report.js';
+import { WindowForecastSchema } from '../session/session-schemas.js';
 import { LOG_FORMATS } from '../usage/session-log.js';
 
 /**
@@ -89,6 +90,26 @@ export const ReportRowSchema = z
   })
   .meta({ id: 'ReportRow' });
 
+/** One 5-hour block of the blocks view (as ccusage's `blocks` counts them), or a gap between two. */
+export const ReportBlockSchema = z
+  .strictObject({
+    start: z.string(),
+    end: z.string(),
+    actualEnd: z.string().nullable(),
+    gap: z.boolean(),
+    active: z.boolean(),
+    models: z.array(z.string()),
+    /** Input + output tokens per minute and USD per hour, from the block's first call to its last. */
+    burn: z.strictObject({ tokensPerMinute: z.number().min(0), costPerHour: z.number().min(0) }).nullable(),
+    /** An active block's totals at that burn until its end. */
+    projection: z
+      .strictObject({ totalTokens: count, totalCostUsd: z.number().min(0), remainingMinutes: count })
+      .nullable(),
+    /** The subscription windows the logs record within the block, each with its burn and forecast. */
+    windows: z.array(WindowForecastSchema),
+  })
+  .meta({ id: 'ReportBlock' });
+
 export const ReportResultSchema = z
   .strictObject({
     view: ReportViewSchema,
@@ -98,6 +119,8 @@ export const ReportResultSchema = z
     timeZone: z.string(),
     rows: z.array(ReportRowSchema),
     total: ReportRowSchema,
+    /** `view=blocks`: the 5-hour blocks, gaps included, in time order (each block with calls is a row too). */
+    blocks: z.array(ReportBlockSchema).optional(),
     /** The rules behind figures another tool (ccusage) would show differently, each with its reason. */
     footnotes: z.array(z.string()),
     files: z.strictObject({
@@ -109,7 +132,8 @@ export const ReportResultSchema = z
   })
   .meta({
     id: 'ReportResult',
-    description: 'Cost and pressure over the local agent logs, by day, session, project or model',
+    description:
+      'Cost and pressure over the local agent logs, by day, session, project, model or 5-hour block',
   });
 
 export type ReportQuery = z.infer<typeof ReportQuerySchema>;

@@ -10,6 +10,7 @@ export const WEBHOOK_EVENTS = [
   'new_round_due',
   'compaction',
   'pool_exhausted',
+  'window_threshold',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -316,3 +316,86 @@ describe('a model finds its own session by its agent’s process (real processes
     );
   });
 });
+
+describe('the subscription windows’ reminder on a submitted prompt', () => {
+  const T0 = Date.parse('2026-12-03T10:00:00Z');
+  let clock = T0;
+  let windowsApp: FastifyInstance;
+  let windowsUrl: string;
+  let windowsData: string;
+  beforeAll(async () => {
+    windowsData = mkdtempSync(join(tmpdir(), 'barometer-hook-windows-'));
+    windowsApp = await buildApp(
+      { logLevel: 'silent', dataDir: windowsData, rateLimitPerMinute: 0, ingestRateLimitPerMinute: 0 },
+      { now: () => clock },
+    );
+    await windowsApp.listen({ host: '127.0.0.1', port: 0 });
+    const address = windowsApp.server.address();
+    windowsUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(async () => {
+    await windowsApp.close();
+    rmSync(windowsData, { recursive: true, force: true });
+  });
+
+  /** A session whose answers said the 5-hour window (reset at 12:00) was at each of `figures` (minute, fraction). */
+  async function sessionWith(id: string, figures: ReadonlyArray<readonly [number, string]>) {
+    await windowsApp.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { id, model: 'claude-sonnet-4-5' },
+    });
+    for (const [minute, fraction] of figures) {
+      clock = T0 + minute * 60_000;
+      await windowsApp.inject({
+        method: 'POST',
+        url: `/api/v1/sessions/${id}/usage`,
+        payload: {
+          promptTokens: 20_000,
+          completionTokens: 100,
+          headers: {
+            'anthropic-ratelimit-unified-5h-utilization': fraction,
+            'anthropic-ratelimit-unified-5h-reset': String((T0 + 120 * 60_000) / 1000),
+          },
+        },
+      });
+    }
+  }
+  const prompt = (id: string, windowReminderMinutes?: number) =>
+    handleHookEvent(
+      { session_id: id, hook_event_name: 'UserPromptSubmit', prompt: 'go on' },
+      {
+        sessions: new ServiceSessions(new BarometerClient({ url: windowsUrl })),
+        now: () => clock,
+        ...(windowReminderMinutes === undefined ? {} : { windowReminderMinutes }),
+      },
+    );
+
+  it('reminds the agent when the 5-hour window runs out within 30 minutes (the default), and says when it resets', async () => {
+    // 60% at 10:00, 80% at 10:30: 40%/h; 20% left lasts 30 min, until 11:00, before the 12:00 reset.
+    await sessionWith('hot-window', [
+      [0, '0.6'],
+      [30, '0.8'],
+    ]);
+    const answer = await prompt('hot-window');
+    expect(answer.output).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'UserPromptSubmit',
+        additionalContext:
+          'Subscription window (barometer): The 5h usage window is 80% used and runs out in about 30 min at the recent pace (40%/h), before its reset: it resets at 12:00Z, in 90 min. Spend less per step until then: finish the current task before starting another, do not start sub-agents or broad searches, and keep outputs short.',
+      },
+    });
+    // A shorter horizon than the 30 minutes left: no reminder; 0 turns it off.
+    expect((await prompt('hot-window', 20)).output).toBeUndefined();
+    expect((await prompt('hot-window', 0)).output).toBeUndefined();
+  });
+
+  it('says nothing of a window that lasts until its reset', async () => {
+    // 60% at 10:00, 62% at 10:30: 4%/h; 38% left lasts 9.5 h, past the reset.
+    await sessionWith('calm-window', [
+      [0, '0.6'],
+      [30, '0.62'],
+    ]);
+    expect((await prompt('calm-window')).output).toBeUndefined();
+  });
+});

@@ -6,6 +6,7 @@ import type { LineLogFormat } from '../usage/create-line-log-reader.js';
 import type { SessionCall } from '../usage/session-log.js';
 import type { LiveSessions } from './live-sessions.js';
 import { type LogTail, readLogTail } from './log-tail.js';
+import { DEFAULT_WINDOW_REMINDER_MINUTES, windowReminder } from './window-reminder.js';
 
 /**
  * The fields every agent's hook payload shares, and the event-specific ones barometer reads. Claude Code
@@ -138,8 +139,13 @@ export interface HookDependencies {
   /** Serializes the hooks of one session (parallel tool calls fire parallel hooks); runs `work` alone. */
   exclusive?: <T>(sessionId: string, work: () => Promise<T>) => Promise<T>;
   home?: string;
-  /** The clock, for the time of a compaction the payload does not date. @default Date.now */
+  /** The clock, for the time of a compaction the payload does not date and the windows' reminder. @default Date.now */
   now?: () => number;
+  /**
+   * On a submitted prompt, remind the agent when a subscription window runs out within this many minutes at the
+   * measured pace (or is spent); 0: never. @default 30 (`DEFAULT_WINDOW_REMINDER_MINUTES`)
+   */
+  windowReminderMinutes?: number;
   /**
    * The agent's process id: the hook command's parent (the agent runs its hooks as child processes). Kept on the
    * session the hook creates, so that an MCP server the same agent started finds it.
@@ -163,7 +169,8 @@ export function additionalContextOutput(eventName: string, text: string): Record
  * Handles one hook event of Claude Code, Codex or Gemini CLI against the live session of the same id: reports the
  * transcript's last call when the session has not seen it (so that parallel hooks and `barometer watch` never count a
  * call twice), records a compaction before the agent compacts, and on a submitted prompt answers the session's
- * `context_health` reminder as additional context while one is active. The session is created on the first event
+ * `context_health` reminder as additional context while one is active, and a subscription window's when one runs out
+ * within `windowReminderMinutes` (`windowReminder`). The session is created on the first event
  * that names a model (the transcript's calls, or Codex's `model` field), with the agent's effective window.
  */
 export async function handleHookEvent(input: HookInput, dependencies: HookDependencies): Promise<HookResult> {
@@ -205,16 +212,19 @@ export async function handleHookEvent(input: HookInput, dependencies: HookDepend
       state = await sessions.state(sessionId);
     }
     let reminder = state?.reminder ?? null;
+    let windows = state?.windows ?? [];
     const seenUntil = state?.updatedAt ? Date.parse(state.updatedAt) : Number.NEGATIVE_INFINITY;
     if (lastCall && Date.parse(lastCall.timestamp) > seenUntil) {
       const answer = await sessions.postCall(sessionId, {
         usage: lastCall.usage,
         timestamp: lastCall.timestamp,
         ...(lastCall.taskCompleted ? { taskCompleted: true } : {}),
+        ...(lastCall.windows?.length ? { windows: lastCall.windows } : {}),
       });
       if (answer) {
         result.reported = true;
         reminder = answer.reminder;
+        windows = answer.windows;
       }
     }
     if (action === 'compaction') {
@@ -226,8 +236,15 @@ export async function handleHookEvent(input: HookInput, dependencies: HookDepend
       });
       result.compactionRecorded = true;
     }
-    if (action === 'remind' && reminder)
-      result.output = additionalContextOutput(input.hook_event_name, reminder);
+    if (action === 'remind') {
+      const windowText = windowReminder(
+        windows,
+        dependencies.windowReminderMinutes ?? DEFAULT_WINDOW_REMINDER_MINUTES,
+        (dependencies.now ?? Date.now)(),
+      );
+      const text = [reminder, windowText].filter((part): part is string => part !== null).join('\n\n');
+      if (text !== '') result.output = additionalContextOutput(input.hook_event_name, text);
+    }
     return result;
   });
 }

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { formatStatusline } from '../cli/format-statusline.js';
@@ -44,6 +46,9 @@ describe('statuslineReport', () => {
       // The sample's transcript is not on this machine: no cost to show (never Claude Code's `total_cost_usd`).
       costUsd: null,
       source: 'context_window',
+      // No `rate_limits` in this input (an API-key user's): no windows.
+      windows: [],
+      windowWait: null,
     });
     expect(report.health).toBe('caution');
     expect(report.action).toBe('compress');
@@ -168,5 +173,90 @@ describe('formatStatusline', () => {
       (color, text) => `<${color}>${text}</${color}>`,
     );
     expect(colored).toBe('<yellow>●</yellow> 73% of 167k · 121,615 tokens · compress');
+  });
+});
+
+/**
+ * Claude Code 2.1.328's status line input for a Claude.ai subscriber: the keys its builder writes (read in the npm
+ * binary `@anthropic-ai/claude-code-linux-x64@2.1.328`), `rate_limits` as https://code.claude.com/docs/en/statusline
+ * and the 2.1.80 CHANGELOG state it — `five_hour` and `seven_day`, `used_percentage` (0-100) and `resets_at` (epoch
+ * seconds): the 5-hour window resets at 14:30Z, the weekly one on Monday.
+ */
+const SUBSCRIBER = readFileSync(
+  new URL('../../examples/statusline-input-subscription.json', import.meta.url),
+  'utf8',
+);
+
+describe('statuslineReport with the plan windows of rate_limits', () => {
+  const at = (time: string) => Date.parse(`2026-12-03T${time}:00Z`);
+  const refresh = (time: string, fiveHour: number, dir: string) => {
+    const input = parseStatuslineInput(SUBSCRIBER);
+    if (input.rate_limits?.five_hour) input.rate_limits.five_hour.used_percentage = fiveHour;
+    return statuslineReport(input, { now: () => at(time), costCheckpointDir: dir, readCost: () => null });
+  };
+
+  it('shows the 5-hour window with when it runs out and resets, measured over the refreshes, and waits only when it binds', () => {
+    const previous = process.env.TZ;
+    process.env.TZ = 'UTC';
+    const dir = mkdtempSync(join(tmpdir(), 'barometer-statusline-windows-'));
+    try {
+      // 12:00, 40% of the window that began at 09:30: 40 points in 150 min; 60% left lasts 225 min, past the reset.
+      const first = refresh('12:00', 40, dir);
+      const firstFive = first.windows.find((window) => window.id === 'five_hour');
+      expect(firstFive).toMatchObject({
+        label: '5h',
+        source: 'statusline',
+        usedPercent: 40,
+        burnBasis: 'window',
+        burnPercentPerHour: 16,
+        minutesRemaining: 225,
+        bindsBeforeReset: false,
+        resetsAt: '2026-12-03T14:30:00.000Z',
+      });
+      expect(first.action).toBe('continue');
+      expect(first.windowWait).toBeNull();
+      expect(formatStatusline(first, plain, at('12:00'))).toBe(
+        '● 24% of 167k · 40,310 tokens · continue · 5h 40% · resets 14:30 · 7d 41%',
+      );
+
+      // 12:30, 55%: 15 points in the last 30 min, 30%/h; 45% left lasts 90 min, until 14:00, before the 14:30 reset.
+      const second = refresh('12:30', 55, dir);
+      expect(second.windows.find((window) => window.id === 'five_hour')).toMatchObject({
+        usedPercent: 55,
+        burnBasis: 'recent',
+        burnPercentPerHour: 30,
+        minutesRemaining: 90,
+        runsOutAt: '2026-12-03T14:00:00.000Z',
+        minutesToReset: 120,
+        bindsBeforeReset: true,
+        pauseMinutes: 30,
+      });
+      expect(second.action).toBe('wait');
+      expect(second.windowWait).toEqual({
+        window: 'five_hour',
+        seconds: 1800,
+        until: '2026-12-03T13:00:00.000Z',
+      });
+      expect(formatStatusline(second, plain, at('12:30'))).toBe(
+        '● 24% of 167k · 40,310 tokens · wait · 5h 55% · runs out 14:00 · resets 14:30 · 7d 41%',
+      );
+      // The share turns red when the window binds.
+      const red = (color: string, text: string) => (color === 'red' ? `<${text}>` : text);
+      expect(formatStatusline(second, red, at('12:30'))).toContain('5h <55%> · runs out 14:00');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      if (previous === undefined) delete process.env.TZ;
+      else process.env.TZ = previous;
+    }
+  });
+
+  it('shows no window segment without rate_limits, and refuses a rate_limits share that is not a number', () => {
+    const input = JSON.parse(SUBSCRIBER);
+    delete input.rate_limits;
+    expect(statuslineReport(parseStatuslineInput(JSON.stringify(input))).windows).toEqual([]);
+    input.rate_limits = { five_hour: { used_percentage: 'high', resets_at: 1796308200 } };
+    expect(() => parseStatuslineInput(JSON.stringify(input))).toThrow(
+      /rate_limits\.five_hour\.used_percentage/,
+    );
   });
 });

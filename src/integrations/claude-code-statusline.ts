@@ -1,11 +1,18 @@
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import * as z from 'zod';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { HealthLevel } from '../health/health-level.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
-import type { VerdictAction } from '../session/session-schemas.js';
+import {
+  StatuslineRateLimitsSchema,
+  windowsFromStatusline,
+} from '../quota/windows/statusline-rate-limits.js';
+import { forecastWindow } from '../quota/windows/window-forecast.js';
+import { trackWindows, type WindowTrack, WindowTrackSchema } from '../quota/windows/window-track.js';
+import type { VerdictAction, WindowForecastView } from '../session/session-schemas.js';
 import { createSessionState } from '../session/session-state.js';
+import { windowView } from '../session/session-windows.js';
 import { stepSession } from '../session/step-session.js';
 import { anthropicUsageRecord } from '../usage/normalize-anthropic.js';
 import type { UsageRecord } from '../usage/usage-record.js';
@@ -44,6 +51,11 @@ export const StatuslineInputSchema = z.looseObject({
     })
     .nullable()
     .optional(),
+  /**
+   * The Claude.ai plan's windows (since 2.1.80; Pro/Max, after the session's first answer): `five_hour` and
+   * `seven_day`, each `{ used_percentage, resets_at }` (epoch seconds). Absent otherwise.
+   */
+  rate_limits: StatuslineRateLimitsSchema.nullable().optional(),
 });
 export type StatuslineInput = z.infer<typeof StatuslineInputSchema>;
 
@@ -67,6 +79,13 @@ export interface StatuslineReport {
   costUsd: number | null;
   /** Where the usage came from. */
   source: 'context_window' | 'transcript' | 'none';
+  /**
+   * The plan's windows of `rate_limits`, each with its burn and forecast (src/quota/windows), measured over the
+   * figures the earlier refreshes of this session saw (kept beside the cost checkpoints); empty without `rate_limits`.
+   */
+  windows: WindowForecastView[];
+  /** The window that asks to wait (it runs out before its reset at the measured pace), or null. */
+  windowWait: { window: string; seconds: number; until: string } | null;
 }
 
 export interface StatuslineDependencies {
@@ -79,6 +98,41 @@ export interface StatuslineDependencies {
   config?: BarometerConfig;
   /** Home directory, for a `~/` transcript path. */
   home?: string;
+  /** The clock (epoch ms); `Date.now` by default. */
+  now?: () => number;
+}
+
+const KeptTracksSchema = z.array(WindowTrackSchema).max(16);
+
+/** Where a session's window figures are kept between refreshes: `<dir>/windows-<session>.json`; none without both. */
+function windowsFileOf(input: StatuslineInput, dir: string | undefined): string | undefined {
+  const id = input.session_id;
+  if (dir === undefined || id === undefined || !/^[A-Za-z0-9_-]{1,128}$/.test(id)) return undefined;
+  return join(dir, `windows-${id}.json`);
+}
+
+/** The window tracks earlier refreshes kept; none when there is no file or it is not one barometer wrote. */
+function keptTracks(file: string | undefined): WindowTrack[] {
+  if (file === undefined) return [];
+  try {
+    const parsed = KeptTracksSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Keeps the tracks for the next refresh (written whole, then renamed); a failure only loses the history. */
+function keepTracks(file: string | undefined, tracks: readonly WindowTrack[]): void {
+  if (file === undefined) return;
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(tracks), { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch {
+    // The status line never fails for its history: the next refresh measures from what it sees.
+  }
 }
 
 /** Parses the status line JSON; a `BarometerValidationError` names the field that is wrong. */
@@ -195,13 +249,22 @@ export function statuslineReport(
   // A fixed id: the session lives for one line, and a random one would load Web Crypto (~10 ms of a status line).
   // The state and its pure step rather than the Session class, whose `fromState` brings the stored state's schema
   // (and the verdict's) to a process that never reads a stored state.
-  const now = Date.now();
-  const state = createSessionState(base, {
+  const now = (dependencies.now ?? Date.now)();
+  const created = createSessionState(base, {
     now: () => now,
     generateId: () => 'statusline',
     ...(dependencies.config ? { config: dependencies.config } : {}),
   });
+  // The plan's windows, over the figures earlier refreshes of this session saw: the burn needs more than one.
+  const windowsFile = windowsFileOf(input, dependencies.costCheckpointDir);
+  const kept = input.rate_limits ? keptTracks(windowsFile) : [];
+  const observed = input.rate_limits ? windowsFromStatusline(input.rate_limits, now) : [];
+  const state = kept.length ? { ...created, windows: kept } : created;
+  if (observed.length) keepTracks(windowsFile, trackWindows(kept, observed));
   if (!found) {
+    const tracks = trackWindows(kept, observed).filter(
+      (track) => track.resetsAt === null || track.resetsAt > now,
+    );
     return {
       model,
       health: 'unknown',
@@ -212,9 +275,15 @@ export function statuslineReport(
       newRoundDue: false,
       costUsd,
       source: 'none',
+      windows: tracks.map((track) => windowView(forecastWindow(track, now))),
+      windowWait: null,
     };
   }
-  const { update } = stepSession(state, { usage: found.usage }, { now });
+  const { update } = stepSession(
+    state,
+    { usage: found.usage, ...(observed.length ? { windows: observed } : {}) },
+    { now },
+  );
   return {
     model,
     health: update.health.level,
@@ -225,5 +294,7 @@ export function statuslineReport(
     newRoundDue: update.verdict.newRoundDue,
     costUsd,
     source: found.source,
+    windows: update.signals.windows ?? [],
+    windowWait: update.verdict.windowWait ?? null,
   };
 }

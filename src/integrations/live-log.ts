@@ -289,6 +289,7 @@ export class LiveLog {
         usage: call.usage,
         timestamp: call.timestamp,
         ...(call.taskCompleted ? { taskCompleted: true } : {}),
+        ...(call.windows?.length ? { windows: call.windows } : {}),
       });
     });
     if (answer === null) return;

@@ -1,7 +1,8 @@
+import type { UsageWindow } from '../quota/windows/usage-window.js';
 import type { CompactionReport } from '../session/compaction-step.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { SessionOptions } from '../session/session-options.js';
-import type { SessionView } from '../session/session-schemas.js';
+import type { SessionView, WindowForecastView } from '../session/session-schemas.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type BarometerClient, ServiceError } from './barometer-client.js';
 
@@ -11,6 +12,8 @@ export interface LiveCall {
   /** ISO 8601 time of the call. */
   timestamp: string;
   taskCompleted?: boolean;
+  /** The subscription windows the log records with the call (Codex's `rate_limits`). */
+  windows?: readonly UsageWindow[];
 }
 
 /** What a live session answers after a call: the verdict's action and the owned reminder, if any. */
@@ -18,6 +21,8 @@ export interface LiveAnswer {
   action: string;
   health: string;
   reminder: string | null;
+  /** The subscription windows the session sees after the call, each with its forecast. */
+  windows: WindowForecastView[];
 }
 
 /** What a live session looks like to an adapter. */
@@ -30,6 +35,8 @@ export interface LiveSessionState {
   reminder: string | null;
   /** ISO time of the session's latest compaction marker, or null. */
   lastCompactionAt: string | null;
+  /** The subscription windows the session sees, each with its forecast. */
+  windows: WindowForecastView[];
 }
 
 /**
@@ -59,6 +66,7 @@ function stateOf(view: SessionView): LiveSessionState {
         .map((marker) => marker.timestamp)
         .sort()
         .at(-1) ?? null,
+    windows: view.signals.windows ?? [],
   };
 }
 
@@ -81,11 +89,13 @@ export class MonitorSessions implements LiveSessions {
       usage: call.usage,
       timestamp: call.timestamp,
       ...(call.taskCompleted ? { taskCompleted: true } : {}),
+      ...(call.windows?.length ? { windows: call.windows } : {}),
     });
     return {
       action: answer.verdict.action,
       health: answer.health.level,
       reminder: answer.health.reminder?.text ?? null,
+      windows: answer.signals.windows ?? [],
     };
   }
 
@@ -111,6 +121,7 @@ export function usageBody(call: LiveCall): Record<string, unknown> | undefined {
     ...(usage.model === undefined ? {} : { model: usage.model }),
     timestamp: call.timestamp,
     ...(call.taskCompleted ? { taskCompleted: true } : {}),
+    ...(call.windows?.length ? { windows: call.windows } : {}),
   };
 }
 
@@ -145,6 +156,7 @@ export class ServiceSessions implements LiveSessions {
       action: answer.verdict.action,
       health: answer.health.level,
       reminder: answer.health.reminder?.text ?? null,
+      windows: answer.signals.windows ?? [],
     };
   }
 

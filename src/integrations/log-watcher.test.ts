@@ -141,6 +141,12 @@ describe('barometer watch: a log appended line by line becomes the live session 
       const { replay, ...wanted } = expected;
       expect(observedOf(view)).toEqual(wanted);
       expect(view.workingDirectory).toBe(folderOfAgent);
+      // Codex's rate_limits reach the session as replay reads them: the windows' last figures, 25% and 20%.
+      if (name === CODEX)
+        expect(monitor.accountWindows().map((track) => [track.id, track.usedPercent])).toEqual([
+          ['primary', 25],
+          ['secondary', 20],
+        ]);
       // Titled by its first request as the whole log reads it, though the session was created at its first call.
       expect(view.title).toBe(readSessionLog(text).firstRequest ?? null);
       expect(events.filter((event) => event.type === 'error')).toEqual([]);
@@ -178,6 +184,8 @@ describe('barometer watch: a log appended line by line becomes the live session 
     ).json()) as SessionView;
     const { replay: _replay, ...wanted } = expected;
     expect(observedOf(view)).toEqual(wanted);
+    // The windows went over HTTP too: replay's 4 calls that wait for the 5-hour window wait here as well.
+    expect(wanted.points.filter((point) => point[2] === 'wait')).toHaveLength(4);
     expect(view.profile.contextWindow).toBe(258_400);
     expect(view.workingDirectory).toBe('/redacted/path/59b923df4d');
   });

@@ -1,8 +1,9 @@
 import type { Receipt } from '../session/proxy-receipt.js';
 import type { LogReport, ReportSlot } from './log-report.js';
+import { blockAt, type ReportBlock, reportBlocks } from './report-blocks.js';
 
 /** How a report groups the calls. */
-export const REPORT_VIEWS = ['daily', 'session', 'project', 'model'] as const;
+export const REPORT_VIEWS = ['daily', 'session', 'project', 'model', 'blocks'] as const;
 export type ReportView = (typeof REPORT_VIEWS)[number];
 
 export interface ReportFilter {
@@ -79,6 +80,8 @@ export interface Report {
   view: ReportView;
   rows: ReportRow[];
   total: ReportRow;
+  /** The blocks view's 5-hour blocks (gaps included), in time order; one row per block with calls. */
+  blocks?: ReportBlock[];
 }
 
 class RowBuilder {
@@ -238,7 +241,8 @@ function mainModel(slots: readonly ReportSlot[]): string {
 }
 
 /**
- * Adds the calls of many logs up by day, session, project or model, with a total row. Pure: `dayOf` turns a
+ * Adds the calls of many logs up by day, session, project, model or 5-hour block (`reportBlocks`, at `now`), with a
+ * total row. Pure: `dayOf` turns a
  * call's ISO time into its day (`YYYY-MM-DD`, in the time zone the caller chose). The calls come added up by
  * quarter hour and model (`ReportSlot`), which puts each on the same day as alone.
  *
@@ -254,6 +258,7 @@ export function aggregateReport(
   view: ReportView,
   filter: ReportFilter,
   dayOf: (iso: string) => string,
+  now: number = Date.now(),
   receipts: ReadonlyMap<string, Receipt> = new Map(),
 ): Report {
   const rows = new Map<string, RowBuilder>();
@@ -268,9 +273,14 @@ export function aggregateReport(
   const inRange = (day: string) =>
     (filter.since === undefined || day >= filter.since) &&
     (filter.until === undefined || day <= filter.until);
+  const kept = (log: LogReport) =>
+    (filter.project === undefined || log.project === filter.project) &&
+    (filter.agent === undefined || log.agent === filter.agent);
+  // The blocks view: each slot's block (its start) is its row's key; a compaction counts in the block it falls in.
+  const blocked =
+    view === 'blocks' ? reportBlocks(logs.filter(kept), (slot) => inRange(dayOf(slot.time)), now) : undefined;
   for (const log of logs) {
-    if (filter.project !== undefined && log.project !== filter.project) continue;
-    if (filter.agent !== undefined && log.agent !== filter.agent) continue;
+    if (!kept(log)) continue;
     const main = mainModel(log.slots);
     const fixedKey =
       view === 'session'
@@ -281,29 +291,54 @@ export function aggregateReport(
             ? main
             : undefined;
     let firstDay: string | undefined;
+    let firstBlock: string | undefined;
     for (const slot of log.slots) {
       const day = dayOf(slot.time);
       if (!inRange(day)) continue;
       firstDay ??= day;
-      const key = view === 'daily' ? day : view === 'model' ? slot.model : (fixedKey as string);
+      const key =
+        view === 'daily'
+          ? day
+          : view === 'model'
+            ? slot.model
+            : view === 'blocks'
+              ? (blocked?.keyOf.get(slot) as string)
+              : (fixedKey as string);
+      firstBlock ??= key;
       rowFor(key).add(slot, day, log);
     }
     if (firstDay === undefined) continue;
     for (const compaction of log.compactions) {
       const day = dayOf(compaction.time);
       if (!inRange(day)) continue;
-      const row = rowFor(view === 'daily' ? day : (fixedKey as string));
+      const key =
+        view === 'daily'
+          ? day
+          : view === 'blocks'
+            ? blockAt(blocked?.blocks ?? [], compaction.time)
+            : (fixedKey as string);
+      if (key === undefined) continue;
+      const row = rowFor(key);
       if (compaction.kind === 'manual') row.manualCompactions++;
       else row.autoCompactions++;
     }
-    const first = rowFor(view === 'daily' ? firstDay : (fixedKey as string));
+    const first = rowFor(
+      view === 'daily' ? firstDay : view === 'blocks' ? (firstBlock as string) : (fixedKey as string),
+    );
     first.addWhatIf(log);
     first.addReceipt(receipts.get(log.session));
   }
   const sorted = [...rows.values()].sort((a, b) =>
-    view === 'daily' ? a.key.localeCompare(b.key) : b.costUsd - a.costUsd || a.key.localeCompare(b.key),
+    view === 'daily' || view === 'blocks'
+      ? a.key.localeCompare(b.key)
+      : b.costUsd - a.costUsd || a.key.localeCompare(b.key),
   );
   const total = new RowBuilder('total');
   for (const row of sorted) total.merge(row);
-  return { view, rows: sorted.map((row) => row.row()), total: total.row() };
+  return {
+    view,
+    rows: sorted.map((row) => row.row()),
+    total: total.row(),
+    ...(blocked ? { blocks: blocked.blocks } : {}),
+  };
 }

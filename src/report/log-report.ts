@@ -1,4 +1,5 @@
 import type { HealthLevel } from '../health/health-level.js';
+import type { UsageWindow } from '../quota/windows/usage-window.js';
 
 /** One API call of a log, as the report reads it (before its calls are added up into slots). */
 export interface ReportCall {
@@ -37,6 +38,9 @@ export interface ReportCall {
 export interface ReportSlot {
   /** ISO 8601 start of the quarter hour, UTC (`2026-01-02T10:15:00.000Z`). */
   time: string;
+  /** The times of the slot's first and last calls (the blocks view reads the gaps between calls exactly). */
+  firstAt: string;
+  lastAt: string;
   model: string;
   calls: number;
   inputTokens: number;
@@ -90,4 +94,9 @@ export interface LogReport {
    */
   whatIf: ReportWhatIf | null;
   whatIfProblem?: string;
+  /**
+   * The subscription windows the log records (Codex's `rate_limits`): each figure that differs from the one before of
+   * the same window, oldest first. Absent when it records none.
+   */
+  windows?: UsageWindow[];
 }

@@ -3,6 +3,7 @@ import { aggregateReport } from './aggregate-report.js';
 import { type CollectLogsOptions, collectLogs } from './build-report.js';
 import { dayOf } from './day-of.js';
 import type { ReceiptsOf } from './proxy-receipts-of.js';
+import type { ReportBlock } from './report-blocks.js';
 import { reportFootnotes } from './report-footnotes.js';
 
 export interface ReportRequest extends ReportFilter {
@@ -10,6 +11,8 @@ export interface ReportRequest extends ReportFilter {
   view?: ReportView;
   /** The time zone days are counted in. @default the machine's */
   timeZone?: string;
+  /** The time the blocks view's active block is judged at (epoch ms). @default now */
+  now?: number;
 }
 
 /** What `barometer report --json` prints and `GET /api/v1/report` answers. */
@@ -20,6 +23,8 @@ export interface ReportResult {
   timeZone: string;
   rows: ReportRow[];
   total: ReportRow;
+  /** The blocks view's 5-hour blocks, gaps included (`--view blocks`). */
+  blocks?: ReportBlock[];
   footnotes: string[];
   files: { found: number; read: number; cached: number; skipped: { path: string; problem: string }[] };
 }
@@ -48,7 +53,14 @@ export async function makeReport(
   const receipts = options.receiptsOf
     ? await options.receiptsOf(collected.logs.map((log) => log.session))
     : undefined;
-  const report = aggregateReport(collected.logs, view, filter, dayOf(timeZone), receipts);
+  const report = aggregateReport(
+    collected.logs,
+    view,
+    filter,
+    dayOf(timeZone),
+    request.now ?? Date.now(),
+    receipts,
+  );
   return {
     view,
     since: request.since ?? null,
@@ -56,6 +68,7 @@ export async function makeReport(
     timeZone,
     rows: report.rows,
     total: report.total,
+    ...(report.blocks ? { blocks: report.blocks } : {}),
     footnotes: reportFootnotes(report.total),
     files: {
       found: collected.read + collected.cached,

@@ -6,6 +6,7 @@ import { healthThresholds } from '../health/health-thresholds.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { AgentNameSchema, type ModelProfile } from '../models/model-profile.js';
 import { resolveProfile } from '../models/resolve-profile.js';
+import type { UsageWindow } from '../quota/windows/usage-window.js';
 import { defaultStateFolder } from '../store/state-folder.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { SessionLog } from '../usage/session-log.js';
@@ -169,6 +170,22 @@ async function whatIfOf(
   }
 }
 
+/** The windows a log records, each figure that differs from the last of the same window (the blocks view reads them). */
+function recordedWindows(log: SessionLog): UsageWindow[] {
+  const figures: UsageWindow[] = [];
+  const last = new Map<string, UsageWindow>();
+  for (const call of log.calls) {
+    for (const window of call.windows ?? []) {
+      const before = last.get(window.id);
+      if (before && before.usedPercent === window.usedPercent && before.resetsAt === window.resetsAt)
+        continue;
+      last.set(window.id, window);
+      figures.push(window);
+    }
+  }
+  return figures;
+}
+
 /**
  * What one session log contributes to a report: each call's tokens by kind, cost and context health, the
  * compactions it records, and (unless turned off) barometer's what-if on it.
@@ -205,6 +222,8 @@ export async function readLogReport(
     compactions,
     whatIf: null,
   };
+  const windows = recordedWindows(log);
+  if (windows.length > 0) report.windows = windows;
   if (options.whatIf !== false && report.slots.length > 0) {
     const whatIf = await whatIfOf(
       text,

@@ -18,7 +18,7 @@ export interface CachedLog {
  * cache an older build wrote is ignored rather than misread. 2: calls added up by quarter hour (`ReportSlot`); 3: a slot's cost
  * priced at family estimates (`estimatedCostUsd`).
  */
-export const REPORT_CACHE_FORMAT = 3;
+export const REPORT_CACHE_FORMAT = 4;
 
 /** The cache's space in the database's `kv` table. */
 const SPACE = 'report-cache';

@@ -48,6 +48,9 @@ describe('reportSlots', () => {
     expect(slots).toEqual([
       {
         time: '2026-01-01T10:00:00.000Z',
+        // The first and last calls' own times: the blocks view measures the gaps between calls with them.
+        firstAt: '2026-01-01T10:00:00Z',
+        lastAt: '2026-01-01T10:14:59.999Z',
         model: 'opus',
         calls: 2,
         inputTokens: 20,

@@ -18,6 +18,8 @@ export function reportSlots(calls: readonly ReportCall[]): ReportSlot[] {
     if (!slot) {
       slot = {
         time,
+        firstAt: call.time,
+        lastAt: call.time,
         model: call.model,
         calls: 0,
         inputTokens: 0,
@@ -36,6 +38,8 @@ export function reportSlots(calls: readonly ReportCall[]): ReportSlot[] {
       slots.set(key, slot);
     }
     slot.calls++;
+    if (!(Date.parse(call.time) >= Date.parse(slot.firstAt))) slot.firstAt = call.time;
+    if (Date.parse(call.time) > Date.parse(slot.lastAt)) slot.lastAt = call.time;
     slot.inputTokens += call.inputTokens;
     slot.outputTokens += call.outputTokens;
     slot.cacheReadTokens += call.cacheReadTokens;

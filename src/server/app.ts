@@ -146,7 +146,7 @@ export async function buildApp(
   const registered = trackRegisteredRoutes(app);
   const stores = await openStores(app, parts);
   const { monitor, pools, redis } = stores;
-  const { metrics, stopMetrics } = registerMetrics(app, monitor);
+  const { metrics, stopMetrics } = registerMetrics(app, monitor, now);
   const { webhooks, stopWebhooks } = await startWebhooks(app, parts, { ...stores, metrics });
   const notices = new NoticeGate({ ...(redis ? { redis } : {}), prefix: settings.redisPrefix, now });
 
@@ -367,9 +367,10 @@ async function openStores(app: FastifyInstance, parts: AppParts): Promise<AppSto
 function registerMetrics(
   app: FastifyInstance,
   monitor: SessionMonitor,
+  now: () => number,
 ): { metrics: ServiceMetrics; stopMetrics: () => void } {
   // Prometheus metrics on a registry of this app's own; the monitor's events feed them.
-  const metrics = new ServiceMetrics(monitor);
+  const metrics = new ServiceMetrics(monitor, now);
   const stopMetrics = monitor.subscribe((event) => metrics.observe(event));
   // Each route counts its own requests with a recorder made when it is registered (reading `routeOptions` on every
   // request builds an object of a dozen fields); a request that matched no route is counted here.

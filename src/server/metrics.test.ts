@@ -231,4 +231,50 @@ describe('ServiceMetrics.close', () => {
     collect();
     expect(monitor.deref()).toBeUndefined();
   });
+
+  it('gauges each subscription window: used share, burn, minutes to its reset and to running out, whether it binds', async () => {
+    const T0 = Date.parse('2026-12-03T10:00:00Z');
+    let clock = T0;
+    app = await buildApp(
+      { logLevel: 'silent', persistSessions: false, dashboard: false },
+      { now: () => clock },
+    );
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { id: 'w', model: 'claude-sonnet-4-5' },
+    });
+    const reset = String((T0 + 120 * 60_000) / 1000);
+    for (const [minute, fraction] of [
+      [0, '0.2'],
+      [30, '0.35'],
+    ] as const) {
+      clock = T0 + minute * 60_000;
+      const posted = await app.inject({
+        method: 'POST',
+        url: '/api/v1/sessions/w/usage',
+        payload: {
+          promptTokens: 1000,
+          completionTokens: 50,
+          headers: {
+            'anthropic-ratelimit-unified-5h-utilization': fraction,
+            'anthropic-ratelimit-unified-5h-reset': reset,
+          },
+        },
+      });
+      expect(posted.statusCode).toBe(200);
+    }
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const labels = { window: 'five_hour', label: '5h', source: 'headers' };
+    // 20% → 35% in 30 min: 30 points an hour; 65% left lasts 130 min, past the reset 90 min away: it lasts.
+    expect(sample(text, 'barometer_window_used_percent', labels)).toBe(35);
+    expect(sample(text, 'barometer_window_burn_percent_per_hour', labels)).toBe(30);
+    expect(sample(text, 'barometer_window_minutes_to_reset', labels)).toBe(90);
+    expect(sample(text, 'barometer_window_minutes_remaining', labels)).toBe(130);
+    expect(sample(text, 'barometer_window_binds', labels)).toBe(0);
+    // Past its reset the window is gone until an answer reports its new period.
+    clock = T0 + 121 * 60_000;
+    const later = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(sample(later, 'barometer_window_used_percent', labels)).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import type { PoolStore } from '../pools/pool-store.js';
+import { forecastWindow } from '../quota/windows/window-forecast.js';
 import type { ReceiptRow } from '../session/proxy-receipt.js';
 import type { MonitorEvent, SessionMonitor } from '../session/session-monitor.js';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from '../vendor/prom-client.js';
@@ -145,8 +146,9 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  constructor(monitor: SessionMonitor) {
+  constructor(monitor: SessionMonitor, now: () => number = Date.now) {
     collectDefaultMetrics({ register: this.registry, prefix: 'barometer_' });
+    this.#watchWindows(monitor, now);
     new Gauge({
       name: 'barometer_sessions',
       help: 'Live sessions, by context health level.',
@@ -159,6 +161,65 @@ export class ServiceMetrics {
         for (const [health, count] of Object.entries(counts)) this.set({ health }, count);
       },
     });
+  }
+
+  /**
+   * Gauges of the subscription windows as the latest answer of any session left them (`monitor.accountWindows()`),
+   * each forecast at the scrape: used share, burn, minutes to the reset and to running out, whether it binds. A window
+   * whose reset has passed is left out until an answer reports its new period.
+   */
+  #watchWindows(monitor: SessionMonitor, now: () => number): void {
+    const forecasts = () => {
+      const at = now();
+      return monitor
+        .accountWindows()
+        .filter((track) => track.resetsAt === null || track.resetsAt > at)
+        .map((track) => forecastWindow(track, Math.max(at, track.at)));
+    };
+    const gauge = (
+      name: string,
+      help: string,
+      value: (forecast: ReturnType<typeof forecasts>[number]) => number | null,
+    ) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['window', 'label', 'source'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const forecast of forecasts()) {
+            const figure = value(forecast);
+            if (figure !== null)
+              this.set({ window: forecast.id, label: forecast.label, source: forecast.source }, figure);
+          }
+        },
+      });
+    gauge(
+      'barometer_window_used_percent',
+      'Share of each subscription window used (0-100), as the provider last stated it.',
+      (forecast) => forecast.usedPercent,
+    );
+    gauge(
+      'barometer_window_burn_percent_per_hour',
+      "Each subscription window's burn: percentage points per hour at the measured pace (absent when not measured).",
+      (forecast) => forecast.burnPercentPerHour,
+    );
+    gauge(
+      'barometer_window_minutes_to_reset',
+      'Minutes until each subscription window resets (absent when unknown).',
+      (forecast) => forecast.minutesToReset,
+    );
+    gauge(
+      'barometer_window_minutes_remaining',
+      'Minutes until each subscription window runs out at the measured pace (absent when it is not depleting).',
+      (forecast) => forecast.minutesRemaining,
+    );
+    gauge(
+      'barometer_window_binds',
+      'Whether each subscription window runs out before it resets at the measured pace (1) or lasts (0).',
+      (forecast) => (forecast.bindsBeforeReset ? 1 : 0),
+    );
   }
 
   /**

@@ -155,6 +155,79 @@ describe('webhooks over HTTP', () => {
     expect((await server.inject({ url: `/api/v1/webhooks/${id}/deliveries` })).statusCode).toBe(404);
   });
 
+  it('sends window_threshold once per window period: when the 5-hour window starts to bind, then at 90% used', async () => {
+    const target = await receiver();
+    dataDir = mkdtempSync(join(tmpdir(), 'barometer-webhook-routes-'));
+    const T0 = Date.parse('2026-12-03T09:00:00Z');
+    let clock = T0;
+    const server = await buildApp(
+      {
+        logLevel: 'silent',
+        dataDir,
+        dashboard: false,
+        allowPrivateWebhooks: true,
+        webhookRetryDelaysMs: [50],
+      },
+      { now: () => clock },
+    );
+    app = server;
+    const created = await server.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      payload: { url: target.url, events: ['window_threshold'] },
+    });
+    const { secret } = created.json() as { secret: string };
+    await server.inject({
+      method: 'POST',
+      url: '/api/v1/sessions',
+      payload: { id: 'w', model: 'claude-sonnet-4-5' },
+    });
+    // The window resets at 12:30. 20% at 09:00, 35% at 09:30 (30%/h: 65% lasts 130 min, the reset is 180 min away,
+    // so it binds), 92% at 09:40 (90% used), 93% at 09:50 (nothing new in this period).
+    for (const [minute, fraction] of [
+      [0, '0.2'],
+      [30, '0.35'],
+      [40, '0.92'],
+      [50, '0.93'],
+    ] as const) {
+      clock = T0 + minute * 60_000;
+      await server.inject({
+        method: 'POST',
+        url: '/api/v1/sessions/w/usage',
+        payload: {
+          promptTokens: 1000,
+          completionTokens: 50,
+          headers: {
+            'anthropic-ratelimit-unified-5h-utilization': fraction,
+            'anthropic-ratelimit-unified-5h-reset': String((T0 + 210 * 60_000) / 1000),
+          },
+        },
+      });
+    }
+    await waitFor(() => target.received.length >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const bodies = target.received.map(
+      (request) =>
+        new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as Record<
+          string,
+          unknown
+        >,
+    );
+    expect(bodies.map((body) => [body.threshold, body.usedPercent])).toEqual([
+      ['binds', 35],
+      ['used_90_percent', 92],
+    ]);
+    expect(bodies[0]).toMatchObject({
+      event: 'window_threshold',
+      sessionId: 'w',
+      window: '5h',
+      resetsAt: '2026-12-03T12:30:00.000Z',
+      runsOutAt: '2026-12-03T11:40:00.000Z',
+      suggestedAction: 'wait',
+      windowWait: { window: 'five_hour', seconds: 3000, until: '2026-12-03T10:20:00.000Z' },
+    });
+  });
+
   it('sends pool_exhausted once when a pool refuses reservations, however often it refuses within a minute', async () => {
     const target = await receiver();
     const server = await makeApp(true);

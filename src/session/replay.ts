@@ -9,7 +9,7 @@ import type { WhatIfReport } from '../whatif/simulate-what-if.js';
 import { recordCompactionStep } from './compaction-step.js';
 import { Session, type SessionDependencies } from './session.js';
 import type { SessionOptions } from './session-options.js';
-import type { SessionEvent, VerdictAction, VerdictReason } from './session-schemas.js';
+import type { SessionEvent, VerdictAction, VerdictReason, WindowForecastView } from './session-schemas.js';
 import { signalsOf } from './session-signals.js';
 import { createSessionState, type SessionState, withModel } from './session-state.js';
 import { type SessionUpdate, stepSession } from './step-session.js';
@@ -66,6 +66,11 @@ export interface ReplayCall {
   whatIfPromptTokens?: number | null;
   /** With --what-if: that call's cost with the prompt cache, at the same price. */
   whatIfCostUsd?: number | null;
+  /**
+   * The subscription windows as the session saw them at this call (the log's figures, Codex's `rate_limits`), each
+   * with its burn and forecast; absent when the log records none.
+   */
+  windows?: WindowForecastView[];
 }
 
 export interface ReplayCompaction {
@@ -249,6 +254,7 @@ export function replayIntoState(
         timestamp: call.timestamp,
         ...(call.taskCompleted ? { taskCompleted: true } : {}),
         ...(drift === null || drift === undefined ? {} : { driftPercent: drift }),
+        ...(call.windows?.length ? { windows: call.windows } : {}),
       },
       context,
     );
@@ -296,6 +302,7 @@ export function replaySessionLog(log: SessionLog, options: ReplayOptions = {}): 
         contextWindow: state.thresholds.limit,
         taskCompleted: call.taskCompleted === true,
         costUsd: update.costUsd,
+        ...(update.signals.windows?.length ? { windows: update.signals.windows } : {}),
       });
     },
     options.onProgress,

@@ -42,6 +42,27 @@ describe('readCodexLog on the reference rollout (gpt-5.3-codex, ~24 h)', () => {
         model: 'gpt-5.3-codex',
         timestamp: '2026-02-23T11:54:58.922Z',
       },
+      // Its token_count event's rate_limits: primary 13% of 300 min, secondary 4% of 10,080, resets in epoch seconds.
+      windows: [
+        {
+          id: 'primary',
+          usedPercent: 13,
+          resetsAt: 1_771_864_834_000,
+          windowMinutes: 300,
+          status: null,
+          source: 'log',
+          at: Date.parse('2026-02-23T11:54:58.922Z'),
+        },
+        {
+          id: 'secondary',
+          usedPercent: 4,
+          resetsAt: 1_772_355_702_000,
+          windowMinutes: 10_080,
+          status: null,
+          source: 'log',
+          at: Date.parse('2026-02-23T11:54:58.922Z'),
+        },
+      ],
     });
   });
 

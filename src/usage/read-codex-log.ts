@@ -1,3 +1,5 @@
+import { windowsFromCodex } from '../quota/windows/codex-rate-limits.js';
+import type { UsageWindow } from '../quota/windows/usage-window.js';
 import type { LineLogReader } from './line-log-reader.js';
 import type { ProgressCallback, SessionCall, SessionLog } from './session-log.js';
 import { cannotBeJsonObject, forEachLine, SessionLogBuilder } from './session-log-builder.js';
@@ -74,6 +76,8 @@ export class CodexLineReader implements LineLogReader {
   #model: string | undefined;
   #previousTotals: string | undefined;
   #turnHasActivity = false;
+  /** The windows' latest figures since the last call, by id: they go with the next call. */
+  #windows = new Map<string, UsageWindow>();
 
   get calls(): readonly SessionCall[] {
     return this.builder.calls;
@@ -119,7 +123,19 @@ export class CodexLineReader implements LineLogReader {
       if (!sameAsLast && timestamp !== undefined) {
         builder.addCompaction(timestamp, this.#turnHasActivity ? 'auto' : 'unknown');
       }
-    } else if (payload.type === 'token_count' && isObject(payload.info)) {
+    } else if (payload.type === 'token_count') {
+      this.#tokenCount(payload, timestamp, lineNumber);
+    }
+  }
+
+  /** A `token_count` event: its rate limits (kept for the next call), and a call when its totals moved. */
+  #tokenCount(payload: JsonObject, timestamp: string | undefined, lineNumber: number): void {
+    const builder = this.builder;
+    // Every event carries the windows as the provider last stated them, the repeats and the `info: null` ones too.
+    if (timestamp !== undefined && payload.rate_limits !== undefined)
+      for (const window of windowsFromCodex(payload.rate_limits, Date.parse(timestamp)))
+        this.#windows.set(window.id, window);
+    if (isObject(payload.info)) {
       const info = payload.info;
       builder.contextWindow = tokenCount(info.model_context_window) ?? builder.contextWindow;
       const totals = totalsKey(info);
@@ -137,6 +153,10 @@ export class CodexLineReader implements LineLogReader {
         model,
         codexUsageRecord(info.last_token_usage, { model, timestamp }),
       );
+      if (this.#windows.size > 0) {
+        (builder.calls.at(-1) as SessionCall).windows = [...this.#windows.values()];
+        this.#windows.clear();
+      }
     }
   }
 
@@ -153,6 +173,9 @@ export class CodexLineReader implements LineLogReader {
  *   first with `info: null`, then repeats whose cumulative `total_token_usage` has not moved (the
  *   repeats differ only in rate-limit figures). Events with null info, and events whose totals equal
  *   the previous event's, are dropped; `info.last_token_usage` is the call's usage.
+ * - Every `token_count` event's `rate_limits` (the repeats' and the `info: null` ones' too: Codex states the
+ *   provider's latest figures on each) are the subscription windows (`windowsFromCodex`): the latest figure of each
+ *   window since the last call goes with the next call (`SessionCall.windows`).
  * - `model_context_window` (in `info` or `task_started`) is the session's context window; the model
  *   comes from the latest `turn_context` (or `session_meta`).
  * - A `compacted` line is a compaction (an `event_msg` `context_compacted` right after it is the same

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type UsageWindow, UsageWindowSchema } from '../quota/windows/usage-window.js';
 import type { UsageRecord } from './usage-record.js';
 import { UsageRecordSchema } from './usage-record-schema.js';
 
@@ -33,6 +34,11 @@ export interface SessionCall {
    * reads it.
    */
   taskCompleted?: true;
+  /**
+   * The subscription windows the log records up to this call (since the call before it), the latest figure of each:
+   * Codex's `rate_limits` (`primary`, `secondary`) on its `token_count` events. Absent when the log records none.
+   */
+  windows?: UsageWindow[];
 }
 
 /** A compaction the agent itself recorded. */
@@ -117,6 +123,7 @@ export const SessionLogSchema: z.ZodType<SessionLog> = z
         usage: UsageRecordSchema,
         firstUsage: UsageRecordSchema.optional(),
         taskCompleted: z.literal(true).optional(),
+        windows: z.array(UsageWindowSchema).optional(),
       }),
     ),
     compactions: z.array(

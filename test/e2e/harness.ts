@@ -100,7 +100,7 @@ export interface Browser {
  * Chromium in a fresh profile. Playwright refuses `--user-data-dir` among the args, so the profile is the
  * persistent context's own directory, new for each run and removed afterwards.
  */
-export async function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(options: { timezoneId?: string } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'barometer-e2e-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM_PATH,
@@ -109,6 +109,7 @@ export async function launchBrowser(): Promise<Browser> {
     viewport: { width: 1280, height: 900 },
     locale: 'en-GB',
     colorScheme: 'light',
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
   });
   const errors: string[] = [];
   return {

@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import type { CliIo } from '../io.js';
 
 /** What `barometer hook` runs (`runHook` of `../hook.ts`). */
-export type HookAction = (io: CliIo, flags: { server?: string; timeout: string }) => Promise<void>;
+export type HookAction = (
+  io: CliIo,
+  flags: { server?: string; timeout: string; windowReminder?: string },
+) => Promise<void>;
 
 /**
  * `barometer hook`: the hook command of Claude Code, Codex and Gemini CLI. The work is passed in: the program imports
@@ -17,6 +20,10 @@ export function registerHookCommand(program: Command, io: CliIo, action: HookAct
     )
     .option('--server <url>', 'the barometer service (default: $BAROMETER_URL, else http://127.0.0.1:8797)')
     .option('--timeout <ms>', 'give up on the service after this many milliseconds per request', '1500')
+    .option(
+      '--window-reminder <minutes>',
+      'on a submitted prompt, remind the agent when a subscription window runs out within this many minutes (0: never; default 30, or $BAROMETER_WINDOW_REMINDER_MINUTES)',
+    )
     .addHelpText(
       'after',
       `
@@ -31,5 +38,5 @@ Set it in ~/.claude/settings.json (and the same command for Codex's hooks.json, 
 Try it:
   barometer hook < examples/hooks/claude-code-user-prompt-submit.json`,
     )
-    .action((flags: { server?: string; timeout: string }) => action(io, flags));
+    .action((flags: { server?: string; timeout: string; windowReminder?: string }) => action(io, flags));
 }

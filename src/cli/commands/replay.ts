@@ -41,6 +41,16 @@ const ACTION_COLORS: Readonly<Record<string, Color>> = {
 /** Files above this size get progress lines on stderr. */
 const PROGRESS_BYTES = 1024 * 1024;
 
+/** The windows the log records at a call: `  5h 25% · 7d 20%`, `runs out HH:MMZ` after a window that binds. */
+function windowsText(call: ReplayResult['calls'][number]): string {
+  if (!call.windows?.length) return '';
+  const parts = call.windows.map(
+    (window) =>
+      `${window.label} ${Math.round(window.usedPercent)}%${window.bindsBeforeReset && window.runsOutAt ? ` runs out ${window.runsOutAt.slice(11, 16)}Z` : ''}`,
+  );
+  return `  ${parts.join(' · ')}`;
+}
+
 function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint): string {
   const window = result.contextWindow;
   const whatIf = 'whatIf' in result ? result.whatIf : undefined;
@@ -89,7 +99,8 @@ function formatTimeline(result: ReplayResult | WhatIfReplayResult, paint: Paint)
     lines.push(
       `${String(call.index).padStart(4)}  ${call.timestamp.slice(0, 19).replace('T', ' ')}  ${String(call.promptTokens ?? '—').padStart(8)}  ` +
         `${percent.padStart(6)}${columns}  ${paint(HEALTH_COLORS[call.health] ?? 'gray', call.health.padEnd(8))}  ${call.regulatorLevel.padEnd(9)}  ` +
-        paint(ACTION_COLORS[call.action] ?? 'gray', call.action),
+        paint(ACTION_COLORS[call.action] ?? 'gray', call.action) +
+        windowsText(call),
     );
   }
   const summary = result.summary;

@@ -70,7 +70,10 @@ export function registerReportCommand(program: Command, io: CliIo, now: () => nu
       "What your agents cost, by day, session, project or model, from the logs on this machine (Claude Code, Codex, pi, Gemini CLI), with barometer's what-if beside each row",
     )
     .argument('[paths...]', "log files or folders to read instead of the agents' default places")
-    .option('--view <view>', 'daily|session|project|model (default: session)')
+    .option(
+      '--view <view>',
+      'daily|session|project|model|blocks (default: session; blocks: 5-hour blocks as ccusage counts them)',
+    )
     .option('--since <day>', 'first day included, YYYY-MM-DD')
     .option('--until <day>', 'last day included, YYYY-MM-DD')
     .option('--project <name>', 'only this project (as the report names it)')
@@ -99,6 +102,7 @@ Example:
   barometer report --since 2026-01-01
   barometer report --view daily --json | jq .total.costUsd
   barometer report --view model --markdown
+  barometer report --view blocks --since 2026-02-23
   barometer report ~/backup/claude/projects --view project --csv > cost.csv`,
     )
     .action(async (paths: string[], flags: ReportFlags) => {

@@ -23,9 +23,9 @@ export interface WindowForecast {
   /** Percentage points per hour at the measured pace, null when nothing measures it. */
   burnPercentPerHour: number | null;
   /**
-   * What the burn was measured over: `recent`, the change since the last figure before the lookback (a tenth of the
-   * window) or the period's first figure; `window`, the average since the window began (its reset less its length),
-   * when one figure is all there is; `none`.
+   * What the burn was measured over: `recent`, the change over the lookback (a tenth of the window; never a shorter
+   * span); `window`, the average since the window began (its reset less its length), when no figure is as old as the
+   * lookback; `none`.
    */
   burnBasis: 'recent' | 'window' | 'none';
   /**
@@ -54,7 +54,16 @@ function round1(value: number): number {
   return Math.round(value * 10) / 10;
 }
 
-/** Percentage points per ms over the recent past, and what it was measured over. */
+/**
+ * Percentage points per ms over the recent past (the lookback: a tenth of the window), and what it was measured
+ * over. Never over a shorter span: the providers report whole points (Codex's `used_percent` 13.0, 14.0), so one
+ * point seconds after the last would read as hundreds of percent an hour (a recorded rollout's 13% → 14% in 9 s:
+ * 400%/h, "binding" a window the log shows lasting to its reset at 27%).
+ * - A figure at least a lookback old: the change since the last such figure, over the time since it (`recent`).
+ * - Else, a window that began within the lookback: all its use is recent, over the whole lookback (`recent`).
+ * - Else the change since the period's first figure, over the lookback (`recent`).
+ * - Else (one figure), the average since the window began, when its start is known (`window`); else `none`.
+ */
 function burnOf(
   track: WindowTrack,
   minutes: number | null,
@@ -66,17 +75,20 @@ function burnOf(
     if (sample[0] <= from) reference = sample;
     else break;
   }
-  reference ??= track.samples[0];
   if (reference !== undefined && reference[0] < track.at) {
     return {
       perMs: Math.max(0, track.usedPercent - reference[1]) / (track.at - reference[0]),
       basis: 'recent',
     };
   }
-  if (track.resetsAt !== null && minutes !== null) {
-    const elapsed = track.at - (track.resetsAt - minutes * 60_000);
-    if (elapsed > 0) return { perMs: track.usedPercent / elapsed, basis: 'window' };
-  }
+  const began = track.resetsAt !== null && minutes !== null ? track.resetsAt - minutes * 60_000 : null;
+  if (began !== null && began >= from && track.at > began)
+    return { perMs: track.usedPercent / lookbackMs, basis: 'recent' };
+  const first = track.samples[0];
+  if (first !== undefined && first[0] < track.at)
+    return { perMs: Math.max(0, track.usedPercent - first[1]) / lookbackMs, basis: 'recent' };
+  if (began !== null && track.at > began)
+    return { perMs: track.usedPercent / (track.at - began), basis: 'window' };
   return { perMs: null, basis: 'none' };
 }
 

@@ -187,6 +187,31 @@ describe('window forecast', () => {
     expect(forecast.burnPercentPerHour).toBe(6);
   });
 
+  it('never reads the burn over less than the lookback: one whole point seconds later is not hundreds of percent an hour', () => {
+    // A Codex rollout's figures (test/fixtures/traces/codex): 13% then 14% nine seconds later, in a window that began
+    // 14 minutes before. Over 9 s that is 400%/h; over the 30-minute lookback, all 14 points of the young window: 28%/h.
+    const young = forecastWindow(
+      track(
+        [
+          [0, 13],
+          [0.15, 14],
+        ],
+        T0 + 286 * MINUTE,
+      ),
+    );
+    expect(young.burnBasis).toBe('recent');
+    expect(young.burnPercentPerHour).toBe(28);
+    // Joined mid-window (it began 90 minutes before): the change since the first figure, over the lookback.
+    const joined = forecastWindow(
+      track([
+        [0, 30],
+        [1, 31],
+      ]),
+    );
+    expect(joined.burnPercentPerHour).toBe(2);
+    expect(joined.bindsBeforeReset).toBe(false);
+  });
+
   it('falls back to the average since the window began when one figure is all there is', () => {
     // Reset at 210 min → began at -90 min; 30% in 90 min = 20%/h; 70% left → 210 min: exactly at the reset, no bind.
     const forecast = forecastWindow(track([[0, 30]]));

@@ -16,7 +16,10 @@ const iso = (at: number) => new Date(at).toISOString();
  *   estimatedMinutesRemaining }, suggestedAction: the session's verdict);
  * - `verdict_changed` with the previous and the new action and the verdict's figures;
  * - `new_round_due` when the health countdown ends (forced new round), once;
- * - `compaction` for every compaction recorded (the agent's, barometer's, or a provider's server-side one).
+ * - `compaction` for every compaction recorded (the agent's, barometer's, or a provider's server-side one);
+ * - `window_threshold` each time a subscription window reaches 90% or 95% used, starts to bind (runs out before its
+ *   reset at the measured pace) or is spent, once per window period, with the window's figures and the verdict's
+ *   `windowWait`.
  */
 export function webhooksOf(event: MonitorEvent): WebhookMessage[] {
   if (event.type !== 'changed') return [];
@@ -55,6 +58,22 @@ export function webhooksOf(event: MonitorEvent): WebhookMessage[] {
             event: 'new_round_due',
             promptTokens: change.promptTokens,
             critical: change.critical,
+          },
+        });
+        break;
+      case 'window_threshold':
+        messages.push({
+          event: 'window_threshold',
+          payload: {
+            ...base,
+            event: 'window_threshold',
+            window: change.window,
+            threshold: change.threshold,
+            usedPercent: change.usedPercent,
+            resetsAt: change.resetsAt,
+            runsOutAt: change.runsOutAt,
+            suggestedAction: verdict?.action ?? null,
+            windowWait: verdict?.windowWait ?? null,
           },
         });
         break;

@@ -10,6 +10,7 @@ const VIEWS = [
   ['daily', 'Day'],
   ['project', 'Project'],
   ['model', 'Model'],
+  ['blocks', '5-hour block'],
 ] as const;
 
 type ReportState =

@@ -9,6 +9,7 @@ import { SessionStats } from '../components/session-stats.js';
 import { SubAgentsPanel } from '../components/sub-agents-panel.js';
 import { TimelineChart } from '../components/timeline-chart.js';
 import { ActionTag, ReasonList, VerdictCard } from '../components/verdict-view.js';
+import { WindowsPanel } from '../components/windows-panel.js';
 import { describeEvent, eventTime, type LiveEvent, MODEL_EVENT_NAMES } from '../event-text.js';
 import { formatAgo, formatClock, formatTokens } from '../format.js';
 import { HEALTH_STYLES } from '../health.js';
@@ -116,6 +117,7 @@ export function SessionPage({ id }: { id: string }) {
     <${ReminderNote} view=${view} level=${level} />
 
     <${SessionStats} view=${view} level=${level} family=${family} />
+    <${WindowsPanel} view=${view} />
     <${EvictionsPanel} view=${view} />
     <${SubAgentsPanel} answer=${family} />
 

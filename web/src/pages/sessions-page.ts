@@ -7,6 +7,7 @@ import { EstimateMark } from '../components/estimate-mark.js';
 import { HealthBadge } from '../components/health-badge.js';
 import { LiveStatus } from '../components/live-status.js';
 import { ActionTag } from '../components/verdict-view.js';
+import { AccountWindows } from '../components/windows-panel.js';
 import { estimateMarks } from '../estimates.js';
 import { formatAgo, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
@@ -89,6 +90,7 @@ export function SessionsPage() {
                 .map((level) => `${counts[level]} ${HEALTH_STYLES[level].label.toLowerCase()}`)
                 .join(', ')}
             </p>
+            <${AccountWindows} views=${list} />
             <div class="table-wrap">
               <table class="sessions">
                 <caption class="visually-hidden">
@@ -104,6 +106,7 @@ export function SessionsPage() {
                     <th scope="col">Verdict</th>
                     <th scope="col" class="num">Cost</th>
                     <th scope="col" class="num" title="Share of prompt tokens read from the provider's cache">Cache</th>
+                    <th scope="col" class="num" title="Share of the 5-hour subscription window this session burnt">5h window</th>
                     <th scope="col">Updated</th>
                   </tr>
                 </thead>
@@ -167,8 +170,15 @@ function SessionRow({ view, depth, now }: { view: SessionView; depth: number; no
     <td><${ActionTag} action=${view.verdict?.action ?? null} priority=${view.verdict?.priority ?? null} /></td>
     <td class="num cost" title=${view.signals.costUsd === null ? 'no price known for this model' : ''}>${formatUsd(view.signals.costUsd)}<${EstimateMark} mark=${estimateMarks(view).cost} /><${ReceiptMark} receipt=${view.receipt} /></td>
     <td class="num">${formatPercent(view.signals.cacheHitPercent)}</td>
+    <td class="num" data-window-share>${fiveHourShare(view)}</td>
     <td class="updated" title=${view.updatedAt ?? 'no usage yet'}>${formatAgo(view.updatedAt, now)}</td>
   </tr>`;
+}
+
+/** The session's share of its 5-hour window (`26%`), with the window's own use: `26% of 60%`; — without one. */
+function fiveHourShare(view: SessionView): string {
+  const window = (view.signals.windows ?? []).find((one) => one.windowMinutes === 300);
+  return window ? `${window.sessionPercent}% of ${Math.round(window.usedPercent)}%` : '—';
 }
 
 /** The proxy's measured saving under a session's cost: what its receipts say, a dearer session said so. */
