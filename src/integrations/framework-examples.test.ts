@@ -1,0 +1,28 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = promisify(execFile);
+
+/** An example of examples/, run as a user runs it (`npx tsx examples/<name>.ts`), its output returned. */
+async function example(name: string): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', `examples/${name}.ts`], {
+    cwd: ROOT,
+    timeout: 60_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  return stdout;
+}
+
+describe('the framework adapters’ examples', () => {
+  it('examples/langchain.ts: a createAgent loop whose finished sub-tasks are evicted at their boundaries', async () => {
+    const output = await example('langchain');
+    expect(output).toContain('evicted 2 items at todo-completed');
+    expect(output).toContain('Both parts reviewed.');
+    expect(output).toMatch(/call 5: 10 messages, 2 tombstones/);
+    expect(output).toMatch(/call 8: 16 messages, 4 tombstones/);
+    expect(output).toContain('session: 8 calls');
+  }, 90_000);
+});
