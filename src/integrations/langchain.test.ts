@@ -136,7 +136,7 @@ describe('barometer/langchain: barometerMiddleware on a createAgent tool loop', 
       onEviction: (outcome) => evictions.push(outcome),
       onError: (error) => errors.push(error),
     });
-    const withBarometer = await runLoop([middleware as never]);
+    const withBarometer = await runLoop([middleware]);
     const withDefault = await runLoop([contextEditingMiddleware()]);
     const without = await runLoop([]);
     console.log(

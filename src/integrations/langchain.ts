@@ -5,8 +5,8 @@
  * (the messages barometer writes are made with the constructors of the messages the agent sent).
  */
 import type { AIMessage, BaseMessage } from '@langchain/core/messages';
-import type { ContextEdit } from 'langchain';
-import type { PromptMessage } from './ai-sdk-applier.js';
+import type { AgentMiddleware, ContextEdit } from 'langchain';
+import type { AiSdkHandle, PromptMessage } from './ai-sdk-applier.js';
 import {
   type BarometerFrameworkOptions,
   createFrameworkApplier,
@@ -196,14 +196,7 @@ export interface LangChainModelRequest {
 }
 
 /** The LangChain agent middleware `barometerMiddleware` returns, with `barometer` to read the session from. */
-export interface BarometerLangChainMiddleware {
-  readonly name: string;
-  wrapModelCall(
-    request: LangChainModelRequest,
-    handler: (request: LangChainModelRequest) => Promise<unknown>,
-  ): Promise<unknown>;
-  readonly barometer: import('./ai-sdk-applier.js').AiSdkHandle;
-}
+export type BarometerLangChainMiddleware = AgentMiddleware & { readonly barometer: AiSdkHandle };
 
 function isAiMessage(value: unknown): value is AIMessage {
   return typeof value === 'object' && value !== null && kindOf(value as BaseMessage) === 'ai';
@@ -287,7 +280,7 @@ export function barometerMiddleware(options: BarometerFrameworkOptions): Baromet
  */
 export function barometerContextEdit(
   options: BarometerFrameworkOptions,
-): ContextEdit & { readonly barometer: import('./ai-sdk-applier.js').AiSdkHandle } {
+): ContextEdit & { readonly barometer: AiSdkHandle } {
   const { applier, record } = langChainCore(options);
   const edit = {
     async apply(params: {
@@ -311,5 +304,5 @@ export function barometerContextEdit(
     },
   };
   Object.defineProperty(edit, 'barometer', { value: applier.handle, enumerable: false });
-  return edit as unknown as ContextEdit & { readonly barometer: import('./ai-sdk-applier.js').AiSdkHandle };
+  return edit as unknown as ContextEdit & { readonly barometer: AiSdkHandle };
 }
