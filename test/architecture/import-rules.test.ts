@@ -111,6 +111,7 @@ describe('import rules (DESIGN.md layering)', () => {
     'src/integrations/openai.ts',
     'src/integrations/anthropic.ts',
     'src/integrations/langchain.ts',
+    'src/integrations/claude-agent-sdk.ts',
   ])('loads no server, CLI, Fastify or pino from the adapter entry %s, and no SDK at run time', (entry) => {
     const { files, packages } = reachable(edges, entry);
     expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);

@@ -36,6 +36,7 @@ const SUBPATHS = [
   'barometer/openai',
   'barometer/anthropic',
   'barometer/langchain',
+  'barometer/claude-agent-sdk',
   'barometer/internal',
 ];
 /** One export of each entry that a user calls, and must be a function. */
@@ -47,6 +48,7 @@ const ENTRY_POINTS: Record<string, string> = {
   'barometer/openai': 'wrapOpenAI',
   'barometer/anthropic': 'wrapAnthropic',
   'barometer/langchain': 'barometerMiddleware',
+  'barometer/claude-agent-sdk': 'barometerClaudeAgent',
   'barometer/internal': 'stepSession',
 };
 /** Texts whose counts the bundled encodings must give exactly as gpt-tokenizer does. */
