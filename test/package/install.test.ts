@@ -37,6 +37,7 @@ const SUBPATHS = [
   'barometer/anthropic',
   'barometer/langchain',
   'barometer/claude-agent-sdk',
+  'barometer/openai-agents',
   'barometer/internal',
 ];
 /** One export of each entry that a user calls, and must be a function. */
@@ -49,6 +50,7 @@ const ENTRY_POINTS: Record<string, string> = {
   'barometer/anthropic': 'wrapAnthropic',
   'barometer/langchain': 'barometerMiddleware',
   'barometer/claude-agent-sdk': 'barometerClaudeAgent',
+  'barometer/openai-agents': 'barometerModel',
   'barometer/internal': 'stepSession',
 };
 /** Texts whose counts the bundled encodings must give exactly as gpt-tokenizer does. */
