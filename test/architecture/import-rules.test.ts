@@ -113,6 +113,7 @@ describe('import rules (DESIGN.md layering)', () => {
     'src/integrations/langchain.ts',
     'src/integrations/claude-agent-sdk.ts',
     'src/integrations/openai-agents.ts',
+    'src/integrations/mastra.ts',
   ])('loads no server, CLI, Fastify or pino from the adapter entry %s, and no SDK at run time', (entry) => {
     const { files, packages } = reachable(edges, entry);
     expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);

@@ -38,6 +38,7 @@ const SUBPATHS = [
   'barometer/langchain',
   'barometer/claude-agent-sdk',
   'barometer/openai-agents',
+  'barometer/mastra',
   'barometer/internal',
 ];
 /** One export of each entry that a user calls, and must be a function. */
@@ -51,6 +52,7 @@ const ENTRY_POINTS: Record<string, string> = {
   'barometer/langchain': 'barometerMiddleware',
   'barometer/claude-agent-sdk': 'barometerClaudeAgent',
   'barometer/openai-agents': 'barometerModel',
+  'barometer/mastra': 'barometerProcessor',
   'barometer/internal': 'stepSession',
 };
 /** Texts whose counts the bundled encodings must give exactly as gpt-tokenizer does. */
