@@ -34,4 +34,13 @@ describe('the framework adapters’ examples', () => {
     expect(output).toMatch(/call 8: 15 items, 4 tombstones/);
     expect(output).toContain('session: 8 calls');
   }, 90_000);
+
+  it('examples/mastra.ts: a Mastra agent whose finished sub-tasks are evicted at their boundaries', async () => {
+    const output = await example('mastra');
+    expect(output).toContain('evicted 2 items at todo-completed');
+    expect(output).toContain('Both parts reviewed.');
+    expect(output).toMatch(/call 5: 10 messages, 2 tombstones/);
+    expect(output).toMatch(/call 8: 16 messages, 4 tombstones/);
+    expect(output).toContain('session: 8 calls');
+  }, 90_000);
 });
