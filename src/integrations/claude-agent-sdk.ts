@@ -117,7 +117,10 @@ async function reminderOf(proxyUrl: string, sessionId: string, timeoutMs: number
  */
 export function barometerClaudeAgent(settings: BarometerClaudeAgentOptions = {}): BarometerClaudeAgent {
   const proxyUrl = settings.proxyUrl === undefined ? DEFAULT_PROXY_URL : settings.proxyUrl;
-  if (proxyUrl !== null) new URL(proxyUrl); // a bad address is the caller's error, said at once
+  if (proxyUrl !== null && !URL.canParse(proxyUrl))
+    throw new TypeError(
+      `barometer: proxyUrl must be the proxy's http(s) address, got ${JSON.stringify(proxyUrl)}`,
+    );
   const onError =
     settings.onError ??
     ((error: unknown) =>

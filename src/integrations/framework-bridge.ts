@@ -54,6 +54,8 @@ export interface FrameworkApplier<Message> {
     call: { modelProvider: string; abortSignal?: AbortSignal | undefined },
     codec: MessageCodec<Message>,
   ): Promise<{ messages: Message[]; driftPercent: number | null }>;
+  /** Hands an error to the adapter's `onError` (and `handle.lastError`): the model call goes on. */
+  fail(error: unknown): void;
   /** Records one model call's usage (an AI SDK usage object), with the drift its prompt had. */
   record(
     usage: unknown,
@@ -77,6 +79,7 @@ export function createFrameworkApplier<Message>(
   const applier = createApplier(applierOptions(options));
   return {
     handle: applier.handle,
+    fail: (error) => applier.recorder.fail(error),
     async apply(messages, call, codec) {
       const read = messages.map((message) => {
         const prompt = codec.read(message) as Tagged<Message>;

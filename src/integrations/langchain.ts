@@ -261,7 +261,7 @@ export function barometerMiddleware(options: BarometerFrameworkOptions): Baromet
       } catch (error) {
         // A wait aborted by the run's signal ends the call as the model would have; anything else is barometer's.
         if (request.runtime?.signal?.aborted) throw error;
-        options.onError?.(error);
+        applier.fail(error);
       }
       const response = await handler(next);
       if (isAiMessage(response)) await record(response, driftPercent);
@@ -298,7 +298,7 @@ export function barometerContextEdit(
         );
         messages.splice(0, messages.length, ...applied.messages);
       } catch (error) {
-        options.onError?.(error);
+        applier.fail(error);
       }
       return params.countTokens(messages);
     },
