@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -42,5 +43,26 @@ describe('the framework adapters’ examples', () => {
     expect(output).toMatch(/call 5: 10 messages, 2 tombstones/);
     expect(output).toMatch(/call 8: 16 messages, 4 tombstones/);
     expect(output).toContain('session: 8 calls');
+  }, 90_000);
+
+  it('examples/claude-agent-sdk.ts: query() through barometer’s proxy, its session seen with every main call', async (context) => {
+    let sdk: string | undefined;
+    try {
+      sdk = createRequire(import.meta.url).resolve(
+        `@anthropic-ai/claude-agent-sdk-${process.platform}-${process.arch}/package.json`,
+      );
+    } catch {
+      sdk = undefined;
+    }
+    if (!sdk) {
+      if (process.env.CI === 'true')
+        throw new Error('the Claude Agent SDK’s Claude Code binary is missing under CI');
+      console.warn('skipping examples/claude-agent-sdk.ts: the SDK’s Claude Code binary is not installed');
+      context.skip();
+    }
+    const output = await example('claude-agent-sdk');
+    expect(output).toContain('Both files read.');
+    expect(output).toContain('query: 3 main calls, result success');
+    expect(output).toContain("barometer's session: 3 calls");
   }, 90_000);
 });
