@@ -200,4 +200,26 @@ describe('barometer/langchain: barometerMiddleware on a createAgent tool loop', 
     // The last response is seen by no later call.
     expect(session.generations).toBe(LOOP_CALLS - 1);
   }, 120_000);
+
+  it('hands the model the session’s context_health reminder while one is active, once, never into the agent’s state', async () => {
+    // A session whose optimal size is 20,000 tokens: caution from the third call on.
+    const session = new Session({ model: LOOP_MODEL, optimalMaxTokens: 20_000 });
+    const middleware = barometerMiddleware({
+      session,
+      archive: new ArchiveStore({ root: join(root, 'reminder') }),
+    });
+    const run = await runLoop([middleware]);
+    const reminders = run.model.calls.map(
+      (call) =>
+        (call.messages as BaseMessage[]).filter(
+          (message) => kindOf(message) === 'system' && String(message.content).startsWith('Context health'),
+        ).length,
+    );
+    expect(reminders[0]).toBe(0);
+    expect(reminders.some((count) => count === 1)).toBe(true);
+    expect(reminders.every((count) => count <= 1)).toBe(true);
+    expect(run.result.messages.some((message) => String(message.content).startsWith('Context health'))).toBe(
+      false,
+    );
+  }, 120_000);
 });
