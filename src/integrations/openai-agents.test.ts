@@ -12,6 +12,7 @@ import {
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { responsesStream } from '../proxy/test-helpers/fake-responses.js';
 import { Session } from '../session/session.js';
 import { ArchiveStore, readArchiveFile } from '../store/archive.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
@@ -147,6 +148,11 @@ async function startProvider(): Promise<Provider> {
               status: 'completed',
             },
           ];
+    if (body.stream === true)
+      return {
+        headers: { 'content-type': 'text/event-stream' },
+        body: responsesStream(`resp_${step}`, LOOP_MODEL, output[0] as Json, usage),
+      };
     return json({
       id: `resp_${step}`,
       object: 'response',
@@ -310,4 +316,30 @@ describe('barometer/openai-agents: barometerModel on an Agents SDK tool loop', (
     expect(session.lastVerdict?.action).toBe('compress');
     expect(await should({})).toBe(true);
   });
+
+  it('does the same on a streamed run: the usage of each response_done recorded before the runner reads it', async () => {
+    const session = new Session({ model: LOOP_MODEL });
+    const provider = await startProvider();
+    try {
+      const model = barometerModel(new OpenAIResponsesModel(clientOf(provider), LOOP_MODEL), {
+        session,
+        archive: new ArchiveStore({ root: join(root, 'stream') }),
+      });
+      const agent = new Agent({ name: 'reviewer', instructions: SYSTEM_PROMPT, model, tools });
+      const result = await run(agent, REQUEST, { maxTurns: 50, stream: true });
+      for await (const _event of result) {
+        // drained
+      }
+      await result.completed;
+      expect(result.finalOutput).toBe(FINAL_ANSWER);
+      expect(provider.inputs).toHaveLength(LOOP_CALLS);
+      const last = provider.inputs.at(-1) as Json[];
+      expect(unpaired(last)).toEqual([]);
+      expect(outputOf(last, 'call_read_0_0')).toMatch(TOMBSTONE);
+      expect(session.generations).toBe(LOOP_CALLS);
+      expect(session.state.spend?.costUsd).toBeCloseTo(provider.bill.totals.costUsd, 9);
+    } finally {
+      await provider.server.close();
+    }
+  }, 120_000);
 });
