@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   Agent,
+  MemorySession,
   OpenAIResponsesCompactionSession,
   OpenAIResponsesModel,
   run,
@@ -17,7 +18,7 @@ import { Session } from '../session/session.js';
 import { ArchiveStore, readArchiveFile } from '../store/archive.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import type { AiSdkPolicyOutcome } from './ai-sdk-policy.js';
-import { barometerModel, barometerShouldTriggerCompaction } from './openai-agents.js';
+import { BarometerSession, barometerModel, barometerShouldTriggerCompaction } from './openai-agents.js';
 import {
   type BilledMessage,
   CacheBill,
@@ -338,6 +339,41 @@ describe('barometer/openai-agents: barometerModel on an Agents SDK tool loop', (
       expect(outputOf(last, 'call_read_0_0')).toMatch(TOMBSTONE);
       expect(session.generations).toBe(LOOP_CALLS);
       expect(session.state.spend?.costUsd).toBeCloseTo(provider.bill.totals.costUsd, 9);
+    } finally {
+      await provider.server.close();
+    }
+  }, 120_000);
+
+  it('BarometerSession: the next run starts from the history with the finished sub-tasks evicted', async () => {
+    const session = new Session({ model: LOOP_MODEL });
+    const provider = await startProvider();
+    try {
+      const memory = new MemorySession();
+      const history = new BarometerSession(memory, {
+        session,
+        archive: new ArchiveStore({ root: join(root, 'session') }),
+      });
+      const agent = new Agent({
+        name: 'reviewer',
+        instructions: SYSTEM_PROMPT,
+        model: new OpenAIResponsesModel(clientOf(provider), LOOP_MODEL),
+        tools,
+      });
+      await run(agent, REQUEST, { maxTurns: 50, session: history });
+      // Inside the first run the session is not read again: its calls carry the reads whole.
+      expect(outputOf(provider.inputs[LOOP_CALLS - 1] as Json[], 'call_read_0_0')).toBe(
+        fileText(FILES[0] as string),
+      );
+      await run(agent, 'Thanks. Anything else?', { maxTurns: 5, session: history });
+      const next = provider.inputs[LOOP_CALLS] as Json[];
+      expect(unpaired(next)).toEqual([]);
+      for (let task = 0; task < 5; task++)
+        for (const within of [0, 1, 2])
+          expect(outputOf(next, `call_read_${task}_${within}`)).toMatch(TOMBSTONE);
+      // The underlying session keeps the originals.
+      const stored = (await memory.getItems()) as unknown as Json[];
+      const result = stored.find((item) => item.type === 'function_call_result' && item.callId === 'call_read_0_0');
+      expect(result?.output).toEqual({ type: 'text', text: fileText(FILES[0] as string) });
     } finally {
       await provider.server.close();
     }
