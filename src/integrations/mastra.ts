@@ -49,6 +49,12 @@ const DRIFT = Symbol('barometer.drift');
  * reminder; the wait on a per-minute quota; recap and flush on `compress`), and `processLLMResponse` records the
  * step's usage. Put it in `inputProcessors` (it changes what the model is sent, not what the agent keeps). One
  * processor per conversation.
+ *
+ * @example
+ * const agent = new Agent({
+ *   id: 'reviewer', name: 'reviewer', instructions, model, tools,
+ *   inputProcessors: [barometerProcessor({ session: new Session({ model: 'gpt-5' }), archive: new ArchiveStore({ root }) })],
+ * });
  */
 export function barometerProcessor(options: BarometerFrameworkOptions): BarometerProcessor {
   const applier = createApplier(applierOptions(options));

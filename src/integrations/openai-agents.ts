@@ -218,6 +218,11 @@ function wrapModel(model: Model, applier: FrameworkApplier<AgentInputItem>): Bar
  * reminder; the wait on a per-minute quota; recap and flush on `compress`. After the call the response's `usage`
  * (`inputTokens` with `inputTokensDetails[].cached_tokens`, `outputTokens`) goes to the session. The run's items
  * and its session are never changed: only what the model is sent. One decorator per conversation.
+ *
+ * @example
+ * const model = barometerModel(new OpenAIResponsesModel(new OpenAI(), 'gpt-5'), { session, archive: new ArchiveStore({ root }) });
+ * await run(new Agent({ name: 'reviewer', instructions, tools, model }), 'Review the modules.');
+ * model.barometer.lastEviction; // what the policy did on the latest call
  */
 export function barometerModel(model: Model, options: BarometerFrameworkOptions): BarometerModel {
   if (typeof model?.getResponse !== 'function')
