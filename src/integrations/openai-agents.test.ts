@@ -372,7 +372,9 @@ describe('barometer/openai-agents: barometerModel on an Agents SDK tool loop', (
           expect(outputOf(next, `call_read_${task}_${within}`)).toMatch(TOMBSTONE);
       // The underlying session keeps the originals.
       const stored = (await memory.getItems()) as unknown as Json[];
-      const result = stored.find((item) => item.type === 'function_call_result' && item.callId === 'call_read_0_0');
+      const result = stored.find(
+        (item) => item.type === 'function_call_result' && item.callId === 'call_read_0_0',
+      );
       expect(result?.output).toEqual({ type: 'text', text: fileText(FILES[0] as string) });
     } finally {
       await provider.server.close();
