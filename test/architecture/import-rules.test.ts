@@ -106,18 +106,25 @@ describe('import rules (DESIGN.md layering)', () => {
     expect([...packages].filter((name) => /^(fastify|@fastify\/|pino$|commander$)/.test(name))).toEqual([]);
   });
 
-  it.each(['src/integrations/ai-sdk.ts', 'src/integrations/openai.ts', 'src/integrations/anthropic.ts'])(
-    'loads no server, CLI, Fastify or pino from the adapter entry %s, and no SDK at run time',
-    (entry) => {
-      const { files, packages } = reachable(edges, entry);
-      expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);
-      expect([...packages].filter((name) => NETWORK_AND_SERVER_PACKAGES.test(name))).toEqual([]);
-      // The SDKs are optional peers, read by types only: an adapter must load without them.
-      expect([...packages].filter((name) => /^(ai|openai|@anthropic-ai\/sdk|@ai-sdk\/)/.test(name))).toEqual(
-        [],
-      );
-    },
-  );
+  it.each([
+    'src/integrations/ai-sdk.ts',
+    'src/integrations/openai.ts',
+    'src/integrations/anthropic.ts',
+    'src/integrations/langchain.ts',
+    'src/integrations/claude-agent-sdk.ts',
+    'src/integrations/openai-agents.ts',
+    'src/integrations/mastra.ts',
+  ])('loads no server, CLI, Fastify or pino from the adapter entry %s, and no SDK at run time', (entry) => {
+    const { files, packages } = reachable(edges, entry);
+    expect([...files].filter((file) => /^src\/(server|cli)\//.test(file))).toEqual([]);
+    expect([...packages].filter((name) => NETWORK_AND_SERVER_PACKAGES.test(name))).toEqual([]);
+    // The SDKs are optional peers, read by types only: an adapter must load without them.
+    expect(
+      [...packages].filter((name) =>
+        /^(ai|openai|@anthropic-ai\/|@ai-sdk\/|langchain|@langchain\/|@openai\/agents|@mastra\/)/.test(name),
+      ),
+    ).toEqual([]);
+  });
 
   it('loads at run time only what an install brings: dependencies, Node, and the bundled packages via src/vendor', () => {
     // The package bundles some devDependencies into dist/vendor (docs/decisions/019-install-size.md): imported from

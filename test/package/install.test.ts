@@ -35,6 +35,10 @@ const SUBPATHS = [
   'barometer/ai-sdk',
   'barometer/openai',
   'barometer/anthropic',
+  'barometer/langchain',
+  'barometer/claude-agent-sdk',
+  'barometer/openai-agents',
+  'barometer/mastra',
   'barometer/internal',
 ];
 /** One export of each entry that a user calls, and must be a function. */
@@ -45,6 +49,10 @@ const ENTRY_POINTS: Record<string, string> = {
   'barometer/ai-sdk': 'barometerMiddleware',
   'barometer/openai': 'wrapOpenAI',
   'barometer/anthropic': 'wrapAnthropic',
+  'barometer/langchain': 'barometerMiddleware',
+  'barometer/claude-agent-sdk': 'barometerClaudeAgent',
+  'barometer/openai-agents': 'barometerModel',
+  'barometer/mastra': 'barometerProcessor',
   'barometer/internal': 'stepSession',
 };
 /** Texts whose counts the bundled encodings must give exactly as gpt-tokenizer does. */
