@@ -6,6 +6,7 @@
  * budgetTokens }`, `effort`; `@ai-sdk/google` `thinkingConfig.{thinkingLevel,thinkingBudget}`, lower-case levels;
  * and, spec v4 only, the call's top-level `reasoning`).
  */
+import { isObject } from '../usage/json-object.js';
 
 type JsonObject = Record<string, unknown>;
 export type ProviderOptions = Record<string, JsonObject>;
@@ -29,9 +30,6 @@ const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'];
 const rank = (level: unknown) => (typeof level === 'string' ? EFFORTS.indexOf(level.toLowerCase()) : -1);
 /** Whether `current` asks for more than `target` (an unknown level counts as more: it is lowered). */
 const above = (current: unknown, target: string) => rank(current) === -1 || rank(current) > rank(target);
-
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 type Family = 'openai' | 'anthropic' | 'google';
 /** Other `providerOptions` keys each family's provider packages read (Azure OpenAI; Vertex Gemini). */

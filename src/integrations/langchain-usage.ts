@@ -1,9 +1,6 @@
 import type { UsageUpdate } from '../session/session-options.js';
+import { isObject } from '../usage/json-object.js';
 import { normalizeAiSdk } from '../usage/normalize-ai-sdk.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
 
 /**
  * A LangChain message's `usage_metadata` as a usage update. `@langchain/core`'s `UsageMetadata`: `input_tokens`

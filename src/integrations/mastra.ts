@@ -7,6 +7,7 @@
  * dependency: nothing here loads it.
  */
 import type { Processor } from '@mastra/core/processors';
+import { isObject } from '../usage/json-object.js';
 import { normalizeAiSdk } from '../usage/normalize-ai-sdk.js';
 import type { AiSdkHandle, PromptMessage } from './ai-sdk-applier.js';
 import { createApplier } from './ai-sdk-applier.js';
@@ -16,7 +17,6 @@ export type { AiSdkHandle as BarometerMastraHandle } from './ai-sdk-applier.js';
 export type { BarometerFrameworkOptions } from './framework-bridge.js';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
 
 /** The processor `barometerProcessor` returns, with `barometer` to read the session from. */
 export type BarometerProcessor = Processor<'barometer'> &

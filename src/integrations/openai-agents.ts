@@ -15,6 +15,7 @@ import type {
   Session,
 } from '@openai/agents';
 import type { UsageUpdate } from '../session/session-options.js';
+import { isObject } from '../usage/json-object.js';
 import { normalizeAiSdk } from '../usage/normalize-ai-sdk.js';
 import type { AiSdkHandle, PromptMessage } from './ai-sdk-applier.js';
 import {
@@ -31,7 +32,6 @@ export type { AiSdkHandle as BarometerOpenAIAgentsHandle } from './ai-sdk-applie
 export type { BarometerFrameworkOptions } from './framework-bridge.js';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
 
 function parseArguments(text: unknown): unknown {
   if (typeof text !== 'string') return text ?? {};

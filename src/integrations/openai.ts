@@ -22,6 +22,8 @@ export type {
   SessionTarget,
 } from './session-recorder.js';
 
+import { isObject } from '../usage/json-object.js';
+
 /** The `fetch` an `openai` client calls (its `Fetch` type). */
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -66,9 +68,6 @@ function formatOf(
 function urlOf(input: string | URL | Request): string {
   return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The events of a stream worth keeping for its usage (few: memory stays flat however long the stream). */
 const KEEP: Readonly<Record<'openai-chat' | 'openai-responses', ObserveEventsOptions['keep']>> = {

@@ -8,12 +8,10 @@ import type {
 } from '../cache/openai-cache-request.js';
 import type { OpenAiCacheRetention } from '../cache/openai-cache-rules.js';
 import type { TokenCounter } from '../tokens/token-counter.js';
+import { isObject } from '../usage/json-object.js';
 import type { WireFormat } from './session-key.js';
 
 type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * A block's canonical JSON: keys sorted, `cache_control` left out at every depth (a marker is not content), no

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
+import { isObject } from '../usage/json-object.js';
 import { markBreakpoint } from './proxy-breakpoint.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { CarriedEdits } from './proxy-session.js';
@@ -10,10 +11,6 @@ import { type EditBook, editedBlocks } from './wire-history.js';
 import { spliceEdits } from './wire-splice.js';
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A request body's JSON object; undefined when it is JSON but no object. @throws when it is not JSON */
 export function parse(bytes: Buffer): Json | undefined {

@@ -1,11 +1,9 @@
 import type { SessionContext } from '../session/describe-session.js';
+import { isObject } from '../usage/json-object.js';
 import { requestExcerpt } from '../usage/session-title.js';
 import type { WireFormat } from './session-key.js';
 
 type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Where the agent says it works (docs/rules.md, "Session titles"): Claude Code's environment section

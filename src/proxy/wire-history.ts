@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { HistoryItem } from '../compaction/history-item.js';
+import { isObject } from '../usage/json-object.js';
 import type { WireFormat } from './session-key.js';
 
 type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * One replacement the proxy makes in every request of a session from the batch that decided it on: a tool result's

@@ -1,3 +1,4 @@
+import { isObject, type JsonObject } from './json-object.js';
 import { parseServerSentEvents } from './server-sent-events.js';
 import type {
   AvailableUsage,
@@ -7,12 +8,7 @@ import type {
   UsageSource,
 } from './usage-record.js';
 
-/** A parsed JSON object. Provider bodies are read field by field, never trusted as a type. */
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject, type JsonObject };
 
 /** A token count: a non-negative safe integer. Anything else (NaN, -1, 2.5, '12', null) is no count. */
 export function tokenCount(value: unknown): number | undefined {

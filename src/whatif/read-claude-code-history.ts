@@ -1,4 +1,5 @@
 import { fromAnthropicMessages } from '../compaction/anthropic-messages.js';
+import { isObject } from '../usage/json-object.js';
 import { SidechainChains } from '../usage/read-claude-code-log.js';
 import type { LogCall, LogCallUsage, LogHistory, LogItem, LogSegmentStart } from './log-history.js';
 import { parseObjectLine, splitLines } from './log-history.js';
@@ -8,8 +9,6 @@ const SYNTHETIC_MODEL = '<synthetic>';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const count = (value: unknown): number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 

@@ -1,4 +1,5 @@
 import type { HistoryItem } from '../compaction/history-item.js';
+import { isObject } from '../usage/json-object.js';
 import type {
   LogCall,
   LogCallUsage,
@@ -11,8 +12,6 @@ import { parseObjectLine, redactedLength, splitLines } from './log-history.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const count = (value: unknown): number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 

@@ -1,4 +1,5 @@
 import type { HistoryItem } from '../compaction/history-item.js';
+import { isObject } from '../usage/json-object.js';
 import type {
   LogCall,
   LogCallUsage,
@@ -10,8 +11,6 @@ import type {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const count = (value: unknown): number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 const asText = (value: unknown): string =>

@@ -1,4 +1,5 @@
 import type { HistoryItem, HistoryProvider } from '../compaction/history-item.js';
+import { isObject } from '../usage/json-object.js';
 import { userText } from '../usage/read-pi-log.js';
 import type {
   LogCall,
@@ -12,8 +13,6 @@ import { parseObjectLine, splitLines } from './log-history.js';
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const count = (value: unknown): number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
 const asText = (value: unknown): string =>

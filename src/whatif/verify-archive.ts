@@ -1,4 +1,5 @@
 import type { HistoryItem } from '../compaction/history-item.js';
+import { isObject } from '../usage/json-object.js';
 import type { LogHistory } from './log-history.js';
 import { parseObjectLine } from './log-history.js';
 
@@ -23,8 +24,6 @@ export interface ArchivedRecord {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The text blocks of a pi tool result's content, joined, as the history reader takes them. */
 const piText = (content: unknown) =>

@@ -1,10 +1,5 @@
+import { isObject } from '../../usage/json-object.js';
 import type { UsageWindow } from './usage-window.js';
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
