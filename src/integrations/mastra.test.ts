@@ -15,16 +15,14 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { Session } from '../session/session.js';
-import { ArchiveStore, readArchiveFile } from '../store/archive.js';
+import { ArchiveStore } from '../store/archive.js';
 import type { AiSdkPolicyOutcome } from './ai-sdk-policy.js';
 import { barometerProcessor } from './mastra.js';
 import {
   type BilledMessage,
   CacheBill,
-  FILES,
+  expectEvictedLoop,
   FINAL_ANSWER,
-  fileText,
-  LOOP_CALLS,
   LOOP_MODEL,
   OUTPUT_TOKENS,
   REQUEST,
@@ -42,8 +40,6 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'barometer-mastra-'));
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
-
-const TOMBSTONE = /^\[Task subtask-\d+ completed: output evicted to archive\] (\S+)#(\S+)$/;
 
 /**
  * The AI SDK's own mock model (`MockLanguageModelV3`, which Mastra 1.x runs as any AI SDK 6 model) answering the
@@ -182,31 +178,13 @@ describe('barometer/mastra: barometerProcessor on a Mastra agent loop', () => {
     );
     expect(errors).toEqual([]);
     expect(withBarometer.result.text).toBe(FINAL_ANSWER);
-    const prompts = withBarometer.prompts;
-    expect(prompts).toHaveLength(LOOP_CALLS);
-    for (const prompt of prompts) expect(unpaired(prompt)).toEqual([]);
-    expect(resultText(prompts[4] as Prompt, 'call_read_0_0')).toBe(fileText(FILES[0] as string));
-    for (const within of [0, 1, 2])
-      expect(resultText(prompts[5] as Prompt, `call_read_0_${within}`)).toMatch(TOMBSTONE);
-    const last = prompts.at(-1) as Prompt;
-    for (let task = 0; task < 5; task++)
-      for (const within of [0, 1, 2])
-        expect(resultText(last, `call_read_${task}_${within}`)).toMatch(TOMBSTONE);
-
-    const archived = evictions
-      .flatMap((outcome) => outcome.archived)
-      .filter((item) => item.kind === 'tool-result');
-    expect(archived).toHaveLength(15);
-    for (const item of archived) {
-      const [path, itemId] = item.location.split('#') as [string, string];
-      const [, task, within] = /call_read_(\d)_(\d)/.exec(itemId) ?? [];
-      const record = (await readArchiveFile(path)).find((entry) => entry.itemId === itemId);
-      expect(record?.content).toBe(fileText(FILES[Number(task) * 3 + Number(within)] as string));
-    }
-
-    expect(session.generations).toBe(LOOP_CALLS);
-    expect(session.state.spend?.costUsd).toBeCloseTo(withBarometer.bill.totals.costUsd, 9);
-    expect(session.state.spend?.promptTokens).toBe(withBarometer.bill.totals.promptTokens);
+    await expectEvictedLoop(
+      withBarometer.prompts,
+      { resultOf: (prompt, callId) => resultText(prompt, callId), unpaired },
+      evictions.flatMap((outcome) => outcome.archived),
+      session,
+      withBarometer.bill,
+    );
 
     expect(withBarometer.bill.totals.promptTokens).toBeLessThan(withLimiter.bill.totals.promptTokens);
     expect(withBarometer.bill.totals.costUsd).toBeLessThan(withLimiter.bill.totals.costUsd);

@@ -15,18 +15,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { responsesStream } from '../proxy/test-helpers/fake-responses.js';
 import { Session } from '../session/session.js';
-import { ArchiveStore, readArchiveFile } from '../store/archive.js';
+import { ArchiveStore } from '../store/archive.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import type { AiSdkPolicyOutcome } from './ai-sdk-policy.js';
 import { BarometerSession, barometerModel, barometerShouldTriggerCompaction } from './openai-agents.js';
 import {
   type BilledMessage,
   CacheBill,
+  expectEvictedLoop,
   FILES,
   FINAL_ANSWER,
   fileText,
   LOOP_CALLS,
   LOOP_MODEL,
+  LOOP_TOMBSTONE,
   OUTPUT_TOKENS,
   REQUEST,
   runTool,
@@ -43,8 +45,6 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'barometer-openai-agents-'));
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
-
-const TOMBSTONE = /^\[Task subtask-\d+ completed: output evicted to archive\] (\S+)#(\S+)$/;
 
 /** A Responses input item as the provider reads it. */
 function billed(item: Json): BilledMessage {
@@ -265,30 +265,13 @@ describe('barometer/openai-agents: barometerModel on an Agents SDK tool loop', (
       }),
     );
 
-    expect(on.inputs).toHaveLength(LOOP_CALLS);
-    for (const input of on.inputs) expect(unpaired(input)).toEqual([]);
-    expect(outputOf(on.inputs[4] as Json[], 'call_read_0_0')).toBe(fileText(FILES[0] as string));
-    for (const within of [0, 1, 2])
-      expect(outputOf(on.inputs[5] as Json[], `call_read_0_${within}`)).toMatch(TOMBSTONE);
-    const last = on.inputs.at(-1) as Json[];
-    for (let task = 0; task < 5; task++)
-      for (const within of [0, 1, 2])
-        expect(outputOf(last, `call_read_${task}_${within}`)).toMatch(TOMBSTONE);
-
-    const archived = evictions
-      .flatMap((outcome) => outcome.archived)
-      .filter((item) => item.kind === 'tool-result');
-    expect(archived).toHaveLength(15);
-    for (const item of archived) {
-      const [path, itemId] = item.location.split('#') as [string, string];
-      const [, task, within] = /call_read_(\d)_(\d)/.exec(itemId) ?? [];
-      const record = (await readArchiveFile(path)).find((entry) => entry.itemId === itemId);
-      expect(record?.content).toBe(fileText(FILES[Number(task) * 3 + Number(within)] as string));
-    }
-
-    expect(session.generations).toBe(LOOP_CALLS);
-    expect(session.state.spend?.costUsd).toBeCloseTo(on.bill.totals.costUsd, 9);
-    expect(session.state.spend?.promptTokens).toBe(on.bill.totals.promptTokens);
+    await expectEvictedLoop(
+      on.inputs as Json[][],
+      { resultOf: (input, callId) => outputOf(input, callId), unpaired },
+      evictions.flatMap((outcome) => outcome.archived),
+      session,
+      on.bill,
+    );
 
     // The compaction calls are billed too: they are model calls.
     expect(on.bill.totals.promptTokens).toBeLessThan(base.bill.totals.promptTokens);
@@ -336,7 +319,7 @@ describe('barometer/openai-agents: barometerModel on an Agents SDK tool loop', (
       expect(provider.inputs).toHaveLength(LOOP_CALLS);
       const last = provider.inputs.at(-1) as Json[];
       expect(unpaired(last)).toEqual([]);
-      expect(outputOf(last, 'call_read_0_0')).toMatch(TOMBSTONE);
+      expect(outputOf(last, 'call_read_0_0')).toMatch(LOOP_TOMBSTONE);
       expect(session.generations).toBe(LOOP_CALLS);
       expect(session.state.spend?.costUsd).toBeCloseTo(provider.bill.totals.costUsd, 9);
     } finally {
@@ -369,7 +352,7 @@ describe('barometer/openai-agents: barometerModel on an Agents SDK tool loop', (
       expect(unpaired(next)).toEqual([]);
       for (let task = 0; task < 5; task++)
         for (const within of [0, 1, 2])
-          expect(outputOf(next, `call_read_${task}_${within}`)).toMatch(TOMBSTONE);
+          expect(outputOf(next, `call_read_${task}_${within}`)).toMatch(LOOP_TOMBSTONE);
       // The underlying session keeps the originals.
       const stored = (await memory.getItems()) as unknown as Json[];
       const result = stored.find(

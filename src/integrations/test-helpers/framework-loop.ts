@@ -5,11 +5,13 @@
  * automatic prefix caching for gpt-5), as the provider would bill the messages the framework sent.
  */
 import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
 import type { OpenAiCacheBlock } from '../../cache/openai-cache-request.js';
 import { openAiPromptCache } from '../../cache/openai-prompt-cache.js';
 import { promptCacheCost } from '../../cache/prompt-cache-cost.js';
 import { emptyPromptCacheState, type PromptCacheState } from '../../cache/prompt-cache-state.js';
 import { findModel } from '../../models/find-model.js';
+import { readArchiveFile } from '../../store/archive.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 
 export const LOOP_MODEL = 'gpt-5';
@@ -147,4 +149,47 @@ export function sideBySide(framework: string, rows: Record<string, CacheBill>): 
     );
   }
   return lines.join('\n');
+}
+
+/** The AI SDK adapters' tombstone (`tombstoneText`), which every framework adapter writes. */
+export const LOOP_TOMBSTONE = /^\[Task subtask-\d+ completed: output evicted to archive\] (\S+)#(\S+)$/;
+
+/** How a framework's prompt is read: a tool result's text by its call id, and the calls without their result. */
+export interface PromptReader<Prompt> {
+  resultOf: (prompt: Prompt, callId: string) => string | undefined;
+  unpaired: (prompt: Prompt) => unknown[];
+}
+
+/**
+ * What every framework's loop shows with barometer: every call's tool pairs intact; a sub-task's reads sent whole
+ * while it runs and tombstoned from the call after the TodoWrite that completes it, in every later prompt; each of
+ * the 15 originals in the archive the tombstone names, byte for byte; the session holding every call at the bill.
+ */
+export async function expectEvictedLoop<Prompt>(
+  prompts: readonly Prompt[],
+  reader: PromptReader<Prompt>,
+  archived: readonly { kind: string; location: string }[],
+  session: { generations: number; state: { spend?: { costUsd: number; promptTokens: number } | undefined } },
+  bill: CacheBill,
+): Promise<void> {
+  expect(prompts).toHaveLength(LOOP_CALLS);
+  for (const prompt of prompts) expect(reader.unpaired(prompt)).toEqual([]);
+  expect(reader.resultOf(prompts[4] as Prompt, 'call_read_0_0')).toBe(fileText(FILES[0] as string));
+  for (const within of [0, 1, 2])
+    expect(reader.resultOf(prompts[5] as Prompt, `call_read_0_${within}`)).toMatch(LOOP_TOMBSTONE);
+  const last = prompts.at(-1) as Prompt;
+  for (let task = 0; task < 5; task++)
+    for (const within of [0, 1, 2])
+      expect(reader.resultOf(last, `call_read_${task}_${within}`)).toMatch(LOOP_TOMBSTONE);
+  const results = archived.filter((item) => item.kind === 'tool-result');
+  expect(results).toHaveLength(15);
+  for (const item of results) {
+    const [path, itemId] = item.location.split('#') as [string, string];
+    const [, task, within] = /call_read_(\d)_(\d)/.exec(itemId) ?? [];
+    const record = (await readArchiveFile(path)).find((entry) => entry.itemId === itemId);
+    expect(record?.content).toBe(fileText(FILES[Number(task) * 3 + Number(within)] as string));
+  }
+  expect(session.generations).toBe(LOOP_CALLS);
+  expect(session.state.spend?.costUsd).toBeCloseTo(bill.totals.costUsd, 9);
+  expect(session.state.spend?.promptTokens).toBe(bill.totals.promptTokens);
 }
