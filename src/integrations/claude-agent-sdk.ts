@@ -45,8 +45,8 @@ export interface BarometerClaudeAgentOptions {
   reminderTimeoutMs?: number;
   /**
    * A session to record the usage of every main-loop call in, read from the assistant messages `observe` passes
-   * (once per API message id). Leave it out when the proxy records the calls (it sees each response): the same
-   * calls in two sessions are counted twice.
+   * (once per API message id), and Claude Code's compactions (as the proxy's session records them too). Leave it
+   * out when the proxy records the calls (it sees each response): the same calls in two sessions are counted twice.
    */
   session?: AdapterOptions['session'];
   /** Told of anything barometer fails at (the query goes on regardless). @default a console warning */
@@ -78,7 +78,8 @@ export interface ClaudeAgentCompaction {
   summary: string | null;
   /**
    * Recorded as a compaction of barometer's session: the proxy's (by the session id) unless `proxyUrl` is null,
-   * and `session`'s when given. false when there was no session to record it in, or recording failed (`onError`).
+   * and `session`'s when given. false when none of them has it: no session to record it in, or every recording
+   * failed (each failure goes to `onError`).
    */
   recorded: boolean;
 }
