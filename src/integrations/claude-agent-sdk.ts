@@ -154,6 +154,47 @@ function reportOf(compaction: ClaudeAgentCompaction): CompactionReport {
   };
 }
 
+/** The adapter's record of a compact boundary's `compact_metadata`, not yet recorded. */
+function compactionOf(trigger: string, metadata: Json, summary: string | null): ClaudeAgentCompaction {
+  return {
+    trigger,
+    preTokens: numberOr(metadata.pre_tokens),
+    postTokens: numberOr(metadata.post_tokens),
+    durationMs: numberOr(metadata.duration_ms),
+    summary,
+    recorded: false,
+  };
+}
+
+/**
+ * Records a compaction in every session barometer keeps of the query (`session`'s, the proxy's); true when at
+ * least one has it. Each failure goes to `fail`.
+ */
+async function recordCompaction(
+  targets: { recorder: SessionRecorder | null; proxyUrl: string | null; fail: (error: unknown) => void },
+  sessionId: string | null,
+  report: CompactionReport,
+): Promise<boolean> {
+  let recorded = false;
+  if (targets.recorder) {
+    try {
+      await targets.recorder.recordCompaction(report);
+      recorded = true;
+    } catch (error) {
+      targets.fail(error);
+    }
+  }
+  if (targets.proxyUrl !== null && sessionId !== null) {
+    try {
+      await postCompaction(targets.proxyUrl, sessionId, report);
+      recorded = true;
+    } catch (error) {
+      targets.fail(error);
+    }
+  }
+  return recorded;
+}
+
 /**
  * barometer for a Claude Agent SDK `query()`: its options, and an observer of its messages.
  *
@@ -234,43 +275,17 @@ export function barometerClaudeAgent(settings: BarometerClaudeAgentOptions = {})
     } else if (message.type === 'system' && message.subtype === 'compact_boundary') {
       const metadata = isObject(message.compact_metadata) ? message.compact_metadata : {};
       const trigger = String(metadata.trigger ?? 'auto');
-      const compaction: ClaudeAgentCompaction = {
-        trigger,
-        preTokens: numberOr(metadata.pre_tokens),
-        postTokens: numberOr(metadata.post_tokens),
-        durationMs: numberOr(metadata.duration_ms),
-        // The PostCompact hook runs before Claude Code emits the boundary (measured with 2.1.335).
-        summary: summaries.get(trigger) ?? null,
-        recorded: false,
-      };
+      // The PostCompact hook runs before Claude Code emits the boundary (measured with 2.1.335).
+      const compaction = compactionOf(trigger, metadata, summaries.get(trigger) ?? null);
       summaries.delete(trigger);
       state.compactions.push(compaction);
       const sessionId = typeof message.session_id === 'string' ? message.session_id : state.sessionId;
-      compaction.recorded = await recordCompaction(sessionId, compaction);
+      compaction.recorded = await recordCompaction(
+        { recorder, proxyUrl, fail },
+        sessionId,
+        reportOf(compaction),
+      );
     }
-  };
-
-  /** Records a compaction in every session barometer keeps of this query; true when at least one has it. */
-  const recordCompaction = async (sessionId: string | null, compaction: ClaudeAgentCompaction) => {
-    const report = reportOf(compaction);
-    let recorded = false;
-    if (recorder) {
-      try {
-        await recorder.recordCompaction(report);
-        recorded = true;
-      } catch (error) {
-        fail(error);
-      }
-    }
-    if (proxyUrl !== null && sessionId !== null) {
-      try {
-        await postCompaction(proxyUrl, sessionId, report);
-        recorded = true;
-      } catch (error) {
-        fail(error);
-      }
-    }
-    return recorded;
   };
 
   const keepSummary = async (input: HookInput): Promise<HookJSONOutput> => {
