@@ -1,8 +1,8 @@
 /**
  * The dashboard shows a local session's real KV figures live: the example's agent loop runs on lloyal's real cache
  * and feeds a running barometer service (`serviceReporter`, as `BAROMETER_URL` makes the example do), while Chromium
- * has the session's page open. The page's KV card follows without a reload, and its figures are the engine's
- * (`_storeKvPressure`), down to critical below the nBatch floor.
+ * has the session's page and the session list open. The page's KV card and the list's KV cells follow without a
+ * reload, and their figures are the engine's (`_storeKvPressure`), down to critical below the nBatch floor.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,17 @@ async function kvCard(page: Page) {
   };
 }
 
+/** The list's KV cell of the session's row: cells of n_ctx, and whether it says critical. */
+async function kvListCell(page: Page) {
+  const cell = page.locator(`[data-row-session="${SESSION}"] [data-kv-cells]`);
+  return {
+    cells: (await cell.locator('[data-kv="cells"]').textContent())?.trim(),
+    tag: (await cell.locator('.tag-critical').allTextContents()).map((text) => text.trim()),
+    critical: await cell.getAttribute('data-kv-critical'),
+    source: await cell.getAttribute('data-kv-source'),
+  };
+}
+
 const grouped = (value: number) => new Intl.NumberFormat('en-US').format(value);
 
 describe.skipIf(noEngine || (Boolean(noChromium) && !inCi))(
@@ -100,6 +111,12 @@ describe.skipIf(noEngine || (Boolean(noChromium) && !inCi))(
         (window as unknown as { notReloaded: boolean }).notReloaded = true;
       });
       await page.waitForSelector('[data-stream="live"]');
+      const list = await browser.newPage();
+      await list.goto(`${service.url}/`);
+      await list.evaluate(() => {
+        (window as unknown as { notReloaded: boolean }).notReloaded = true;
+      });
+      await list.waitForSelector('[data-stream="live"]');
 
       // The system prompt: 200 tokens in the real cache, posted as the loop's reporter posts a turn.
       expect(
@@ -131,6 +148,15 @@ describe.skipIf(noEngine || (Boolean(noChromium) && !inCi))(
         source: 'engine',
       });
       await screenshot(page, 'kv-01-local-session-start');
+      await list.waitForSelector(`[data-row-session="${SESSION}"] [data-kv-cells][data-kv-source="engine"]`, {
+        timeout: 10_000,
+      });
+      expect(await kvListCell(list)).toEqual({
+        cells: '200 / 2,048',
+        tag: [],
+        critical: 'false',
+        source: 'engine',
+      });
 
       const turns: number[] = [];
       const result = await runLocalAgentLoop({
@@ -162,6 +188,19 @@ describe.skipIf(noEngine || (Boolean(noChromium) && !inCi))(
         source: 'engine',
       });
       await screenshot(page, 'kv-02-local-session-critical');
+      await list.waitForSelector(`[data-row-session="${SESSION}"] [data-kv-cells][data-kv-critical="true"]`, {
+        timeout: 10_000,
+      });
+      expect(await kvListCell(list)).toEqual({
+        cells: `${grouped(cells)} / 2,048`,
+        tag: ['critical'],
+        critical: 'true',
+        source: 'engine',
+      });
+      expect(
+        await list.locator(`[data-row-session="${SESSION}"] [data-kv-cells]`).getAttribute('title'),
+      ).toContain('critical: below the crash floor 64 (nBatch 64)');
+      await screenshot(list, 'kv-03-session-list-critical');
 
       const view = await service.call<{ signals: { kv: KvFigures }; verdict: { action: string } }>(
         'GET',
@@ -177,10 +216,12 @@ describe.skipIf(noEngine || (Boolean(noChromium) && !inCi))(
         source: 'engine',
       });
       expect(view.body.verdict.action).toBe('terminate');
-      expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
-        true,
-      );
+      for (const open of [page, list])
+        expect(await open.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
+          true,
+        );
       await page.close();
+      await list.close();
       await budget.release(branch);
     });
   },

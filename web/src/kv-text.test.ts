@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type KvFigures, kvText } from './kv-text.js';
+import { type KvFigures, kvListText, kvText } from './kv-text.js';
 
 const figures = (overrides: Partial<KvFigures> = {}): KvFigures => ({
   nCtx: 2048,
@@ -49,5 +49,28 @@ describe('kvText', () => {
     );
     expect(text.of).toBe('cells, no limit');
     expect(text.headroom).toBe('headroom unbounded');
+  });
+});
+
+describe('kvListText', () => {
+  it('says the cells of n_ctx, with the card’s other lines as the title', () => {
+    expect(kvListText(figures())).toEqual({
+      cells: '1,800 / 2,048',
+      critical: false,
+      title:
+        '248 free · headroom -8 over the soft limit of 256; crash floor 64 (nBatch 64); as the engine counts its cells',
+    });
+  });
+
+  it('says critical below the floor (remaining 40 < hardLimit 64), and no limit for an unbounded cache', () => {
+    const critical = kvListText(figures({ cellsUsed: 2008, remaining: 40, headroom: -216, critical: true }));
+    expect(critical.cells).toBe('2,008 / 2,048');
+    expect(critical.critical).toBe(true);
+    expect(critical.title).toContain('critical: below the crash floor 64 (nBatch 64)');
+    const unbounded = kvListText(
+      figures({ nCtx: 0, remaining: null, headroom: null, unbounded: true, percentAvailable: 100 }),
+    );
+    expect(unbounded.cells).toBe('1,800, no limit');
+    expect(unbounded.critical).toBe(false);
   });
 });

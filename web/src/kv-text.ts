@@ -34,3 +34,22 @@ export function kvText(kv: KvFigures): KvText {
     critical: kv.critical,
   };
 }
+
+/** A local session's KV figures in the session list: the cells in use of the cache's, critical, and the rest. */
+export interface KvListText {
+  /** `1,990 / 2,048`, or `1,990, no limit` for an unbounded cache. */
+  cells: string;
+  critical: boolean;
+  /** The KV card's other lines, for the cell's title: free cells and headroom, the crash floor, the source. */
+  title: string;
+}
+
+/** The list's KV cell, from the same figures and words as the session page's KV card ({@link kvText}). */
+export function kvListText(kv: KvFigures): KvListText {
+  const text = kvText(kv);
+  return {
+    cells: kv.unbounded ? `${text.cells}, no limit` : `${text.cells} / ${formatTokens(kv.nCtx)}`,
+    critical: kv.critical,
+    title: `${text.headroom}; ${text.floor}; ${text.source}`,
+  };
+}

@@ -12,6 +12,7 @@ import { estimateMarks } from '../estimates.js';
 import { formatAgo, formatPercent, formatTokens, formatUsd } from '../format.js';
 import { HEALTH_STYLES, REGULATOR_LEVEL_CLASS } from '../health.js';
 import { useEventStream, useNow } from '../hooks.js';
+import { type KvFigures, kvListText } from '../kv-text.js';
 import { sessionPath } from '../router.js';
 import { sessionHeading } from '../session-heading.js';
 import { countByHealth, nestSessions, removeSession, sessionHealth, upsertSession } from '../session-list.js';
@@ -102,6 +103,7 @@ export function SessionsPage() {
                     <th scope="col">Health</th>
                     <th scope="col" class="num">Prompt tokens</th>
                     <th scope="col" class="num">Of window</th>
+                    <th scope="col" class="num" title="A local model's KV cache: cells in use of n_ctx, critical below the crash floor">KV cells</th>
                     <th scope="col">Regulator</th>
                     <th scope="col">Verdict</th>
                     <th scope="col" class="num">Cost</th>
@@ -159,6 +161,7 @@ function SessionRow({ view, depth, now }: { view: SessionView; depth: number; no
     <td><${HealthBadge} level=${level} sessionId=${view.id} /></td>
     <td class="num">${formatTokens(view.signals.lastPromptTokens ?? view.health.promptTokens)}</td>
     <td class="num">${formatPercent(view.signals.percentOfWindow)}</td>
+    <${KvCell} kv=${view.signals.kv} />
     <td>
       ${
         regulatorLevel
@@ -173,6 +176,15 @@ function SessionRow({ view, depth, now }: { view: SessionView; depth: number; no
     <td class="num" data-window-share>${fiveHourShare(view)}</td>
     <td class="updated" title=${view.updatedAt ?? 'no usage yet'}>${formatAgo(view.updatedAt, now)}</td>
   </tr>`;
+}
+
+/** A local session's KV cache (the session page's KV card, in short): cells of n_ctx, a tag when critical; — without. */
+function KvCell({ kv }: { kv: KvFigures | undefined }) {
+  if (!kv) return html`<td class="num muted" data-kv-cells>—</td>`;
+  const text = kvListText(kv);
+  return html`<td class="num" data-kv-cells data-kv-critical=${String(text.critical)} data-kv-source=${kv.source} title=${text.title}>
+    <span data-kv="cells">${text.cells}</span>${text.critical ? html` <span class="tag tag-critical">critical</span>` : null}
+  </td>`;
 }
 
 /** The session's share of its 5-hour window (`26%`), with the window's own use: `26% of 60%`; — without one. */
