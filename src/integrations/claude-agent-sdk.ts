@@ -18,6 +18,7 @@ import type {
   Options,
 } from '@anthropic-ai/claude-agent-sdk';
 import type { CompactionReport } from '../session/compaction-step.js';
+import { isObject } from '../usage/json-object.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { UsageRecord } from '../usage/usage-record.js';
 import { type AdapterOptions, SessionRecorder } from './session-recorder.js';
@@ -110,7 +111,6 @@ export interface BarometerClaudeAgent {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null;
 const numberOr = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
 
