@@ -51,6 +51,19 @@ export function windowBinds(wait: WindowWaitNow | null, now: number): boolean {
   return wait !== null && wait.seconds > 0 && wait.until > now;
 }
 
+/**
+ * The budget a request of a conversation is sent with: 8192 for a lowered conversation's request whose budget is
+ * above it; null (the request's own) otherwise: never raised, never added to a request without one.
+ */
+export function loweredBudget(
+  conversation: { lowered: boolean },
+  budgetTokens: number | null,
+): number | null {
+  return conversation.lowered && budgetTokens !== null && budgetTokens > WINDOW_LOWERED_BUDGET_TOKENS
+    ? WINDOW_LOWERED_BUDGET_TOKENS
+    : null;
+}
+
 const UNCHANGED: WindowLeverDecision = Object.freeze({
   conversation: undefined,
   budgetTokens: null,
@@ -73,10 +86,7 @@ export function decideWindowLevers(input: WindowLeverInput): WindowLeverDecision
   const conversation = input.conversation ?? {
     lowered: input.mayDecide && input.levers.includes('thinking') && binds,
   };
-  const budgetTokens =
-    conversation.lowered && input.budgetTokens !== null && input.budgetTokens > WINDOW_LOWERED_BUDGET_TOKENS
-      ? WINDOW_LOWERED_BUDGET_TOKENS
-      : null;
+  const budgetTokens = loweredBudget(conversation, input.budgetTokens);
   const holdMs =
     input.mayDecide && input.levers.includes('hold') && binds && input.windowWait !== null
       ? Math.max(0, Math.min(input.windowWait.until - input.now, input.maxHoldSeconds * 1000))
