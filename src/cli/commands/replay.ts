@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { EvictionPolicyOptions } from '../../compaction/eviction-policy.js';
 import { ReplayQuerySchema } from '../../contract/replay.js';
 import { loadConfig } from '../../models/load-config.js';
+import { DEFAULT_PROXY_MAX_WAIT_SECONDS } from '../../proxy/proxy-options.js';
 import { type ReplayOptions, type ReplayResult, replayLogText } from '../../session/replay.js';
 import {
   aggregateWhatIfRows,
@@ -15,16 +16,20 @@ import {
   whatIfCorpusRow,
 } from '../../session/what-if-corpus.js';
 import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-replay.js';
+import { type WindowPolicyWhatIf, windowPolicyWhatIf } from '../../session/window-policy-what-if.js';
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { SubagentFile } from '../../usage/attach-subagent-logs.js';
+import { attachSubagentLogs } from '../../usage/attach-subagent-logs.js';
 import { readLogText, skippedLineNotes } from '../../usage/read-log-text.js';
+import { readSessionLog } from '../../usage/read-session-log.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
 import { archiveDirFor } from '../data-folder-for.js';
 import { parseFlags } from '../flag-schema.js';
 import { type CliIo, UsageError } from '../io.js';
 import { readPolicyFile } from '../policy-file.js';
+import { windowPolicyFrom } from '../proxy-flags.js';
 
 const HEALTH_COLORS: Readonly<Record<string, Color>> = {
   healthy: 'green',
@@ -204,6 +209,10 @@ async function subagentFiles(path: string): Promise<SubagentFile[]> {
   );
 }
 
+function withSubagents(log: ReturnType<typeof readSessionLog>, subagents: SubagentFile[]) {
+  return subagents.length > 0 ? attachSubagentLogs(log, subagents) : log;
+}
+
 const dollars = (value: number | null) => (value === null ? 'unknown' : `$${value.toFixed(2)}`);
 
 /** The what-if's summary; its last line is the totals and the savings. */
@@ -244,6 +253,30 @@ function whatIfLines(whatIf: WhatIfReplayResult['whatIf'], paint: Paint): string
     ),
   );
   return lines;
+}
+
+/** What the window policy's levers would have done, as `replay --what-if --window-policy` prints it. */
+function windowPolicyLines(measure: WindowPolicyWhatIf, paint: Paint): string[] {
+  const levers = measure.levers.length === 0 ? 'no lever' : measure.levers.join(', ');
+  const head = `Window policy (${levers}; thinking budget lowered to ${measure.loweredBudgetTokens} tokens, holds of at most ${measure.maxHoldSeconds} s) on the windows this log records`;
+  if (measure.callsWithWindows === 0)
+    return [
+      paint('bold', head),
+      '  this log records no subscription window (Codex rollouts carry them, as rate_limits): no lever would have acted',
+    ];
+  const tally = (t: WindowPolicyWhatIf['subAgents']) =>
+    `thinking lowered on ${t.callsLowered} call${t.callsLowered === 1 ? '' : 's'} (${t.conversationsLowered} conversation${t.conversationsLowered === 1 ? '' : 's'} lowered from its first call), ` +
+    `at most ${t.reasoningTokensSavedAtMost === null ? 'an unknown number of' : t.reasoningTokensSavedAtMost} reasoning tokens saved (those over ${measure.loweredBudgetTokens} a call); ` +
+    `held ${t.callsHeld} call${t.callsHeld === 1 ? '' : 's'}, ${t.heldSeconds} s in all`;
+  return [
+    paint('bold', head),
+    `  ${measure.callsWithWindows} of ${measure.calls} calls carry window figures; the 5-hour window bound when ${measure.callsWhileBinding} of the calls went` +
+      `, whose reasoning over ${measure.loweredBudgetTokens} tokens a call adds up to ${measure.reasoningOverBudgetWhileBinding} (the most reasoning of any call: ${measure.maxReasoningTokens ?? 'not recorded'})`,
+    measure.subAgentCalls === 0
+      ? '  sub-agents: none. This log holds no sub-agent’s calls, so no call would have had its thinking budget lowered or been held (the main conversation is never acted on)'
+      : `  sub-agents: ${measure.subAgentConversations} conversation${measure.subAgentConversations === 1 ? '' : 's'}, ${measure.subAgentCalls} calls: ${tally(measure.subAgents)}`,
+    `  were every conversation here a sub-agent's: ${tally(measure.ifEveryConversationWereASubAgent)}`,
+  ];
 }
 
 /**
@@ -407,6 +440,10 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
     )
     .option('--policy <file>', 'the eviction policy options (JSON, or YAML for .yaml/.yml) for --what-if')
     .option(
+      '--window-policy <levers>',
+      "with --what-if: measure the proxy's window policy on the windows the log records (thinking, hold, or thinking,hold): the calls whose thinking budget it would have lowered, those it would have held and for how long",
+    )
+    .option(
       '--archive-dir <dir>',
       'keep what --what-if evicts under DIR/<log name>/ (default: a temporary directory, removed after the check)',
     )
@@ -432,11 +469,19 @@ Example:
           whatIf?: boolean;
           policy?: string;
           archiveDir?: string;
+          windowPolicy?: string;
         },
       ) => {
-        if (!flags.whatIf && (flags.policy !== undefined || flags.archiveDir !== undefined)) {
-          throw new UsageError('--policy and --archive-dir go with --what-if');
+        if (
+          !flags.whatIf &&
+          (flags.policy !== undefined || flags.archiveDir !== undefined || flags.windowPolicy !== undefined)
+        ) {
+          throw new UsageError('--policy, --archive-dir and --window-policy go with --what-if');
         }
+        const levers =
+          flags.windowPolicy === undefined
+            ? undefined
+            : windowPolicyFrom(flags.windowPolicy, '--window-policy');
         const policy: EvictionPolicyOptions | undefined =
           flags.policy === undefined ? undefined : await readPolicyFile(io.cwd, flags.policy);
         // The flags of POST /api/v1/replay's query, checked by its schema.
@@ -450,8 +495,10 @@ Example:
             throw new UsageError(
               'several logs, or a directory of them, go with --what-if (one row a session)',
             );
-          if (flags.archiveDir !== undefined)
-            throw new UsageError('--archive-dir takes one log: give one file, or leave --archive-dir out');
+          if (flags.archiveDir !== undefined || levers !== undefined)
+            throw new UsageError(
+              `${flags.archiveDir !== undefined ? '--archive-dir' : '--window-policy'} takes one log: give one file, or leave it out`,
+            );
           await replayCorpus(io, files, {
             ...flags,
             format: format ?? 'auto',
@@ -517,8 +564,22 @@ Example:
           }
         } else result = replayLogText(text, options);
         for (const line of unparsedLines(result, file)) io.stderr.write(`${line}\n`);
+        const windowPolicy =
+          levers === undefined
+            ? undefined
+            : windowPolicyWhatIf(
+                withSubagents(readSessionLog(text, { format: format ?? 'auto' }), subagents),
+                {
+                  levers,
+                  maxHoldSeconds: DEFAULT_PROXY_MAX_WAIT_SECONDS,
+                  config,
+                },
+              );
+        const paint = painter(io);
         io.stdout.write(
-          flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatTimeline(result, painter(io)),
+          flags.json
+            ? `${JSON.stringify(windowPolicy ? { ...result, windowPolicy } : result, null, 2)}\n`
+            : `${formatTimeline(result, paint)}${windowPolicy ? `\n${windowPolicyLines(windowPolicy, paint).join('\n')}\n` : ''}`,
         );
       },
     );

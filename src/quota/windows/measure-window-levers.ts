@@ -48,6 +48,13 @@ export interface WindowLeverMeasure {
   calls: number;
   /** Calls whose request went while the 5-hour window bound (verdict `windowWait`), whatever their conversation. */
   callsWhileBinding: number;
+  /**
+   * Reasoning tokens over the lowered budget in the calls that went while the window bound, whatever their
+   * conversation: the most the thinking lever could cut from them had each been a sub-agent's lowered one.
+   */
+  reasoningOverBudgetWhileBinding: number;
+  /** The most reasoning tokens any call records; null when the log records none. */
+  maxReasoningTokens: number | null;
   subAgentConversations: number;
   subAgentCalls: number;
   /** What the levers would have done: on the sub-agents' calls only (the main conversation is never acted on). */
@@ -100,6 +107,8 @@ function tally(
     }
   }
   out.heldSeconds = Math.round(heldMs / 100) / 10;
+  // Nothing lowered: nothing saved (not an unknown figure).
+  if (out.callsLowered === 0) out.reasoningTokensSavedAtMost = 0;
   return out;
 }
 
@@ -115,10 +124,21 @@ export function measureWindowLevers(
   let calls = 0;
   let callsWhileBinding = 0;
   let subAgentCalls = 0;
+  let reasoningOverBudgetWhileBinding = 0;
+  let maxReasoningTokens: number | null = null;
   for (const conversation of conversations) {
     calls += conversation.calls.length;
     if (conversation.subAgent) subAgentCalls += conversation.calls.length;
-    for (const call of conversation.calls) if (windowBinds(call.windowWait, call.at)) callsWhileBinding++;
+    for (const call of conversation.calls) {
+      if (call.reasoningTokens !== null)
+        maxReasoningTokens = Math.max(maxReasoningTokens ?? 0, call.reasoningTokens);
+      if (!windowBinds(call.windowWait, call.at)) continue;
+      callsWhileBinding++;
+      reasoningOverBudgetWhileBinding += Math.max(
+        0,
+        (call.reasoningTokens ?? 0) - WINDOW_LOWERED_BUDGET_TOKENS,
+      );
+    }
   }
   return {
     levers: [...levers],
@@ -126,6 +146,8 @@ export function measureWindowLevers(
     maxHoldSeconds,
     calls,
     callsWhileBinding,
+    reasoningOverBudgetWhileBinding,
+    maxReasoningTokens,
     subAgentConversations: conversations.filter((conversation) => conversation.subAgent).length,
     subAgentCalls,
     subAgents: tally(conversations, levers, maxHoldSeconds, (conversation) => conversation.subAgent),

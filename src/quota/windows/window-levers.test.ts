@@ -168,7 +168,7 @@ describe('measureWindowLevers', () => {
     expect(measure.subAgents).toEqual({
       conversationsLowered: 0,
       callsLowered: 0,
-      reasoningTokensSavedAtMost: null,
+      reasoningTokensSavedAtMost: 0,
       callsHeld: 0,
       heldSeconds: 0,
     });
