@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +92,23 @@ describe('barometer replay --what-if --window-policy on the Codex rollouts that 
     expect(measure.levers).toEqual(['hold']);
     expect(measure.calls).toBe(83);
     expect(measure.callsWhileBinding).toBeGreaterThan(40);
+  });
+
+  it('acts on a sub-agent’s rollout (session_meta source {"subagent": …}) as on any sub-agent conversation', async () => {
+    // The 12-47-42 rollout as Codex would write it for a sub-agent's session (codex-rs SessionSource::SubAgent).
+    const text = await readFile(ROLLOUTS[0]!, 'utf8');
+    const lines = text.split('\n');
+    expect(lines[0]).toContain('"source":"vscode"');
+    lines[0] = (lines[0] as string).replace('"source":"vscode"', '"source":{"subagent":"review"}');
+    const file = join(directory, 'sub-agent-rollout.jsonl');
+    await writeFile(file, lines.join('\n'));
+    const json = await cli(['replay', file, '--what-if', '--window-policy', 'thinking,hold', '--json']);
+    const measure = (JSON.parse(json.stdout) as Replayed).windowPolicy;
+    expect(measure).toMatchObject({ subAgentConversations: 1, subAgentCalls: 83 });
+    expect(measure.subAgents).toEqual(measure.ifEveryConversationWereASubAgent);
+    expect(measure.subAgents.callsHeld).toBe(measure.callsWhileBinding);
+    const { stdout } = await cli(['replay', file, '--what-if', '--window-policy', 'thinking,hold']);
+    expect(stdout).toContain(`sub-agents: 1 conversation, 83 calls: thinking lowered on 0 calls`);
   });
 
   it('says a log without windows gives the levers nothing to act on', async () => {
