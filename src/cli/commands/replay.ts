@@ -4,8 +4,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { EvictionPolicyOptions } from '../../compaction/eviction-policy.js';
 import { ReplayQuerySchema } from '../../contract/replay.js';
+import type { BarometerConfig } from '../../models/barometer-config.js';
 import { loadConfig } from '../../models/load-config.js';
 import { DEFAULT_PROXY_MAX_WAIT_SECONDS } from '../../proxy/proxy-options.js';
+import type { WindowLever } from '../../quota/windows/window-lever-names.js';
 import { type ReplayOptions, type ReplayResult, replayLogText } from '../../session/replay.js';
 import {
   aggregateWhatIfRows,
@@ -209,10 +211,6 @@ async function subagentFiles(path: string): Promise<SubagentFile[]> {
   );
 }
 
-function withSubagents(log: ReturnType<typeof readSessionLog>, subagents: SubagentFile[]) {
-  return subagents.length > 0 ? attachSubagentLogs(log, subagents) : log;
-}
-
 const dollars = (value: number | null) => (value === null ? 'unknown' : `$${value.toFixed(2)}`);
 
 /** The what-if's summary; its last line is the totals and the savings. */
@@ -412,6 +410,68 @@ async function replayCorpus(
   );
 }
 
+/** The window levers of `--window-policy`, which goes with `--what-if` as `--policy` and `--archive-dir` do. */
+function whatIfLevers(flags: {
+  whatIf?: boolean;
+  policy?: string;
+  archiveDir?: string;
+  windowPolicy?: string;
+}): WindowLever[] | undefined {
+  if (
+    !flags.whatIf &&
+    (flags.policy !== undefined || flags.archiveDir !== undefined || flags.windowPolicy !== undefined)
+  )
+    throw new UsageError('--policy, --archive-dir and --window-policy go with --what-if');
+  return flags.windowPolicy === undefined
+    ? undefined
+    : windowPolicyFrom(flags.windowPolicy, '--window-policy');
+}
+
+/** Progress lines on stderr for a large log; none for a small one. */
+function progressOf(io: CliIo, size: number): ReplayOptions['onProgress'] | undefined {
+  if (size < PROGRESS_BYTES) return undefined;
+  return (phase, done, total) => {
+    if (done === total || phase === 'replay') {
+      // Progress only: which lines could not be parsed is said once the log is read.
+      io.stderr.write(
+        `replay: ${phase === 'read' ? 'read' : 'replayed'} ${done}/${total}${phase === 'read' ? ' lines' : ' calls'}\n`,
+      );
+    }
+  };
+}
+
+/** The window policy's levers measured on the log (and its sub-agents' transcripts), with the proxy's longest hold. */
+function measuredWindowPolicy(
+  text: string,
+  format: NonNullable<ReplayOptions['format']>,
+  subagents: SubagentFile[],
+  levers: WindowLever[],
+  config: BarometerConfig,
+): WindowPolicyWhatIf {
+  const log = readSessionLog(text, { format });
+  return windowPolicyWhatIf(subagents.length > 0 ? attachSubagentLogs(log, subagents) : log, {
+    levers,
+    maxHoldSeconds: DEFAULT_PROXY_MAX_WAIT_SECONDS,
+    config,
+  });
+}
+
+/** The replay on stdout: JSON (with `windowPolicy` when measured), or the timeline and the window policy's lines. */
+function writeReplay(
+  io: CliIo,
+  result: ReplayResult | WhatIfReplayResult,
+  output: { json: boolean; windowPolicy?: WindowPolicyWhatIf },
+): void {
+  const { windowPolicy } = output;
+  if (output.json) {
+    io.stdout.write(`${JSON.stringify(windowPolicy ? { ...result, windowPolicy } : result, null, 2)}\n`);
+    return;
+  }
+  const paint = painter(io);
+  const policy = windowPolicy ? `\n${windowPolicyLines(windowPolicy, paint).join('\n')}\n` : '';
+  io.stdout.write(`${formatTimeline(result, paint)}${policy}`);
+}
+
 /** `barometer replay <file>`: a recorded session through a Session, in recorded time. */
 export function registerReplayCommand(program: Command, io: CliIo): void {
   program
@@ -472,16 +532,7 @@ Example:
           windowPolicy?: string;
         },
       ) => {
-        if (
-          !flags.whatIf &&
-          (flags.policy !== undefined || flags.archiveDir !== undefined || flags.windowPolicy !== undefined)
-        ) {
-          throw new UsageError('--policy, --archive-dir and --window-policy go with --what-if');
-        }
-        const levers =
-          flags.windowPolicy === undefined
-            ? undefined
-            : windowPolicyFrom(flags.windowPolicy, '--window-policy');
+        const levers = whatIfLevers(flags);
         const policy: EvictionPolicyOptions | undefined =
           flags.policy === undefined ? undefined : await readPolicyFile(io.cwd, flags.policy);
         // The flags of POST /api/v1/replay's query, checked by its schema.
@@ -520,17 +571,7 @@ Example:
         }
         const { text, skipped } = await readLogText(resolve(io.cwd, file));
         for (const note of skippedLineNotes(file, skipped)) io.stderr.write(`replay: ${note}\n`);
-        const progress =
-          size >= PROGRESS_BYTES
-            ? (phase: 'read' | 'replay', done: number, total: number) => {
-                if (done === total || phase === 'replay') {
-                  // Progress only: which lines could not be parsed is said once the log is read.
-                  io.stderr.write(
-                    `replay: ${phase === 'read' ? 'read' : 'replayed'} ${done}/${total}${phase === 'read' ? ' lines' : ' calls'}\n`,
-                  );
-                }
-              }
-            : undefined;
+        const progress = progressOf(io, size);
         const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
         const subagents = await subagentFiles(resolve(io.cwd, file));
         const options = {
@@ -564,23 +605,12 @@ Example:
           }
         } else result = replayLogText(text, options);
         for (const line of unparsedLines(result, file)) io.stderr.write(`${line}\n`);
-        const windowPolicy =
-          levers === undefined
-            ? undefined
-            : windowPolicyWhatIf(
-                withSubagents(readSessionLog(text, { format: format ?? 'auto' }), subagents),
-                {
-                  levers,
-                  maxHoldSeconds: DEFAULT_PROXY_MAX_WAIT_SECONDS,
-                  config,
-                },
-              );
-        const paint = painter(io);
-        io.stdout.write(
-          flags.json
-            ? `${JSON.stringify(windowPolicy ? { ...result, windowPolicy } : result, null, 2)}\n`
-            : `${formatTimeline(result, paint)}${windowPolicy ? `\n${windowPolicyLines(windowPolicy, paint).join('\n')}\n` : ''}`,
-        );
+        writeReplay(io, result, {
+          json: flags.json === true,
+          ...(levers === undefined
+            ? {}
+            : { windowPolicy: measuredWindowPolicy(text, format ?? 'auto', subagents, levers, config) }),
+        });
       },
     );
 }
