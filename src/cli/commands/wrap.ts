@@ -98,6 +98,10 @@ async function serviceFor(io: CliIo, flags: ProxyFlags, folder: DataFolder): Pro
         throw new UsageError(
           `a barometer proxy answers at ${url}, but not from ${folder.path}, so wrap cannot tell where it forwards: leave out ${given[1]} to use it as it is, or give --port 0 to start a service of its own`,
         );
+      if (flags.windowPolicy !== undefined)
+        throw new UsageError(
+          `a barometer proxy answers at ${url}, but not from ${folder.path}, so wrap cannot tell its window policy: leave out --window-policy to use it as it is, or give --port 0 to start a service of its own`,
+        );
       return { url, pid: undefined, how: 'found' };
     }
     // Taken by another program: a free port instead.
