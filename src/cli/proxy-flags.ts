@@ -6,6 +6,7 @@ import {
   DEFAULT_UPSTREAM_HEADERS_TIMEOUT_SECONDS,
   DEFAULT_UPSTREAM_IDLE_TIMEOUT_SECONDS,
 } from '../proxy/proxy-options.js';
+import { WINDOW_LEVERS, type WindowLever, WindowPolicySchema } from '../quota/windows/window-lever-names.js';
 import { DEFAULT_HOST } from '../server/options.js';
 import { DATA_FOLDER_VARIABLE } from '../store/data-folder.js';
 import { durationSeconds } from './duration.js';
@@ -24,6 +25,26 @@ export interface ProxyFlags {
   upstreamIdleTimeout?: string;
   logLevel?: string;
   config?: string;
+  windowPolicy?: string;
+}
+
+/** The environment variable of `--window-policy` (the flag wins over it, it over the config file's `window_policy`). */
+export const WINDOW_POLICY_VARIABLE = 'BAROMETER_WINDOW_POLICY';
+
+/**
+ * The window policy's levers from `--window-policy` or its variable: names separated by commas (`thinking,hold`),
+ * `off` for none. @throws UsageError naming the value and the names allowed
+ */
+export function windowPolicyFrom(text: string, origin: string): WindowLever[] {
+  const trimmed = text.trim();
+  if (trimmed === 'off' || trimmed === '') return [];
+  const levers = trimmed.split(',').map((name) => name.trim());
+  const parsed = WindowPolicySchema.safeParse(levers);
+  if (!parsed.success)
+    throw new UsageError(
+      `${origin} must be off or window levers separated by commas, each once, from ${WINDOW_LEVERS.join(', ')}; got ${JSON.stringify(text)}`,
+    );
+  return parsed.data;
 }
 
 /** The help text of `--data-dir`, as every command that keeps data words it. */
@@ -50,6 +71,10 @@ export function withProxyFlags(command: Command): Command {
     .option(
       '--upstream-idle-timeout <duration>',
       `longest silence inside a provider's answer before it is cut, such as 5m (default ${DEFAULT_UPSTREAM_IDLE_TIMEOUT_SECONDS / 60}m)`,
+    )
+    .option(
+      '--window-policy <levers>',
+      `act on sub-agents while the 5-hour window would run out before its reset: thinking (lower their thinking budget), hold (hold their requests, at most 60 s each), both as thinking,hold, or off (env ${WINDOW_POLICY_VARIABLE}, or window_policy in the config file; default off)`,
     )
     .option(
       '--log-level <level>',
@@ -86,5 +111,6 @@ export function timeoutArguments(flags: ProxyFlags): string[] {
     args.push('--upstream-headers-timeout', flags.upstreamHeadersTimeout);
   if (flags.upstreamIdleTimeout !== undefined)
     args.push('--upstream-idle-timeout', flags.upstreamIdleTimeout);
+  if (flags.windowPolicy !== undefined) args.push('--window-policy', flags.windowPolicy);
   return args;
 }

@@ -63,6 +63,17 @@ describe('barometer wrap and a service that is already there', () => {
     );
   }, 120_000);
 
+  it('refuses a running proxy whose window policy is not the --window-policy asked for, naming both', async () => {
+    const dataDir = join(root, 'window-policy');
+    await service('proxy', dataDir, ['--window-policy', 'hold']);
+    const run = await wrap(['--data-dir', dataDir, '--window-policy', 'thinking,hold']);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toContain('its window policy is hold, not hold,thinking (--window-policy)');
+    // The same levers in another order are the same policy: that service takes the agent (which is not on PATH).
+    const same = await wrap(['--data-dir', dataDir, '--window-policy', 'hold']);
+    expect(same.stderr).not.toContain('--window-policy');
+  }, 120_000);
+
   it('refuses a plain barometer serve on its port instead of starting a second dashboard silently', async () => {
     const url = await service('serve', join(root, 'elsewhere'));
     const port = new URL(url).port;

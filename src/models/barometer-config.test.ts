@@ -187,6 +187,6 @@ describe('BarometerConfigSchema', () => {
       properties?: Record<string, unknown>;
     };
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties ?? {})).toEqual(['models']);
+    expect(Object.keys(schema.properties ?? {})).toEqual(['models', 'window_policy']);
   });
 });

@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { parseWith, type Result } from '../errors/validation.js';
+import { type WindowLever, WindowPolicySchema } from '../quota/windows/window-lever-names.js';
 import type { ModelPrice, ModelPriceTier } from './model-price.js';
 
 const tokens = z.int().min(1);
@@ -115,6 +116,11 @@ export interface ModelConfig {
 export interface BarometerConfig {
   /** Per-model figures, keyed by model id (`gpt-5`, `openai/gpt-5`, `claude-sonnet-4-20250514`, …). */
   models: Record<string, ModelConfig>;
+  /**
+   * The proxy's window policy (`window_policy: [thinking, hold]`): the levers on unless `--window-policy` or
+   * `BAROMETER_WINDOW_POLICY` says otherwise. Absent: none.
+   */
+  windowPolicy?: WindowLever[];
 }
 
 const TOKEN_FIELD_NAMES = {
@@ -149,12 +155,15 @@ function toModelConfig(entry: z.infer<typeof ModelConfigFileSchema>): ModelConfi
 export const BarometerConfigSchema = z
   .strictObject({
     models: z.record(z.string().min(1), ModelConfigFileSchema).optional(),
+    /** The proxy's window policy levers (`thinking`, `hold`); see docs/proxy.md. */
+    window_policy: WindowPolicySchema.optional(),
   })
   .transform(
     (file): BarometerConfig => ({
       models: Object.fromEntries(
         Object.entries(file.models ?? {}).map(([id, entry]) => [id, toModelConfig(entry)]),
       ),
+      ...(file.window_policy === undefined ? {} : { windowPolicy: file.window_policy }),
     }),
   );
 

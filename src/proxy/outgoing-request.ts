@@ -1,12 +1,14 @@
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyRequest } from 'fastify';
+import { loweredBudget } from '../quota/windows/window-levers.js';
 import { isObject } from '../usage/json-object.js';
 import { markBreakpoint } from './proxy-breakpoint.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { CarriedEdits } from './proxy-session.js';
 import type { ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
-import { sessionIdFromBody, sessionIdFromHeaders, type WireFormat } from './session-key.js';
+import { sessionIdFromBody, sessionIdFromHeaders, subAgentOf, type WireFormat } from './session-key.js';
+import { thinkingBudgetBytes, withThinkingBudget } from './thinking-bytes.js';
 import { type EditBook, editedBlocks } from './wire-history.js';
 import { spliceEdits } from './wire-splice.js';
 
@@ -59,7 +61,11 @@ export interface ProxyEndpoint {
 export interface RequestSideContext {
   options: Pick<ResolvedProxyOptions, 'bodyLimitBytes' | 'maxWaitSeconds'>;
   sessions: ProxySessions;
-  counters: { failure(stage: ProxyStage): void };
+  counters: {
+    failure(stage: ProxyStage): void;
+    /** A window lever acted on a request: its thinking budget lowered, or the request held (for `heldMs`). */
+    windowLever?(lever: 'thinking' | 'hold', heldMs: number): void;
+  };
   /** Logs a failure without the request's content or keys. */
   log: (stage: ProxyStage, error: unknown) => void;
 }
@@ -134,6 +140,43 @@ function carriedEdits(
 }
 
 /**
+ * The window policy on a sub-agent's request (docs/rules.md, "Window policy"): its thinking budget lowered when its
+ * conversation is (the figure rewritten in the bytes going upstream, every other byte as it was), and how long the
+ * hold lever holds it (ms). A main conversation's request, or a request of a session with no lever on, is left alone.
+ */
+async function windowLevers(
+  context: RequestSideContext,
+  endpoint: ProxyEndpoint,
+  request: FastifyRequest,
+  payload: Readable,
+  out: Outgoing,
+  entry: ProxySession,
+): Promise<number> {
+  const { sessions, options, counters } = context;
+  const agent = subAgentOf(request.headers);
+  if (agent === undefined) return 0;
+  const { lowered, holdMs } = sessions.windowLevers(entry, agent, options.maxWaitSeconds);
+  if (lowered && endpoint.format === 'anthropic') {
+    out.chunks ??= await readAll(payload, options.bodyLimitBytes);
+    const bytes = join(out.upstreamBody ?? out.chunks);
+    const found = thinkingBudgetBytes(bytes);
+    const budget = loweredBudget({ lowered }, found?.budgetTokens ?? null);
+    if (found && budget !== null) {
+      out.upstreamBody = [withThinkingBudget(bytes, found, budget)];
+      out.outcome = 'edited';
+      entry.windowPolicy.requestsLowered++;
+      counters.windowLever?.('thinking', 0);
+    }
+  }
+  if (holdMs > 0) {
+    entry.windowPolicy.requestsHeld++;
+    entry.windowPolicy.heldMs += holdMs;
+    counters.windowLever?.('hold', holdMs);
+  }
+  return holdMs;
+}
+
+/**
  * The request side: finds the session, writes in its edits and holds the request on a `wait` verdict, while the proxy
  * acts on it (act mode, not an observe route, a session neither observed nor paused; a paused session's requests
  * keep the edits made before its pause, see ProxySessions). Fails open: whatever goes wrong in here, the agent's own
@@ -196,8 +239,10 @@ export async function outgoingRequest(
       if (endpoint.format === 'anthropic' && out.upstreamBody && placed)
         out.carried = carriedEdits(out.upstreamBody, placed, version, entry.batchEnd, breakpoint);
     }
+    const windowHold = act ? await windowLevers(context, endpoint, request, payload, out, entry) : 0;
     // Held only while the proxy acts on the session: an observed or paused one's verdict decides nothing.
-    const hold = act && sessions.acting(entry) ? sessions.holdMs(entry, options.maxWaitSeconds) : 0;
+    const quotaHold = act && sessions.acting(entry) ? sessions.holdMs(entry, options.maxWaitSeconds) : 0;
+    const hold = Math.max(quotaHold, windowHold);
     if (hold > 0) {
       out.outcome = 'held';
       await sleep(hold);

@@ -1,4 +1,6 @@
 import { BarometerError } from '../errors/barometer-error.js';
+import type { WindowLever } from '../quota/windows/window-lever-names.js';
+import { WINDOW_LOWERED_BUDGET_TOKENS } from '../quota/windows/window-levers.js';
 import type { ProxyPauseStage, ProxyState } from '../session/proxy-status.js';
 import type { ProxySession } from './proxy-session.js';
 
@@ -43,9 +45,23 @@ export function resumeSession(entry: ProxySession, now: number): void {
   if (entry.pause !== null && entry.pause.until === null) entry.pause = { ...entry.pause, until: now };
 }
 
-/** What the session's answers show of the proxy (`SessionMonitor.setProxyStatus`). */
-export function proxyStateOf(entry: ProxySession): ProxyState {
-  return { mode: entry.observed ? 'observe' : 'act', pause: entry.pause };
+/**
+ * What the session's answers show of the proxy (`SessionMonitor.setProxyStatus`): its mode, its pause, and, when a
+ * window lever is on or acted, what the window policy did.
+ */
+export function proxyStateOf(entry: ProxySession, levers: readonly WindowLever[] = []): ProxyState {
+  const state: ProxyState = { mode: entry.observed ? 'observe' : 'act', pause: entry.pause };
+  const tally = entry.windowPolicy;
+  if (levers.length > 0 || tally.requestsLowered > 0 || tally.requestsHeld > 0)
+    state.windowPolicy = {
+      levers: [...levers],
+      budgetTokens: WINDOW_LOWERED_BUDGET_TOKENS,
+      conversationsLowered: tally.conversationsLowered,
+      requestsLowered: tally.requestsLowered,
+      requestsHeld: tally.requestsHeld,
+      heldSeconds: Math.round(tally.heldMs / 100) / 10,
+    };
+  return state;
 }
 
 /** How many sessions the proxy acts on, observes, or passes through unedited (recording failed). */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { WindowPolicySchema } from '../quota/windows/window-lever-names.js';
 
 /** Where requests go when no `--anthropic-upstream` / `--openai-upstream` is given: the providers' own APIs. */
 export const DEFAULT_ANTHROPIC_UPSTREAM = 'https://api.anthropic.com';
@@ -55,6 +56,14 @@ export const ProxyOptionsSchema = z.strictObject({
   mode: z.enum(['act', 'observe']).default('act'),
   /** Longest hold of a request on a `wait` verdict, in seconds; 0 never holds. */
   maxWaitSeconds: z.number().min(0).max(3600).default(DEFAULT_PROXY_MAX_WAIT_SECONDS),
+  /**
+   * The window policy's levers, each its own switch, acting on sub-agents' conversations while the 5-hour window
+   * binds (the verdict's `windowWait`): `thinking` lowers their thinking budget (from a conversation's first request,
+   * for all of it), `hold` holds their requests (at most `maxWaitSeconds`). Empty (the default): nothing acts on a
+   * window. `--window-policy`, `BAROMETER_WINDOW_POLICY`, `window_policy` in the config file.
+   * @default []
+   */
+  windowPolicy: WindowPolicySchema.default([]),
   /**
    * Longest wait for the answer's headers once a request went upstream, in seconds; past it the agent gets 502
    * `BR_ERR_UPSTREAM_UNREACHABLE` (its client retries).

@@ -22,6 +22,8 @@ export interface ProxyCounters {
   failure(stage: ProxyStage): void;
   /** An upstream that failed a request (before its answer) or an answer (after its headers), and how. */
   upstreamFailure(reason: UpstreamFailure): void;
+  /** A window lever acted on a sub-agent's request: its thinking budget lowered, or it was held (for `heldMs`). */
+  windowLever?(lever: 'thinking' | 'hold', heldMs: number): void;
 }
 
 export interface ProxyRouteContext {

@@ -23,6 +23,27 @@ describe("a proxy session's row", () => {
     database.close();
   });
 
+  it('keeps the window policy’s decision per sub-agent conversation across a restart, and writes none without one', () => {
+    const database = StateDatabase.open(':memory:');
+    const table = new KeyValueTable(database, 'proxy-sessions');
+    const plain = newProxySession('s0');
+    plain.edits.set('call_1', { result: '[evicted]' });
+    writeProxySession(table, plain);
+    // A session the policy never decided for: its row as before the window policy existed.
+    expect(JSON.parse(table.get('s0') as string)).not.toHaveProperty('conversations');
+    const entry = newProxySession('s2');
+    entry.conversations.set('agent-a', { lowered: true });
+    entry.conversations.set('agent-b', { lowered: false });
+    writeProxySession(table, entry);
+    const again = newProxySession('s2');
+    readProxySession(table, again);
+    expect([...again.conversations]).toEqual([
+      ['agent-a', { lowered: true }],
+      ['agent-b', { lowered: false }],
+    ]);
+    database.close();
+  });
+
   it('refuses a row that is not a saved session', () => {
     const database = StateDatabase.open(':memory:');
     const table = new KeyValueTable(database, 'proxy-sessions');

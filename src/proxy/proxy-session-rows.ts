@@ -31,6 +31,8 @@ const SavedProxySessionSchema = z.object({
     ]),
   ),
   observed: z.boolean().optional(),
+  /** The window policy's decision per sub-agent conversation (agent id, lowered): kept for the conversation's life. */
+  conversations: z.array(z.tuple([z.string(), z.boolean()])).optional(),
 });
 
 /** Texts by session id: what the proxy keeps of each session (a `KeyValueTable` of the database is one). */
@@ -50,6 +52,7 @@ export function readProxySession(kept: KeptProxySessions, entry: ProxySession): 
   for (const [callId, edit] of saved.edits) entry.edits.set(callId, edit);
   for (const [thread, state] of saved.threads) entry.threads.set(thread, state);
   if (saved.observed === true) entry.observed = true;
+  for (const [agent, lowered] of saved.conversations ?? []) entry.conversations.set(agent, { lowered });
   entry.version++;
   entry.saved = text;
 }
@@ -63,6 +66,9 @@ export function writeProxySession(kept: KeptProxySessions, entry: ProxySession):
     edits: [...entry.edits],
     threads: [...entry.threads],
     ...(entry.observed ? { observed: true } : {}),
+    ...(entry.conversations.size > 0
+      ? { conversations: [...entry.conversations].map(([agent, { lowered }]) => [agent, lowered]) }
+      : {}),
   });
   if (text === entry.saved) return;
   kept.set(entry.id, text);

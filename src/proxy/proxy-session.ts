@@ -1,4 +1,5 @@
 import type { EvictionPolicyState } from '../compaction/eviction-policy.js';
+import type { WindowWaitNow } from '../quota/windows/window-levers.js';
 import type { ProxyState } from '../session/proxy-status.js';
 import type { WireFormat } from './session-key.js';
 import type { EditBook } from './wire-history.js';
@@ -32,8 +33,20 @@ export interface ProxySession {
   pending: Promise<void>;
   /** The monitor's session exists (created by the proxy, or found). */
   ready: Promise<boolean> | null;
-  /** The latest verdict the monitor answered, and when. */
-  verdict: { action: string; waitSeconds: number | null; at: number } | null;
+  /** The latest verdict the monitor answered, and when; `windowWait`: the 5-hour window's wait (epoch ms). */
+  verdict: {
+    action: string;
+    waitSeconds: number | null;
+    at: number;
+    windowWait?: WindowWaitNow | null;
+  } | null;
+  /**
+   * The window policy's decision for each sub-agent conversation of the session, by its agent id (Claude Code's
+   * `x-claude-code-agent-id`), made at its first request and kept for all of them: lowered thinking or not.
+   */
+  conversations: Map<string, { lowered: boolean }>;
+  /** What the window policy did to the session's requests so far. */
+  windowPolicy: WindowPolicyTally;
   /**
    * The latest answer with usage: when it came, its model, and how long the provider's cache surely outlives it
    * (`cacheLifetimeMs`): a request after a longer pause, or of another model, finds the cache cold.
@@ -51,6 +64,14 @@ export interface ProxySession {
   shown: string;
 }
 
+/** What the window policy did to a session's sub-agents: conversations and requests lowered, requests held. */
+export interface WindowPolicyTally {
+  conversationsLowered: number;
+  requestsLowered: number;
+  requestsHeld: number;
+  heldMs: number;
+}
+
 /** A session the proxy has not seen before (its file, if any, is read next). */
 export function newProxySession(id: string): ProxySession {
   return {
@@ -64,6 +85,8 @@ export function newProxySession(id: string): ProxySession {
     pending: Promise.resolve(),
     ready: null,
     verdict: null,
+    conversations: new Map(),
+    windowPolicy: { conversationsLowered: 0, requestsLowered: 0, requestsHeld: 0, heldMs: 0 },
     sizes: new Map(),
     saved: '',
     observed: false,

@@ -5,6 +5,8 @@ import { evictionTombstone } from '../compaction/eviction-tombstone.js';
 import { type HistoryItem, itemText } from '../compaction/history-item.js';
 import { BarometerError } from '../errors/barometer-error.js';
 import { canonicalModelId, normalizeModelId } from '../models/model-id.js';
+import type { WindowLever } from '../quota/windows/window-lever-names.js';
+import { decideWindowLevers } from '../quota/windows/window-levers.js';
 import type { ProxyPauseStage } from '../session/proxy-status.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
@@ -53,7 +55,12 @@ export interface ProxySessionsOptions {
   kept?: KeptProxySessions;
   /** The proxy stopped acting on a session: recording it failed at `stage` (each failure is also an onFailure). */
   onPause?: (stage: ProxyPauseStage) => void;
+  /** The window policy's levers on (the proxy option `windowPolicy`). @default [] */
+  windowPolicy?: readonly WindowLever[];
 }
+
+/** The most sub-agent conversations a session keeps a window decision for; later ones are never lowered. */
+export const MAX_WINDOW_CONVERSATIONS = 10_000;
 
 const AGENT_OF: Partial<Record<SessionSource, 'claude-code' | 'codex'>> = {
   'claude-code-header': 'claude-code',
@@ -84,9 +91,11 @@ export class ProxySessions {
   readonly #inFlight = new Set<Promise<void>>();
   readonly #rows: ProxySessionRows;
   readonly #receipts: ProxyReceipts;
+  readonly #levers: readonly WindowLever[];
 
   constructor(options: ProxySessionsOptions) {
     this.#options = options;
+    this.#levers = options.windowPolicy ?? [];
     this.#monitor = options.monitor;
     this.#archive = options.archive;
     this.#now = options.now ?? Date.now;
@@ -153,7 +162,7 @@ export class ProxySessions {
 
   /** Writes the proxy's standing into the monitor's session when it changed (its answers show it as `proxy`). */
   async #show(entry: ProxySession): Promise<void> {
-    const status = proxyStateOf(entry);
+    const status = proxyStateOf(entry, this.#levers);
     const text = JSON.stringify(status);
     if (text === entry.shown) return;
     try {
@@ -201,6 +210,41 @@ export class ProxySessions {
     if (verdict?.action !== 'wait' || verdict.waitSeconds === null) return 0;
     const left = verdict.waitSeconds * 1000 - (this.#now() - verdict.at);
     return Math.max(0, Math.min(left, maxSeconds * 1000));
+  }
+
+  /**
+   * The window policy on a request of a sub-agent's conversation (`agent`: its id; undefined for the main
+   * conversation, which is never acted on): whether the conversation is lowered (decided at its first request, kept
+   * for all of them and across restarts) and how long to hold the request. Nothing on an observed session; no new
+   * decision, no hold while the session is paused.
+   */
+  windowLevers(
+    entry: ProxySession,
+    agent: string | undefined,
+    maxHoldSeconds: number,
+  ): { lowered: boolean; holdMs: number } {
+    // No lever on: nothing decided, nothing kept (the session's rows stay as they were without the policy).
+    if (this.#levers.length === 0 || agent === undefined || entry.observed)
+      return { lowered: false, holdMs: 0 };
+    const known = entry.conversations.get(agent);
+    const full = known === undefined && entry.conversations.size >= MAX_WINDOW_CONVERSATIONS;
+    const decision = decideWindowLevers({
+      levers: this.#levers,
+      subAgent: true,
+      conversation: full ? { lowered: false } : known,
+      windowWait: entry.verdict?.windowWait ?? null,
+      now: this.#now(),
+      maxHoldSeconds,
+      budgetTokens: null,
+      mayDecide: isActing(entry),
+    });
+    const lowered = decision.conversation?.lowered === true;
+    if (known === undefined && !full) {
+      entry.conversations.set(agent, { lowered });
+      if (lowered) entry.windowPolicy.conversationsLowered++;
+      entry.pending = entry.pending.then(() => this.#rows.save(entry));
+    }
+    return { lowered, holdMs: decision.holdMs };
   }
 
   /**
@@ -382,6 +426,8 @@ export class ProxySessions {
   ): Promise<void> {
     const { created, request, carried } = await prepared;
     if (!created) return;
+    // What the window policy did to this request is in the session before its verdict (whose reason says so).
+    if (this.#levers.length > 0) await this.#show(entry);
     const recorded = await this.#post(entry, format, status, headers, text);
     if (recorded) {
       resumeSession(entry, this.#now());
@@ -414,7 +460,14 @@ export class ProxySessions {
           : (await this.#postUsage(entry, format, text, headers)).verdict;
       // null: a session that has seen no call yet has no verdict to hold a request by.
       if (verdict)
-        entry.verdict = { action: verdict.action, waitSeconds: verdict.waitSeconds, at: this.#now() };
+        entry.verdict = {
+          action: verdict.action,
+          waitSeconds: verdict.waitSeconds,
+          at: this.#now(),
+          windowWait: verdict.windowWait
+            ? { seconds: verdict.windowWait.seconds, until: Date.parse(verdict.windowWait.until) }
+            : null,
+        };
       return true;
     } catch (error) {
       this.#options.onFailure('record', error);

@@ -111,3 +111,14 @@ export function threadKey(format: WireFormat, body: Json): string {
     .digest('hex')
     .slice(0, 24);
 }
+
+/**
+ * The sub-agent a request comes from, by the id its agent sends, or undefined for a main conversation's: Claude
+ * Code 2.1.328 sends `x-claude-code-agent-id` on every request of a sub-agent (an Agent/Task tool's conversation) and
+ * never on the main conversation's (checked on the real binary, docs/rules.md "Window policy"); any other client may
+ * send `x-barometer-sub-agent`.
+ */
+export function subAgentOf(headers: Headers): string | undefined {
+  const id = header(headers, 'x-claude-code-agent-id') ?? header(headers, 'x-barometer-sub-agent');
+  return id === undefined ? undefined : id.slice(0, 200);
+}

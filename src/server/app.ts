@@ -559,6 +559,7 @@ function proxyParts(
       log(stage, error);
     },
     onPause: (stage) => metrics.proxyPauses.inc({ stage }),
+    windowPolicy: proxy.windowPolicy,
   });
   metrics.watchProxy(sessions);
   const upstream = upstreamAgent({
@@ -577,6 +578,10 @@ function proxyParts(
       request: (route, outcome) => metrics.proxyRequests.inc({ route, outcome }),
       failure: (stage) => metrics.proxyFailures.inc({ stage }),
       upstreamFailure: (reason) => metrics.proxyUpstreamFailures.inc({ reason }),
+      windowLever: (lever, heldMs) => {
+        metrics.proxyWindowLevers.inc({ lever });
+        if (heldMs > 0) metrics.proxyWindowHeldSeconds.inc(heldMs / 1000);
+      },
     },
     log,
     describer: new RequestDescriber({

@@ -120,6 +120,18 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  readonly proxyWindowLevers = new Counter({
+    name: 'barometer_proxy_window_levers_total',
+    help: "Sub-agents' requests the window policy acted on while the 5-hour window bound (--window-policy), by lever: thinking (sent with the lowered thinking budget), hold (held before going upstream).",
+    labelNames: ['lever'] as const,
+    registers: [this.registry],
+  });
+  readonly proxyWindowHeldSeconds = new Counter({
+    name: 'barometer_proxy_window_held_seconds_total',
+    help: "Seconds the window policy's hold lever held sub-agents' requests, in all (each hold at most the proxy's longest hold).",
+    registers: [this.registry],
+  });
+
   readonly proxyUpstreamFailures = new Counter({
     name: 'barometer_proxy_upstream_failures_total',
     help: "Upstream requests or answers that failed, by reason: reset, closed (before the answer was whole), short_body (fewer bytes than its content-length), timeout, malformed (not HTTP), unreachable; the agent's answer ended the same way (a 502 before the provider's headers).",

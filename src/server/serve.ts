@@ -100,6 +100,7 @@ function announce(options: ServerOptions, url: string): () => void {
           anthropicUpstream: proxy.anthropicUpstream,
           openaiUpstream: proxy.openaiUpstream,
           chatgptUpstream: proxy.chatgptUpstream,
+          windowPolicy: proxy.windowPolicy,
         }
       : null,
   });

@@ -11,6 +11,20 @@ export type ProxyPauseStage = z.infer<typeof ProxyPauseStageSchema>;
  * eviction policy edits them) or `observe` (seen through `/observe` or an observing proxy: never edited, for the
  * rest of the session), and the latest pause, a time when recording failed and the proxy stopped acting.
  */
+/**
+ * What the proxy's window policy did to the session's sub-agents (docs/rules.md, "Window policy"): the levers on,
+ * the lowered budget, the sub-agent conversations and requests lowered, the requests held and for how long.
+ */
+export const WindowPolicyStateSchema = z.strictObject({
+  levers: z.array(z.enum(['thinking', 'hold'])),
+  budgetTokens: z.number().int().min(0),
+  conversationsLowered: z.number().int().min(0),
+  requestsLowered: z.number().int().min(0),
+  requestsHeld: z.number().int().min(0),
+  heldSeconds: z.number().min(0),
+});
+export type WindowPolicyState = z.infer<typeof WindowPolicyStateSchema>;
+
 export const ProxyStateSchema = z.strictObject({
   mode: z.enum(['act', 'observe']),
   pause: z
@@ -25,6 +39,8 @@ export const ProxyStateSchema = z.strictObject({
       until: z.number().nullable(),
     })
     .nullable(),
+  /** Absent when no lever is on and none acted. */
+  windowPolicy: WindowPolicyStateSchema.optional(),
 });
 export type ProxyState = z.infer<typeof ProxyStateSchema>;
 
@@ -45,5 +61,6 @@ export function proxyStatus(state: ProxyState | undefined): ProxyStatus | null {
             since: isoTime(pause.since),
             until: pause.until === null ? null : isoTime(pause.until),
           },
+    ...(state.windowPolicy ? { windowPolicy: state.windowPolicy } : {}),
   };
 }

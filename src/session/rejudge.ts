@@ -113,7 +113,7 @@ export function observeQuotaStep(
   if (quota.reason) reasons.push({ ...quota.reason });
   // A refusal's unified headers say the window is spent (or which one binds): the windows judge again.
   const forecasts = observed.windows?.length ? windowForecastsOf(observed, at) : [];
-  const windowSays = windowSay(forecasts);
+  const windowSays = windowSay(forecasts, observed.proxy?.windowPolicy);
   if (windowSays) reasons.push(windowSays.reason);
   const verdict = combineVerdict(
     reasons.map((reason) => ({ ...reason })),

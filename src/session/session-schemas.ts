@@ -351,6 +351,21 @@ export const ProxyStatusSchema = z
         until: iso.nullable(),
       })
       .nullable(),
+    /**
+     * What the window policy did to the session's sub-agents (`--window-policy`): the levers on, the lowered budget
+     * (`budget_tokens`), the sub-agent conversations and requests sent with it, the requests held and for how long.
+     * Absent when no lever is on and none acted.
+     */
+    windowPolicy: z
+      .strictObject({
+        levers: z.array(z.enum(['thinking', 'hold'])),
+        budgetTokens: count,
+        conversationsLowered: count,
+        requestsLowered: count,
+        requestsHeld: count,
+        heldSeconds: z.number().min(0),
+      })
+      .optional(),
   })
   .meta({ id: 'ProxyStatus' });
 export type ProxyStatus = z.infer<typeof ProxyStatusSchema>;

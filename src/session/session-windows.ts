@@ -5,6 +5,7 @@ import { forecastWindow, type WindowForecast } from '../quota/windows/window-for
 import { trackWindows, type WindowTrack } from '../quota/windows/window-track.js';
 import { type HeaderBag, lowerCased } from '../usage/rate-limit-headers.js';
 import { isoTime } from './iso-time.js';
+import type { WindowPolicyState } from './proxy-status.js';
 import type { SessionEvent, Verdict, VerdictReason, WindowForecastView } from './session-schemas.js';
 import type { SessionState } from './session-state.js';
 
@@ -55,14 +56,42 @@ export function windowView(forecast: WindowForecast): WindowForecastView {
   };
 }
 
-/** The windows' reason in the verdict and the wait they ask for; undefined when the session saw no window. */
+/**
+ * What the proxy's window policy did to the session's sub-agents, as the window's reason says it (empty when no lever
+ * acted): `; the window policy sent 3 sub-agent requests (1 conversation) with the thinking budget lowered to 8192
+ * tokens and held 2 for 120 s`.
+ */
+export function windowPolicySaid(policy: WindowPolicyState | undefined): string {
+  if (policy === undefined || (policy.requestsLowered === 0 && policy.requestsHeld === 0)) return '';
+  const parts: string[] = [];
+  if (policy.requestsLowered > 0)
+    parts.push(
+      `sent ${policy.requestsLowered} sub-agent request${policy.requestsLowered === 1 ? '' : 's'} (${policy.conversationsLowered} conversation${policy.conversationsLowered === 1 ? '' : 's'}) with the thinking budget lowered to ${policy.budgetTokens} tokens`,
+    );
+  if (policy.requestsHeld > 0)
+    parts.push(
+      `held ${policy.requestsHeld} sub-agent request${policy.requestsHeld === 1 ? '' : 's'} for ${policy.heldSeconds} s in all`,
+    );
+  return `; the proxy's window policy ${parts.join(' and ')}`;
+}
+
+/**
+ * The windows' reason in the verdict and the wait they ask for, with what the proxy's window policy did (`policy`);
+ * undefined when the session saw no window.
+ */
 export function windowSay(
   forecasts: readonly WindowForecast[],
+  policy?: WindowPolicyState,
 ): { reason: VerdictReason; wait: NonNullable<Verdict['windowWait']> | null } | undefined {
   const advice = windowAdvice(forecasts);
   if (advice === null) return undefined;
   return {
-    reason: { model: 'window', action: advice.action, priority: advice.priority, reason: advice.reason },
+    reason: {
+      model: 'window',
+      action: advice.action,
+      priority: advice.priority,
+      reason: `${advice.reason}${windowPolicySaid(policy)}`,
+    },
     wait:
       advice.wait === null
         ? null

@@ -359,7 +359,7 @@ function judgeStep(
   const budget = budgetReason(signals, next);
   if (budget) reasons.push(budget);
   const forecasts = next.windows?.length ? windowForecastsOf(next, at) : undefined;
-  const windowSays = forecasts === undefined ? undefined : windowSay(forecasts);
+  const windowSays = forecasts === undefined ? undefined : windowSay(forecasts, next.proxy?.windowPolicy);
   if (windowSays) reasons.push(windowSays.reason);
   if (forecasts !== undefined && windowsBefore !== undefined)
     for (const event of windowEvents(windowsBefore, forecasts, at)) events.push(event);

@@ -22,6 +22,8 @@ export const ServiceRecordSchema = z.object({
       anthropicUpstream: z.string(),
       openaiUpstream: z.string(),
       chatgptUpstream: z.string(),
+      /** The window policy's levers on (absent in a file of a version before it: none). */
+      windowPolicy: z.array(z.string()).optional(),
     })
     .nullable(),
 });

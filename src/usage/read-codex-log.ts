@@ -96,7 +96,10 @@ export class CodexLineReader implements LineLogReader {
     if (record.type === 'turn_context' || record.type === 'session_meta') {
       this.#model = text(payload.model) ?? this.#model;
       builder.workingDirectory = text(payload.cwd) ?? builder.workingDirectory;
-      if (record.type === 'session_meta') builder.fallbackModel ??= this.#model;
+      if (record.type === 'session_meta') {
+        builder.fallbackModel ??= this.#model;
+        builder.source = sourceOf(payload.source) ?? builder.source;
+      }
       return;
     }
     if (record.type === 'compacted') {
@@ -186,4 +189,15 @@ export function readCodexLog(logText: string, onProgress?: ProgressCallback): Se
   const reader = new CodexLineReader();
   forEachLine(logText, onProgress, (line, lineNumber) => reader.line(line, lineNumber));
   return reader.build();
+}
+
+/**
+ * A `session_meta` `source` as Codex writes it (openai/codex, codex-rs/protocol `SessionSource`, serde lowercase):
+ * `"cli"`, `"vscode"`, `"exec"`, `"mcp"`, or `{ "subagent": … }` for a sub-agent's session (review, compact, a
+ * spawned thread), read as `subagent`.
+ */
+function sourceOf(value: unknown): string | undefined {
+  if (typeof value === 'string' && value !== '') return value.slice(0, 100);
+  if (isObject(value) && 'subagent' in value) return 'subagent';
+  return undefined;
 }

@@ -95,6 +95,8 @@ export class SessionLogBuilder {
   firstRequest: string | undefined;
   /** The model when no call names one (a Codex session_meta, say). */
   fallbackModel: string | undefined;
+  /** What started the session, where the log says (`SessionLog.source`). */
+  source: string | undefined;
   private readonly indexById = new Map<string, number>();
 
   constructor(readonly format: LogFormat) {}
@@ -181,6 +183,7 @@ export class SessionLogBuilder {
     if (this.contextWindow !== undefined) log.contextWindow = this.contextWindow;
     if (this.workingDirectory !== undefined) log.workingDirectory = this.workingDirectory;
     if (this.firstRequest !== undefined) log.firstRequest = this.firstRequest;
+    if (this.source !== undefined) log.source = this.source;
     return log;
   }
 }

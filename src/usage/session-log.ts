@@ -88,6 +88,11 @@ export interface SessionLog {
   workingDirectory?: string;
   /** An excerpt of the user's first request (`requestExcerpt`), where the log holds one. */
   firstRequest?: string;
+  /**
+   * What started the session, where the log says (Codex's `session_meta` `source`: `cli`, `vscode`, `exec`, `mcp`,
+   * or `subagent` for a sub-agent's session, `{ "subagent": … }`).
+   */
+  source?: string;
   calls: SessionCall[];
   compactions: RecordedCompaction[];
   /** 1-based numbers of lines that were not JSON and were skipped (a torn last line, stray output). */
@@ -114,6 +119,7 @@ export const SessionLogSchema: z.ZodType<SessionLog> = z
     contextWindow: count.optional(),
     workingDirectory: z.string().min(1).optional(),
     firstRequest: z.string().min(1).optional(),
+    source: z.string().min(1).optional(),
     calls: z.array(
       z.strictObject({
         index: count,

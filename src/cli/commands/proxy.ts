@@ -8,7 +8,14 @@ import { dataFolderFor } from '../data-folder-for.js';
 import { proxyLogFile } from '../detached-proxy.js';
 import { type CliIo, UsageError } from '../io.js';
 import { issuesText } from '../issues-text.js';
-import { type ProxyFlags, portOf, timeoutFlag, withProxyFlags } from '../proxy-flags.js';
+import {
+  type ProxyFlags,
+  portOf,
+  timeoutFlag,
+  WINDOW_POLICY_VARIABLE,
+  windowPolicyFrom,
+  withProxyFlags,
+} from '../proxy-flags.js';
 import { startListening } from '../start-listening.js';
 import { SERVE_ENVIRONMENT } from './serve.js';
 import { registerWrapCommand } from './wrap.js';
@@ -22,8 +29,19 @@ function proxyConfig(flags: ProxyFlags, io: CliIo): Promise<BarometerConfig | un
   return configFor(io, path === '' ? undefined : path);
 }
 
+/**
+ * The window policy's levers: `--window-policy`, else $BAROMETER_WINDOW_POLICY, else the config file's
+ * `window_policy`, else none.
+ */
+function windowPolicyOf(flags: ProxyFlags, io: CliIo, config: BarometerConfig | undefined): string[] {
+  if (flags.windowPolicy !== undefined) return windowPolicyFrom(flags.windowPolicy, '--window-policy');
+  const variable = io.env[WINDOW_POLICY_VARIABLE];
+  if (variable !== undefined) return windowPolicyFrom(variable, WINDOW_POLICY_VARIABLE);
+  return config?.windowPolicy ?? [];
+}
+
 /** The service options of `barometer proxy`: the proxy routes on, the log in the data folder's proxy.log. */
-function proxyServerOptions(flags: ProxyFlags, dataDir: string, port: number) {
+function proxyServerOptions(flags: ProxyFlags, dataDir: string, port: number, windowPolicy: string[]) {
   const raw: Record<string, unknown> = {
     port,
     logLevel: flags.logLevel ?? 'warn',
@@ -42,6 +60,7 @@ function proxyServerOptions(flags: ProxyFlags, dataDir: string, port: number) {
         'upstreamHeadersTimeoutSeconds',
       ),
       ...timeoutFlag('--upstream-idle-timeout', flags.upstreamIdleTimeout, 'upstreamIdleTimeoutSeconds'),
+      ...(windowPolicy.length > 0 ? { windowPolicy } : {}),
     },
   };
   if (flags.host !== undefined) raw.host = flags.host;
@@ -69,13 +88,18 @@ export function registerProxyCommands(program: Command, io: CliIo): void {
     )
     .action(async (flags: ProxyFlags) => {
       const folder = dataFolderFor(io, flags.dataDir);
-      const options = proxyServerOptions(flags, folder.path, portOf(flags.port, DEFAULT_PORT));
       const config = await proxyConfig(flags, io);
+      const options = proxyServerOptions(
+        flags,
+        folder.path,
+        portOf(flags.port, DEFAULT_PORT),
+        windowPolicyOf(flags, io, config),
+      );
       const server = await startListening(() =>
         startServer(options, { handleSignals: true, serviceFile: true, ...(config ? { config } : {}) }),
       );
       io.stdout.write(
-        `barometer proxy listening on ${server.url} (${options.proxy?.mode ?? 'act'}; dashboard ${server.url}/): ANTHROPIC_BASE_URL=${server.url}, OpenAI base URL ${server.url}/v1; data in ${folder.path}, log in ${options.logFile}\n`,
+        `barometer proxy listening on ${server.url} (${options.proxy?.mode ?? 'act'}${options.proxy?.windowPolicy?.length ? `, window policy ${options.proxy.windowPolicy.join(',')}` : ''}; dashboard ${server.url}/): ANTHROPIC_BASE_URL=${server.url}, OpenAI base URL ${server.url}/v1; data in ${folder.path}, log in ${options.logFile}\n`,
       );
     });
   registerWrapCommand(program, io);

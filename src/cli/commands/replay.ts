@@ -4,7 +4,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { EvictionPolicyOptions } from '../../compaction/eviction-policy.js';
 import { ReplayQuerySchema } from '../../contract/replay.js';
+import type { BarometerConfig } from '../../models/barometer-config.js';
 import { loadConfig } from '../../models/load-config.js';
+import { DEFAULT_PROXY_MAX_WAIT_SECONDS } from '../../proxy/proxy-options.js';
+import type { WindowLever } from '../../quota/windows/window-lever-names.js';
 import { type ReplayOptions, type ReplayResult, replayLogText } from '../../session/replay.js';
 import {
   aggregateWhatIfRows,
@@ -15,16 +18,20 @@ import {
   whatIfCorpusRow,
 } from '../../session/what-if-corpus.js';
 import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-replay.js';
+import { type WindowPolicyWhatIf, windowPolicyWhatIf } from '../../session/window-policy-what-if.js';
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
 import { createTokenCounter } from '../../tokens/create-token-counter.js';
 import type { SubagentFile } from '../../usage/attach-subagent-logs.js';
+import { attachSubagentLogs } from '../../usage/attach-subagent-logs.js';
 import { readLogText, skippedLineNotes } from '../../usage/read-log-text.js';
+import { readSessionLog } from '../../usage/read-session-log.js';
 import { LOG_FORMATS } from '../../usage/session-log.js';
 import { type Color, type Paint, painter } from '../colors.js';
 import { archiveDirFor } from '../data-folder-for.js';
 import { parseFlags } from '../flag-schema.js';
 import { type CliIo, UsageError } from '../io.js';
 import { readPolicyFile } from '../policy-file.js';
+import { windowPolicyFrom } from '../proxy-flags.js';
 
 const HEALTH_COLORS: Readonly<Record<string, Color>> = {
   healthy: 'green',
@@ -246,6 +253,30 @@ function whatIfLines(whatIf: WhatIfReplayResult['whatIf'], paint: Paint): string
   return lines;
 }
 
+/** What the window policy's levers would have done, as `replay --what-if --window-policy` prints it. */
+function windowPolicyLines(measure: WindowPolicyWhatIf, paint: Paint): string[] {
+  const levers = measure.levers.length === 0 ? 'no lever' : measure.levers.join(', ');
+  const head = `Window policy (${levers}; thinking budget lowered to ${measure.loweredBudgetTokens} tokens, holds of at most ${measure.maxHoldSeconds} s) on the windows this log records`;
+  if (measure.callsWithWindows === 0)
+    return [
+      paint('bold', head),
+      '  this log records no subscription window (Codex rollouts carry them, as rate_limits): no lever would have acted',
+    ];
+  const tally = (t: WindowPolicyWhatIf['subAgents']) =>
+    `thinking lowered on ${t.callsLowered} call${t.callsLowered === 1 ? '' : 's'} (${t.conversationsLowered} conversation${t.conversationsLowered === 1 ? '' : 's'} lowered from its first call), ` +
+    `at most ${t.reasoningTokensSavedAtMost === null ? 'an unknown number of' : t.reasoningTokensSavedAtMost} reasoning tokens saved (those over ${measure.loweredBudgetTokens} a call); ` +
+    `held ${t.callsHeld} call${t.callsHeld === 1 ? '' : 's'}, ${t.heldSeconds} s in all`;
+  return [
+    paint('bold', head),
+    `  ${measure.callsWithWindows} of ${measure.calls} calls carry window figures; the 5-hour window bound when ${measure.callsWhileBinding} of the calls went` +
+      `, whose reasoning over ${measure.loweredBudgetTokens} tokens a call adds up to ${measure.reasoningOverBudgetWhileBinding} (the most reasoning of any call: ${measure.maxReasoningTokens ?? 'not recorded'})`,
+    measure.subAgentCalls === 0
+      ? '  sub-agents: none. This log holds no sub-agent’s calls, so no call would have had its thinking budget lowered or been held (the main conversation is never acted on)'
+      : `  sub-agents: ${measure.subAgentConversations} conversation${measure.subAgentConversations === 1 ? '' : 's'}, ${measure.subAgentCalls} calls: ${tally(measure.subAgents)}`,
+    `  were every conversation here a sub-agent's: ${tally(measure.ifEveryConversationWereASubAgent)}`,
+  ];
+}
+
 /**
  * A session folder for this replay's archive that no earlier replay used: `whatif`, then `whatif-2`, … A short
  * name, because every tombstone carries the archive's path, and the what-if prompts pay for its tokens.
@@ -379,6 +410,68 @@ async function replayCorpus(
   );
 }
 
+/** The window levers of `--window-policy`, which goes with `--what-if` as `--policy` and `--archive-dir` do. */
+function whatIfLevers(flags: {
+  whatIf?: boolean;
+  policy?: string;
+  archiveDir?: string;
+  windowPolicy?: string;
+}): WindowLever[] | undefined {
+  if (
+    !flags.whatIf &&
+    (flags.policy !== undefined || flags.archiveDir !== undefined || flags.windowPolicy !== undefined)
+  )
+    throw new UsageError('--policy, --archive-dir and --window-policy go with --what-if');
+  return flags.windowPolicy === undefined
+    ? undefined
+    : windowPolicyFrom(flags.windowPolicy, '--window-policy');
+}
+
+/** Progress lines on stderr for a large log; none for a small one. */
+function progressOf(io: CliIo, size: number): ReplayOptions['onProgress'] | undefined {
+  if (size < PROGRESS_BYTES) return undefined;
+  return (phase, done, total) => {
+    if (done === total || phase === 'replay') {
+      // Progress only: which lines could not be parsed is said once the log is read.
+      io.stderr.write(
+        `replay: ${phase === 'read' ? 'read' : 'replayed'} ${done}/${total}${phase === 'read' ? ' lines' : ' calls'}\n`,
+      );
+    }
+  };
+}
+
+/** The window policy's levers measured on the log (and its sub-agents' transcripts), with the proxy's longest hold. */
+function measuredWindowPolicy(
+  text: string,
+  format: NonNullable<ReplayOptions['format']>,
+  subagents: SubagentFile[],
+  levers: WindowLever[],
+  config: BarometerConfig,
+): WindowPolicyWhatIf {
+  const log = readSessionLog(text, { format });
+  return windowPolicyWhatIf(subagents.length > 0 ? attachSubagentLogs(log, subagents) : log, {
+    levers,
+    maxHoldSeconds: DEFAULT_PROXY_MAX_WAIT_SECONDS,
+    config,
+  });
+}
+
+/** The replay on stdout: JSON (with `windowPolicy` when measured), or the timeline and the window policy's lines. */
+function writeReplay(
+  io: CliIo,
+  result: ReplayResult | WhatIfReplayResult,
+  output: { json: boolean; windowPolicy?: WindowPolicyWhatIf },
+): void {
+  const { windowPolicy } = output;
+  if (output.json) {
+    io.stdout.write(`${JSON.stringify(windowPolicy ? { ...result, windowPolicy } : result, null, 2)}\n`);
+    return;
+  }
+  const paint = painter(io);
+  const policy = windowPolicy ? `\n${windowPolicyLines(windowPolicy, paint).join('\n')}\n` : '';
+  io.stdout.write(`${formatTimeline(result, paint)}${policy}`);
+}
+
 /** `barometer replay <file>`: a recorded session through a Session, in recorded time. */
 export function registerReplayCommand(program: Command, io: CliIo): void {
   program
@@ -407,6 +500,10 @@ export function registerReplayCommand(program: Command, io: CliIo): void {
     )
     .option('--policy <file>', 'the eviction policy options (JSON, or YAML for .yaml/.yml) for --what-if')
     .option(
+      '--window-policy <levers>',
+      "with --what-if: measure the proxy's window policy on the windows the log records (thinking, hold, or thinking,hold): the calls whose thinking budget it would have lowered, those it would have held and for how long",
+    )
+    .option(
       '--archive-dir <dir>',
       'keep what --what-if evicts under DIR/<log name>/ (default: a temporary directory, removed after the check)',
     )
@@ -432,11 +529,10 @@ Example:
           whatIf?: boolean;
           policy?: string;
           archiveDir?: string;
+          windowPolicy?: string;
         },
       ) => {
-        if (!flags.whatIf && (flags.policy !== undefined || flags.archiveDir !== undefined)) {
-          throw new UsageError('--policy and --archive-dir go with --what-if');
-        }
+        const levers = whatIfLevers(flags);
         const policy: EvictionPolicyOptions | undefined =
           flags.policy === undefined ? undefined : await readPolicyFile(io.cwd, flags.policy);
         // The flags of POST /api/v1/replay's query, checked by its schema.
@@ -450,8 +546,10 @@ Example:
             throw new UsageError(
               'several logs, or a directory of them, go with --what-if (one row a session)',
             );
-          if (flags.archiveDir !== undefined)
-            throw new UsageError('--archive-dir takes one log: give one file, or leave --archive-dir out');
+          if (flags.archiveDir !== undefined || levers !== undefined)
+            throw new UsageError(
+              `${flags.archiveDir !== undefined ? '--archive-dir' : '--window-policy'} takes one log: give one file, or leave it out`,
+            );
           await replayCorpus(io, files, {
             ...flags,
             format: format ?? 'auto',
@@ -473,17 +571,7 @@ Example:
         }
         const { text, skipped } = await readLogText(resolve(io.cwd, file));
         for (const note of skippedLineNotes(file, skipped)) io.stderr.write(`replay: ${note}\n`);
-        const progress =
-          size >= PROGRESS_BYTES
-            ? (phase: 'read' | 'replay', done: number, total: number) => {
-                if (done === total || phase === 'replay') {
-                  // Progress only: which lines could not be parsed is said once the log is read.
-                  io.stderr.write(
-                    `replay: ${phase === 'read' ? 'read' : 'replayed'} ${done}/${total}${phase === 'read' ? ' lines' : ' calls'}\n`,
-                  );
-                }
-              }
-            : undefined;
+        const progress = progressOf(io, size);
         const config = await loadConfig(flags.config === undefined ? io.cwd : resolve(io.cwd, flags.config));
         const subagents = await subagentFiles(resolve(io.cwd, file));
         const options = {
@@ -517,9 +605,12 @@ Example:
           }
         } else result = replayLogText(text, options);
         for (const line of unparsedLines(result, file)) io.stderr.write(`${line}\n`);
-        io.stdout.write(
-          flags.json ? `${JSON.stringify(result, null, 2)}\n` : formatTimeline(result, painter(io)),
-        );
+        writeReplay(io, result, {
+          json: flags.json === true,
+          ...(levers === undefined
+            ? {}
+            : { windowPolicy: measuredWindowPolicy(text, format ?? 'auto', subagents, levers, config) }),
+        });
       },
     );
 }

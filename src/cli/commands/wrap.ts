@@ -12,7 +12,13 @@ import { configPathFor } from '../config-for.js';
 import { dataFolderFor } from '../data-folder-for.js';
 import { proxyLogFile, startDetachedProxy } from '../detached-proxy.js';
 import { type CliIo, UsageError } from '../io.js';
-import { type ProxyFlags, portOf, timeoutArguments, withProxyFlags } from '../proxy-flags.js';
+import {
+  type ProxyFlags,
+  portOf,
+  timeoutArguments,
+  windowPolicyFrom,
+  withProxyFlags,
+} from '../proxy-flags.js';
 import { barometerAt, runningService } from '../running-service.js';
 
 /** The service wrap sends the agent to, and how it came to be. */
@@ -41,6 +47,12 @@ function misfit(record: ServiceRecord, flags: ProxyFlags): string | undefined {
     const wanted = flags[key]?.replace(/\/+$/, '');
     if (wanted !== undefined && wanted !== record.proxy[key])
       return `it forwards ${label} requests to ${record.proxy[key]}, not to ${wanted} (${flag})`;
+  }
+  if (flags.windowPolicy !== undefined) {
+    const wanted = windowPolicyFrom(flags.windowPolicy, '--window-policy').sort().join(',');
+    const running = [...(record.proxy.windowPolicy ?? [])].sort().join(',');
+    if (wanted !== running)
+      return `its window policy is ${running || 'off'}, not ${wanted || 'off'} (--window-policy)`;
   }
   return undefined;
 }
@@ -85,6 +97,10 @@ async function serviceFor(io: CliIo, flags: ProxyFlags, folder: DataFolder): Pro
       if (given)
         throw new UsageError(
           `a barometer proxy answers at ${url}, but not from ${folder.path}, so wrap cannot tell where it forwards: leave out ${given[1]} to use it as it is, or give --port 0 to start a service of its own`,
+        );
+      if (flags.windowPolicy !== undefined)
+        throw new UsageError(
+          `a barometer proxy answers at ${url}, but not from ${folder.path}, so wrap cannot tell its window policy: leave out --window-policy to use it as it is, or give --port 0 to start a service of its own`,
         );
       return { url, pid: undefined, how: 'found' };
     }
@@ -169,6 +185,8 @@ dashboard keeps showing the session; barometer stop stops it. --observe sends th
     .action(async (agent: string, args: string[], flags: ProxyFlags) => {
       if (agent !== 'claude' && agent !== 'codex')
         throw new UsageError(`wrap runs claude or codex; got ${JSON.stringify(agent)}`);
+      // A bad --window-policy is refused before any service is found or started.
+      if (flags.windowPolicy !== undefined) windowPolicyFrom(flags.windowPolicy, '--window-policy');
       const folder = dataFolderFor(io, flags.dataDir);
       const service = await serviceFor(io, flags, folder);
       io.stderr.write(startLine(agent, service, folder, flags.observe === true));

@@ -1,5 +1,12 @@
 export { windowsFromCodex } from './codex-rate-limits.js';
 export {
+  measureWindowLevers,
+  type WindowLeverCall,
+  type WindowLeverConversation,
+  type WindowLeverMeasure,
+  type WindowLeverTally,
+} from './measure-window-levers.js';
+export {
   type StatuslineRateLimits,
   StatuslineRateLimitsSchema,
   windowsFromStatusline,
@@ -23,6 +30,15 @@ export {
   type WindowForecast,
   type WindowThreshold,
 } from './window-forecast.js';
+export { WINDOW_LEVERS, type WindowLever, WindowPolicySchema } from './window-lever-names.js';
+export {
+  decideWindowLevers,
+  WINDOW_LOWERED_BUDGET_TOKENS,
+  type WindowLeverDecision,
+  type WindowLeverInput,
+  type WindowWaitNow,
+  windowBinds,
+} from './window-levers.js';
 export {
   attributeWindows,
   MAX_WINDOW_SAMPLES,
