@@ -140,7 +140,7 @@ describe('barometer replay --what-if', () => {
   });
 
   it.each([
-    [['--policy', 'never.json'], '--policy and --archive-dir go with --what-if'],
+    [['--policy', 'never.json'], '--policy, --archive-dir and --window-policy go with --what-if'],
     [['--what-if', '--policy', 'missing.json'], 'cannot read the policy file missing.json: ENOENT'],
     [['--what-if', '--policy', 'typo.json'], 'minFreedToken'],
     [['--what-if', '--policy', 'range.json'], 'recapAbovePercent'],
