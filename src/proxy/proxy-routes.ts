@@ -11,7 +11,7 @@ import type { CarriedEdits } from './proxy-session.js';
 import type { PreparedRequest, ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
 import { relayAnswer } from './relay-answer.js';
 import type { RequestDescriber } from './request-describer.js';
-import type { SessionSource, WireFormat } from './session-key.js';
+import { type SessionSource, subAgentOf, type WireFormat } from './session-key.js';
 import { type UpstreamFailure, upstreamFailure } from './upstream-failure.js';
 
 /** What the proxy counts in /metrics. */
@@ -128,7 +128,15 @@ async function proxy(
     overLimit: () => overLimit,
     payload,
     received: () => chunks,
-    recorded: entry && source ? { session: entry, from: source.source, carried: side.carried } : undefined,
+    recorded:
+      entry && source
+        ? {
+            session: entry,
+            from: source.source,
+            carried: side.carried,
+            subAgent: subAgentOf(request.headers),
+          }
+        : undefined,
   });
 }
 
@@ -148,7 +156,15 @@ interface Forwarded {
   /** The request's bytes as received, once read whole (a streamed one: once it ended). */
   received: () => Buffer[] | undefined;
   /** The session the answer is recorded in, when the request has one. */
-  recorded: { session: ProxySession; from: SessionSource; carried: CarriedEdits | undefined } | undefined;
+  recorded:
+    | {
+        session: ProxySession;
+        from: SessionSource;
+        carried: CarriedEdits | undefined;
+        /** The sub-agent whose request it is (Claude Code's `x-claude-code-agent-id`), for the windows' shares. */
+        subAgent: string | undefined;
+      }
+    | undefined;
 }
 
 /**
@@ -181,10 +197,12 @@ async function answerAgent(
     // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
     if (end.type === 'failed') counters.upstreamFailure(end.reason);
     if (end.type !== 'complete' || !forwarded.recorded) return;
-    const { session, from, carried } = forwarded.recorded;
-    const ready = prepareSession(context, endpoint.format, session, from, forwarded).then((prepared) =>
-      carried ? { ...prepared, carried } : prepared,
-    );
+    const { session, from, carried, subAgent } = forwarded.recorded;
+    const ready = prepareSession(context, endpoint.format, session, from, forwarded).then((prepared) => ({
+      ...prepared,
+      ...(carried ? { carried } : {}),
+      ...(subAgent === undefined ? {} : { subAgent }),
+    }));
     void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
   });
   return reply;

@@ -104,6 +104,8 @@ export interface PreparedRequest {
   /** What the request carried of the session's edits, for the proxy's next breakpoint (ProxySessions.record). */
   carried?: CarriedEdits;
   request?: { format: WireFormat; raw: Buffer; body: Record<string, unknown> };
+  /** The sub-agent whose request it was (Claude Code's `x-claude-code-agent-id`): its window rises are its own. */
+  subAgent?: string;
 }
 
 /** What one request carried of its session's edits (Anthropic). */

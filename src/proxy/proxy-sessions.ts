@@ -424,11 +424,11 @@ export class ProxySessions {
     text: string,
     prepared: Promise<PreparedRequest>,
   ): Promise<void> {
-    const { created, request, carried } = await prepared;
+    const { created, request, carried, subAgent } = await prepared;
     if (!created) return;
     // What the window policy did to this request is in the session before its verdict (whose reason says so).
     if (this.#levers.length > 0) await this.#show(entry);
-    const recorded = await this.#post(entry, format, status, headers, text);
+    const recorded = await this.#post(entry, format, status, headers, text, subAgent);
     if (recorded) {
       resumeSession(entry, this.#now());
       // The provider now holds an entry at the request's proxy breakpoint: the next batch rewrites only after it.
@@ -450,6 +450,7 @@ export class ProxySessions {
     status: number,
     headers: HeaderBag,
     text: string,
+    subAgent?: string,
   ): Promise<boolean> {
     if (status !== 429 && (status < 200 || status >= 300)) return true;
     try {
@@ -457,7 +458,7 @@ export class ProxySessions {
       const verdict =
         status === 429
           ? (await this.#monitor.observeQuota(entry.id, { headers })).verdict
-          : (await this.#postUsage(entry, format, text, headers)).verdict;
+          : (await this.#postUsage(entry, format, text, headers, subAgent)).verdict;
       // null: a session that has seen no call yet has no verdict to hold a request by.
       if (verdict)
         entry.verdict = {
@@ -479,7 +480,7 @@ export class ProxySessions {
   }
 
   /** Posts an answer's usage to the monitor, and remembers when it came for the cache's lifetime. */
-  #postUsage(entry: ProxySession, format: WireFormat, text: string, headers: HeaderBag) {
+  #postUsage(entry: ProxySession, format: WireFormat, text: string, headers: HeaderBag, subAgent?: string) {
     const usage = normalizeUsage(format, text);
     if (usage.available) {
       entry.lastAnswer = {
@@ -490,7 +491,11 @@ export class ProxySessions {
         }),
       };
     }
-    return this.#monitor.postUsage(entry.id, { usage, headers });
+    return this.#monitor.postUsage(entry.id, {
+      usage,
+      headers,
+      ...(subAgent === undefined ? {} : { subAgent }),
+    });
   }
 }
 

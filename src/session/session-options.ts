@@ -125,4 +125,9 @@ export interface UsageUpdate {
    * prefix, nor the cells of other sequences).
    */
   kvCellsUsed?: number;
+  /**
+   * The sub-agent whose call this generation was, when the caller can tell (barometer's proxy: Claude Code's
+   * `x-claude-code-agent-id`): the windows' rises it reports are credited to it within the session's share.
+   */
+  subAgent?: string;
 }

@@ -81,6 +81,11 @@ export const WindowForecastSchema = z
     thresholds: z.array(z.enum(['token_budget_10_percent', 'token_budget_5_percent', 'eol_approaching'])),
     /** Percentage points of this window period burnt by this session's own calls. */
     sessionPercent: z.number().min(0),
+    /**
+     * Of `sessionPercent`, each sub-agent's (Claude Code's `x-claude-code-agent-id`, seen by the proxy), largest
+     * first; the rest is the main conversation's. Absent when no sub-agent's call raised the window.
+     */
+    subAgentPercents: z.array(z.strictObject({ agentId: z.string(), percent: z.number().min(0) })).optional(),
   })
   .meta({ id: 'WindowForecast' });
 export type WindowForecastView = z.infer<typeof WindowForecastSchema>;

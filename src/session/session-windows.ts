@@ -28,9 +28,10 @@ export function withWindows(
   state: SessionState,
   observed: readonly UsageWindow[],
   account?: readonly WindowTrack[],
+  subAgent?: string,
 ): SessionState['windows'] {
   if (observed.length === 0) return state.windows;
-  return trackWindows(state.windows ?? [], observed, account);
+  return trackWindows(state.windows ?? [], observed, account, subAgent);
 }
 
 /**

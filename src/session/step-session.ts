@@ -151,7 +151,7 @@ export function stepSession(
       ? undefined
       : windowObservations(update.headers, update.windows, at);
   const windowsBefore = observed?.length && state.windows ? windowForecastsOf(state, at) : undefined;
-  if (observed?.length) next.windows = withWindows(state, observed, context.accountWindows);
+  if (observed?.length) next.windows = withWindows(state, observed, context.accountWindows, update.subAgent);
   const costUsd = countSpend(state, next, usage, context);
   if (usage.available) {
     const spent = server

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/contract/index.js';
-import { accountWindows, type WindowView, windowLine, windowPace } from './window-text.js';
+import { accountWindows, type WindowView, windowLine, windowPace, windowShare } from './window-text.js';
 
 function window(overrides: Partial<WindowView>): WindowView {
   return {
@@ -31,6 +31,20 @@ const session = (id: string, windows: WindowView[]) =>
   ({ id, signals: { windows } }) as unknown as SessionView;
 
 describe('window text', () => {
+  it("names the session's share and, where the proxy told them apart, its sub-agents' shares, largest first", () => {
+    expect(windowShare(window({}))).toBe('this session burnt 26% of the 5h window');
+    expect(
+      windowShare(
+        window({
+          subAgentPercents: [
+            { agentId: 'agent-explore', percent: 15 },
+            { agentId: 'agent-review', percent: 8 },
+          ],
+        }),
+      ),
+    ).toBe('this session burnt 26% of the 5h window (sub-agent agent-explore 15%, agent-review 8%)');
+  });
+
   it('says when a binding window runs out and resets, and that a lasting one lasts', () => {
     process.env.TZ = 'UTC';
     expect(windowLine(window({}))).toBe('5h 60% · runs out 11:33 · resets 12:00');

@@ -33,9 +33,17 @@ export function windowPace(window: WindowView): string {
   return `${window.burnPercentPerHour}%/h ${window.burnBasis === 'window' ? 'since the window began' : 'recently'}`;
 }
 
-/** The session's own share of the window: `this session burnt 26% of the 5h window`. */
+/**
+ * The session's own share of the window, with its sub-agents' where the proxy told them apart: `this session burnt
+ * 26% of the 5h window (sub-agent agent-explore 15%, agent-review 8%)`.
+ */
 export function windowShare(window: WindowView, who = 'this session'): string {
-  return `${who} burnt ${window.sessionPercent}% of the ${window.label} window`;
+  const agents = window.subAgentPercents ?? [];
+  const of =
+    agents.length === 0
+      ? ''
+      : ` (${agents.map((agent, index) => `${index === 0 ? 'sub-agent ' : ''}${agent.agentId} ${agent.percent}%`).join(', ')})`;
+  return `${who} burnt ${window.sessionPercent}% of the ${window.label} window${of}`;
 }
 
 /**

@@ -48,6 +48,8 @@ export interface WindowForecast {
   thresholds: WindowThreshold[];
   /** Percentage points of this period burnt by this session (and only it). */
   sessionPercent: number;
+  /** Of those, each sub-agent's (by agent id), largest first; absent when no sub-agent's call raised it. */
+  subAgentPercents?: Array<{ agentId: string; percent: number }>;
 }
 
 function round1(value: number): number {
@@ -146,5 +148,12 @@ export function forecastWindow(track: WindowTrack, now: number = track.at): Wind
     pauseMinutes,
     thresholds,
     sessionPercent: round1(track.sessionPercent),
+    ...(track.subAgentPercents
+      ? {
+          subAgentPercents: Object.entries(track.subAgentPercents)
+            .map(([agentId, percent]) => ({ agentId, percent: round1(percent) }))
+            .sort((a, b) => b.percent - a.percent || (a.agentId < b.agentId ? -1 : 1)),
+        }
+      : {}),
   };
 }

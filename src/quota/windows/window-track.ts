@@ -31,7 +31,16 @@ export interface WindowTrack {
    * session's answer reported, over the last figure any session reported (`attributeWindows`).
    */
   sessionPercent: number;
+  /**
+   * Of `sessionPercent`, the points burnt by each of the session's sub-agents (by agent id: Claude Code's
+   * `x-claude-code-agent-id`), when the rise came with a sub-agent's call; the rest is the main conversation's.
+   * Absent when no sub-agent's call reported a rise in this period.
+   */
+  subAgentPercents?: Record<string, number>;
 }
+
+/** Sub-agents a track credits; a later one's points count in `sessionPercent` only. */
+export const MAX_TRACKED_SUB_AGENTS = 32;
 
 const sample = z.tuple([z.number(), z.number().min(0)]);
 export const WindowTrackSchema = z.strictObject({
@@ -44,6 +53,7 @@ export const WindowTrackSchema = z.strictObject({
   at: z.number(),
   samples: z.array(sample).max(MAX_WINDOW_SAMPLES),
   sessionPercent: z.number().min(0),
+  subAgentPercents: z.record(z.string().min(1).max(128), z.number().min(0)).optional(),
 });
 
 /**
@@ -69,6 +79,7 @@ export function observeWindow(
   track: WindowTrack | undefined,
   window: UsageWindow,
   credited: number,
+  subAgent?: string,
 ): WindowTrack {
   if (track !== undefined && window.at < track.at) return track;
   const same = track !== undefined && samePeriod(track, window);
@@ -87,7 +98,22 @@ export function observeWindow(
     at: window.at,
     samples,
     sessionPercent: (same ? track.sessionPercent : 0) + Math.max(0, credited),
+    ...subAgentShares(same ? track.subAgentPercents : undefined, subAgent, credited),
   };
+}
+
+/** A period's sub-agent shares with `credited` points more for `subAgent` (when it rose and there is room). */
+function subAgentShares(
+  shares: Record<string, number> | undefined,
+  subAgent: string | undefined,
+  credited: number,
+): { subAgentPercents?: Record<string, number> } {
+  if (subAgent === undefined || credited <= 0) return shares ? { subAgentPercents: shares } : {};
+  const next = { ...shares };
+  if (next[subAgent] === undefined && Object.keys(next).length >= MAX_TRACKED_SUB_AGENTS)
+    return shares ? { subAgentPercents: shares } : {};
+  next[subAgent] = (next[subAgent] ?? 0) + credited;
+  return { subAgentPercents: next };
 }
 
 /**
@@ -110,16 +136,20 @@ export function attributeWindows(
   return credited;
 }
 
-/** The tracks with a set of observations applied, credited as `attributeWindows` says; sorted by id. */
+/**
+ * The tracks with a set of observations applied, credited as `attributeWindows` says (and to `subAgent`, when the
+ * observations came with one of the session's sub-agents' calls); sorted by id.
+ */
 export function trackWindows(
   tracks: readonly WindowTrack[],
   windows: readonly UsageWindow[],
   previous?: readonly WindowTrack[],
+  subAgent?: string,
 ): WindowTrack[] {
   if (windows.length === 0) return tracks.slice();
   const credited = attributeWindows(windows, tracks, previous);
   const byId = new Map(tracks.map((track) => [track.id, track]));
   for (const window of windows)
-    byId.set(window.id, observeWindow(byId.get(window.id), window, credited.get(window.id) ?? 0));
+    byId.set(window.id, observeWindow(byId.get(window.id), window, credited.get(window.id) ?? 0, subAgent));
   return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
