@@ -22,11 +22,18 @@ port.on('message', (first: WriterMessage) => {
   const batch = [first];
   for (let next = receiveMessageOnPort(port); next !== undefined; next = receiveMessageOnPort(port))
     batch.push(next.message as WriterMessage);
+  if (batch.some((message) => message.kind === 'crash')) {
+    // As a crash between two transactions: nothing of this batch committed or answered. The connection is closed
+    // first, from JavaScript: a thread stopped inside a libsql call (Worker.terminate) can abort the whole process.
+    database.connection.close();
+    process.exit(70);
+  }
   const writes: TableWrite[] = [];
   const failed: number[] = [];
   let closing = false;
   for (const message of batch) {
     if (message.kind === 'close') closing = true;
+    else if (message.kind === 'crash') continue;
     else if (message.kind === 'reset') refused.delete(message.id);
     else if (refused.has(message.id)) failed.push(message.seq);
     else writes.push(message);
