@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../server/serve.js';
 import type { SessionSummary } from '../session/session-schemas.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
+import { unifiedAnswer } from './test-helpers/unified-answer.js';
 
 const MINUTE = 60_000;
 const T0 = Date.parse('2026-12-03T10:00:00Z');
@@ -33,24 +34,12 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'barometer-window-sub-agents-'));
   fake = await startCassetteServer(() => {
     const call = CALLS[served++] ?? CALLS[CALLS.length - 1];
-    return {
-      headers: {
-        'content-type': 'application/json',
-        'anthropic-ratelimit-unified-status': 'allowed',
-        'anthropic-ratelimit-unified-5h-status': 'allowed',
-        'anthropic-ratelimit-unified-5h-utilization': String(call?.fiveHour),
-        'anthropic-ratelimit-unified-5h-reset': String(RESET / 1000),
-      },
-      body: JSON.stringify({
-        id: `msg_${served}`,
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5',
-        content: [{ type: 'text', text: 'ok' }],
-        stop_reason: 'end_turn',
-        usage: { input_tokens: 900, output_tokens: 30 },
-      }),
-    };
+    return unifiedAnswer(served, {
+      fiveHour: call?.fiveHour ?? 0,
+      fiveHourReset: RESET,
+      inputTokens: 900,
+      outputTokens: 30,
+    });
   });
   server = await startServer(
     {
