@@ -53,12 +53,30 @@ export interface ProxyBenchFigures {
   passedP99Ms: number;
   editedP50Ms: number;
   editedP99Ms: number;
+  /** An edited session's requests sent as soon as the previous answer arrived (no pause: the analysis may still run). */
+  backToBackP50Ms: number;
+  backToBackP99Ms: number;
+  /** The direct baseline measured beside the back-to-back requests. */
+  backToBackDirectP50Ms: number;
+  backToBackDirectP99Ms: number;
+  /** How many of the back-to-back requests went upstream edited (all of them: the session has tombstones). */
+  backToBackEdited: number;
+  backToBackRequests: number;
   directP50Ms: number;
   directP99Ms: number;
   firstTokenP50Ms: number;
   firstTokenP99Ms: number;
   firstTokenDirectP50Ms: number;
   firstTokenDirectP99Ms: number;
+}
+
+/** The proxy's count of edited requests on the Messages route, from its /metrics. */
+async function editedCount(base: string): Promise<number> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((row) => row.startsWith('barometer_proxy_requests_total{') && row.includes('outcome="edited"'));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
 export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
@@ -88,7 +106,6 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
     port: 0,
     logLevel: 'silent',
     dashboard: false,
-    persistSessions: false,
     dataDir,
     proxy: { anthropicUpstream: upstreamUrl },
   });
@@ -96,11 +113,15 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
   const body = Buffer.from(messagesBody(500_000, true));
   // The edited session's requests grow by a turn each, as an agent's do: its history resent, a turn appended.
   const open = body.subarray(0, body.length - 2);
-  let turns = '';
-  const nextTurn = (round: number) => {
-    turns += `,{"role":"assistant","content":"step ${round}"},{"role":"user","content":"go on ${round}"}`;
-    return Buffer.concat([open, Buffer.from(`${turns}]}`)]);
+  const growing = () => {
+    let turns = '';
+    return (round: number) => {
+      turns += `,{"role":"assistant","content":"step ${round}"},{"role":"user","content":"go on ${round}"}`;
+      return Buffer.concat([open, Buffer.from(`${turns}]}`)]);
+    };
   };
+  const nextTurn = growing();
+  const nextBackToBack = growing();
   // A session whose history has no boundary: nothing to edit, its bytes are forwarded as received.
   const plain = Buffer.from(messagesBody(500_000, false));
 
@@ -134,6 +155,8 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
   const edited: number[] = [];
   const firstToken: number[] = [];
   const firstTokenDirect: number[] = [];
+  const backToBack: number[] = [];
+  const backToBackDirect: number[] = [];
   // Warm up, and leave the edited session its edits: the commit in the history is a boundary.
   for (let index = 0; index < 20; index++) {
     await send(proxy.url, '/v1/messages', 'bench-edited', nextTurn(index));
@@ -151,6 +174,24 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
     firstTokenDirect.push((await send(upstreamUrl, '/v1/messages?stream=bench', 'x')).firstByte);
     firstToken.push((await send(proxy.url, '/v1/messages?stream=bench', 'bench-stream')).firstByte);
   }
+  // Back to back: each request of the session leaves as soon as the previous answer came (an agent whose tool runs
+  // at once); the previous request's analysis may still be running, and the request must not wait for it.
+  for (let index = 0; index < 5; index++) {
+    await send(proxy.url, '/v1/messages', 'bench-b2b', nextBackToBack(index));
+    await sleep(20);
+  }
+  // In runs of ten: a request directly to the provider (the baseline), then ten of the session with nothing between
+  // them (each leaves the moment the previous answer has been read), so that no baseline request gives the
+  // previous analysis time to finish.
+  const editedBefore = await editedCount(proxy.url);
+  for (let round = 0; round < rounds; round += 10) {
+    backToBackDirect.push((await send(upstreamUrl, '/v1/messages', 'x')).arrival);
+    const bodies = Array.from({ length: 10 }, (_, index) => nextBackToBack(5 + round + index));
+    for (const next of bodies)
+      backToBack.push((await send(proxy.url, '/v1/messages', 'bench-b2b', next)).arrival);
+  }
+  // Every back-to-back request carried the session's tombstones (else the figure would time a request left alone).
+  const backToBackEdited = (await editedCount(proxy.url)) - editedBefore;
   agent.destroy();
   await proxy.close();
   await new Promise<void>((resolve) => upstream.close(() => resolve()));
@@ -163,6 +204,12 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
     editedP99Ms: percentile(edited, 99),
     directP50Ms: percentile(direct, 50),
     directP99Ms: percentile(direct, 99),
+    backToBackP50Ms: percentile(backToBack, 50),
+    backToBackP99Ms: percentile(backToBack, 99),
+    backToBackDirectP50Ms: percentile(backToBackDirect, 50),
+    backToBackDirectP99Ms: percentile(backToBackDirect, 99),
+    backToBackEdited,
+    backToBackRequests: backToBack.length,
     firstTokenP50Ms: percentile(firstToken, 50),
     firstTokenP99Ms: percentile(firstToken, 99),
     firstTokenDirectP50Ms: percentile(firstTokenDirect, 50),

@@ -69,28 +69,33 @@ export class ProxyReceipts {
   }
 
   /**
-   * Makes the receipt of an answered request: `body` is the request as the agent sent it (parsed, not yet edited:
+   * Measures the receipt of an answered request: `body` is the request as the agent sent it (parsed, not yet edited:
    * this reads it at once, before the analysis writes the session's edits into it), `text` the provider's answer.
-   * The session's edits are the ones the request went out with (none for an observed session). Never rejects.
+   * The session's edits are the ones the request went out with (none for an observed session). Null when the answer
+   * has no usage or the request cannot be modelled; never throws (a failure is reported and gives null). Called in
+   * request order: the session's modelled caches move on with each.
    */
-  record(
+  measure(
     entry: ProxySession,
     format: WireFormat,
     body: Json,
     text: string,
     carried?: CarriedEdits,
-  ): Promise<void> {
+  ): ReceiptInput | null {
     try {
-      const input = this.#measure(entry, format, body, text, carried);
-      if (!input) return Promise.resolve();
-      return this.#options.monitor.recordReceipt(entry.id, input).then(
-        () => undefined,
-        (error: unknown) => this.#options.onFailure(error),
-      );
+      return this.#measure(entry, format, body, text, carried);
     } catch (error) {
       this.#options.onFailure(error);
-      return Promise.resolve();
+      return null;
     }
+  }
+
+  /** Writes a measured receipt into the monitor's session. Never rejects. */
+  save(entry: ProxySession, receipt: ReceiptInput): Promise<void> {
+    return this.#options.monitor.recordReceipt(entry.id, receipt).then(
+      () => undefined,
+      (error: unknown) => this.#options.onFailure(error),
+    );
   }
 
   #measure(

@@ -27,10 +27,16 @@ export interface ProxySession {
   /** The policy's state per conversation of the session (Claude Code's sub-agents share its session id). */
   threads: Map<string, EvictionPolicyState>;
   /**
-   * The session's chain: the restore of its file, then each answer's record and the analysis of its request, in
-   * request order. The next request of the session waits for it before it is edited.
+   * The session's chain of decisions: the restore of its file, then each answer's usage (its verdict) and the
+   * analysis of its request (a batch archived before its tombstones join), in request order. The next request of the
+   * session waits for it before it is edited.
    */
   pending: Promise<void>;
+  /**
+   * The session's chain of writes, in order: its status, each answer's usage and receipt, its evictions' records and
+   * its row. No request waits for it (a durable commit is not the agent's to wait for); the service's close does.
+   */
+  writes: Promise<void>;
   /** The monitor's session exists (created by the proxy, or found). */
   ready: Promise<boolean> | null;
   /** The latest verdict the monitor answered, and when; `windowWait`: the 5-hour window's wait (epoch ms). */
@@ -83,6 +89,7 @@ export function newProxySession(id: string): ProxySession {
     carried: null,
     threads: new Map(),
     pending: Promise.resolve(),
+    writes: Promise.resolve(),
     ready: null,
     verdict: null,
     conversations: new Map(),

@@ -119,6 +119,84 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
   });
 });
 
+describe('a cold cache, seen through the records of the answers (as the proxy runs)', () => {
+  const commitBody = (turns: number) => ({
+    model: 'claude-sonnet-4-5',
+    messages: [
+      { role: 'user', content: 'add the constants and commit' },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'read-1', name: 'Read', input: { file_path: '/repo/values.ts' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read-1', content: fileText }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'bash-1', name: 'Bash', input: { command: 'git commit -am "values"' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'bash-1', content: '[main 1a2b3c4] values' }],
+      },
+      ...Array.from({ length: turns }, (_, turn) => ({ role: 'user', content: `and now step ${turn}` })),
+    ],
+  });
+  const answer = JSON.stringify({
+    model: 'claude-sonnet-4-5-20250929',
+    usage: { input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 50 },
+  });
+
+  /** Two answered requests of one session, `pauseMs` apart; the edits after the second one's record. */
+  async function twoRecords(pauseMs: number, monitor = new SessionMonitor()) {
+    let now = 1_000_000;
+    const proxy = sessions(() => now, monitor);
+    const entry = proxy.session(`records-${pauseMs}-${Math.random()}`);
+    const prepared = (body: ReturnType<typeof commitBody>) =>
+      proxy.ensure(entry, 'claude-sonnet-4-5', 'barometer-header').then((created) => ({
+        created,
+        request: { format: 'anthropic' as const, raw: Buffer.from(JSON.stringify(body)), body },
+      }));
+    void proxy.record(entry, 'anthropic', 200, {}, answer, prepared(commitBody(0)));
+    await entry.pending;
+    // Warm so far: the batch frees about 1,000 tokens, below minFreedTokens, and waits.
+    expect(entry.edits.size).toBe(0);
+    now += pauseMs;
+    return {
+      proxy,
+      entry,
+      record: () => proxy.record(entry, 'anthropic', 200, {}, answer, prepared(commitBody(1))),
+    };
+  }
+
+  it('is judged from the answer before the request, not the request’s own (a 6-minute pause evicts)', async () => {
+    // The request after the pause found the cache cold: its own answer, recorded just now, does not make it warm.
+    const paused = await twoRecords(6 * 60_000);
+    await paused.record();
+    expect(paused.entry.edits.get('read-1')?.result).toMatch(/^\[barometer evicted the result of Read/);
+    const warm = await twoRecords(60_000);
+    await warm.record();
+    expect(warm.entry.edits.size).toBe(0);
+  });
+
+  it('decides the next request’s edits without waiting for the writes no request needs (a receipt, the row)', async () => {
+    // A store that never finishes writing a receipt: the session's decisions go on; only the record waits.
+    class StuckReceipts extends SessionMonitor {
+      override recordReceipt(): Promise<never> {
+        return new Promise(() => {});
+      }
+    }
+    const { entry, record } = await twoRecords(6 * 60_000, new StuckReceipts());
+    let recorded = false;
+    void record().then(() => {
+      recorded = true;
+    });
+    await entry.pending;
+    expect(entry.edits.get('read-1')?.result).toBeDefined();
+    expect(recorded).toBe(false);
+  });
+});
+
 describe('what an eviction freed', () => {
   it('is counted net of the tombstone that takes each original’s place', async () => {
     const monitor = new SessionMonitor();

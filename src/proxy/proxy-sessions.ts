@@ -147,7 +147,7 @@ export class ProxySessions {
   observe(entry: ProxySession): void {
     if (entry.observed) return;
     entry.observed = true;
-    entry.pending = entry.pending.then(() => this.#rows.save(entry));
+    this.#write(entry, () => this.#rows.save(entry));
   }
 
   /** How many sessions seen since the start the proxy acts on, observes, or passes through unedited. */
@@ -242,7 +242,7 @@ export class ProxySessions {
     if (known === undefined && !full) {
       entry.conversations.set(agent, { lowered });
       if (lowered) entry.windowPolicy.conversationsLowered++;
-      entry.pending = entry.pending.then(() => this.#rows.save(entry));
+      this.#write(entry, () => this.#rows.save(entry));
     }
     return { lowered, holdMs: decision.holdMs };
   }
@@ -253,25 +253,48 @@ export class ProxySessions {
    * one analysis per session at a time, in request order. (`record` runs it itself once the answer is recorded.)
    */
   analyze(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): void {
-    entry.pending = entry.pending.then(() => this.#analyzeRequest(entry, format, raw, body));
+    entry.pending = entry.pending.then(() =>
+      this.#analyzeRequest(entry, format, raw, body, entry.lastAnswer),
+    );
   }
 
-  async #analyzeRequest(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): Promise<void> {
+  /** `last`: the answer before this request's (a pause since then longer than the cache lives finds it cold). */
+  async #analyzeRequest(
+    entry: ProxySession,
+    format: WireFormat,
+    raw: Buffer,
+    body: Json,
+    last: ProxySession['lastAnswer'],
+  ): Promise<void> {
     try {
       const version = entry.version;
       this.#copy(entry, format, raw, body);
       applyEdits(format, body, entry.edits);
       await setImmediate();
-      await this.#analyze(entry, format, body);
+      await this.#analyze(entry, format, body, last);
       // A new batch: where its blocks are in this request, for the next one (`body` now holds tombstones).
       if (entry.version !== version) {
         await setImmediate();
         this.#copy(entry, format, raw, JSON.parse(raw.toString('utf8')) as Json);
       }
-      await this.#rows.save(entry);
+      this.#write(entry, () => this.#rows.save(entry));
     } catch (error) {
       this.#options.onFailure('analyze', error);
     }
+  }
+
+  /**
+   * Queues a write in the session's chain of writes (ProxySession.writes): in order, never awaited by a request.
+   * Resolves once it is done; never rejects (each write reports its own failure).
+   */
+  #write(entry: ProxySession, write: () => Promise<void>): Promise<void> {
+    const written = entry.writes
+      .then(write)
+      .catch((error: unknown) => this.#options.onFailure('persist', error));
+    entry.writes = written;
+    this.#inFlight.add(written);
+    void written.finally(() => this.#inFlight.delete(written));
+    return written;
   }
 
   /** Keeps the request and where its edited blocks are, so that the session's next request is edited unparsed. */
@@ -302,8 +325,7 @@ export class ProxySessions {
    * whatever it frees: its rewrite costs nothing the request did not pay already. The warm-cache payback wait is not
    * applied here (the proxy passes no `callsSoFar`), so a batch at a warm moment goes as before.
    */
-  #cacheCold(entry: ProxySession, body: Json): boolean {
-    const last = entry.lastAnswer;
+  #cacheCold(last: ProxySession['lastAnswer'], body: Json): boolean {
     if (!last) return false;
     if (this.#now() - last.at > last.lifetimeMs) return true;
     const model = typeof body.model === 'string' ? body.model : undefined;
@@ -311,14 +333,19 @@ export class ProxySessions {
     return model !== undefined && last.model !== undefined && family(model) !== family(last.model);
   }
 
-  async #analyze(entry: ProxySession, format: WireFormat, body: Json): Promise<void> {
+  async #analyze(
+    entry: ProxySession,
+    format: WireFormat,
+    body: Json,
+    last: ProxySession['lastAnswer'],
+  ): Promise<void> {
     const thread = threadKey(format, body);
     const history = historyOf(format, body, entry.edits);
     const sizeOf = this.#sizeOf(entry);
     const decision = this.#policy.decide(history, {
       state: entry.threads.get(thread) ?? initialEvictionState(),
       sizeOf,
-      cacheCold: this.#cacheCold(entry, body),
+      cacheCold: this.#cacheCold(last, body),
     });
     if (!decision.evict) {
       entry.threads.set(thread, decision.state);
@@ -370,28 +397,37 @@ export class ProxySessions {
     entry.threads.set(thread, applied.state);
     if (applied.archive) {
       this.#options.onEviction?.(entry.id, batch.steps.length, applied.archive);
-      // The session's timeline shows the eviction, and the loop guards see its size.
-      if (await this.#monitor.has(entry.id))
-        await this.#monitor.recordCompaction(entry.id, {
-          trigger: 'barometer-proxy',
-          before,
-          after: Math.max(0, before - freed),
-          evicted: {
-            items: batch.steps.length,
-            tokensFreed: freed,
-            subTask: batch.taskId,
-            boundary: boundary.slice(0, 300),
-            archive: { sessionId: entry.id, taskId: batch.taskId },
-          },
-        });
+      // The session's timeline shows the eviction, and the loop guards see its size (written after this answer's
+      // usage, in the chain of writes).
+      const compaction = {
+        trigger: 'barometer-proxy',
+        before,
+        after: Math.max(0, before - freed),
+        evicted: {
+          items: batch.steps.length,
+          tokensFreed: freed,
+          subTask: batch.taskId,
+          boundary: boundary.slice(0, 300),
+          archive: { sessionId: entry.id, taskId: batch.taskId },
+        },
+      } as const;
+      this.#write(entry, async () => {
+        try {
+          if (await this.#monitor.has(entry.id)) await this.#monitor.recordCompaction(entry.id, compaction);
+        } catch (error) {
+          this.#options.onFailure('analyze', error);
+        }
+      });
     }
   }
 
   /**
    * Records an answer: a success's usage (streamed or not) with its rate-limit headers; a 429's headers and
    * retry-after as what the quota said. Other errors are the agent's to see; nothing is recorded of them. Then, when
-   * the proxy acts on the request and the session, the eviction policy reads it. In the session's chain: its next
-   * request waits for this record and analysis, so a pause or new edits apply to it.
+   * the proxy acts on the request and the session, the eviction policy reads it. In the session's chain of
+   * decisions: its next request waits for this answer's usage (its verdict) and its request's analysis, so that a
+   * hold, a pause or new edits apply to it; the other writes (status, receipt, eviction records, row) go in the chain
+   * of writes, which no request waits for. Resolves once both are done.
    */
   record(
     entry: ProxySession,
@@ -401,10 +437,14 @@ export class ProxySessions {
     text: string,
     prepared: Promise<PreparedRequest>,
   ): Promise<void> {
-    const recorded = entry.pending
-      .then(() => this.#record(entry, format, status, headers, text, prepared))
+    let written: Promise<void> = Promise.resolve();
+    const decided = entry.pending
+      .then(async () => {
+        ({ written } = await this.#record(entry, format, status, headers, text, prepared));
+      })
       .catch((error: unknown) => this.#options.onFailure('record', error));
-    entry.pending = recorded;
+    entry.pending = decided;
+    const recorded = decided.then(() => written);
     this.#inFlight.add(recorded);
     void recorded.finally(() => this.#inFlight.delete(recorded));
     return recorded;
@@ -413,9 +453,15 @@ export class ProxySessions {
   /** Resolves once every answer is recorded and every analysis is done (and saved): the service's close waits. */
   async settled(): Promise<void> {
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
-    await Promise.all([...this.#sessions.values()].map((entry) => entry.pending));
+    await Promise.all([...this.#sessions.values()].flatMap((entry) => [entry.pending, entry.writes]));
   }
 
+  /**
+   * The decision side of a record, what the session's next request depends on: the answer's usage posted (its
+   * verdict may hold that request; a failed post pauses the session), the cache's last answer, the proxy breakpoint
+   * the provider now holds, the receipt's modelled caches, the policy's analysis. Answers the promise of the writes
+   * it queued (the session's status, the receipt).
+   */
   async #record(
     entry: ProxySession,
     format: WireFormat,
@@ -423,9 +469,14 @@ export class ProxySessions {
     headers: HeaderBag,
     text: string,
     prepared: Promise<PreparedRequest>,
-  ): Promise<void> {
+  ): Promise<{ written: Promise<void> }> {
     const { created, request, carried, subAgent } = await prepared;
-    if (!created) return;
+    if (!created) return { written: Promise.resolve() };
+    const success = status >= 200 && status < 300;
+    // The answer before this one: a pause since then longer than the cache lives found this request's cache cold.
+    const last = entry.lastAnswer;
+    const usage = success ? normalizeUsage(format, text) : undefined;
+    if (usage?.available) entry.lastAnswer = lastAnswerOf(format, usage, this.#now());
     // What the window policy did to this request is in the session before its verdict (whose reason says so).
     if (this.#levers.length > 0) await this.#show(entry);
     const recorded = await this.#post(entry, format, status, headers, text, subAgent);
@@ -434,13 +485,19 @@ export class ProxySessions {
       // The provider now holds an entry at the request's proxy breakpoint: the next batch rewrites only after it.
       if (carried?.sawEnd) entry.carried = { version: carried.version, breakpoint: carried.breakpoint };
     }
-    await this.#show(entry);
     // Before the analysis writes the edits into the body: the receipt reads the request as the agent sent it.
-    if (recorded && request && status >= 200 && status < 300)
-      await this.#receipts.record(entry, request.format, request.body, text, carried);
+    const receipt =
+      recorded && request && success
+        ? this.#receipts.measure(entry, request.format, request.body, text, carried)
+        : null;
+    const written = this.#write(entry, async () => {
+      await this.#show(entry);
+      if (receipt) await this.#receipts.save(entry, receipt);
+    });
     // Only what the session records is acted on: no analysis of a request whose answer could not be recorded.
     if (recorded && request && this.acting(entry))
-      await this.#analyzeRequest(entry, request.format, request.raw, request.body);
+      await this.#analyzeRequest(entry, request.format, request.raw, request.body, last);
+    return { written };
   }
 
   /** Posts an answer to the monitor; false when that failed (the session is then paused). */
@@ -479,24 +536,29 @@ export class ProxySessions {
     }
   }
 
-  /** Posts an answer's usage to the monitor, and remembers when it came for the cache's lifetime. */
+  /** Posts an answer's usage to the monitor. */
   #postUsage(entry: ProxySession, format: WireFormat, text: string, headers: HeaderBag, subAgent?: string) {
-    const usage = normalizeUsage(format, text);
-    if (usage.available) {
-      entry.lastAnswer = {
-        at: this.#now(),
-        model: usage.model,
-        lifetimeMs: cacheLifetimeMs(format === 'anthropic' ? 'claude-code' : 'openai', {
-          cacheWrite1hTokens: usage.cachedWrite1hTokens ?? 0,
-        }),
-      };
-    }
     return this.#monitor.postUsage(entry.id, {
-      usage,
+      usage: normalizeUsage(format, text),
       headers,
       ...(subAgent === undefined ? {} : { subAgent }),
     });
   }
+}
+
+/** When an answer with usage came, its model, and how long the provider's cache surely outlives it. */
+function lastAnswerOf(
+  format: WireFormat,
+  usage: Extract<ReturnType<typeof normalizeUsage>, { available: true }>,
+  at: number,
+): NonNullable<ProxySession['lastAnswer']> {
+  return {
+    at,
+    model: usage.model,
+    lifetimeMs: cacheLifetimeMs(format === 'anthropic' ? 'claude-code' : 'openai', {
+      cacheWrite1hTokens: usage.cachedWrite1hTokens ?? 0,
+    }),
+  };
 }
 
 /** The batches evicted so far in every conversation of the session. */
