@@ -3,6 +3,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { promptCacheCost } from '../cache/prompt-cache-cost.js';
+import { uncachedTokens } from '../cache/prompt-cache-tokens.js';
+import { findModel } from '../models/find-model.js';
 import { replayWhatIf, type WhatIfReplayResult } from '../session/what-if-replay.js';
 import { ArchiveStore, readArchiveFile } from '../store/archive.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
@@ -107,6 +110,32 @@ function cacheBreaks(run: ScriptedRun): number[] {
   return breaks;
 }
 
+/**
+ * The lowest cost any eviction policy could reach on a run's script: every call writes what the observed call wrote
+ * (each token enters the cache once, whatever is evicted later) and reads no more than the first call's prompt (the
+ * system prompt, the tools and the task, which no policy evicts); the same output. Evicting everything else at once
+ * would cost this much.
+ */
+function evictionFloorUsd(observed: ScriptedRun, model: string): number {
+  const price = findModel(model)?.price;
+  const calls = observed.provider.calls;
+  const base = (calls[0] as (typeof calls)[number]).outcome.tokens.promptTokens;
+  let usd = 0;
+  calls.forEach(({ outcome: { tokens } }, index) => {
+    const writes = tokens.cacheWrite5mTokens + tokens.cacheWrite1hTokens;
+    const cacheReadTokens = index === 0 ? tokens.cacheReadTokens : Math.min(base, tokens.cacheReadTokens);
+    const floor = {
+      ...tokens,
+      cacheReadTokens,
+      promptTokens: cacheReadTokens + writes + uncachedTokens(tokens),
+    };
+    const output = { completionTokens: index === 0 ? observed.provider.total.output : 0 };
+    const cost = promptCacheCost(floor, output, price, 'anthropic', model);
+    usd += cost.known ? cost.usd : Number.NaN;
+  });
+  return usd;
+}
+
 describe.skipIf(missing !== undefined)(
   'the real Claude Code on a 43-call scripted session: act against observe',
   () => {
@@ -127,6 +156,7 @@ describe.skipIf(missing !== undefined)(
         counter: createTokenCounter(),
         tombstoneArchiveDir: act.archiveDir,
       });
+      const floor = evictionFloorUsd(observe, String((act.bodies[0] as Json).model));
       const live = {
         tokens: savedPercent(promptOf(observe.provider.total), promptOf(act.provider.total)),
         cost: savedPercent(observe.provider.total.usd, act.provider.total.usd),
@@ -137,6 +167,7 @@ describe.skipIf(missing !== undefined)(
           `  prompt tokens ${promptOf(act.provider.total)} vs ${promptOf(observe.provider.total)} (${live.tokens.toFixed(1)}% fewer)`,
           `  cache writes ${act.provider.total.cacheWrite} vs ${observe.provider.total.cacheWrite}, reads ${act.provider.total.cacheRead} vs ${observe.provider.total.cacheRead}`,
           `  cost $${act.provider.total.usd.toFixed(4)} vs $${observe.provider.total.usd.toFixed(4)} (${live.cost.toFixed(1)}% less)`,
+          `  the floor of any eviction policy on this script (every token written once, no call reading more than the first call's ${observe.provider.calls[0]?.outcome.tokens.promptTokens} tokens): $${floor.toFixed(4)} (${savedPercent(observe.provider.total.usd, floor).toFixed(1)}% less)`,
           `  requests with a changed prefix: act [${changedPrefixes(act.bodies).join(', ')}], observe [${changedPrefixes(observe.bodies).join(', ')}]`,
           `  cache broken at: act [${cacheBreaks(act).join(', ')}], observe [${cacheBreaks(observe).join(', ')}]`,
           `what-if of the observed transcript: prompt tokens ${whatIf.whatIf.real.promptTokens} → ${whatIf.whatIf.policy.promptTokens} (${whatIf.whatIf.savedPercent}% fewer), cost $${whatIf.whatIf.real.costUsd?.toFixed(4)} → $${whatIf.whatIf.policy.costUsd?.toFixed(4)} (${whatIf.whatIf.costSavedPercent}% less), ${whatIf.whatIf.policy.evictions} evictions`,
@@ -258,8 +289,12 @@ describe.skipIf(missing !== undefined)(
         ).toBe(true);
     });
 
-    // Not met yet for cost: measured 2026-12-03 with the proxy's own breakpoint and the shorter tombstones, 50.3%
-    // fewer prompt tokens, 30.0% lower cost (29.5% with the longer tombstones, 26.8% without the breakpoint). An expected failure: once the goal is met this fails, and `.fails` goes.
+    // Not met for cost: measured 2026-12-03, 50.4% fewer prompt tokens, 30.0% lower cost (29.5% with the longer
+    // tombstones, 26.8% without the proxy's breakpoint). On this script no eviction policy can reach 40%: the floor
+    // (every token written to the cache once, as it must be when it arrives; no call reading more than the first
+    // call's prompt, the system prompt and tools that nothing evicts) is 41.2% (printed above): the cache writes,
+    // the same in both runs, are 38% of the observed bill. An expected failure: once the goal is met this fails, and
+    // `.fails` goes.
     it.fails('meets the goal: ≥ 50% fewer prompt tokens and ≥ 40% lower cost than --observe', () => {
       expect(
         savedPercent(promptOf(observe.provider.total), promptOf(act.provider.total)),
