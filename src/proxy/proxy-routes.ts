@@ -5,7 +5,7 @@ import type { Dispatcher } from 'undici';
 import { sendProblem } from '../server/problem.js';
 import type { ApiRoute } from '../server/route-table.js';
 import { forward, type UpstreamAnswer, upstreamHeaders } from './forward.js';
-import { join, outgoingRequest, type ProxyEndpoint, parse } from './outgoing-request.js';
+import { join, type Outgoing, outgoingRequest, type ProxyEndpoint, parse } from './outgoing-request.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
 import type { CarriedEdits } from './proxy-session.js';
 import type { PreparedRequest, ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
@@ -66,6 +66,10 @@ function tooLarge(reply: FastifyReply, limit: number): FastifyReply {
   });
 }
 
+/**
+ * The proxy's handler, in four steps: the request side (its session, edits and holds: outgoingRequest), the bytes
+ * that go upstream (`upstreamBytes`), the upstream hop (`forward`), and the agent's answer (`answerAgent`).
+ */
 async function proxy(
   context: ProxyRouteContext,
   endpoint: ProxyEndpoint,
@@ -77,57 +81,35 @@ async function proxy(
   // The body is the agent's stream (the proxy's content-type parser leaves it unread).
   const payload = request.body instanceof Readable ? request.body : Readable.from([]);
   if (Number(request.headers['content-length']) > limit) return tooLarge(reply, limit);
-  const api = request.routeOptions.url ?? request.url;
   // The proxy acts on this request's session (the session itself may say otherwise: observed, or paused).
   const act = options.mode === 'act' && !endpoint.observe;
   const side = await outgoingRequest(context, endpoint, request, payload, act);
   if (!side) return tooLarge(reply, limit);
-  let { chunks } = side;
-  const { upstreamBody, entry, source, outcome } = side;
   const abort = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) abort.abort();
   });
+  const body = upstreamBytes(side, payload, limit, abort);
   const url = upstreamUrl(context, endpoint, request);
-  let overLimit = false;
-  let sent: Buffer[] | Readable;
-  if (upstreamBody) sent = upstreamBody;
-  else if (chunks) sent = chunks;
-  else {
-    // Nothing to change: the agent's bytes go upstream as they arrive, a copy kept for the analysis.
-    const received: Buffer[] = [];
-    let bytes = 0;
-    payload.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      if (bytes <= limit) received.push(chunk);
-      else if (!overLimit) {
-        overLimit = true;
-        abort.abort();
-      }
-    });
-    payload.once('end', () => {
-      chunks = received;
-    });
-    sent = payload;
-  }
   const answered = forward(
     context.upstream,
     url,
     request.method,
     upstreamHeaders(request.headers),
-    sent,
+    body.sent,
     abort.signal,
   );
+  const { entry, source, outcome } = side;
   return answerAgent(context, endpoint, reply, {
     answered,
     abort: abort.signal,
     url,
-    api,
+    api: request.routeOptions.url ?? request.url,
     outcome,
     act,
-    overLimit: () => overLimit,
+    overLimit: body.overLimit,
     payload,
-    received: () => chunks,
+    received: body.received,
     recorded:
       entry && source
         ? {
@@ -138,6 +120,45 @@ async function proxy(
           }
         : undefined,
   });
+}
+
+/** What goes upstream, and the request's bytes as received for the analysis once they are all in. */
+interface UpstreamBytes {
+  sent: Buffer[] | Readable;
+  /** The streamed body passed the limit (the upstream hop was aborted). */
+  overLimit: () => boolean;
+  received: () => Buffer[] | undefined;
+}
+
+/**
+ * The request side's edited body or the body it read whole; else the agent's stream itself, passed on as it arrives
+ * with a copy kept for the analysis (up to the limit: past it the hop is aborted and the agent gets its 413).
+ */
+function upstreamBytes(
+  side: Outgoing,
+  payload: Readable,
+  limit: number,
+  abort: AbortController,
+): UpstreamBytes {
+  const read = side.chunks;
+  if (side.upstreamBody) return { sent: side.upstreamBody, overLimit: () => false, received: () => read };
+  if (read) return { sent: read, overLimit: () => false, received: () => read };
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  let overLimit = false;
+  let ended = false;
+  payload.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes <= limit) kept.push(chunk);
+    else if (!overLimit) {
+      overLimit = true;
+      abort.abort();
+    }
+  });
+  payload.once('end', () => {
+    ended = true;
+  });
+  return { sent: payload, overLimit: () => overLimit, received: () => (ended ? kept : undefined) };
 }
 
 /** One request as it went upstream, for the answer side of the handler. */
