@@ -47,6 +47,13 @@ export const DEFAULT_EVICT_SUPERSEDED = false;
 /** Lever (d) of docs/decisions/035. */
 export const DEFAULT_EVICT_WHEN_COLD = true;
 /**
+ * On: a request that finds the cache cold by the pause alone (the conversation's last answer older than the cache
+ * surely lives) carries the batch decided on its own history; the proxy reads such a request before it goes upstream
+ * (a pause of minutes leaves nothing waiting on the parse), the what-if the same call (docs/rules.md, "Eviction
+ * policy"). A switch of model is seen once the request is read, after its answer: its batch goes in the next one.
+ */
+export const DEFAULT_EVICT_ON_COLD_ARRIVAL = true;
+/**
  * Lever (c) of docs/decisions/035 (0: off). Off by default since the proxy does not apply it: the what-if predicts
  * the proxy (decision 097); a policy file can turn it on for the what-if, which then names its effect as its own.
  */
@@ -92,6 +99,13 @@ export const EvictionPolicyOptionsSchema = z.strictObject({
    */
   evictWhenCold: z.boolean().optional(),
   /**
+   * A request that finds the provider's cache cold (a pause longer than its lifetime, another model) carries the batch
+   * decided on its own history: the caller decides before sending it, so the rewrite falls on a request that writes
+   * the whole prompt anyway (with `evictWhenCold`, a batch decided at a cold request and sent with the next one lands
+   * on a cache that request warmed). @default see DEFAULT_EVICT_ON_COLD_ARRIVAL
+   */
+  evictOnColdArrival: z.boolean().optional(),
+  /**
    * Trim at arrival: a tool result above this many tokens enters the history as a notice with its head and tail
    * and the archive address of the whole (0: never). @default see docs/decisions/035
    */
@@ -115,6 +129,7 @@ export interface ResolvedEvictionPolicyOptions {
   keepFilesInUse: boolean;
   evictSuperseded: boolean;
   evictWhenCold: boolean;
+  evictOnColdArrival: boolean;
   trimResultsAboveTokens: number;
   recapAbovePercent: number;
   keepTokens: number;
@@ -141,6 +156,7 @@ export function resolveEvictionPolicyOptions(
     keepFilesInUse: value.keepFilesInUse ?? true,
     evictSuperseded: value.evictSuperseded ?? DEFAULT_EVICT_SUPERSEDED,
     evictWhenCold: value.evictWhenCold ?? DEFAULT_EVICT_WHEN_COLD,
+    evictOnColdArrival: value.evictOnColdArrival ?? DEFAULT_EVICT_ON_COLD_ARRIVAL,
     trimResultsAboveTokens: value.trimResultsAboveTokens ?? DEFAULT_TRIM_RESULTS_ABOVE_TOKENS,
     recapAbovePercent: value.recapAbovePercent ?? DEFAULT_RECAP_ABOVE_PERCENT,
     keepTokens: value.keepTokens ?? DEFAULT_KEEP_TOKENS,

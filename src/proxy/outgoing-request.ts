@@ -82,6 +82,8 @@ export interface Outgoing {
   outcome: 'passed' | 'edited' | 'held';
   /** What the request carried of the session's edits (Anthropic): the proxy's breakpoint, and whether it was placed. */
   carried?: CarriedEdits;
+  /** The policy read the request before it went upstream: it found the cache cold (ProxySessions.coldOnArrival). */
+  analyzedOnArrival?: boolean;
 }
 
 /**
@@ -177,6 +179,30 @@ async function windowLevers(
 }
 
 /**
+ * A request that finds its conversation's cache cold (ProxySessions.coldOnArrival) is read by the policy before it
+ * goes upstream, so that it carries the batch its own history ends: at a cold moment (a pause longer than the cache
+ * lives) the parse and the analysis wait on nothing the agent is waiting for. The policy reads a copy of the body.
+ */
+async function analyzeOnArrival(
+  context: RequestSideContext,
+  endpoint: ProxyEndpoint,
+  request: FastifyRequest,
+  payload: Readable,
+  out: Outgoing,
+  entry: ProxySession,
+): Promise<void> {
+  const { sessions, options } = context;
+  const conversation = subAgentOf(request.headers) ?? '';
+  if (entry.observed || !sessions.coldOnArrival(entry, conversation)) return;
+  out.chunks ??= await readAll(payload, options.bodyLimitBytes);
+  const raw = join(out.chunks);
+  const body = parse(raw);
+  if (!body) return;
+  await sessions.analyzeOnArrival(entry, endpoint.format, raw, body, conversation);
+  out.analyzedOnArrival = true;
+}
+
+/**
  * The request side: finds the session, writes in its edits and holds the request on a `wait` verdict, while the proxy
  * acts on it (act mode, not an observe route, a session neither observed nor paused; a paused session's requests
  * keep the edits made before its pause, see ProxySessions). Fails open: whatever goes wrong in here, the agent's own
@@ -213,10 +239,11 @@ export async function outgoingRequest(
     await entry.pending;
     // A session seen in observe stays observed: its later requests go as sent, on any route.
     if (!act) sessions.observe(entry);
+    if (act) await analyzeOnArrival(context, endpoint, request, payload, out, entry);
     if (act && !entry.observed && entry.edits.size > 0) {
       out.chunks ??= await readAll(payload, limit);
       const version = entry.version;
-      const breakpoint = sessions.breakpoint(entry);
+      const breakpoint = sessions.breakpoint(entry, out.analyzedOnArrival === true);
       // The edited blocks' byte ranges, from the session's earlier requests; else parse and re-serialize.
       const spliced = out.body ? undefined : spliceEdits(out.chunks, entry.copies, version);
       let placed: Map<string, number> | undefined;

@@ -117,6 +117,7 @@ async function proxy(
             from: source.source,
             carried: side.carried,
             subAgent: subAgentOf(request.headers),
+            analyzedOnArrival: side.analyzedOnArrival === true,
           }
         : undefined,
   });
@@ -184,6 +185,8 @@ interface Forwarded {
         carried: CarriedEdits | undefined;
         /** The sub-agent whose request it is (Claude Code's `x-claude-code-agent-id`), for the windows' shares. */
         subAgent: string | undefined;
+        /** The policy read the request before it went upstream (a cold cache): it carried its own batch. */
+        analyzedOnArrival: boolean;
       }
     | undefined;
 }
@@ -218,11 +221,12 @@ async function answerAgent(
     // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
     if (end.type === 'failed') counters.upstreamFailure(end.reason);
     if (end.type !== 'complete' || !forwarded.recorded) return;
-    const { session, from, carried, subAgent } = forwarded.recorded;
+    const { session, from, carried, subAgent, analyzedOnArrival } = forwarded.recorded;
     const ready = prepareSession(context, endpoint.format, session, from, forwarded).then((prepared) => ({
       ...prepared,
       ...(carried ? { carried } : {}),
       ...(subAgent === undefined ? {} : { subAgent }),
+      ...(analyzedOnArrival ? { analyzedOnArrival } : {}),
     }));
     void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
   });

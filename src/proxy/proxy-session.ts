@@ -54,10 +54,12 @@ export interface ProxySession {
   /** What the window policy did to the session's requests so far. */
   windowPolicy: WindowPolicyTally;
   /**
-   * The latest answer with usage: when it came, its model, and how long the provider's cache surely outlives it
-   * (`cacheLifetimeMs`): a request after a longer pause, or of another model, finds the cache cold.
+   * The latest answer with usage of each conversation (by its sub-agent's id, '' for the main one: Claude Code's
+   * sub-agents share the session id, and each has its own cache prefix): when it came, its model, and how long the
+   * provider's cache surely outlives it (`cacheLifetimeMs`). A request of the conversation after a longer pause, or of
+   * another model, finds its cache cold.
    */
-  lastAnswer?: { at: number; model: string | undefined; lifetimeMs: number };
+  lastAnswers: Map<string, LastAnswer>;
   /** Token counts of items already seen, by item id and length. */
   sizes: Map<string, number>;
   /** What was last written to (or read from) the session's file. */
@@ -68,6 +70,13 @@ export interface ProxySession {
   pause: ProxyPause | null;
   /** The status last written to the monitor's session ('' before any). */
   shown: string;
+}
+
+/** An answer with usage, as the cold-cache lever reads it. */
+export interface LastAnswer {
+  at: number;
+  model: string | undefined;
+  lifetimeMs: number;
 }
 
 /** What the window policy did to a session's sub-agents: conversations and requests lowered, requests held. */
@@ -95,6 +104,7 @@ export function newProxySession(id: string): ProxySession {
     conversations: new Map(),
     windowPolicy: { conversationsLowered: 0, requestsLowered: 0, requestsHeld: 0, heldMs: 0 },
     sizes: new Map(),
+    lastAnswers: new Map(),
     saved: '',
     observed: false,
     pause: null,
@@ -113,6 +123,8 @@ export interface PreparedRequest {
   request?: { format: WireFormat; raw: Buffer; body: Record<string, unknown> };
   /** The sub-agent whose request it was (Claude Code's `x-claude-code-agent-id`): its window rises are its own. */
   subAgent?: string;
+  /** The policy read the request before it went upstream (it found the cache cold), and it carried its batch. */
+  analyzedOnArrival?: boolean;
 }
 
 /** What one request carried of its session's edits (Anthropic). */

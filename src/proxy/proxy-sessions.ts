@@ -23,7 +23,12 @@ import {
   standingOf,
 } from './proxy-acting.js';
 import { ProxyReceipts } from './proxy-receipts.js';
-import { newProxySession, type PreparedRequest, type ProxySession } from './proxy-session.js';
+import {
+  type LastAnswer,
+  newProxySession,
+  type PreparedRequest,
+  type ProxySession,
+} from './proxy-session.js';
 import { type KeptProxySessions, ProxySessionRows } from './proxy-session-rows.js';
 import { reportedBy } from './requested-output.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
@@ -129,10 +134,11 @@ export class ProxySessions {
    * previous request's breakpoint, where the provider holds an entry: a batch then rewrites only what follows the
    * batch before it. Null before the first batch, or when the previous request carried none.
    */
-  breakpoint(entry: ProxySession): string | null {
+  breakpoint(entry: ProxySession, cold = false): string | null {
     if (entry.batchEnd === null) return null;
     const carried = entry.carried;
-    if (carried && carried.version === entry.version) return entry.batchEnd;
+    // A cold cache holds no entry to read: the breakpoint goes on the latest batch's end at once.
+    if (cold || (carried && carried.version === entry.version)) return entry.batchEnd;
     return carried?.breakpoint ?? null;
   }
 
@@ -248,13 +254,45 @@ export class ProxySessions {
   }
 
   /**
+   * Whether the conversation's next request finds the provider's cache cold by the pause alone (its latest answer
+   * older than the cache surely lives) while the policy evicts at a cold arrival (`evictOnColdArrival`) and the proxy
+   * acts on the session: then the policy reads the request before it goes upstream (`analyzeOnArrival`), and the
+   * request carries the batch decided on its own history, its rewrite paid by a request that writes its whole prompt
+   * anyway. Another model is seen only once the request is read (after its answer, as `evictWhenCold`).
+   */
+  coldOnArrival(entry: ProxySession, conversation: string): boolean {
+    if (!this.#policy.options.evictOnColdArrival || !isActing(entry)) return false;
+    const last = entry.lastAnswers.get(conversation);
+    return last !== undefined && this.#now() - last.at > last.lifetimeMs;
+  }
+
+  /**
+   * The policy's analysis of a request that found the cache cold, before it goes upstream (in the session's chain of
+   * decisions): a batch is archived and its tombstones join the edits, for this request on. `body` is read and
+   * edited here: pass a copy of the caller's.
+   */
+  analyzeOnArrival(
+    entry: ProxySession,
+    format: WireFormat,
+    raw: Buffer,
+    body: Json,
+    conversation: string,
+  ): Promise<void> {
+    const analyzed = entry.pending.then(() =>
+      this.#analyzeRequest(entry, format, raw, body, entry.lastAnswers.get(conversation)),
+    );
+    entry.pending = analyzed;
+    return analyzed;
+  }
+
+  /**
    * Runs the eviction policy on a request's history (edits already applied) after it went upstream; a batch is
    * archived first, and only then do its tombstones join the session's edits, for the next request on. Chained:
    * one analysis per session at a time, in request order. (`record` runs it itself once the answer is recorded.)
    */
   analyze(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): void {
     entry.pending = entry.pending.then(() =>
-      this.#analyzeRequest(entry, format, raw, body, entry.lastAnswer),
+      this.#analyzeRequest(entry, format, raw, body, entry.lastAnswers.get('')),
     );
   }
 
@@ -264,7 +302,7 @@ export class ProxySessions {
     format: WireFormat,
     raw: Buffer,
     body: Json,
-    last: ProxySession['lastAnswer'],
+    last: LastAnswer | undefined,
   ): Promise<void> {
     try {
       const version = entry.version;
@@ -325,7 +363,7 @@ export class ProxySessions {
    * whatever it frees: its rewrite costs nothing the request did not pay already. The warm-cache payback wait is not
    * applied here (the proxy passes no `callsSoFar`), so a batch at a warm moment goes as before.
    */
-  #cacheCold(last: ProxySession['lastAnswer'], body: Json): boolean {
+  #cacheCold(last: LastAnswer | undefined, body: Json): boolean {
     if (!last) return false;
     if (this.#now() - last.at > last.lifetimeMs) return true;
     const model = typeof body.model === 'string' ? body.model : undefined;
@@ -337,7 +375,7 @@ export class ProxySessions {
     entry: ProxySession,
     format: WireFormat,
     body: Json,
-    last: ProxySession['lastAnswer'],
+    last: LastAnswer | undefined,
   ): Promise<void> {
     const thread = threadKey(format, body);
     const history = historyOf(format, body, entry.edits);
@@ -470,13 +508,16 @@ export class ProxySessions {
     text: string,
     prepared: Promise<PreparedRequest>,
   ): Promise<{ written: Promise<void> }> {
-    const { created, request, carried, subAgent } = await prepared;
+    const { created, request, carried, subAgent, analyzedOnArrival } = await prepared;
     if (!created) return { written: Promise.resolve() };
     const success = status >= 200 && status < 300;
-    // The answer before this one: a pause since then longer than the cache lives found this request's cache cold.
-    const last = entry.lastAnswer;
+    const conversation = subAgent ?? '';
+    // The conversation's answer before this one: a pause since then longer than the cache lives found this
+    // request's cache cold (unless the request carried its batch already: then its answer warmed the cache).
+    const before = entry.lastAnswers.get(conversation);
     const usage = success ? normalizeUsage(format, text) : undefined;
-    if (usage?.available) entry.lastAnswer = lastAnswerOf(format, usage, this.#now());
+    if (usage?.available) entry.lastAnswers.set(conversation, lastAnswerOf(format, usage, this.#now()));
+    const last = analyzedOnArrival ? entry.lastAnswers.get(conversation) : before;
     // What the window policy did to this request is in the session before its verdict (whose reason says so).
     if (this.#levers.length > 0) await this.#show(entry);
     const recorded = await this.#post(entry, format, status, headers, text, subAgent);
@@ -551,7 +592,7 @@ function lastAnswerOf(
   format: WireFormat,
   usage: Extract<ReturnType<typeof normalizeUsage>, { available: true }>,
   at: number,
-): NonNullable<ProxySession['lastAnswer']> {
+): LastAnswer {
   return {
     at,
     model: usage.model,
