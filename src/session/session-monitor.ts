@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import type { Summarizer } from '../compaction/compact-history.js';
 import { type CompactMessagesResult, compactOpenAIMessages } from '../compaction/compact-messages.js';
@@ -26,6 +25,7 @@ import { type CompactionReport, recordCompactionStep } from './compaction-step.j
 import { describeSession, type SessionContext } from './describe-session.js';
 import { toMillis } from './iso-time.js';
 import type { PoolStanding } from './pool-reason.js';
+import { type PoolLookup, PoolStandings } from './pool-standings.js';
 import {
   type Receipt,
   type ReceiptInput,
@@ -38,6 +38,7 @@ import { type ProxyState, ProxyStateSchema } from './proxy-status.js';
 import { observeQuotaStep } from './rejudge.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
+import type { SessionRecord } from './session-record.js';
 import type {
   SessionEvent,
   SessionSummary,
@@ -47,7 +48,6 @@ import type {
   UsageAnswer,
 } from './session-schemas.js';
 import { createSessionState, type SessionState } from './session-state.js';
-import { SessionStateSchema } from './session-state-schema.js';
 import {
   ColumnTimeline,
   markersOf,
@@ -55,42 +55,13 @@ import {
   sessionSummary,
   sessionView,
   type Timeline,
-  type TimelineData,
-  TimelineSchema,
   timelineOf,
 } from './session-timeline.js';
-import { stepSession } from './step-session.js';
 import { collectSubAgents, type SubAgentsAnswer, withSubAgent } from './sub-agents.js';
+import { type UsageChange, usageAnswerOf, usageChange } from './usage-change.js';
 
-/** What the monitor keeps per session: its state, its timeline, and when it last changed (wall clock). */
-export const SessionRecordSchema = z.strictObject({
-  state: SessionStateSchema,
-  timeline: TimelineSchema,
-  /** Epoch ms of the last change, by the monitor's clock: what the idle expiry reads. */
-  touchedAt: z.number(),
-});
-/**
- * A session's record: its timeline is a {@link Timeline} where the monitor made it (a memory store keeps it so),
- * or its JSON where a store read the record back (a snapshot file, Redis).
- */
-export type SessionRecord = Omit<z.infer<typeof SessionRecordSchema>, 'timeline'> & {
-  timeline: Timeline | TimelineData;
-};
-
-/** Checks a record read back from a store (a snapshot file, Redis). */
-export function parseSessionRecord(
-  value: unknown,
-): { ok: true; value: SessionRecord } | { ok: false; reason: string } {
-  const parsed = parseWith(SessionRecordSchema, value);
-  if (parsed.ok) return parsed;
-  return {
-    ok: false,
-    reason: parsed.issues
-      .slice(0, 3)
-      .map((issue) => `${issue.field || '(record)'}: ${issue.message}`)
-      .join('; '),
-  };
-}
+export type { PoolLookup } from './pool-standings.js';
+export { parseSessionRecord, type SessionRecord, SessionRecordSchema } from './session-record.js';
 
 /**
  * What a monitor tells its subscribers (the event streams, the webhooks, the metrics). The state a listener gets is
@@ -161,18 +132,6 @@ export interface SessionMonitorOptions {
   pools?: PoolLookup;
 }
 
-/** What the monitor reads of a pool (a `PoolStore` has it). */
-export interface PoolLookup {
-  view(poolId: string): Promise<{
-    level: PoolStanding['level'];
-    usedFraction: number;
-    priorityCeilings: Record<'low' | 'normal' | 'high' | 'urgent', number>;
-  }>;
-}
-
-/** Thrown inside an update whose session turned out to be in a pool that was not read yet. */
-const NEEDS_POOL = Symbol('needs its pool read first');
-
 /** Which events a listener hears. */
 export interface SubscribeOptions {
   /**
@@ -217,50 +176,6 @@ export interface LoadLogRequest {
   contextWindow?: number;
 }
 
-/** What applying one usage update produced, besides the new record. */
-interface AppliedUsage {
-  step: ReturnType<typeof stepSession> | undefined;
-  point: TimelinePoint | undefined;
-  markers: TimelineMarker[];
-}
-
-/**
- * A record with one usage update applied: the pure step, then the point and markers recorded on the record's
- * timeline (which answers a new timeline; the record given is left as it was, so a store may call this twice).
- * Everything that can throw (the step refuses a time a date cannot hold) runs before the timeline is touched.
- */
-function applyUsage(
-  current: SessionRecord,
-  update: UsageUpdate,
-  now: () => number,
-  skewMs: number,
-  applied: AppliedUsage,
-  pool: PoolStanding | null | undefined,
-  config: BarometerConfig | undefined,
-  accountWindows?: readonly WindowTrack[],
-): SessionRecord {
-  const time = now();
-  const state = repairFutureClock(current.state, time, time + skewMs) ?? current.state;
-  const step = stepSession(state, update, {
-    now: time,
-    latest: time + skewMs,
-    pool,
-    ...(config ? { config } : {}),
-    ...(accountWindows?.length ? { accountWindows } : {}),
-  });
-  const index = step.state.generations - 1;
-  const point = pointOf(step.update, index);
-  const markers = markersOf(step.update.events, index);
-  applied.step = step;
-  applied.point = point;
-  applied.markers = markers;
-  return {
-    state: step.state,
-    timeline: timelineOf(current.timeline).record(point, step.update.at, markers),
-    touchedAt: now(),
-  };
-}
-
 /** Whether a store's answer is a promise (an asynchronous store) rather than the value itself. */
 function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as Partial<PromiseLike<T>> | undefined)?.then === 'function';
@@ -298,15 +213,14 @@ export class SessionMonitor {
   readonly #listeners = new Set<(event: MonitorEvent) => void>();
   readonly #remoteListeners = new Set<(event: MonitorEvent) => void>();
   readonly #bus: EventBus | undefined;
-  readonly #pools: PoolLookup | undefined;
-  /** The pool of each session this monitor updated (null: none), so that it is read before the update. */
+  /** The pool of each session this monitor updated, read before its update, and the pools' standings. */
+  readonly #pools: PoolStandings;
   /**
    * The subscription windows as the latest answer of any of this monitor's sessions left them (the account's, as
    * the proxy sees every session of it): a session's share of a window is each rise over these. In memory: a new
    * process starts without, and credits nothing until a second figure of a period.
    */
   #accountWindows: WindowTrack[] = [];
-  readonly #poolOf = new Map<string, { id: string; priority: string } | null>();
   readonly #stopBus: (() => void) | undefined;
   /**
    * Sub-agents created before their parent (a `subagents/` transcript read first), by parent id: linked when the
@@ -325,7 +239,7 @@ export class SessionMonitor {
     this.#generateId = options.generateId;
     this.#summarizer = options.summarizer;
     this.#bus = options.bus;
-    this.#pools = options.pools;
+    this.#pools = new PoolStandings(options.pools);
     this.#stopBus = options.bus?.subscribe((message) => {
       const event = message as MonitorEvent;
       for (const listener of this.#remoteListeners) listener(event);
@@ -358,11 +272,9 @@ export class SessionMonitor {
   postUsage(id: string, update: UsageUpdate): UsageAnswer | Promise<UsageAnswer> {
     try {
       // A pooled session's pool is read before the update; the first update of a session this monitor has not
-      // seen yet learns whether it has one (nothing is written when it must go back and read it).
-      const known = this.#poolOf.get(id);
-      if (known) {
-        return this.#standing(known.id, known.priority).then((pool) => this.#applyUsage(id, update, pool));
-      }
+      // seen yet learns whether it has one (the update then changes nothing, and is made again once it is read).
+      const known = this.#pools.poolOf(id);
+      if (known) return this.#pools.standing(known).then((pool) => this.#applyUsage(id, update, pool));
       return this.#applyUsage(id, update, undefined);
     } catch (error) {
       return Promise.reject(error);
@@ -375,94 +287,51 @@ export class SessionMonitor {
     update: UsageUpdate,
     pool: PoolStanding | null | undefined,
   ): UsageAnswer | Promise<UsageAnswer> {
-    const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
-    let record: SessionRecord | undefined | Promise<SessionRecord | undefined>;
-    try {
-      // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
-      record = this.store.update(id, (current) => {
-        if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-        return applyUsage(
-          current,
-          update,
-          this.#now,
-          this.#skewMs,
-          applied,
+    let change: UsageChange | undefined;
+    // A store may call the change more than once (optimistic concurrency): the outcome kept is that of the last
+    // call, the one written. A session that needs its pool read first is written as it was (`describe` writes a
+    // record with nothing new the same way), inside the same atomic update that found it so.
+    const record: SessionRecord | undefined | Promise<SessionRecord | undefined> = this.store.update(
+      id,
+      (current) => {
+        change = usageChange(current, update, {
+          now: this.#now,
+          skewMs: this.#skewMs,
           pool,
-          this.#config,
-          this.#accountWindows,
-        );
-      });
-    } catch (error) {
-      if (error !== NEEDS_POOL) throw error;
-      return this.#applyWithPool(id, update);
-    }
-    if (!isPromiseLike(record)) return this.#usageAnswer(id, record, applied, update);
-    return record.then(
-      (later) => this.#usageAnswer(id, later, applied, update),
-      (error: unknown) => {
-        if (error !== NEEDS_POOL) throw error;
-        return this.#applyWithPool(id, update);
+          config: this.#config,
+          accountWindows: this.#accountWindows,
+        });
+        return change.kind === 'applied' ? change.record : current;
       },
     );
+    if (!isPromiseLike(record)) return this.#afterUsage(id, update, record, change);
+    return record.then((later) => this.#afterUsage(id, update, later, change));
   }
 
-  /** The update of a session found to be in a pool: its pool read first, then the update applied. */
-  async #applyWithPool(id: string, update: UsageUpdate): Promise<UsageAnswer> {
-    const options = (await this.store.get(id))?.state.options;
-    if (options?.poolId === undefined) throw notFound(id);
-    return this.#applyUsage(
-      id,
-      update,
-      await this.#standing(options.poolId, options.poolPriority ?? 'normal'),
-    );
-  }
-
-  #usageAnswer(
+  /** The answer to an update the store made, or, for a session found to be in a pool, the update made again. */
+  #afterUsage(
     id: string,
-    record: SessionRecord | undefined,
-    applied: AppliedUsage,
     update: UsageUpdate,
-  ): UsageAnswer {
-    const { step, point, markers } = applied;
-    if (!record || !step || !point) throw notFound(id);
+    record: SessionRecord | undefined,
+    change: UsageChange | undefined,
+  ): UsageAnswer | Promise<UsageAnswer> {
+    if (!record || !change) throw notFound(id);
+    if (change.kind === 'needs-pool')
+      return this.#pools.standing(change.pool).then((pool) => this.#applyUsage(id, update, pool));
+    const { applied } = change;
     if (record.state.windows?.length) this.#noteWindows(record.state.windows);
-    if (!this.#poolOf.has(id)) {
-      const options = record.state.options;
-      this.#poolOf.set(
-        id,
-        options.poolId === undefined
-          ? null
-          : { id: options.poolId, priority: options.poolPriority ?? 'normal' },
-      );
-      if (this.#poolOf.size > 10_000) this.#poolOf.delete(this.#poolOf.keys().next().value as string);
-    }
-    const { update: result } = step;
+    this.#pools.note(id, record.state.options);
     this.#emit({
       type: 'changed',
       id,
       state: record.state,
-      points: [point],
-      markers,
-      events: result.events,
+      points: [applied.point],
+      markers: applied.markers,
+      events: applied.step.update.events,
       usage: update.usage,
-      costUsd: result.costUsd,
+      costUsd: applied.step.update.costUsd,
     });
-    return {
-      sessionId: id,
-      generation: record.state.generations,
-      at: point.timestamp,
-      costUsd: result.costUsd,
-      verdict: result.verdict,
-      health: result.health,
-      signals: result.signals,
-      regulator: result.regulator.report.pressure,
-      trigger: {
-        fire: result.trigger.fire,
-        trigger: result.trigger.trigger ?? null,
-        reasons: result.trigger.reasons,
-      },
-      events: result.events,
-    };
+    return usageAnswerOf(id, record, applied);
   }
 
   /**
@@ -813,7 +682,7 @@ export class SessionMonitor {
 
   /** @throws BarometerValidationError when there is no such session */
   async delete(id: string): Promise<void> {
-    this.#poolOf.delete(id);
+    this.#pools.forget(id);
     if (!(await this.store.delete(id))) throw notFound(id);
     this.#emit({ type: 'deleted', id, reason: 'deleted' });
   }
@@ -828,7 +697,7 @@ export class SessionMonitor {
     const cutoff = this.#now() - this.#ttlMs;
     const expired: string[] = [];
     const expire = async (id: string) => {
-      this.#poolOf.delete(id);
+      this.#pools.forget(id);
       if (!(await this.store.delete(id))) return;
       expired.push(id);
       this.#emit({ type: 'deleted', id, reason: 'expired' });
@@ -862,23 +731,6 @@ export class SessionMonitor {
     this.#remoteListeners.clear();
     this.#stopBus?.();
     await this.store.close();
-  }
-
-  /** A pool's standing for a priority; null when there is no such pool or it cannot be read. */
-  async #standing(poolId: string, priority: string): Promise<PoolStanding | null> {
-    if (!this.#pools) return null;
-    try {
-      const view = await this.#pools.view(poolId);
-      const ceiling = view.priorityCeilings[priority as keyof typeof view.priorityCeilings] ?? 1;
-      return {
-        poolId,
-        level: view.level,
-        usedFraction: view.usedFraction,
-        ceiling,
-      };
-    } catch {
-      return null;
-    }
   }
 
   /** Stores a new session (with the sub-agents that waited for it) and links it to its parent; answers the record. */
