@@ -1,13 +1,5 @@
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import type { Summarizer } from '../compaction/compact-history.js';
-import { type CompactMessagesResult, compactOpenAIMessages } from '../compaction/compact-messages.js';
-import { compactWithPolicy, type PolicyOutcome } from '../compaction/compact-with-policy.js';
-import type {
-  EvictionPolicy,
-  EvictionPolicyOptions,
-  EvictionPolicyState,
-} from '../compaction/eviction-policy.js';
-import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { sourcedPriceOfModel } from '../models/resolve-profile.js';
@@ -15,7 +7,6 @@ import type { WindowTrack } from '../quota/windows/window-track.js';
 import type { EventBus } from '../store/event-bus.js';
 import { SqliteStateStore } from '../store/sqlite-state-store.js';
 import type { StateStore } from '../store/state-store.js';
-import type { TokenCounter } from '../tokens/token-counter.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
@@ -37,6 +28,7 @@ import {
 import { type ProxyState, ProxyStateSchema } from './proxy-status.js';
 import { observeQuotaStep } from './rejudge.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
+import { type CompactAnswer, type CompactRequest, compactForSession } from './session-compaction.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
 import type { SessionRecord } from './session-record.js';
 import type {
@@ -61,6 +53,7 @@ import { collectSubAgents, type SubAgentsAnswer, withSubAgent } from './sub-agen
 import { type UsageChange, usageAnswerOf, usageChange } from './usage-change.js';
 
 export type { PoolLookup } from './pool-standings.js';
+export type { CompactAnswer, CompactRequest } from './session-compaction.js';
 export { parseSessionRecord, type SessionRecord, SessionRecordSchema } from './session-record.js';
 
 /**
@@ -140,32 +133,6 @@ export interface SubscribeOptions {
    */
   remote?: boolean;
 }
-
-export interface CompactRequest {
-  /** The history: OpenAI chat messages, or `{ messages, tasks }` with completed tasks to evict. */
-  history: unknown;
-  /** A live session to tell of the compaction; also the archive's session folder. */
-  sessionId?: string;
-  keepTurns?: number;
-  /** The kept turns are shortened to at most this many tokens. @default 20,000 */
-  keepTokens?: number;
-  /** Refuse a compaction saving less than this share of the tokens. @default 5 */
-  minGainPercent?: number;
-  summarizer?: Summarizer;
-  counter?: TokenCounter;
-  /**
-   * Let barometer's eviction policy decide instead: evict the completed sub-tasks at a boundary, recap above the
-   * threshold, else leave the history as it is (the prompt cache stays valid). The same object the what-if replay
-   * runs. The session's last prompt and window feed the recap fallback and the drift, which the session keeps.
-   */
-  policy?: EvictionPolicy | EvictionPolicyOptions;
-  /** The policy's state from the previous answer (`policy.state`); without it the history is scanned whole. */
-  policyState?: EvictionPolicyState;
-  /** Boundaries the messages do not show: `task-complete`, `user-request`, `task-mark`. */
-  signals?: readonly BoundaryKind[];
-}
-
-export type CompactAnswer = CompactMessagesResult & { sessionRecorded: boolean; policy?: PolicyOutcome };
 
 export interface LoadLogRequest {
   /** The log's text (any supported format), or a log already read. */
@@ -452,84 +419,21 @@ export class SessionMonitor {
    * then, when `sessionId` names a live session, records the compaction in it.
    * @throws BarometerValidationError for a malformed history or options
    */
-  async compact(request: CompactRequest): Promise<CompactAnswer> {
-    if (request.policy !== undefined) return this.#compactWithPolicy(request, request.policy);
-    const result = await compactOpenAIMessages(request.history, {
-      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-      ...(request.keepTurns === undefined ? {} : { keepTurns: request.keepTurns }),
-      ...(request.keepTokens === undefined ? {} : { keepTokens: request.keepTokens }),
-      ...(request.minGainPercent === undefined ? {} : { minGainPercent: request.minGainPercent }),
-      ...(request.summarizer
-        ? { summarizer: request.summarizer }
-        : this.#summarizer
-          ? { summarizer: this.#summarizer, summarizerFallback: true }
-          : {}),
-      ...(request.counter ? { counter: request.counter } : {}),
-      ...(this.archive ? { archive: this.archive } : {}),
-    });
-    if (result.ok) {
-      this.#emit({
-        type: 'compacted',
-        id: request.sessionId,
-        mode: result.mode,
-        evictedItems: result.evicted.reduce((sum, task) => sum + task.items, 0),
-      });
-    }
-    if (!result.ok || request.sessionId === undefined) return { ...result, sessionRecorded: false };
-    if (!(await this.store.get(request.sessionId))) return { ...result, sessionRecorded: false };
-    await this.recordCompaction(request.sessionId, {
-      before: Math.max(result.before.tokens, result.after.tokens),
-      after: result.after.tokens,
-      trigger: 'barometer',
-    });
-    return { ...result, sessionRecorded: true };
-  }
-
-  async #compactWithPolicy(
-    request: CompactRequest,
-    policy: EvictionPolicy | EvictionPolicyOptions,
-  ): Promise<CompactAnswer> {
-    if (!this.archive) {
-      throw new BarometerValidationError(
-        [
-          {
-            field: 'policy',
-            value: 'policy',
-            message: 'the eviction policy needs an archive to write to first',
-          },
-        ],
-        'compaction options',
-      );
-    }
-    const live = request.sessionId === undefined ? undefined : await this.store.get(request.sessionId);
-    const promptTokens = live?.state.lastPrompt ?? undefined;
-    const contextWindow = live?.state.thresholds.limit ?? undefined;
-    const result = await compactWithPolicy(request.history, {
-      policy,
+  compact(request: CompactRequest): Promise<CompactAnswer> {
+    return compactForSession(request, {
       archive: this.archive,
-      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-      ...(request.policyState ? { state: request.policyState } : {}),
-      ...(request.signals ? { signals: request.signals } : {}),
-      ...(promptTokens === undefined || promptTokens === null ? {} : { promptTokens }),
-      ...(contextWindow === undefined || contextWindow === null ? {} : { contextWindow }),
-      ...(request.counter ? { counter: request.counter } : {}),
+      summarizer: this.#summarizer,
+      session: async (id) => (await this.store.get(id))?.state,
+      setDrift: async (id, drift) => {
+        await this.store.update(id, (current) => ({
+          ...current,
+          state: { ...current.state, drift },
+          touchedAt: this.#now(),
+        }));
+      },
+      recordCompaction: (id, report) => this.recordCompaction(id, report),
+      compacted: (compaction) => this.#emit({ type: 'compacted', ...compaction }),
     });
-    if (!live || request.sessionId === undefined) return { ...result, sessionRecorded: false };
-    const id = request.sessionId;
-    // The measured drift replaces "drift not measured" in the regulator from the next usage on.
-    const drift = Math.min(100, Math.max(0, result.policy.driftPercent));
-    await this.store.update(id, (current) => ({
-      ...current,
-      state: { ...current.state, drift },
-      touchedAt: this.#now(),
-    }));
-    if (result.policy.evicted === 0 && !result.policy.recapped) return { ...result, sessionRecorded: false };
-    await this.recordCompaction(id, {
-      before: Math.max(result.before.tokens, result.after.tokens),
-      after: result.after.tokens,
-      trigger: 'barometer',
-    });
-    return { ...result, sessionRecorded: true };
   }
 
   /**
