@@ -109,4 +109,24 @@ describe('sessions in a pool (seed 000: one continues while the other defers, by
     expect(second.generation).toBe(2);
     expect(changes).toEqual([1, 2]);
   });
+
+  it('judges a session made again at another priority by its new priority, not the one this instance remembered', async () => {
+    const pools = new MemoryPoolStore();
+    await pools.create({ id: 'team', tokenBudget: 100_000 });
+    await pools.reserve('team', { agentId: 'big', tokens: 75_000, priority: 'urgent' });
+    const store = new SqliteStateStore<SessionRecord>({ touchedAt: (record) => record.touchedAt });
+    const creator = new SessionMonitor({ store, pools });
+    const other = new SessionMonitor({ store, pools });
+    const options = { id: 'again', model: 'custom', contextWindow: 200_000, poolId: 'team' };
+    await creator.create({ ...options, poolPriority: 'low' });
+    // At 75% held, the low ceiling (50%) defers.
+    expect((await other.postUsage('again', { usage: usage(10_000) })).verdict.action).toBe('optimize');
+    await creator.delete('again');
+    await creator.create({ ...options, poolPriority: 'urgent' });
+    // The urgent ceiling (100%) continues: the update is judged by the session as it is now.
+    const answer = await other.postUsage('again', { usage: usage(10_000) });
+    expect(answer.generation).toBe(1);
+    expect(poolSays(answer)).toMatchObject({ action: 'continue' });
+    expect(answer.verdict.action).toBe('continue');
+  });
 });

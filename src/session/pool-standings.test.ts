@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type PoolLookup, PoolStandings, poolOfOptions } from './pool-standings.js';
+import { type PoolLookup, PoolStandings, poolOfOptions, samePool } from './pool-standings.js';
 
 const lookup: PoolLookup = {
   async view(poolId) {
@@ -20,16 +20,29 @@ describe('poolOfOptions', () => {
   });
 });
 
+describe('samePool', () => {
+  it('is one pool at one priority', () => {
+    expect(samePool({ id: 'team', priority: 'low' }, { id: 'team', priority: 'low' })).toBe(true);
+    expect(samePool({ id: 'team', priority: 'low' }, { id: 'team', priority: 'high' })).toBe(false);
+    expect(samePool({ id: 'team', priority: 'low' }, { id: 'other', priority: 'low' })).toBe(false);
+    expect(samePool(null, null)).toBe(true);
+    expect(samePool(undefined, { id: 'team', priority: 'low' })).toBe(false);
+  });
+});
+
 describe('PoolStandings', () => {
-  it('knows a session’s pool only once noted, keeps the first it noted, and forgets it on request', () => {
+  it('knows a session’s pool only once noted, notes it again when it changed, and forgets it on request', () => {
     const pools = new PoolStandings(lookup);
     expect(pools.poolOf('a')).toBeUndefined();
     pools.note('a', { poolId: 'team', poolPriority: 'low' });
     pools.note('b', {});
     expect(pools.poolOf('a')).toEqual({ id: 'team', priority: 'low' });
     expect(pools.poolOf('b')).toBeNull();
-    pools.note('a', {});
+    pools.note('a', { poolId: 'team', poolPriority: 'low' });
     expect(pools.poolOf('a')).toEqual({ id: 'team', priority: 'low' });
+    // Made again (another instance deleted and created it) at another priority.
+    pools.note('a', { poolId: 'team', poolPriority: 'urgent' });
+    expect(pools.poolOf('a')).toEqual({ id: 'team', priority: 'urgent' });
     pools.forget('a');
     expect(pools.poolOf('a')).toBeUndefined();
   });
@@ -52,6 +65,14 @@ describe('PoolStandings', () => {
     });
     // A priority the pool lists no ceiling for is never deferred.
     expect(await pools.standing({ id: 'team', priority: 'other' })).toMatchObject({ ceiling: 1 });
+  });
+
+  it('reads a standing with the pool it was read for', async () => {
+    const pools = new PoolStandings(lookup);
+    expect(await pools.read({ id: 'gone', priority: 'low' })).toEqual({
+      of: { id: 'gone', priority: 'low' },
+      standing: null,
+    });
   });
 
   it('answers null for a pool that cannot be read, or without a lookup', async () => {

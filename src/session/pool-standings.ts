@@ -16,6 +16,17 @@ export interface SessionPool {
   priority: string;
 }
 
+/** A pool's standing as read for a session's pool (null: the pool could not be read). */
+export interface ReadPool {
+  of: SessionPool;
+  standing: PoolStanding | null;
+}
+
+/** Whether two sessions' pools are one: the same pool at the same priority (its ceiling). */
+export function samePool(a: SessionPool | null | undefined, b: SessionPool | null | undefined): boolean {
+  return a === b || (!!a && !!b && a.id === b.id && a.priority === b.priority);
+}
+
 /** Sessions whose pool is remembered; beyond, the oldest is forgotten (its next update learns it again). */
 const REMEMBERED_SESSIONS = 10_000;
 
@@ -43,10 +54,12 @@ export class PoolStandings {
     return this.#poolOf.get(id);
   }
 
-  /** Remembers a session's pool, from its options, the first time it is updated here. */
+  /** Remembers a session's pool from its options, when it is updated here (a session made again may have another). */
   note(id: string, options: Pick<SessionOptions, 'poolId' | 'poolPriority'>): void {
-    if (this.#poolOf.has(id)) return;
-    this.#poolOf.set(id, poolOfOptions(options));
+    const pool = poolOfOptions(options);
+    const known = this.#poolOf.get(id);
+    if (known !== undefined && samePool(known, pool)) return;
+    this.#poolOf.set(id, pool);
     if (this.#poolOf.size > REMEMBERED_SESSIONS)
       this.#poolOf.delete(this.#poolOf.keys().next().value as string);
   }
@@ -65,5 +78,10 @@ export class PoolStandings {
     } catch {
       return null;
     }
+  }
+
+  /** The standing of a session's pool, with the pool it was read for. */
+  async read(pool: SessionPool): Promise<ReadPool> {
+    return { of: pool, standing: await this.standing(pool) };
   }
 }

@@ -15,8 +15,7 @@ import { DEFAULT_CLOCK_SKEW_MS, repairFutureClock } from './clock-repair.js';
 import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
 import { describeSession, type SessionContext } from './describe-session.js';
 import { toMillis } from './iso-time.js';
-import type { PoolStanding } from './pool-reason.js';
-import { type PoolLookup, PoolStandings } from './pool-standings.js';
+import { type PoolLookup, PoolStandings, type ReadPool } from './pool-standings.js';
 import {
   type Receipt,
   type ReceiptInput,
@@ -241,7 +240,7 @@ export class SessionMonitor {
       // A pooled session's pool is read before the update; the first update of a session this monitor has not
       // seen yet learns whether it has one (the update then changes nothing, and is made again once it is read).
       const known = this.#pools.poolOf(id);
-      if (known) return this.#pools.standing(known).then((pool) => this.#applyUsage(id, update, pool));
+      if (known) return this.#pools.read(known).then((pool) => this.#applyUsage(id, update, pool));
       return this.#applyUsage(id, update, undefined);
     } catch (error) {
       return Promise.reject(error);
@@ -252,7 +251,7 @@ export class SessionMonitor {
   #applyUsage(
     id: string,
     update: UsageUpdate,
-    pool: PoolStanding | null | undefined,
+    pool: ReadPool | undefined,
   ): UsageAnswer | Promise<UsageAnswer> {
     let change: UsageChange | undefined;
     // A store may call the change more than once (optimistic concurrency): the outcome kept is that of the last
@@ -284,7 +283,7 @@ export class SessionMonitor {
   ): UsageAnswer | Promise<UsageAnswer> {
     if (!record || !change) throw notFound(id);
     if (change.kind === 'needs-pool')
-      return this.#pools.standing(change.pool).then((pool) => this.#applyUsage(id, update, pool));
+      return this.#pools.read(change.pool).then((pool) => this.#applyUsage(id, update, pool));
     const { applied } = change;
     if (record.state.windows?.length) this.#noteWindows(record.state.windows);
     this.#pools.note(id, record.state.options);

@@ -63,7 +63,16 @@ describe('usageChange', () => {
   });
 
   it('applies a pooled session’s update once its pool was read, even when it could not be (null)', () => {
-    const unread = usageChange(record({ poolId: 'team' }), { usage }, { now, skewMs: 300_000, pool: null });
+    const team = { id: 'team', priority: 'normal' };
+    const unread = usageChange(
+      record({ poolId: 'team' }),
+      { usage },
+      {
+        now,
+        skewMs: 300_000,
+        pool: { of: team, standing: null },
+      },
+    );
     expect(poolReason(unread)).toMatchObject({
       action: 'continue',
       reason: 'pool team does not exist (or could not be read): not counted',
@@ -75,11 +84,46 @@ describe('usageChange', () => {
       {
         now,
         skewMs: 300_000,
-        pool: standing,
+        pool: { of: { id: 'team', priority: 'low' }, standing },
       },
     );
     // 75% held is over the low ceiling of 50%: the low-priority agent defers.
     expect(poolReason(read)).toMatchObject({ action: 'optimize' });
+  });
+
+  it('asks for its pool again when the standing was read for another pool or priority (the session made again)', () => {
+    const standing = { poolId: 'team', level: 'LOW' as const, usedFraction: 0.1, ceiling: 0.7 };
+    const current = record({ poolId: 'other', poolPriority: 'high' });
+    const options = { now, skewMs: 300_000 };
+    expect(
+      usageChange(
+        current,
+        { usage },
+        { ...options, pool: { of: { id: 'team', priority: 'high' }, standing } },
+      ),
+    ).toEqual({ kind: 'needs-pool', pool: { id: 'other', priority: 'high' } });
+    expect(
+      usageChange(
+        current,
+        { usage },
+        { ...options, pool: { of: { id: 'other', priority: 'low' }, standing } },
+      ),
+    ).toEqual({ kind: 'needs-pool', pool: { id: 'other', priority: 'high' } });
+  });
+
+  it('gives a session in no pool no pool model, whatever standing was read for it', () => {
+    const standing = { poolId: 'team', level: 'HIGH' as const, usedFraction: 0.75, ceiling: 0.5 };
+    const change = usageChange(
+      record(),
+      { usage },
+      {
+        now,
+        skewMs: 300_000,
+        pool: { of: { id: 'team', priority: 'low' }, standing },
+      },
+    );
+    expect(change.kind).toBe('applied');
+    expect(poolReason(change)).toBeUndefined();
   });
 
   it('refuses an update timed beyond the allowed skew', () => {

@@ -2,7 +2,7 @@ import type { BarometerConfig } from '../models/barometer-config.js';
 import type { WindowTrack } from '../quota/windows/window-track.js';
 import { repairFutureClock } from './clock-repair.js';
 import type { PoolStanding } from './pool-reason.js';
-import { poolOfOptions, type SessionPool } from './pool-standings.js';
+import { poolOfOptions, type ReadPool, type SessionPool, samePool } from './pool-standings.js';
 import type { UsageUpdate } from './session-options.js';
 import type { SessionRecord } from './session-record.js';
 import type { TimelineMarker, TimelinePoint, UsageAnswer } from './session-schemas.js';
@@ -22,15 +22,16 @@ export interface UsageChangeOptions {
   now: () => number;
   /** How far ahead of the clock an update's time may be. */
   skewMs: number;
-  /** The standing of the session's pool, read before the update; undefined when none was read. */
-  pool: PoolStanding | null | undefined;
+  /** The standing of the session's pool, read before the update (with the pool read); undefined when none was. */
+  pool: ReadPool | undefined;
   config?: BarometerConfig | undefined;
   accountWindows?: readonly WindowTrack[];
 }
 
 /**
  * One usage update decided on a record: applied (the new record, and what the answer reports), or not applied
- * because the session is in a pool whose standing was not read first (its verdict needs it). Data, not an exception:
+ * because the session is in a pool whose standing was not read first (its verdict needs it), or was read for another
+ * pool (the session was made again since, with another pool or priority). Data, not an exception:
  * the store's update writes the record as it was for the second, and the monitor reads the pool and updates again.
  */
 export type UsageChange =
@@ -50,13 +51,16 @@ export function usageChange(
 ): UsageChange {
   const { now, skewMs, pool, config, accountWindows } = options;
   const sessionPool = poolOfOptions(current.state.options);
-  if (sessionPool !== null && pool === undefined) return { kind: 'needs-pool', pool: sessionPool };
+  if (sessionPool !== null && !samePool(pool?.of, sessionPool))
+    return { kind: 'needs-pool', pool: sessionPool };
+  // A standing read for a session no longer in a pool is not its own: it has no pool model.
+  const standing: PoolStanding | null | undefined = sessionPool === null ? undefined : pool?.standing;
   const time = now();
   const state = repairFutureClock(current.state, time, time + skewMs) ?? current.state;
   const step = stepSession(state, update, {
     now: time,
     latest: time + skewMs,
-    pool,
+    pool: standing,
     ...(config ? { config } : {}),
     ...(accountWindows?.length ? { accountWindows } : {}),
   });
