@@ -1,14 +1,5 @@
-import * as z from 'zod';
 import type { ArchiveSink } from '../compaction/archive-sink.js';
 import type { Summarizer } from '../compaction/compact-history.js';
-import { type CompactMessagesResult, compactOpenAIMessages } from '../compaction/compact-messages.js';
-import { compactWithPolicy, type PolicyOutcome } from '../compaction/compact-with-policy.js';
-import type {
-  EvictionPolicy,
-  EvictionPolicyOptions,
-  EvictionPolicyState,
-} from '../compaction/eviction-policy.js';
-import type { BoundaryKind } from '../compaction/sub-task-boundary.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { sourcedPriceOfModel } from '../models/resolve-profile.js';
@@ -16,7 +7,6 @@ import type { WindowTrack } from '../quota/windows/window-track.js';
 import type { EventBus } from '../store/event-bus.js';
 import { SqliteStateStore } from '../store/sqlite-state-store.js';
 import type { StateStore } from '../store/state-store.js';
-import type { TokenCounter } from '../tokens/token-counter.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { readSessionLog } from '../usage/read-session-log.js';
 import type { LogFormat, SessionLog } from '../usage/session-log.js';
@@ -25,7 +15,7 @@ import { DEFAULT_CLOCK_SKEW_MS, repairFutureClock } from './clock-repair.js';
 import { type CompactionReport, recordCompactionStep } from './compaction-step.js';
 import { describeSession, type SessionContext } from './describe-session.js';
 import { toMillis } from './iso-time.js';
-import type { PoolStanding } from './pool-reason.js';
+import { type PoolLookup, PoolStandings, type ReadPool } from './pool-standings.js';
 import {
   type Receipt,
   type ReceiptInput,
@@ -37,7 +27,9 @@ import {
 import { type ProxyState, ProxyStateSchema } from './proxy-status.js';
 import { observeQuotaStep } from './rejudge.js';
 import { replayIntoState, sessionOptionsForLog } from './replay.js';
+import { type CompactAnswer, type CompactRequest, compactForSession } from './session-compaction.js';
 import type { SessionOptions, UsageUpdate } from './session-options.js';
+import type { SessionRecord } from './session-record.js';
 import type {
   SessionEvent,
   SessionSummary,
@@ -47,7 +39,6 @@ import type {
   UsageAnswer,
 } from './session-schemas.js';
 import { createSessionState, type SessionState } from './session-state.js';
-import { SessionStateSchema } from './session-state-schema.js';
 import {
   ColumnTimeline,
   markersOf,
@@ -55,42 +46,14 @@ import {
   sessionSummary,
   sessionView,
   type Timeline,
-  type TimelineData,
-  TimelineSchema,
   timelineOf,
 } from './session-timeline.js';
-import { stepSession } from './step-session.js';
 import { collectSubAgents, type SubAgentsAnswer, withSubAgent } from './sub-agents.js';
+import { type UsageChange, usageAnswerOf, usageChange } from './usage-change.js';
 
-/** What the monitor keeps per session: its state, its timeline, and when it last changed (wall clock). */
-export const SessionRecordSchema = z.strictObject({
-  state: SessionStateSchema,
-  timeline: TimelineSchema,
-  /** Epoch ms of the last change, by the monitor's clock: what the idle expiry reads. */
-  touchedAt: z.number(),
-});
-/**
- * A session's record: its timeline is a {@link Timeline} where the monitor made it (a memory store keeps it so),
- * or its JSON where a store read the record back (a snapshot file, Redis).
- */
-export type SessionRecord = Omit<z.infer<typeof SessionRecordSchema>, 'timeline'> & {
-  timeline: Timeline | TimelineData;
-};
-
-/** Checks a record read back from a store (a snapshot file, Redis). */
-export function parseSessionRecord(
-  value: unknown,
-): { ok: true; value: SessionRecord } | { ok: false; reason: string } {
-  const parsed = parseWith(SessionRecordSchema, value);
-  if (parsed.ok) return parsed;
-  return {
-    ok: false,
-    reason: parsed.issues
-      .slice(0, 3)
-      .map((issue) => `${issue.field || '(record)'}: ${issue.message}`)
-      .join('; '),
-  };
-}
+export type { PoolLookup } from './pool-standings.js';
+export type { CompactAnswer, CompactRequest } from './session-compaction.js';
+export { parseSessionRecord, type SessionRecord, SessionRecordSchema } from './session-record.js';
 
 /**
  * What a monitor tells its subscribers (the event streams, the webhooks, the metrics). The state a listener gets is
@@ -161,18 +124,6 @@ export interface SessionMonitorOptions {
   pools?: PoolLookup;
 }
 
-/** What the monitor reads of a pool (a `PoolStore` has it). */
-export interface PoolLookup {
-  view(poolId: string): Promise<{
-    level: PoolStanding['level'];
-    usedFraction: number;
-    priorityCeilings: Record<'low' | 'normal' | 'high' | 'urgent', number>;
-  }>;
-}
-
-/** Thrown inside an update whose session turned out to be in a pool that was not read yet. */
-const NEEDS_POOL = Symbol('needs its pool read first');
-
 /** Which events a listener hears. */
 export interface SubscribeOptions {
   /**
@@ -182,32 +133,6 @@ export interface SubscribeOptions {
   remote?: boolean;
 }
 
-export interface CompactRequest {
-  /** The history: OpenAI chat messages, or `{ messages, tasks }` with completed tasks to evict. */
-  history: unknown;
-  /** A live session to tell of the compaction; also the archive's session folder. */
-  sessionId?: string;
-  keepTurns?: number;
-  /** The kept turns are shortened to at most this many tokens. @default 20,000 */
-  keepTokens?: number;
-  /** Refuse a compaction saving less than this share of the tokens. @default 5 */
-  minGainPercent?: number;
-  summarizer?: Summarizer;
-  counter?: TokenCounter;
-  /**
-   * Let barometer's eviction policy decide instead: evict the completed sub-tasks at a boundary, recap above the
-   * threshold, else leave the history as it is (the prompt cache stays valid). The same object the what-if replay
-   * runs. The session's last prompt and window feed the recap fallback and the drift, which the session keeps.
-   */
-  policy?: EvictionPolicy | EvictionPolicyOptions;
-  /** The policy's state from the previous answer (`policy.state`); without it the history is scanned whole. */
-  policyState?: EvictionPolicyState;
-  /** Boundaries the messages do not show: `task-complete`, `user-request`, `task-mark`. */
-  signals?: readonly BoundaryKind[];
-}
-
-export type CompactAnswer = CompactMessagesResult & { sessionRecorded: boolean; policy?: PolicyOutcome };
-
 export interface LoadLogRequest {
   /** The log's text (any supported format), or a log already read. */
   log: string | SessionLog;
@@ -215,50 +140,6 @@ export interface LoadLogRequest {
   format?: LogFormat | 'auto';
   model?: string;
   contextWindow?: number;
-}
-
-/** What applying one usage update produced, besides the new record. */
-interface AppliedUsage {
-  step: ReturnType<typeof stepSession> | undefined;
-  point: TimelinePoint | undefined;
-  markers: TimelineMarker[];
-}
-
-/**
- * A record with one usage update applied: the pure step, then the point and markers recorded on the record's
- * timeline (which answers a new timeline; the record given is left as it was, so a store may call this twice).
- * Everything that can throw (the step refuses a time a date cannot hold) runs before the timeline is touched.
- */
-function applyUsage(
-  current: SessionRecord,
-  update: UsageUpdate,
-  now: () => number,
-  skewMs: number,
-  applied: AppliedUsage,
-  pool: PoolStanding | null | undefined,
-  config: BarometerConfig | undefined,
-  accountWindows?: readonly WindowTrack[],
-): SessionRecord {
-  const time = now();
-  const state = repairFutureClock(current.state, time, time + skewMs) ?? current.state;
-  const step = stepSession(state, update, {
-    now: time,
-    latest: time + skewMs,
-    pool,
-    ...(config ? { config } : {}),
-    ...(accountWindows?.length ? { accountWindows } : {}),
-  });
-  const index = step.state.generations - 1;
-  const point = pointOf(step.update, index);
-  const markers = markersOf(step.update.events, index);
-  applied.step = step;
-  applied.point = point;
-  applied.markers = markers;
-  return {
-    state: step.state,
-    timeline: timelineOf(current.timeline).record(point, step.update.at, markers),
-    touchedAt: now(),
-  };
 }
 
 /** Whether a store's answer is a promise (an asynchronous store) rather than the value itself. */
@@ -298,15 +179,14 @@ export class SessionMonitor {
   readonly #listeners = new Set<(event: MonitorEvent) => void>();
   readonly #remoteListeners = new Set<(event: MonitorEvent) => void>();
   readonly #bus: EventBus | undefined;
-  readonly #pools: PoolLookup | undefined;
-  /** The pool of each session this monitor updated (null: none), so that it is read before the update. */
+  /** The pool of each session this monitor updated, read before its update, and the pools' standings. */
+  readonly #pools: PoolStandings;
   /**
    * The subscription windows as the latest answer of any of this monitor's sessions left them (the account's, as
    * the proxy sees every session of it): a session's share of a window is each rise over these. In memory: a new
    * process starts without, and credits nothing until a second figure of a period.
    */
   #accountWindows: WindowTrack[] = [];
-  readonly #poolOf = new Map<string, { id: string; priority: string } | null>();
   readonly #stopBus: (() => void) | undefined;
   /**
    * Sub-agents created before their parent (a `subagents/` transcript read first), by parent id: linked when the
@@ -325,7 +205,7 @@ export class SessionMonitor {
     this.#generateId = options.generateId;
     this.#summarizer = options.summarizer;
     this.#bus = options.bus;
-    this.#pools = options.pools;
+    this.#pools = new PoolStandings(options.pools);
     this.#stopBus = options.bus?.subscribe((message) => {
       const event = message as MonitorEvent;
       for (const listener of this.#remoteListeners) listener(event);
@@ -358,11 +238,9 @@ export class SessionMonitor {
   postUsage(id: string, update: UsageUpdate): UsageAnswer | Promise<UsageAnswer> {
     try {
       // A pooled session's pool is read before the update; the first update of a session this monitor has not
-      // seen yet learns whether it has one (nothing is written when it must go back and read it).
-      const known = this.#poolOf.get(id);
-      if (known) {
-        return this.#standing(known.id, known.priority).then((pool) => this.#applyUsage(id, update, pool));
-      }
+      // seen yet learns whether it has one (the update then changes nothing, and is made again once it is read).
+      const known = this.#pools.poolOf(id);
+      if (known) return this.#pools.read(known).then((pool) => this.#applyUsage(id, update, pool));
       return this.#applyUsage(id, update, undefined);
     } catch (error) {
       return Promise.reject(error);
@@ -373,96 +251,53 @@ export class SessionMonitor {
   #applyUsage(
     id: string,
     update: UsageUpdate,
-    pool: PoolStanding | null | undefined,
+    pool: ReadPool | undefined,
   ): UsageAnswer | Promise<UsageAnswer> {
-    const applied: AppliedUsage = { step: undefined, point: undefined, markers: [] };
-    let record: SessionRecord | undefined | Promise<SessionRecord | undefined>;
-    try {
-      // A store may call the change more than once (optimistic concurrency): it leaves `current` as it was.
-      record = this.store.update(id, (current) => {
-        if (current.state.options.poolId !== undefined && pool === undefined) throw NEEDS_POOL;
-        return applyUsage(
-          current,
-          update,
-          this.#now,
-          this.#skewMs,
-          applied,
+    let change: UsageChange | undefined;
+    // A store may call the change more than once (optimistic concurrency): the outcome kept is that of the last
+    // call, the one written. A session that needs its pool read first is written as it was (`describe` writes a
+    // record with nothing new the same way), inside the same atomic update that found it so.
+    const record: SessionRecord | undefined | Promise<SessionRecord | undefined> = this.store.update(
+      id,
+      (current) => {
+        change = usageChange(current, update, {
+          now: this.#now,
+          skewMs: this.#skewMs,
           pool,
-          this.#config,
-          this.#accountWindows,
-        );
-      });
-    } catch (error) {
-      if (error !== NEEDS_POOL) throw error;
-      return this.#applyWithPool(id, update);
-    }
-    if (!isPromiseLike(record)) return this.#usageAnswer(id, record, applied, update);
-    return record.then(
-      (later) => this.#usageAnswer(id, later, applied, update),
-      (error: unknown) => {
-        if (error !== NEEDS_POOL) throw error;
-        return this.#applyWithPool(id, update);
+          config: this.#config,
+          accountWindows: this.#accountWindows,
+        });
+        return change.kind === 'applied' ? change.record : current;
       },
     );
+    if (!isPromiseLike(record)) return this.#afterUsage(id, update, record, change);
+    return record.then((later) => this.#afterUsage(id, update, later, change));
   }
 
-  /** The update of a session found to be in a pool: its pool read first, then the update applied. */
-  async #applyWithPool(id: string, update: UsageUpdate): Promise<UsageAnswer> {
-    const options = (await this.store.get(id))?.state.options;
-    if (options?.poolId === undefined) throw notFound(id);
-    return this.#applyUsage(
-      id,
-      update,
-      await this.#standing(options.poolId, options.poolPriority ?? 'normal'),
-    );
-  }
-
-  #usageAnswer(
+  /** The answer to an update the store made, or, for a session found to be in a pool, the update made again. */
+  #afterUsage(
     id: string,
-    record: SessionRecord | undefined,
-    applied: AppliedUsage,
     update: UsageUpdate,
-  ): UsageAnswer {
-    const { step, point, markers } = applied;
-    if (!record || !step || !point) throw notFound(id);
+    record: SessionRecord | undefined,
+    change: UsageChange | undefined,
+  ): UsageAnswer | Promise<UsageAnswer> {
+    if (!record || !change) throw notFound(id);
+    if (change.kind === 'needs-pool')
+      return this.#pools.read(change.pool).then((pool) => this.#applyUsage(id, update, pool));
+    const { applied } = change;
     if (record.state.windows?.length) this.#noteWindows(record.state.windows);
-    if (!this.#poolOf.has(id)) {
-      const options = record.state.options;
-      this.#poolOf.set(
-        id,
-        options.poolId === undefined
-          ? null
-          : { id: options.poolId, priority: options.poolPriority ?? 'normal' },
-      );
-      if (this.#poolOf.size > 10_000) this.#poolOf.delete(this.#poolOf.keys().next().value as string);
-    }
-    const { update: result } = step;
+    this.#pools.note(id, record.state.options);
     this.#emit({
       type: 'changed',
       id,
       state: record.state,
-      points: [point],
-      markers,
-      events: result.events,
+      points: [applied.point],
+      markers: applied.markers,
+      events: applied.step.update.events,
       usage: update.usage,
-      costUsd: result.costUsd,
+      costUsd: applied.step.update.costUsd,
     });
-    return {
-      sessionId: id,
-      generation: record.state.generations,
-      at: point.timestamp,
-      costUsd: result.costUsd,
-      verdict: result.verdict,
-      health: result.health,
-      signals: result.signals,
-      regulator: result.regulator.report.pressure,
-      trigger: {
-        fire: result.trigger.fire,
-        trigger: result.trigger.trigger ?? null,
-        reasons: result.trigger.reasons,
-      },
-      events: result.events,
-    };
+    return usageAnswerOf(id, record, applied);
   }
 
   /**
@@ -583,84 +418,21 @@ export class SessionMonitor {
    * then, when `sessionId` names a live session, records the compaction in it.
    * @throws BarometerValidationError for a malformed history or options
    */
-  async compact(request: CompactRequest): Promise<CompactAnswer> {
-    if (request.policy !== undefined) return this.#compactWithPolicy(request, request.policy);
-    const result = await compactOpenAIMessages(request.history, {
-      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-      ...(request.keepTurns === undefined ? {} : { keepTurns: request.keepTurns }),
-      ...(request.keepTokens === undefined ? {} : { keepTokens: request.keepTokens }),
-      ...(request.minGainPercent === undefined ? {} : { minGainPercent: request.minGainPercent }),
-      ...(request.summarizer
-        ? { summarizer: request.summarizer }
-        : this.#summarizer
-          ? { summarizer: this.#summarizer, summarizerFallback: true }
-          : {}),
-      ...(request.counter ? { counter: request.counter } : {}),
-      ...(this.archive ? { archive: this.archive } : {}),
-    });
-    if (result.ok) {
-      this.#emit({
-        type: 'compacted',
-        id: request.sessionId,
-        mode: result.mode,
-        evictedItems: result.evicted.reduce((sum, task) => sum + task.items, 0),
-      });
-    }
-    if (!result.ok || request.sessionId === undefined) return { ...result, sessionRecorded: false };
-    if (!(await this.store.get(request.sessionId))) return { ...result, sessionRecorded: false };
-    await this.recordCompaction(request.sessionId, {
-      before: Math.max(result.before.tokens, result.after.tokens),
-      after: result.after.tokens,
-      trigger: 'barometer',
-    });
-    return { ...result, sessionRecorded: true };
-  }
-
-  async #compactWithPolicy(
-    request: CompactRequest,
-    policy: EvictionPolicy | EvictionPolicyOptions,
-  ): Promise<CompactAnswer> {
-    if (!this.archive) {
-      throw new BarometerValidationError(
-        [
-          {
-            field: 'policy',
-            value: 'policy',
-            message: 'the eviction policy needs an archive to write to first',
-          },
-        ],
-        'compaction options',
-      );
-    }
-    const live = request.sessionId === undefined ? undefined : await this.store.get(request.sessionId);
-    const promptTokens = live?.state.lastPrompt ?? undefined;
-    const contextWindow = live?.state.thresholds.limit ?? undefined;
-    const result = await compactWithPolicy(request.history, {
-      policy,
+  compact(request: CompactRequest): Promise<CompactAnswer> {
+    return compactForSession(request, {
       archive: this.archive,
-      ...(request.sessionId === undefined ? {} : { sessionId: request.sessionId }),
-      ...(request.policyState ? { state: request.policyState } : {}),
-      ...(request.signals ? { signals: request.signals } : {}),
-      ...(promptTokens === undefined || promptTokens === null ? {} : { promptTokens }),
-      ...(contextWindow === undefined || contextWindow === null ? {} : { contextWindow }),
-      ...(request.counter ? { counter: request.counter } : {}),
+      summarizer: this.#summarizer,
+      session: async (id) => (await this.store.get(id))?.state,
+      setDrift: async (id, drift) => {
+        await this.store.update(id, (current) => ({
+          ...current,
+          state: { ...current.state, drift },
+          touchedAt: this.#now(),
+        }));
+      },
+      recordCompaction: (id, report) => this.recordCompaction(id, report),
+      compacted: (compaction) => this.#emit({ type: 'compacted', ...compaction }),
     });
-    if (!live || request.sessionId === undefined) return { ...result, sessionRecorded: false };
-    const id = request.sessionId;
-    // The measured drift replaces "drift not measured" in the regulator from the next usage on.
-    const drift = Math.min(100, Math.max(0, result.policy.driftPercent));
-    await this.store.update(id, (current) => ({
-      ...current,
-      state: { ...current.state, drift },
-      touchedAt: this.#now(),
-    }));
-    if (result.policy.evicted === 0 && !result.policy.recapped) return { ...result, sessionRecorded: false };
-    await this.recordCompaction(id, {
-      before: Math.max(result.before.tokens, result.after.tokens),
-      after: result.after.tokens,
-      trigger: 'barometer',
-    });
-    return { ...result, sessionRecorded: true };
   }
 
   /**
@@ -813,7 +585,7 @@ export class SessionMonitor {
 
   /** @throws BarometerValidationError when there is no such session */
   async delete(id: string): Promise<void> {
-    this.#poolOf.delete(id);
+    this.#pools.forget(id);
     if (!(await this.store.delete(id))) throw notFound(id);
     this.#emit({ type: 'deleted', id, reason: 'deleted' });
   }
@@ -828,7 +600,7 @@ export class SessionMonitor {
     const cutoff = this.#now() - this.#ttlMs;
     const expired: string[] = [];
     const expire = async (id: string) => {
-      this.#poolOf.delete(id);
+      this.#pools.forget(id);
       if (!(await this.store.delete(id))) return;
       expired.push(id);
       this.#emit({ type: 'deleted', id, reason: 'expired' });
@@ -862,23 +634,6 @@ export class SessionMonitor {
     this.#remoteListeners.clear();
     this.#stopBus?.();
     await this.store.close();
-  }
-
-  /** A pool's standing for a priority; null when there is no such pool or it cannot be read. */
-  async #standing(poolId: string, priority: string): Promise<PoolStanding | null> {
-    if (!this.#pools) return null;
-    try {
-      const view = await this.#pools.view(poolId);
-      const ceiling = view.priorityCeilings[priority as keyof typeof view.priorityCeilings] ?? 1;
-      return {
-        poolId,
-        level: view.level,
-        usedFraction: view.usedFraction,
-        ceiling,
-      };
-    } catch {
-      return null;
-    }
   }
 
   /** Stores a new session (with the sub-agents that waited for it) and links it to its parent; answers the record. */

@@ -1,31 +1,32 @@
-import type { AnthropicCacheTtl } from '../cache/anthropic-cache-rules.js';
 import type { PromptCacheTokens } from '../cache/prompt-cache-tokens.js';
-import { archiveLocation } from '../compaction/archive-sink.js';
 import {
   type EvictionDecision,
   type EvictionPolicyState,
   initialEvictionState,
 } from '../compaction/eviction-policy.js';
-import { evictionTombstone } from '../compaction/eviction-tombstone.js';
-import { type HistoryItem, itemText } from '../compaction/history-item.js';
+import type { HistoryItem } from '../compaction/history-item.js';
+import { buildWhatIfReport } from './build-what-if-report.js';
 import { cachedCallTokens, cacheLifetimeMs } from './cached-call-tokens.js';
 import {
   type Calibration,
   type CallFeatures,
   calibrate,
-  calibratedTokens,
   callFeatures,
   predictedPrompt,
   type SegmentCalibration,
   segmentOf,
 } from './calibrate.js';
-import { callCost } from './call-cost.js';
 import { type ItemSize, itemSize } from './item-size.js';
 import type { LogCall, LogCallUsage, LogHistory } from './log-history.js';
+import { recapRecords } from './recap-records.js';
 import type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
+import { tombstoneBatch } from './tombstone-batch.js';
 import { type ArchivedRecord, verifyArchive } from './verify-archive.js';
-import { cacheProviderOf, roleOf, type WhatIfBlock, WhatIfCacheStream } from './what-if-cache.js';
-import type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
+import { cacheProviderOf } from './what-if-cache.js';
+import { WhatIfHistory } from './what-if-history.js';
+import { WhatIfLedger } from './what-if-ledger.js';
+import type { WhatIfEviction, WhatIfReport } from './what-if-report.js';
+import { agentCacheTtl, WhatIfRequests } from './what-if-requests.js';
 import { REREAD_CALL_COMPLETION_TOKENS, WhatIfRereads } from './what-if-rereads.js';
 
 export { CACHE_LIFETIME_MS } from './cached-call-tokens.js';
@@ -46,21 +47,11 @@ export function simulateWhatIf(log: LogHistory, options: SimulateWhatIfOptions):
   return new WhatIfSimulation(log, options).run();
 }
 
-/** Tokens of a call's figures and its cost, added to a side's totals. */
-function addCall(totals: WhatIfTotals, figures: LogCallUsage, cost: number | null): void {
-  totals.promptTokens += figures.promptTokens;
-  totals.peakPromptTokens = Math.max(totals.peakPromptTokens ?? 0, figures.promptTokens);
-  if (cost !== null) totals.costUsd = (totals.costUsd ?? 0) + cost;
-}
-
-const emptyTotals = (): WhatIfTotals => ({
-  promptTokens: 0,
-  costUsd: null,
-  peakPromptTokens: null,
-  compactions: 0,
-});
-
-/** One what-if run: each method one step of a call (enter its stretch, add its items, decide, price, apply). */
+/**
+ * One what-if run: each method one step of a call (enter its stretch, add its items, decide, price, apply). The
+ * history, the two request streams, the accounts, the batches and the re-reads are each their own unit; this class
+ * walks the log's calls through them in the proxy's order.
+ */
 class WhatIfSimulation {
   readonly #log: LogHistory;
   readonly #options: SimulateWhatIfOptions;
@@ -71,15 +62,7 @@ class WhatIfSimulation {
   #fit: SegmentCalibration | Calibration;
   #whatIfBase: number;
   /** The what-if history: items, their provider tokens, and the logged item each came from (-1: none). */
-  history: HistoryItem[] = [];
-  tokens: number[] = [];
-  sources: number[] = [];
-  total = 0;
-  readonly #local = new WeakMap<HistoryItem, ItemSize>();
-  readonly sourceByItem = new WeakMap<HistoryItem, number>();
-  /** Block identities: one per item object (an edited item is a new object, so a new identity). */
-  readonly #identity = new WeakMap<HistoryItem, string>();
-  #nextIdentity = 0;
+  readonly #history: WhatIfHistory;
   /** The recorded history of the current segment: the unedited stream's requests, and its drift. */
   #realHistory: HistoryItem[] = [];
   #realSegment = 0;
@@ -87,27 +70,13 @@ class WhatIfSimulation {
   #policyState = initialEvictionState();
   #next = 0;
   #previousResidual = 0;
-  /** The position of the last tombstone of the latest batch: the proxy's own breakpoint (Anthropic). */
-  #proxyBreakpoint: number | null = null;
-  /**
-   * The latest batch's last tombstone, the proxy's breakpoint from the request after the one that carried the batch
-   * first: that first request keeps the previous batch's breakpoint, where the provider holds an entry, as the proxy
-   * does (`ProxySessions.breakpoint`).
-   */
-  #nextBreakpoint: number | null = null;
-  readonly #ttl: AnthropicCacheTtl;
-  readonly #unedited: WhatIfCacheStream;
-  readonly #whatIf: WhatIfCacheStream;
+  readonly #requests: WhatIfRequests;
+  readonly #ledger: WhatIfLedger;
   readonly records: ArchivedRecord[] = [];
   readonly #evictions: WhatIfEviction[] = [];
-  readonly #calls: WhatIfCall[] = [];
   archivedBytes = 0;
   #recaps = 0;
   #manualCompactions = 0;
-  readonly #real = emptyTotals();
-  readonly #policyTotals = emptyTotals();
-  #unpricedCalls = 0;
-  #aboveCompactionPoint = 0;
   readonly rereads: WhatIfRereads;
 
   constructor(log: LogHistory, options: SimulateWhatIfOptions) {
@@ -118,19 +87,24 @@ class WhatIfSimulation {
     this.#calibration = calibrate(log, this.#features);
     this.#fit = this.#calibration.segments[0] ?? this.#calibration;
     this.#whatIfBase = this.#fit.baseTokens;
-    // The agent's breakpoints take the lifetime its calls wrote most of (Claude Code writes 5-minute entries unless
-    // the account has the 1-hour one).
-    let oneHour = 0;
-    let fiveMinutes = 0;
-    for (const call of log.calls) {
-      oneHour += call.usage?.cacheWrite1hTokens ?? 0;
-      fiveMinutes += call.usage?.cacheWrite5mTokens ?? 0;
-    }
-    this.#ttl = oneHour > fiveMinutes ? '1h' : '5m';
+    this.#history = new WhatIfHistory(options.counter, this.#fit);
     const provider = cacheProviderOf(options.source, log.calls[0]?.model);
-    this.#unedited = new WhatIfCacheStream(provider, this.#ttl);
-    this.#whatIf = new WhatIfCacheStream(provider, this.#ttl);
+    this.#requests = new WhatIfRequests(provider, agentCacheTtl(log.calls));
+    this.#ledger = new WhatIfLedger(options);
     this.rereads = new WhatIfRereads(this, options, log, this.#sizes);
+  }
+
+  // What the re-reads read and change of the history (`WhatIfRereadHost`).
+  get history(): HistoryItem[] {
+    return this.#history.items;
+  }
+
+  get tokens(): number[] {
+    return this.#history.tokens;
+  }
+
+  get sources(): number[] {
+    return this.#history.sources;
   }
 
   get trimAbove(): number {
@@ -138,39 +112,11 @@ class WhatIfSimulation {
   }
 
   localOf(item: HistoryItem): ItemSize {
-    let local = this.#local.get(item);
-    if (!local) {
-      local = {
-        tokens: item.kind === 'opaque' ? 0 : this.#options.counter.count(itemText(item)),
-        sizeClass: item.kind === 'tool-call' || item.kind === 'tool-result' ? 'tool' : 'text',
-      };
-      this.#local.set(item, local);
-    }
-    return local;
+    return this.#history.localOf(item);
   }
-
-  setLocal(item: HistoryItem, local: ItemSize): void {
-    this.#local.set(item, local);
-  }
-
-  sizeOf = (item: HistoryItem): number => {
-    const local = this.localOf(item);
-    return calibratedTokens(this.#fit, local.sizeClass, local.tokens);
-  };
 
   push(item: HistoryItem, local: ItemSize, source: number): void {
-    this.#local.set(item, local);
-    this.sourceByItem.set(item, source);
-    const size = this.sizeOf(item);
-    this.history.push(item);
-    this.tokens.push(size);
-    this.sources.push(source);
-    this.total += size;
-  }
-
-  #resize(): void {
-    this.tokens = this.history.map((item) => this.sizeOf(item));
-    this.total = this.tokens.reduce((sum, value) => sum + value, 0);
+    this.#history.push(item, local, source);
   }
 
   async run(): Promise<WhatIfReport> {
@@ -181,10 +127,7 @@ class WhatIfSimulation {
       const decision = this.#decide(call, callIndex);
       const realDrift = this.#realDrift(call);
       this.#price(call, callIndex, decision, realDrift);
-      if (this.#nextBreakpoint !== null) {
-        this.#proxyBreakpoint = this.#nextBreakpoint;
-        this.#nextBreakpoint = null;
-      }
+      this.#requests.advanceBreakpoint();
       // The batch goes in the request after the one that showed its boundary, as the proxy applies it.
       await this.#apply(call, decision);
     }
@@ -200,7 +143,7 @@ class WhatIfSimulation {
     const start = 'start' in callFit ? callFit.start : 'start';
     this.#whatIfBase = start === 'compaction' ? this.#whatIfBase : callFit.baseTokens;
     this.#fit = callFit;
-    this.#resize();
+    this.#history.refit(callFit);
   }
 
   /** The items logged before the call, into both histories (the what-if one trims them at arrival when asked). */
@@ -210,7 +153,7 @@ class WhatIfSimulation {
       const entry = log.items[this.#next]!;
       if (entry.segment !== this.#realSegment) this.#enterSegment(entry.segment);
       this.#realHistory.push(entry.item);
-      this.#local.set(entry.item, this.#sizes[this.#next]!);
+      this.#history.setLocal(entry.item, this.#sizes[this.#next]!);
       // The agent's own compaction never happens in the what-if: what it carried over is not there.
       if (entry.carried && log.segmentStarts[entry.segment - 1]?.trigger !== 'manual') continue;
       const trimmed = this.trimAbove > 0 ? await this.rereads.trimAtArrival(entry, this.#next) : undefined;
@@ -228,13 +171,10 @@ class WhatIfSimulation {
     // The user asked for this compaction: barometer's agent compacts at the same call, and its history is the
     // recorded summary from here on, as the agent's was.
     this.#manualCompactions++;
-    this.history = [];
-    this.sources = [];
-    this.#resize();
+    this.#history.clear();
     this.rereads.clear();
     this.#policyState = initialEvictionState();
-    this.#proxyBreakpoint = null;
-    this.#nextBreakpoint = null;
+    this.#requests.dropBreakpoints();
   }
 
   /** The policy sees what the proxy would: the history as sent, the log's signals, the last known residual. */
@@ -252,10 +192,10 @@ class WhatIfSimulation {
     const decision = policy.decide(this.history, {
       state: this.#policyState,
       signals: call.signals,
-      promptTokens: this.#whatIfBase + this.total + this.#previousResidual,
+      promptTokens: this.#whatIfBase + this.#history.total + this.#previousResidual,
       cacheCold,
       ...(compactionPoint === null ? {} : { contextWindow: compactionPoint }),
-      sizeOf: this.sizeOf,
+      sizeOf: this.#history.sizeOf,
     });
     this.#policyState = decision.state;
     return this.#options.recap === true ? decision : { ...decision, recap: null };
@@ -264,62 +204,37 @@ class WhatIfSimulation {
   /** The recorded history's drift, as the same policy measures it (nothing evicted there). */
   #realDrift(call: LogCall): number {
     const policy = this.#options.policy;
+    const sizeOf = this.#history.sizeOf;
     this.#realState = policy.decide(this.#realHistory, {
       state: this.#realState,
       signals: call.signals,
-      sizeOf: this.sizeOf,
+      sizeOf,
     }).state;
     return policy.drift(this.#realHistory, {
       state: this.#realState,
       ...(call.usage ? { promptTokens: call.usage.promptTokens } : {}),
-      sizeOf: this.sizeOf,
+      sizeOf,
     });
-  }
-
-  #identityOf(item: HistoryItem): string {
-    let id = this.#identity.get(item);
-    if (id === undefined) {
-      id = `b${this.#nextIdentity++}`;
-      this.#identity.set(item, id);
-    }
-    return id;
-  }
-
-  #blocks(items: readonly HistoryItem[], sizes: readonly number[]): WhatIfBlock[] {
-    return items.map((item, position) => ({
-      id: this.#identityOf(item),
-      tokens: Math.max(0, Math.round(sizes[position] ?? 0)),
-      cacheable: item.kind !== 'opaque',
-      role: roleOf(item),
-    }));
   }
 
   /** The request the agent sent, through the unedited stream's cache. */
   #sendUnedited(call: LogCall, time: number): PromptCacheTokens {
     const items = this.#realHistory;
-    return this.#unedited.send(
+    return this.#requests.sendUnedited(
       {
-        model: call.model ?? '',
-        baseTokens: Math.max(0, Math.round(this.#fit.baseTokens)),
-        blocks: this.#blocks(
-          items,
-          items.map((item) => this.sizeOf(item)),
-        ),
-        proxyBreakpoint: null,
+        model: call.model,
+        baseTokens: this.#fit.baseTokens,
+        items,
+        sizes: items.map((item) => this.#history.sizeOf(item)),
       },
       time,
     );
   }
 
   /** The request barometer would have sent now (the what-if history), through the what-if stream's cache. */
-  sendWhatIf(call: LogCall, time: number): PromptCacheTokens {
-    return this.#whatIf.send(
-      {
-        model: call.model ?? '',
-        baseTokens: Math.max(0, Math.round(this.#whatIfBase)),
-        blocks: this.#blocks(this.history, this.tokens),
-        proxyBreakpoint: this.#proxyBreakpoint,
-      },
+  #sendWhatIf(call: LogCall, time: number): PromptCacheTokens {
+    return this.#requests.sendWhatIf(
+      { model: call.model, baseTokens: this.#whatIfBase, items: this.history, sizes: this.tokens },
       time,
     );
   }
@@ -330,57 +245,34 @@ class WhatIfSimulation {
     const figures = cachedCallTokens({
       usage,
       unedited,
-      whatIf: this.sendWhatIf(call, time),
+      whatIf: this.#sendWhatIf(call, time),
       extra: { completionTokens: REREAD_CALL_COMPLETION_TOKENS, reasoningTokens: 0 },
     });
-    const price = this.#options.priceOf(call.model);
-    addCall(this.#policyTotals, figures, price ? callCost(figures, price, this.#options.source) : null);
+    this.#ledger.extra(call.model, figures);
   }
 
   /** The call priced both ways: recorded, and as barometer would have sent it (re-reads first). */
   #price(call: LogCall, callIndex: number, decision: EvictionDecision, realDrift: number): void {
     const usage = call.usage;
     if (!usage) {
-      this.#calls.push({
-        index: call.index,
-        reconstructedPromptTokens: null,
-        whatIfPromptTokens: null,
-        whatIfCacheReadTokens: null,
-        whatIfCacheWriteTokens: null,
-        whatIfCostUsd: null,
-        realCostUsd: null,
-        driftPercent: round1(realDrift),
-        whatIfDriftPercent: round1(decision.driftPercent),
-        rereads: 0,
-      });
+      this.#ledger.unmeasured(call.index, realDrift, decision.driftPercent);
       return;
     }
     const time = Date.parse(call.timestamp);
     const predicted = predictedPrompt(this.#calibration, this.#features[callIndex]!, call.index);
     const unedited = this.#sendUnedited(call, time);
     const outputEnd = this.#log.calls[callIndex + 1]?.itemsBefore ?? this.#log.items.length;
-    const callRereads = this.rereads.readBack(call, outputEnd, unedited, time);
-    const figures = cachedCallTokens({ usage, unedited, whatIf: this.sendWhatIf(call, time), extra: null });
+    const rereads = this.rereads.readBack(call, outputEnd, unedited, time);
+    const whatIf = cachedCallTokens({ usage, unedited, whatIf: this.#sendWhatIf(call, time), extra: null });
     this.#previousResidual = usage.promptTokens - predicted;
-    const price = this.#options.priceOf(call.model);
-    const realCost = price ? callCost(usage, price, this.#options.source) : null;
-    const whatIfCost = price ? callCost(figures, price, this.#options.source) : null;
-    if (!price) this.#unpricedCalls++;
-    addCall(this.#real, usage, realCost);
-    addCall(this.#policyTotals, figures, whatIfCost);
-    const point = this.#options.compactionPoint;
-    if (point !== null && figures.promptTokens > point) this.#aboveCompactionPoint++;
-    this.#calls.push({
-      index: call.index,
-      reconstructedPromptTokens: Math.round(predicted),
-      whatIfPromptTokens: figures.promptTokens,
-      whatIfCacheReadTokens: figures.cacheReadTokens,
-      whatIfCacheWriteTokens: figures.cacheWrite5mTokens + figures.cacheWrite1hTokens,
-      whatIfCostUsd: whatIfCost,
-      realCostUsd: realCost,
-      driftPercent: round1(realDrift),
-      whatIfDriftPercent: round1(decision.driftPercent),
-      rereads: callRereads,
+    this.#ledger.measured({
+      call,
+      usage,
+      whatIf,
+      predictedPromptTokens: predicted,
+      driftPercent: realDrift,
+      whatIfDriftPercent: decision.driftPercent,
+      rereads,
     });
   }
 
@@ -394,129 +286,64 @@ class WhatIfSimulation {
       counter,
     });
     this.#policyState = applied.state;
-    if (decision.evict && applied.archive) this.#tombstone(call, decision, applied.history, applied.archive);
+    if (decision.evict && applied.archive)
+      this.#tombstone(call, { ...decision, evict: decision.evict }, applied);
     if (applied.recap?.ok) this.#recap(applied.history, applied.recap.archives[0]);
-    else this.history = applied.history;
+    else this.#history.replaceItems(applied.history);
   }
 
-  #tombstone(call: LogCall, decision: EvictionDecision, next: HistoryItem[], archive: string): void {
-    const batch = decision.evict!;
-    const { counter } = this.#options;
-    const calls = new Map<string, HistoryItem>();
-    for (const item of this.history) if (item.kind === 'tool-call') calls.set(item.callId, item);
-    const shown = this.#options.tombstonePath?.(batch.taskId) ?? archive;
-    let freed = 0;
-    let bytes = 0;
-    for (const step of batch.steps) {
-      const archived = next[step.position] as HistoryItem;
-      const original = this.history[step.position] as HistoryItem;
-      if (archived.kind !== 'tool-call' && archived.kind !== 'tool-result') continue;
-      // The proxy's text, sized exactly: the one tombstone of both.
-      const text = evictionTombstone({
-        kind: archived.kind,
-        call: calls.get(archived.callId),
-        tokens: counter.count(step.original),
-        taskId: batch.taskId,
-        boundary: decision.boundary?.kind ?? 'sub-task end',
-        itemId: step.itemId,
-        archive: shown,
-      });
-      const item = tombstoned(archived, text);
-      next[step.position] = item;
-      const before = this.tokens[step.position] ?? 0;
-      this.#local.set(item, { tokens: counter.count(itemText(item)), sizeClass: 'tool' });
-      const after = this.sizeOf(item);
-      this.tokens[step.position] = after;
-      const source = this.sources[step.position] ?? -1;
-      this.sourceByItem.set(item, source);
-      this.total += after - before;
-      freed += before - after;
-      bytes += Buffer.byteLength(step.original, 'utf8');
-      this.rereads.evicted(original, item, source, step.field, archiveLocation(shown, step.itemId));
-    }
-    this.history = next;
+  #tombstone(
+    call: LogCall,
+    decision: Parameters<typeof tombstoneBatch>[0]['decision'],
+    applied: { history: HistoryItem[]; archive: string | null },
+  ): void {
+    const { eviction, bytes, lastPosition } = tombstoneBatch({
+      history: this.#history,
+      decision,
+      applied: applied.history,
+      archive: applied.archive as string,
+      callIndex: call.index,
+      counter: this.#options.counter,
+      ...(this.#options.tombstonePath ? { tombstonePath: this.#options.tombstonePath } : {}),
+      onEvicted: (original, item, source, field, shown) =>
+        this.rereads.evicted(original, item, source, field, shown),
+    });
     this.archivedBytes += bytes;
     // As the proxy places its own breakpoint (outgoing-request.ts, proxy-breakpoint.ts); off, the what-if prices a
     // proxy without one.
-    if (this.#options.proxyBreakpoint !== false)
-      this.#nextBreakpoint = batch.steps.at(-1)?.position ?? this.#nextBreakpoint;
-    this.#evictions.push({
-      beforeCallIndex: call.index + 1,
-      taskId: batch.taskId,
-      boundary: decision.boundary?.kind ?? 'earlier boundary',
-      detail: decision.boundary?.detail ?? '',
-      items: batch.steps.length,
-      bytes,
-      tokensFreed: Math.round(freed),
-      archive,
-    });
+    if (this.#options.proxyBreakpoint !== false && lastPosition !== undefined)
+      this.#requests.placeBreakpoint(lastPosition);
+    this.#evictions.push(eviction);
   }
 
   /** The what-if's own recap: what it replaced is archived; the cache holds nothing of the new history. */
   #recap(next: HistoryItem[], recapPath: string | undefined): void {
     this.#recaps++;
-    const replaced = new Set(this.history);
-    for (const item of next) replaced.delete(item);
-    for (const item of replaced) {
-      const source = this.sourceByItem.get(item) ?? -1;
-      if (source >= 0 && recapPath)
-        this.records.push({ location: archiveLocation(recapPath, item.id), source, field: 'item' });
-    }
-    this.history = next;
-    this.sources = next.map((item) => this.sourceByItem.get(item) ?? -1);
-    this.#resize();
-    this.#proxyBreakpoint = null;
-    this.#nextBreakpoint = null;
+    this.records.push(...recapRecords(this.history, next, (item) => this.#history.sourceOf(item), recapPath));
+    this.#history.adopt(next);
+    this.#requests.dropBreakpoints();
     this.rereads.clear();
     for (let position = 0; position < next.length; position++) this.rereads.track(position);
   }
 
   async #report(): Promise<WhatIfReport> {
     const log = this.#log;
-    this.#real.compactions = new Set(log.calls.map((call) => call.segment)).size - 1;
-    // The user's own compactions, which the what-if makes too; its recaps are its own, counted apart.
-    this.#policyTotals.compactions = this.#manualCompactions;
     const { verified, failures } = await verifyArchive(log, this.records, this.#options.reader);
-    const percent = (saved: number, of: number) => (of > 0 ? Math.round((saved / of) * 1000) / 10 : 0);
-    const real = this.#real;
-    const policy = this.#policyTotals;
-    return {
-      real,
-      policy: {
-        ...policy,
-        evictions: this.#evictions.length,
-        recaps: this.#recaps,
-        trimmedAtArrival: this.rereads.trims,
-        archivedItems: this.records.length,
-        archivedBytes: this.archivedBytes,
-        rereads: this.rereads.count,
-        quotedRereads: this.rereads.quoted,
-        rereadTokens: this.rereads.tokens,
-        callsAboveCompactionPoint: this.#aboveCompactionPoint,
-      },
-      savedPercent: percent(real.promptTokens - policy.promptTokens, real.promptTokens),
-      costSavedPercent:
-        real.costUsd !== null && policy.costUsd !== null
-          ? percent(real.costUsd - policy.costUsd, real.costUsd)
-          : null,
-      archiveVerified: failures.length === 0 && verified === this.records.length,
-      archiveFailures: failures.slice(0, 10),
+    return buildWhatIfReport({
+      ledger: this.#ledger,
+      recordedCompactions: new Set(log.calls.map((call) => call.segment)).size - 1,
+      manualCompactions: this.#manualCompactions,
+      evictions: this.#evictions,
+      recaps: this.#recaps,
+      rereads: this.rereads,
+      archivedItems: this.records.length,
+      archivedBytes: this.archivedBytes,
+      verified,
+      failures,
       compactionPoint: this.#options.compactionPoint,
       calibration: this.#calibration,
-      evictions: this.#evictions,
-      calls: this.#calls,
-      unpricedCalls: this.#unpricedCalls,
-    };
+    });
   }
-}
-
-const round1 = (value: number) => Math.round(value * 10) / 10;
-
-/** An evicted item as it reads with the proxy's tombstone text (its archive address kept). */
-function tombstoned(item: HistoryItem, tombstone: string): HistoryItem {
-  if (item.kind === 'tool-result') return { ...item, content: tombstone };
-  if (item.kind === 'tool-call') return { ...item, input: { evicted: tombstone } };
-  return item;
 }
 
 export type { WhatIfSimulation };
