@@ -26,7 +26,7 @@ import type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
 import { type ArchivedRecord, verifyArchive } from './verify-archive.js';
 import { cacheProviderOf, roleOf, type WhatIfBlock, WhatIfCacheStream } from './what-if-cache.js';
 import type { WhatIfCall, WhatIfEviction, WhatIfReport, WhatIfTotals } from './what-if-report.js';
-import { REREAD_CALL_COMPLETION_TOKENS, WhatIfRereads } from './what-if-rereads.js';
+import { WhatIfRereads } from './what-if-rereads.js';
 
 export { CACHE_LIFETIME_MS } from './cached-call-tokens.js';
 export type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
@@ -324,14 +324,14 @@ class WhatIfSimulation {
     );
   }
 
-  /** Prices one extra call (a re-read) of the what-if before the recorded call. */
-  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number): void {
+  /** Prices one extra call (the re-reads) of the what-if before the recorded call, with its output tokens. */
+  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number, completionTokens: number): void {
     const usage = call.usage as LogCallUsage;
     const figures = cachedCallTokens({
       usage,
       unedited,
       whatIf: this.sendWhatIf(call, time),
-      extra: { completionTokens: REREAD_CALL_COMPLETION_TOKENS, reasoningTokens: 0 },
+      extra: { completionTokens, reasoningTokens: 0 },
     });
     const price = this.#options.priceOf(call.model);
     addCall(this.#policyTotals, figures, price ? callCost(figures, price, this.#options.source) : null);
