@@ -47,6 +47,12 @@ export const DEFAULT_EVICT_SUPERSEDED = false;
 /** Lever (d) of docs/decisions/035. */
 export const DEFAULT_EVICT_WHEN_COLD = true;
 /**
+ * Off by default: the proxy decides on a request after forwarding it, so its batches land on the next request, and a
+ * request that finds the cache cold cannot carry its own batch yet (docs/rules.md, "Eviction policy"). The what-if
+ * applies it when it is set.
+ */
+export const DEFAULT_EVICT_ON_COLD_ARRIVAL = false;
+/**
  * Lever (c) of docs/decisions/035 (0: off). Off by default since the proxy does not apply it: the what-if predicts
  * the proxy (decision 097); a policy file can turn it on for the what-if, which then names its effect as its own.
  */
@@ -92,6 +98,13 @@ export const EvictionPolicyOptionsSchema = z.strictObject({
    */
   evictWhenCold: z.boolean().optional(),
   /**
+   * A request that finds the provider's cache cold (a pause longer than its lifetime, another model) carries the batch
+   * decided on its own history: the caller decides before sending it, so the rewrite falls on a request that writes
+   * the whole prompt anyway (with `evictWhenCold`, a batch decided at a cold request and sent with the next one lands
+   * on a cache that request warmed). @default see DEFAULT_EVICT_ON_COLD_ARRIVAL
+   */
+  evictOnColdArrival: z.boolean().optional(),
+  /**
    * Trim at arrival: a tool result above this many tokens enters the history as a notice with its head and tail
    * and the archive address of the whole (0: never). @default see docs/decisions/035
    */
@@ -115,6 +128,7 @@ export interface ResolvedEvictionPolicyOptions {
   keepFilesInUse: boolean;
   evictSuperseded: boolean;
   evictWhenCold: boolean;
+  evictOnColdArrival: boolean;
   trimResultsAboveTokens: number;
   recapAbovePercent: number;
   keepTokens: number;
@@ -141,6 +155,7 @@ export function resolveEvictionPolicyOptions(
     keepFilesInUse: value.keepFilesInUse ?? true,
     evictSuperseded: value.evictSuperseded ?? DEFAULT_EVICT_SUPERSEDED,
     evictWhenCold: value.evictWhenCold ?? DEFAULT_EVICT_WHEN_COLD,
+    evictOnColdArrival: value.evictOnColdArrival ?? DEFAULT_EVICT_ON_COLD_ARRIVAL,
     trimResultsAboveTokens: value.trimResultsAboveTokens ?? DEFAULT_TRIM_RESULTS_ABOVE_TOKENS,
     recapAbovePercent: value.recapAbovePercent ?? DEFAULT_RECAP_ABOVE_PERCENT,
     keepTokens: value.keepTokens ?? DEFAULT_KEEP_TOKENS,

@@ -178,7 +178,11 @@ class WhatIfSimulation {
       const call = this.#log.calls[callIndex] as LogCall;
       this.#enterStretch(call);
       await this.#addItems(call);
-      const decision = this.#decide(call, callIndex);
+      const cold = this.#cacheCold(call, callIndex);
+      const onArrival = cold && this.#options.policy.options.evictOnColdArrival;
+      if (onArrival) await this.#evictOnArrival(call);
+      // After a batch on arrival, the next batch lands on the request after this one, which finds the cache warm.
+      const decision = this.#decide(call, cold && !onArrival);
       const realDrift = this.#realDrift(call);
       this.#price(call, callIndex, decision, realDrift);
       if (this.#nextBreakpoint !== null) {
@@ -237,15 +241,38 @@ class WhatIfSimulation {
     this.#nextBreakpoint = null;
   }
 
-  /** The policy sees what the proxy would: the history as sent, the log's signals, the last known residual. */
-  #decide(call: LogCall, callIndex: number): EvictionDecision {
-    const { policy, source, compactionPoint } = this.#options;
+  /**
+   * Whether the call finds the provider's cache cold: a pause since the call before longer than the cache surely lives
+   * (Anthropic's lifetime, OpenAI's hour), or another model (a cache is per model).
+   */
+  #cacheCold(call: LogCall, callIndex: number): boolean {
     const previousCall = this.#log.calls[callIndex - 1];
-    const cacheCold =
+    return (
       previousCall !== undefined &&
       (previousCall.model !== call.model ||
         Date.parse(call.timestamp) - Date.parse(previousCall.timestamp) >
-          cacheLifetimeMs(source, previousCall.usage));
+          cacheLifetimeMs(this.#options.source, previousCall.usage))
+    );
+  }
+
+  /**
+   * `evictOnColdArrival`: a call that finds the cache cold carries the batch decided on its own history (the caller
+   * decides before sending it), so the batch's rewrite falls on a request that writes its whole prompt anyway. The
+   * provider holds no entry to read: the proxy's breakpoint goes on the batch's last tombstone at once.
+   */
+  async #evictOnArrival(call: LogCall): Promise<void> {
+    const decision = this.#decide(call, true);
+    if (!decision.evict) return;
+    await this.#apply(call, decision, call.index);
+    if (this.#nextBreakpoint !== null) {
+      this.#proxyBreakpoint = this.#nextBreakpoint;
+      this.#nextBreakpoint = null;
+    }
+  }
+
+  /** The policy sees what the proxy would: the history as sent, the log's signals, the last known residual. */
+  #decide(call: LogCall, cacheCold: boolean): EvictionDecision {
+    const { policy, compactionPoint } = this.#options;
     // The policy as the proxy runs it (proxy-sessions.ts): no warm-cache payback wait (the proxy gives no
     // `callsSoFar`), so the what-if gives none either; a cold cache (a pause longer than its lifetime, another
     // model) lets a pending batch go in both.
@@ -384,8 +411,11 @@ class WhatIfSimulation {
     });
   }
 
-  /** Applies the call's decision once the call is made: the batch archived, its items replaced by tombstones. */
-  async #apply(call: LogCall, decision: EvictionDecision): Promise<void> {
+  /**
+   * Applies a decision: the batch archived, its items replaced by tombstones, from the call `carriedBy` on (the next
+   * one, as the proxy applies a batch decided on a request it forwarded).
+   */
+  async #apply(call: LogCall, decision: EvictionDecision, carriedBy = call.index + 1): Promise<void> {
     if (!decision.evict && !decision.recap) return;
     const { policy, counter } = this.#options;
     const applied = await policy.apply(this.history, decision, {
@@ -394,12 +424,13 @@ class WhatIfSimulation {
       counter,
     });
     this.#policyState = applied.state;
-    if (decision.evict && applied.archive) this.#tombstone(call, decision, applied.history, applied.archive);
+    if (decision.evict && applied.archive)
+      this.#tombstone(carriedBy, decision, applied.history, applied.archive);
     if (applied.recap?.ok) this.#recap(applied.history, applied.recap.archives[0]);
     else this.history = applied.history;
   }
 
-  #tombstone(call: LogCall, decision: EvictionDecision, next: HistoryItem[], archive: string): void {
+  #tombstone(carriedBy: number, decision: EvictionDecision, next: HistoryItem[], archive: string): void {
     const batch = decision.evict!;
     const { counter } = this.#options;
     const calls = new Map<string, HistoryItem>();
@@ -441,7 +472,7 @@ class WhatIfSimulation {
     if (this.#options.proxyBreakpoint !== false)
       this.#nextBreakpoint = batch.steps.at(-1)?.position ?? this.#nextBreakpoint;
     this.#evictions.push({
-      beforeCallIndex: call.index + 1,
+      beforeCallIndex: carriedBy,
       taskId: batch.taskId,
       boundary: decision.boundary?.kind ?? 'earlier boundary',
       detail: decision.boundary?.detail ?? '',
