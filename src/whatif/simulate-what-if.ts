@@ -275,7 +275,8 @@ class WhatIfSimulation {
     const { policy, compactionPoint } = this.#options;
     // The policy as the proxy runs it (proxy-sessions.ts): no warm-cache payback wait (the proxy gives no
     // `callsSoFar`), so the what-if gives none either; a cold cache (a pause longer than its lifetime, another
-    // model) lets a pending batch go in both.
+    // model) lets a pending batch go, as the proxy's `#cacheCold` means to (on the proxy's route path it reads the
+    // answer just recorded: docs/rules.md, "Where the saving is lost", item 0).
     const decision = policy.decide(this.history, {
       state: this.#policyState,
       signals: call.signals,

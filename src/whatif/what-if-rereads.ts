@@ -266,7 +266,10 @@ export class WhatIfRereads {
     }
   }
 
-  /** Trimmed middles and evicted results the call's output quotes, taken off the watch lists. */
+  /**
+   * Trimmed middles and evicted results the call's output quotes, taken off the watch lists; `reading` is what the
+   * call's extra call reads back already.
+   */
   #quotes(
     call: LogCall,
     outputEnd: number,
@@ -287,7 +290,8 @@ export class WhatIfRereads {
       pending.marks.some((mark) => text.includes(mark)),
     );
     if (candidates.length === 0) return { trims, evicted: [] };
-    // A word the history shows elsewhere (a path the agent named, a later read) has another source: no re-read.
+    // A word the history shows elsewhere (a path the agent named, a later read, a text the same extra call reads back
+    // for an edit: `reading`) has another source: no re-read.
     const held = this.sim.history
       .filter((item) => !('archivedTo' in item && item.archivedTo) && !this.#trimmed.has(item))
       .map((item) => (item.kind === 'opaque' ? '' : itemText(item)))
