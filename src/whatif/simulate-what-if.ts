@@ -19,7 +19,7 @@ import {
   type SegmentCalibration,
   segmentOf,
 } from './calibrate.js';
-import { callCost } from './call-cost.js';
+import { callCost, whatIfCallCost } from './call-cost.js';
 import { type ItemSize, itemSize } from './item-size.js';
 import type { LogCall, LogCallUsage, LogHistory } from './log-history.js';
 import type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
@@ -362,7 +362,7 @@ class WhatIfSimulation {
       extra: { completionTokens, reasoningTokens: 0 },
     });
     const price = this.#options.priceOf(call.model);
-    addCall(this.#policyTotals, figures, price ? callCost(figures, price, this.#options.source) : null);
+    addCall(this.#policyTotals, figures, price ? whatIfCallCost(figures, price, this.#options.source) : null);
   }
 
   /** The call priced both ways: recorded, and as barometer would have sent it (re-reads first). */
@@ -392,7 +392,7 @@ class WhatIfSimulation {
     this.#previousResidual = usage.promptTokens - predicted;
     const price = this.#options.priceOf(call.model);
     const realCost = price ? callCost(usage, price, this.#options.source) : null;
-    const whatIfCost = price ? callCost(figures, price, this.#options.source) : null;
+    const whatIfCost = price ? whatIfCallCost(figures, price, this.#options.source) : null;
     if (!price) this.#unpricedCalls++;
     addCall(this.#real, usage, realCost);
     addCall(this.#policyTotals, figures, whatIfCost);
