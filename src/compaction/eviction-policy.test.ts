@@ -464,6 +464,14 @@ describe('options', () => {
     });
     expect(policy.options.commandPatterns).toEqual(DEFAULT_COMMAND_PATTERNS);
   });
+
+  it('turns evictOnColdArrival on by default (the proxy reads a cold request before sending it) and takes only a boolean', () => {
+    expect(new EvictionPolicy().options.evictOnColdArrival).toBe(true);
+    expect(new EvictionPolicy({ evictOnColdArrival: false }).options.evictOnColdArrival).toBe(false);
+    expect(() => new EvictionPolicy({ evictOnColdArrival: 'yes' } as never)).toThrow(
+      BarometerValidationError,
+    );
+  });
 });
 
 describe('the levers of docs/decisions/035', () => {

@@ -31,3 +31,19 @@ export function callCost(
   );
   return cost.known ? cost.usd : null;
 }
+
+/**
+ * A what-if call's cost: `callCost`, or, when the price has no cache-read price and the what-if's figures read from a
+ * cache, those reads billed as input. The cache model may find a prefix where the recorded calls of a provider that
+ * bills no cache read nothing (the OpenHands trajectories' llama-4-maverick through OpenRouter, priced without cached
+ * input); left unpriced, the call would fall out of the what-if's total while its recorded cost stays in the real
+ * one, and a read never costs more than the input (an upper bound). Null when the price is unknown or lacks another
+ * price the tokens need.
+ */
+export function whatIfCallCost(
+  tokens: LogCallUsage,
+  price: ModelPrice | null | undefined,
+  source: UsageSource,
+): number | null {
+  return callCost(tokens, price, source) ?? callCost({ ...tokens, cacheReadTokens: 0 }, price, source);
+}

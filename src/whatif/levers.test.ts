@@ -114,3 +114,107 @@ describe('(c) trim at arrival', () => {
     expect(report.policy.archivedItems).toBe(1);
   });
 });
+
+const fileText = `defmodule A do\n${'  def f(x), do: x + 1\n'.repeat(300)}end\n`;
+
+/**
+ * A Claude Code log of four calls a minute apart but for a 30-minute pause before the third: read a file, commit, then
+ * (after the pause, its prompt the first to hold the commit's result) answer, and a last answer. Each call reads the
+ * previous call's prompt from the cache but the third, which finds it expired (Anthropic's 5 minutes) and writes all.
+ */
+function pausedLog(): { text: string; prompts: number[] } {
+  const lines: object[] = [];
+  const minutes = [0, 1, 2, 3, 33, 34, 35];
+  let step = 0;
+  const at = () => `2026-02-12T16:${String(minutes[step++]).padStart(2, '0')}:00.000Z`;
+  const items: string[] = [];
+  const prompts: number[] = [];
+  const prompt = () => 10_000 + items.reduce((sum, text) => sum + counter.count(text), 0);
+  const assistant = (id: string, block: object, text: string, cold = false) => {
+    const now = prompt();
+    // The cache holds what the call before wrote or read: its prompt but its 3 uncached input tokens.
+    const read = cold || prompts.length === 0 ? 0 : prompts.at(-1)! - 3;
+    prompts.push(now);
+    lines.push({
+      type: 'assistant',
+      timestamp: at(),
+      message: {
+        id,
+        role: 'assistant',
+        model: 'claude-opus-4-6',
+        content: [block],
+        usage: {
+          input_tokens: 3,
+          cache_read_input_tokens: read,
+          cache_creation_input_tokens: now - read - 3,
+          output_tokens: 40,
+        },
+      },
+    });
+    items.push(text);
+  };
+  const user = (content: unknown, text: string) => {
+    lines.push({ type: 'user', timestamp: at(), message: { role: 'user', content } });
+    items.push(text);
+  };
+  user('Fix a.ts', 'Fix a.ts');
+  const read = { file_path: '/r/a.ts' };
+  assistant('m1', { type: 'tool_use', id: 'r1', name: 'Read', input: read }, `Read ${JSON.stringify(read)}`);
+  user([{ type: 'tool_result', tool_use_id: 'r1', content: fileText }], fileText);
+  const commit = { command: 'git commit -am fix' };
+  assistant(
+    'm2',
+    { type: 'tool_use', id: 'g1', name: 'Bash', input: commit },
+    `Bash ${JSON.stringify(commit)}`,
+  );
+  user([{ type: 'tool_result', tool_use_id: 'g1', content: '[main 1a2b] fix' }], '[main 1a2b] fix');
+  assistant('m3', { type: 'text', text: 'Committed.' }, 'Committed.', true);
+  user('Thanks', 'Thanks');
+  assistant('m4', { type: 'text', text: 'You are welcome.' }, 'You are welcome.');
+  return { text: `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`, prompts };
+}
+
+describe('evictOnColdArrival', () => {
+  const price = findModel('claude-opus-4-6')?.price ?? null;
+  const replay = (evictOnColdArrival: boolean, sessionId: string) =>
+    simulateWhatIf(readClaudeCodeHistory(pausedLog().text), {
+      policy: new EvictionPolicy({ evictOnColdArrival }, counter),
+      archive: new ArchiveStore({ root, durable: false }),
+      reader: { readFile: readArchiveFile },
+      sessionId,
+      counter,
+      priceOf: () => price,
+      compactionPoint: 167_000,
+      source: 'claude-code',
+      // The tombstone names the same address in every run (a temporary folder's name would change its size).
+      tombstonePath: (taskId) => `.barometer/archives/cold/${taskId}.log`,
+    });
+
+  it('puts the batch on the cold call that shows its boundary, which writes its whole prompt anyway', async () => {
+    const { prompts } = pausedLog();
+    const on = await replay(true, 'arrival-on');
+    expect(on.evictions).toEqual([
+      expect.objectContaining({ beforeCallIndex: 2, boundary: 'command', items: 1 }),
+    ]);
+    const freed = on.evictions[0]!.tokensFreed;
+    expect(freed).toBeGreaterThan(counter.count(fileText) - 200);
+    // The cold call sends the tombstone and, as recorded, reads nothing; the call after it reads all it wrote.
+    expect(on.calls[2]!.whatIfPromptTokens).toBe(prompts[2]! - freed);
+    expect(on.calls[2]!.whatIfCacheReadTokens).toBe(0);
+    expect(on.calls[3]!.whatIfPromptTokens).toBe(prompts[3]! - freed);
+    // (Within the few tokens the cache model's whole-token blocks round away.)
+    expect(Math.abs(on.calls[3]!.whatIfCacheReadTokens! - (prompts[2]! - freed - 3))).toBeLessThanOrEqual(8);
+    expect(on.archiveVerified).toBe(true);
+  });
+
+  it('off (the proxy today), puts it on the next call, which rewrites what the cold call had just written', async () => {
+    const { prompts } = pausedLog();
+    const off = await replay(false, 'arrival-off');
+    expect(off.evictions).toEqual([expect.objectContaining({ beforeCallIndex: 3, items: 1 })]);
+    expect(off.calls[2]!.whatIfPromptTokens).toBe(prompts[2]!);
+    const on = await replay(true, 'arrival-compared');
+    // The same tokens freed one call earlier, and no second write of the prompt: cheaper.
+    expect(on.policy.promptTokens).toBe(off.policy.promptTokens - off.evictions[0]!.tokensFreed);
+    expect(on.policy.costUsd!).toBeLessThan(off.policy.costUsd!);
+  });
+});

@@ -6,7 +6,7 @@ import { EvictionPolicy } from '../compaction/eviction-policy.js';
 import { findModel } from '../models/find-model.js';
 import { ArchiveStore, readArchiveFile } from '../store/archive.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
-import { callCost } from './call-cost.js';
+import { callCost, whatIfCallCost } from './call-cost.js';
 import { readClaudeCodeHistory } from './read-claude-code-history.js';
 import { type SimulateWhatIfOptions, simulateWhatIf } from './simulate-what-if.js';
 
@@ -196,5 +196,31 @@ describe('callCost', () => {
       callCost({ ...tokens, cacheWrite5mTokens: 1_000_000, cacheWrite1hTokens: 0 }, price, 'claude-code'),
     ).toBeCloseTo(6.25, 10);
     expect(callCost(tokens, null, 'claude-code')).toBeNull();
+  });
+});
+
+describe('whatIfCallCost', () => {
+  // A price with no cached input (the OpenHands trajectories' llama-4-maverick through OpenRouter): 0.15 / 0.6.
+  const uncachedPrice = { input: 0.15, output: 0.6 };
+  const tokens = {
+    promptTokens: 1_000_000,
+    cacheReadTokens: 400_000,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    completionTokens: 100_000,
+    reasoningTokens: 0,
+  };
+
+  it('bills the reads as input when the price has no cache-read price, so the call stays in the total', () => {
+    // Regression: such a call had no cost (callCost is null), fell out of the what-if's total and kept its recorded
+    // cost in the real one (an OpenHands trajectory 6.6% fewer tokens showed 73.9% lower cost with trim at arrival).
+    expect(callCost(tokens, uncachedPrice, 'openhands')).toBeNull();
+    // 1,000,000 input at 0.15 and 100,000 output at 0.6 per million.
+    expect(whatIfCallCost(tokens, uncachedPrice, 'openhands')).toBeCloseTo(0.15 + 0.06, 10);
+  });
+
+  it('is callCost wherever that prices the call, and null without a price', () => {
+    expect(whatIfCallCost(tokens, price, 'claude-code')).toBe(callCost(tokens, price, 'claude-code'));
+    expect(whatIfCallCost(tokens, null, 'claude-code')).toBeNull();
   });
 });

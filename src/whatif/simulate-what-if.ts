@@ -27,7 +27,7 @@ import { WhatIfHistory } from './what-if-history.js';
 import { WhatIfLedger } from './what-if-ledger.js';
 import type { WhatIfEviction, WhatIfReport } from './what-if-report.js';
 import { agentCacheTtl, WhatIfRequests } from './what-if-requests.js';
-import { REREAD_CALL_COMPLETION_TOKENS, WhatIfRereads } from './what-if-rereads.js';
+import { WhatIfRereads } from './what-if-rereads.js';
 
 export { CACHE_LIFETIME_MS } from './cached-call-tokens.js';
 export type { SimulateWhatIfOptions } from './simulate-what-if-options.js';
@@ -124,7 +124,12 @@ class WhatIfSimulation {
       const call = this.#log.calls[callIndex] as LogCall;
       this.#enterStretch(call);
       await this.#addItems(call);
-      const decision = this.#decide(call, callIndex);
+      const cold = this.#cacheCold(call, callIndex);
+      // A switch of model is seen once the request is read, after its answer, as the proxy sees it.
+      const onArrival = cold.pause && this.#options.policy.options.evictOnColdArrival;
+      if (onArrival) await this.#evictOnArrival(call);
+      // After a batch on arrival, this call's answer warms the cache: a later batch lands on the request after it.
+      const decision = this.#decide(call, (cold.pause || cold.model) && !onArrival);
       const realDrift = this.#realDrift(call);
       this.#price(call, callIndex, decision, realDrift);
       this.#requests.advanceBreakpoint();
@@ -177,15 +182,37 @@ class WhatIfSimulation {
     this.#requests.dropBreakpoints();
   }
 
-  /** The policy sees what the proxy would: the history as sent, the log's signals, the last known residual. */
-  #decide(call: LogCall, callIndex: number): EvictionDecision {
-    const { policy, source, compactionPoint } = this.#options;
+  /**
+   * How the call finds the provider's cache: cold by the pause (since the call before, longer than the cache surely
+   * lives: Anthropic's lifetime, OpenAI's hour), or cold by another model (a cache is per model).
+   */
+  #cacheCold(call: LogCall, callIndex: number): { pause: boolean; model: boolean } {
     const previousCall = this.#log.calls[callIndex - 1];
-    const cacheCold =
-      previousCall !== undefined &&
-      (previousCall.model !== call.model ||
+    if (previousCall === undefined) return { pause: false, model: false };
+    return {
+      pause:
         Date.parse(call.timestamp) - Date.parse(previousCall.timestamp) >
-          cacheLifetimeMs(source, previousCall.usage));
+        cacheLifetimeMs(this.#options.source, previousCall.usage),
+      model: previousCall.model !== call.model,
+    };
+  }
+
+  /**
+   * `evictOnColdArrival`: a call that finds the cache cold by the pause carries the batch decided on its own history
+   * (the proxy reads such a request before it goes upstream: ProxySessions.coldOnArrival), so the batch's rewrite falls
+   * on a request that writes its whole prompt anyway. The provider holds no entry to read: the proxy's breakpoint goes
+   * on the batch's last tombstone at once.
+   */
+  async #evictOnArrival(call: LogCall): Promise<void> {
+    const decision = this.#decide(call, true);
+    if (!decision.evict) return;
+    await this.#apply(call, decision, call.index);
+    this.#requests.advanceBreakpoint();
+  }
+
+  /** The policy sees what the proxy would: the history as sent, the log's signals, the last known residual. */
+  #decide(call: LogCall, cacheCold: boolean): EvictionDecision {
+    const { policy, compactionPoint } = this.#options;
     // The policy as the proxy runs it (proxy-sessions.ts): no warm-cache payback wait (the proxy gives no
     // `callsSoFar`), so the what-if gives none either; a cold cache (a pause longer than its lifetime, another
     // model) lets a pending batch go in both.
@@ -239,14 +266,14 @@ class WhatIfSimulation {
     );
   }
 
-  /** Prices one extra call (a re-read) of the what-if before the recorded call. */
-  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number): void {
+  /** Prices one extra call (the re-reads) of the what-if before the recorded call, with its output tokens. */
+  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number, completionTokens: number): void {
     const usage = call.usage as LogCallUsage;
     const figures = cachedCallTokens({
       usage,
       unedited,
       whatIf: this.#sendWhatIf(call, time),
-      extra: { completionTokens: REREAD_CALL_COMPLETION_TOKENS, reasoningTokens: 0 },
+      extra: { completionTokens, reasoningTokens: 0 },
     });
     this.#ledger.extra(call.model, figures);
   }
@@ -276,8 +303,11 @@ class WhatIfSimulation {
     });
   }
 
-  /** Applies the call's decision once the call is made: the batch archived, its items replaced by tombstones. */
-  async #apply(call: LogCall, decision: EvictionDecision): Promise<void> {
+  /**
+   * Applies a decision: the batch archived, its items replaced by tombstones, from the call `carriedBy` on (the next
+   * one, as the proxy applies a batch decided on a request it forwarded).
+   */
+  async #apply(call: LogCall, decision: EvictionDecision, carriedBy = call.index + 1): Promise<void> {
     if (!decision.evict && !decision.recap) return;
     const { policy, counter } = this.#options;
     const applied = await policy.apply(this.history, decision, {
@@ -287,13 +317,13 @@ class WhatIfSimulation {
     });
     this.#policyState = applied.state;
     if (decision.evict && applied.archive)
-      this.#tombstone(call, { ...decision, evict: decision.evict }, applied);
+      this.#tombstone(carriedBy, { ...decision, evict: decision.evict }, applied);
     if (applied.recap?.ok) this.#recap(applied.history, applied.recap.archives[0]);
     else this.#history.replaceItems(applied.history);
   }
 
   #tombstone(
-    call: LogCall,
+    carriedBy: number,
     decision: Parameters<typeof tombstoneBatch>[0]['decision'],
     applied: { history: HistoryItem[]; archive: string | null },
   ): void {
@@ -302,7 +332,7 @@ class WhatIfSimulation {
       decision,
       applied: applied.history,
       archive: applied.archive as string,
-      callIndex: call.index,
+      carriedBy,
       counter: this.#options.counter,
       ...(this.#options.tombstonePath ? { tombstonePath: this.#options.tombstonePath } : {}),
       onEvicted: (original, item, source, field, shown) =>

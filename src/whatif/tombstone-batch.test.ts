@@ -48,7 +48,7 @@ describe('tombstoneBatch', () => {
       decision: decision(),
       applied: [call, archivedResult],
       archive: '/tmp/x/whatif/subtask-1.log',
-      callIndex: 6,
+      carriedBy: 7,
       counter: chars,
       tombstonePath: (taskId) => `/data/archive/whatif/${taskId}.log`,
       onEvicted: (original, item, source, field, shown) => {
@@ -96,7 +96,7 @@ describe('tombstoneBatch', () => {
       decision: decision(),
       applied: [call, result],
       archive: '/tmp/x/whatif/subtask-1.log',
-      callIndex: 0,
+      carriedBy: 1,
       counter: chars,
     });
     const item = history.items[1];

@@ -17,8 +17,11 @@ export interface TombstoneBatchInput {
   applied: HistoryItem[];
   /** The batch's archive file, as written. */
   archive: string;
-  /** The call (`LogCall.index`) whose history showed the boundary: the batch goes in the next one. */
-  callIndex: number;
+  /**
+   * The call (`LogCall.index`) that carries the batch first: the one after the call whose history showed the
+   * boundary, or that call itself when it found the cache cold (`evictOnColdArrival`).
+   */
+  carriedBy: number;
   counter: TokenCounter;
   /** The archive path a tombstone names (see `SimulateWhatIfOptions.tombstonePath`). @default the archive written */
   tombstonePath?: (taskId: string) => string;
@@ -88,7 +91,7 @@ export function tombstoneBatch(input: TombstoneBatchInput): TombstoneBatchResult
   history.replaceItems(next);
   return {
     eviction: {
-      beforeCallIndex: input.callIndex + 1,
+      beforeCallIndex: input.carriedBy,
       taskId: batch.taskId,
       boundary: decision.boundary?.kind ?? 'earlier boundary',
       detail: decision.boundary?.detail ?? '',

@@ -1,6 +1,6 @@
 import type { ModelPrice } from '../models/model-price.js';
 import type { UsageSource } from '../usage/usage-record.js';
-import { callCost } from './call-cost.js';
+import { callCost, whatIfCallCost } from './call-cost.js';
 import type { LogCall, LogCallUsage } from './log-history.js';
 import type { WhatIfCall, WhatIfTotals } from './what-if-report.js';
 
@@ -77,7 +77,7 @@ export class WhatIfLedger {
   /** An extra call of barometer's side only (a re-read), at the price of the model of the call it precedes. */
   extra(model: string | undefined, figures: LogCallUsage): void {
     const price = this.#options.priceOf(model);
-    addCall(this.policy, figures, price ? callCost(figures, price, this.#options.source) : null);
+    addCall(this.policy, figures, price ? whatIfCallCost(figures, price, this.#options.source) : null);
   }
 
   /** A call with usage, priced both ways, and its row. */
@@ -86,7 +86,7 @@ export class WhatIfLedger {
     const { source, compactionPoint } = this.#options;
     const price = this.#options.priceOf(call.model);
     const realCost = price ? callCost(usage, price, source) : null;
-    const whatIfCost = price ? callCost(whatIf, price, source) : null;
+    const whatIfCost = price ? whatIfCallCost(whatIf, price, source) : null;
     if (!price) this.unpricedCalls++;
     addCall(this.real, usage, realCost);
     addCall(this.policy, whatIf, whatIfCost);

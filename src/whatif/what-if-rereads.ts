@@ -19,6 +19,22 @@ const NEEDS_CONTENT = /^(?:edit|multiedit|notebookedit|str_replace_based_edit_to
 const READS = /^read/i;
 const WRITES = /^write/i;
 
+/** One read back: the address read, the text it gives, its local size, the logged item it holds. */
+interface Read {
+  path: string;
+  content: string;
+  local: ItemSize;
+  source: number;
+  field: ArchivedRecord['field'];
+}
+type ReadOf = (
+  path: string,
+  content: string,
+  local: ItemSize,
+  source: number,
+  field: ArchivedRecord['field'],
+) => void;
+
 /** Content out of the what-if history whose later use the agent's output shows: it reads it back first. */
 interface Pending {
   source: number;
@@ -48,7 +64,7 @@ export interface WhatIfRereadHost {
   readonly trimAbove: number;
   localOf(item: HistoryItem): ItemSize;
   push(item: HistoryItem, local: ItemSize, source: number): void;
-  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number): void;
+  priceExtra(call: LogCall, unedited: PromptCacheTokens, time: number, completionTokens: number): void;
 }
 
 export class WhatIfRereads {
@@ -166,69 +182,61 @@ export class WhatIfRereads {
   }
 
   /**
-   * The re-reads the call's output shows, each an extra call before it, priced against the unedited request of the
-   * same call; answers how many.
+   * The re-reads the call's output shows, priced as one extra call before it (against the unedited request of the same
+   * call) that makes every read at once, as an agent reads several files in one turn (Claude Code sends parallel tool
+   * calls: the recorded sessions read up to 6 files in one message); answers how many reads.
    */
   readBack(call: LogCall, outputEnd: number, unedited: PromptCacheTokens, time: number): number {
-    let made = 0;
-    const read = (
-      path: string,
-      content: string,
-      local: ItemSize,
-      source: number,
-      field: ArchivedRecord['field'],
-    ) => {
-      this.sim.priceExtra(call, unedited, time);
+    const reads: Read[] = [];
+    const read: ReadOf = (path, content, local, source, field) => {
+      // Two edits of one file in the call need one read of it.
+      if (source >= 0 && reads.some((other) => other.source === source)) return;
+      reads.push({ path, content, local, source, field });
+    };
+    this.#editRereads(call, outputEnd, read);
+    const quoted = this.#quotes(
+      call,
+      outputEnd,
+      reads.map((done) => done.content),
+    );
+    for (const trim of quoted.trims) read(trim.location, trim.content, trim.local, trim.source, trim.field);
+    for (const quote of quoted.evicted)
+      read(quote.location, quote.content, quote.local, quote.source, quote.field);
+    this.quoted += quoted.evicted.length;
+    if (reads.length === 0) return 0;
+    this.sim.priceExtra(call, unedited, time, reads.length * REREAD_CALL_COMPLETION_TOKENS);
+    for (const [made, done] of reads.entries()) {
       const readId = `reread-${call.index}-${made}`;
       const readCall: HistoryItem = {
         kind: 'tool-call',
         id: readId,
         callId: readId,
         name: 'Read',
-        input: { file_path: path },
+        input: { file_path: done.path },
       };
       const readResult: HistoryItem = {
         kind: 'tool-result',
         id: `${readId}:result`,
         callId: readId,
-        content,
+        content: done.content,
       };
-      this.#field.set(readResult, field);
+      this.#field.set(readResult, done.field);
       this.sim.push(
         readCall,
         { tokens: this.options.counter.count(itemText(readCall)), sizeClass: 'tool' },
         -1,
       );
       this.track(this.sim.history.length - 1);
-      this.sim.push(readResult, local, source);
+      this.sim.push(readResult, done.local, done.source);
       this.track(this.sim.history.length - 1);
       this.tokens += Math.round(this.sim.tokens.at(-1) ?? 0);
-      made++;
-    };
-    this.#editRereads(call, outputEnd, read);
-    const quoted = this.#quotes(call, outputEnd);
-    if (quoted.trims.length > 0 || quoted.evicted.length > 0) {
-      for (const trim of quoted.trims) read(trim.location, trim.content, trim.local, trim.source, trim.field);
-      for (const quote of quoted.evicted)
-        read(quote.location, quote.content, quote.local, quote.source, quote.field);
-      this.quoted += quoted.evicted.length;
     }
-    this.count += made;
-    return made;
+    this.count += reads.length;
+    return reads.length;
   }
 
   /** An edit of a file whose text barometer evicted, with no read of it since: the agent reads it again first. */
-  #editRereads(
-    call: LogCall,
-    outputEnd: number,
-    read: (
-      path: string,
-      content: string,
-      local: ItemSize,
-      source: number,
-      field: ArchivedRecord['field'],
-    ) => void,
-  ): void {
+  #editRereads(call: LogCall, outputEnd: number, read: ReadOf): void {
     for (let position = call.itemsBefore; position < outputEnd; position++) {
       const output = this.log.items[position]?.item;
       if (output?.kind !== 'tool-call' || !NEEDS_CONTENT.test(output.name)) continue;
@@ -258,8 +266,15 @@ export class WhatIfRereads {
     }
   }
 
-  /** Trimmed middles and evicted results the call's output quotes, taken off the watch lists. */
-  #quotes(call: LogCall, outputEnd: number): { trims: Pending[]; evicted: Pending[] } {
+  /**
+   * Trimmed middles and evicted results the call's output quotes, taken off the watch lists; `reading` is what the
+   * call's extra call reads back already.
+   */
+  #quotes(
+    call: LogCall,
+    outputEnd: number,
+    reading: readonly string[],
+  ): { trims: Pending[]; evicted: Pending[] } {
     if (this.#pendingTrims.length === 0 && this.#pendingQuotes.length === 0)
       return { trims: [], evicted: [] };
     const quoted: string[] = [];
@@ -275,10 +290,12 @@ export class WhatIfRereads {
       pending.marks.some((mark) => text.includes(mark)),
     );
     if (candidates.length === 0) return { trims, evicted: [] };
-    // A word the history shows elsewhere (a path the agent named, a later read) has another source: no re-read.
+    // A word the history shows elsewhere (a path the agent named, a later read, a text the same extra call reads back
+    // for an edit: `reading`) has another source: no re-read.
     const held = this.sim.history
       .filter((item) => !('archivedTo' in item && item.archivedTo) && !this.#trimmed.has(item))
       .map((item) => (item.kind === 'opaque' ? '' : itemText(item)))
+      .concat(reading)
       .join('\n');
     const evicted = candidates.filter((pending) =>
       pending.marks.some((mark) => text.includes(mark) && !held.includes(mark)),
