@@ -122,6 +122,10 @@ export function parseWith<T>(
   input: unknown,
   allowedFor?: (field: string) => AllowedRange | undefined,
 ): Result<T> {
+  // Without an error map zod takes its compiled path (about a sixth of the cost on the pressure body); the map only
+  // words the issues, so it is passed again once the value is refused.
+  const accepted = schema.safeParse(input);
+  if (accepted.success) return { ok: true, value: accepted.data };
   const parsed = schema.safeParse(input, { error: zodIssueMessage });
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, issues: issuesFromZod(parsed.error, input, allowedFor) };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { compileValidator } from '../errors/compiled-validator.js';
 
 /**
  * The one id rule of barometer, for sessions, tasks, archives and artifacts: a letter or digit first, then
@@ -15,9 +16,12 @@ export const IdSchema = z
     ID_PATTERN,
     'must start with a letter or digit and hold only letters, digits, ".", "_", "-" (at most 128 characters)',
   )
-  .refine((value) => !value.includes('..'), 'must not contain ".."');
+  // A pattern rather than a refinement, so that the rule converts to JSON Schema and compiles (decision 104).
+  .regex(/^(?!.*\.\.)/, 'must not contain ".."');
 
-/** Whether a string satisfies {@link IdSchema}, without building an issue (for hot paths). */
+const idValidator = compileValidator(IdSchema);
+
+/** Whether a value satisfies {@link IdSchema}, by its compiled check, without building an issue (for hot paths). */
 export function isId(value: unknown): value is string {
-  return typeof value === 'string' && ID_PATTERN.test(value) && !value.includes('..');
+  return idValidator.accepts(value);
 }
