@@ -17,11 +17,19 @@ export type Result<T> = { ok: true; value: T } | { ok: false; issues: Validation
 export class BarometerValidationError extends BarometerError {
   /** What was invalid, in a few words ("input", "statusline input", "pool"). */
   readonly context: string;
+  /** A request that works, for the HTTP answer (a route's example). */
+  readonly example: string | undefined;
 
-  constructor(issues: ValidationIssue[], context = 'input', code: ErrorCode = 'BR_ERR_INVALID_PARAM') {
+  constructor(
+    issues: ValidationIssue[],
+    context = 'input',
+    code: ErrorCode = 'BR_ERR_INVALID_PARAM',
+    example?: string,
+  ) {
     super(code, `Invalid ${context}: ${issues.map(formatIssue).join('; ')}`, { issues });
     this.name = 'BarometerValidationError';
     this.context = context;
+    this.example = example;
   }
 }
 
