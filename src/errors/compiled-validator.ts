@@ -143,6 +143,26 @@ export function compileValidator<T>(
   schema: z.ZodType<T>,
   allowedFor?: (field: string) => AllowedRange | undefined,
 ): CompiledValidator<T> {
+  // Compiled on first use: a module that declares a boundary costs its importer nothing until a value arrives.
+  let built: Pick<CompiledValidator<T>, 'compiled' | 'parse' | 'accepts'> | undefined;
+  const build = () => {
+    built ??= buildValidator(schema, allowedFor);
+    return built;
+  };
+  return {
+    schema,
+    get compiled() {
+      return build().compiled;
+    },
+    parse: (input) => build().parse(input),
+    accepts: (input) => build().accepts(input),
+  };
+}
+
+function buildValidator<T>(
+  schema: z.ZodType<T>,
+  allowedFor: ((field: string) => AllowedRange | undefined) | undefined,
+): Pick<CompiledValidator<T>, 'compiled' | 'parse' | 'accepts'> {
   const exact = exactJsonSchema(schema);
   let check: ValidateFunction | undefined;
   if (exact) {
@@ -154,11 +174,10 @@ export function compileValidator<T>(
   }
   const explain = (input: unknown): Result<T> => parseWith(schema, input, allowedFor);
   if (check === undefined || exact === undefined)
-    return { schema, compiled: false, parse: explain, accepts: (input) => schema.safeParse(input).success };
+    return { compiled: false, parse: explain, accepts: (input) => schema.safeParse(input).success };
   const accepts = check;
   const defaults = exact.rootDefaults;
   return {
-    schema,
     compiled: true,
     accepts: (input) => accepts(input),
     parse:

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { compileValidator } from '../errors/compiled-validator.js';
 
 /**
  * The one id rule of barometer, for sessions, tasks, archives and artifacts: a letter or digit first, then
@@ -19,9 +18,11 @@ export const IdSchema = z
   // A pattern rather than a refinement, so that the rule converts to JSON Schema and compiles (decision 104).
   .regex(/^(?!.*\.\.)/, 'must not contain ".."');
 
-const idValidator = compileValidator(IdSchema);
-
-/** Whether a value satisfies {@link IdSchema}, by its compiled check, without building an issue (for hot paths). */
+/**
+ * Whether a value satisfies {@link IdSchema}, without building an issue. zod's own parse, so that what loads the id
+ * rule (the status line, through the session options) loads no validator compiler; a hot path that checks ids
+ * compiles the schema (the pool store: decision 104).
+ */
 export function isId(value: unknown): value is string {
-  return idValidator.accepts(value);
+  return IdSchema.safeParse(value).success;
 }

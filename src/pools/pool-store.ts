@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { BarometerError } from '../errors/barometer-error.js';
 import { compileValidator } from '../errors/compiled-validator.js';
 import { BarometerValidationError, parseWith, type Result } from '../errors/validation.js';
-import { IdSchema, isId } from '../ids/id-schema.js';
+import { IdSchema } from '../ids/id-schema.js';
 import {
   type ParsedReservationRequest,
   type PoolConfig,
@@ -63,11 +63,13 @@ export function parsePoolConfig(config: unknown): PoolConfig {
 const PoolIdSchema = z.strictObject({ poolId: IdSchema });
 const ReservationIdFieldSchema = z.strictObject({ reservationId: ReservationIdSchema });
 
+/** The id rule compiled (decision 104): every reservation names its pool. */
+const poolIdValidator = compileValidator(IdSchema);
+
 /** The pool id, checked by the one id rule; a bad one is a BarometerValidationError naming `poolId`. */
 export function parsePoolId(poolId: unknown): string {
-  // A good id is checked by the rule's compiled check (the hot path: every reservation names its pool); a bad one
-  // goes through the schema, which words the error.
-  if (isId(poolId)) return poolId;
+  // A good id is checked by the rule's compiled check; a bad one goes through the schema, which words the error.
+  if (poolIdValidator.accepts(poolId)) return poolId as string;
   return parsed(parseWith(PoolIdSchema, { poolId }), 'pool id').poolId;
 }
 
