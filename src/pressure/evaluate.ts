@@ -27,7 +27,7 @@ export function evaluatePressure(
   options: Partial<EvaluateOptions> = {},
 ): PressureReport {
   const now = options.now ?? Date.now();
-  // The input schema's compiled check (decision 104): as fast as the hand-written check it replaced.
+  // The input schema's compiled check (decision 104), then the rules between fields.
   const resolved = resolvePressureInput(input);
   if (!resolved.ok) throw new BarometerValidationError(resolved.issues, 'pressure input');
   return evaluateResolved(resolved.value, { ...options, now });

@@ -99,7 +99,7 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
           },
         );
       case 'BR_ERR_MALFORMED_JSON': {
-        // Fastify's parser's message (an empty body, or not JSON); it carries no data of the server.
+        // Fastify's parser's message, with JSON.parse's where it breaks (json-body.ts); no data of the server.
         const message = String(thrown.message ?? 'Body is not valid JSON');
         return sendProblem(reply, code, `Malformed JSON body: ${message}`, {
           issues: [{ field: '(body)', value: null, message }],

@@ -246,6 +246,11 @@ describe('a route’s declared schemas validate its request, through Fastify (is
       expect(response.statusCode, payload).toBe(400);
       expect(response.json().code, payload).toBe('BR_ERR_MALFORMED_JSON');
     }
+    // Fastify's message, with JSON.parse's saying where parsing stopped (the catalogue's promise).
+    const cut = await post(app, '/echo/x', '{"tokens":');
+    expect(cut.json().error).toMatch(
+      /^Malformed JSON body: Body is not valid JSON but content-type is set to 'application\/json': \S/,
+    );
     const proto = await post(app, '/echo/x', '{"tokens":1,"__proto__":{"polluted":true},"constructor":{}}');
     expect(proto.statusCode).toBe(400);
     expect(
