@@ -109,8 +109,15 @@ describe('compileValidator', () => {
     const refined = z.strictObject({ a: z.number().refine((value) => value !== 3, 'not 3') });
     const transformed = PressureQuerySchema;
     const stripping = z.object({ a: z.number() });
-    for (const schema of [refined, transformed, stripping] as z.ZodType[])
+    const merged = z.intersection(z.strictObject({ a: z.number() }), z.strictObject({ b: z.number() }));
+    const exhaustive = z.record(z.enum(['low', 'high']), z.number());
+    const stepped = z.number().multipleOf(0.1);
+    for (const schema of [refined, transformed, stripping, merged, exhaustive, stepped] as z.ZodType[])
       expect(compileValidator(schema).compiled).toBe(false);
+    // zod's answers, which the compiled checks would have got wrong.
+    expect(compileValidator(merged).parse({ a: 1, b: 2 }).ok).toBe(true);
+    expect(compileValidator(exhaustive).parse({ low: 1 }).ok).toBe(false);
+    expect(compileValidator(stepped).parse(0.3).ok).toBe(true);
     expect(compileValidator(refined).parse({ a: 3 })).toMatchObject({
       ok: false,
       issues: [{ message: 'not 3' }],

@@ -27,13 +27,16 @@ const AJV_OPTIONS = {
   validateFormats: false,
   coerceTypes: false,
 } as const;
-const ajv = new Ajv(AJV_OPTIONS);
+/** Made on the first compilation, so that importing a boundary's module costs nothing. */
+let ajv: Ajv | undefined;
 
 /** Thrown by the JSON Schema conversion's override at a rule JSON Schema cannot hold. */
 class InexactSchema extends Error {}
 
 /** The zod types whose parse answers something else than its input, or runs code: no JSON Schema says the same. */
 const INEXACT_TYPES: ReadonlySet<string> = new Set([
+  // zod merges the two sides of an intersection; JSON Schema's allOf checks each, additionalProperties and all.
+  'intersection',
   'transform',
   'pipe',
   'prefault',
@@ -67,6 +70,7 @@ interface ZodDef {
   format?: string;
   pattern?: RegExp;
   catchall?: unknown;
+  keyType?: { _zod: { def: { type: string } } };
   checks?: Array<{ _zod: { def: ZodDef } }>;
 }
 
@@ -77,6 +81,8 @@ interface ZodDef {
  */
 function isExactCheck(def: ZodDef, refinementStated: boolean): boolean {
   if (def.check === 'custom') return refinementStated;
+  // zod's remainder allows for floating point; ajv's division does not (0.3 is a multiple of 0.1 for zod only).
+  if (def.check === 'multiple_of') return false;
   if (def.check !== 'string_format') return true;
   if (def.format === 'base64' || def.format === 'base64url') return false;
   return def.pattern !== undefined && def.pattern.flags === '';
@@ -112,6 +118,8 @@ function exactJsonSchema(schema: z.ZodType): ExactSchema | undefined {
         if (INEXACT_TYPES.has(def.type)) throw new InexactSchema();
         // A plain z.object drops unknown keys from its answer: the compiled check would answer them.
         if (def.type === 'object' && def.catchall === undefined) throw new InexactSchema();
+        // A record keyed by an enum or a literal wants every key (zod's exhaustive record); by a string, any key.
+        if (def.type === 'record' && def.keyType?._zod.def.type !== 'string') throw new InexactSchema();
         if (def.type === 'default') {
           const key = path[1];
           const value = jsonSchema.default;
@@ -167,6 +175,7 @@ function buildValidator<T>(
   let check: ValidateFunction | undefined;
   if (exact) {
     try {
+      ajv ??= new Ajv(AJV_OPTIONS);
       check = ajv.compile(exact.jsonSchema);
     } catch {
       check = undefined;

@@ -1,9 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { compileValidator } from '../errors/compiled-validator.js';
+import { parseWith } from '../errors/validation.js';
 import { IdSchema } from '../ids/id-schema.js';
 import { apiReference } from './api-reference.js';
 import { buildApp } from './app.js';
@@ -155,6 +158,33 @@ describe('docs/sessions-api.md', () => {
 });
 
 describe('a route’s declared schemas validate its request, through Fastify (issue 40)', () => {
+  it('compiles every route’s part schema to a validator that answers as zod does', async () => {
+    const edge = fc.oneof(
+      fc.integer({ min: -2, max: 2_000_000 }),
+      fc.double(),
+      fc.string({ maxLength: 8 }),
+      fc.constantFrom('', '1', 'x..y', 'true', 'auto', 'daily', 'anthropic', null, true, [], {}),
+    );
+    await withApp(async (app) => {
+      for (const route of app.barometerRoutes) {
+        for (const schema of [route.params, route.query, route.body]) {
+          if (schema === undefined) continue;
+          const shape = (schema as { shape?: Record<string, unknown> }).shape;
+          const keys = shape ? Object.keys(shape) : ['a'];
+          const validator = compileValidator(schema as z.ZodType<unknown>);
+          fc.assert(
+            fc.property(fc.dictionary(fc.constantFrom(...keys, 'extra'), edge, { maxKeys: 5 }), (input) => {
+              expect(validator.parse(input), `${route.method} ${route.url}`).toEqual(
+                parseWith(schema, input),
+              );
+            }),
+            { numRuns: 200 },
+          );
+        }
+      }
+    });
+  });
+
   /** A route whose handler checks nothing: it echoes what Fastify hands it. */
   async function echoApp() {
     const app = Fastify({ logger: false });
