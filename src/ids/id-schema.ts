@@ -15,9 +15,14 @@ export const IdSchema = z
     ID_PATTERN,
     'must start with a letter or digit and hold only letters, digits, ".", "_", "-" (at most 128 characters)',
   )
-  .refine((value) => !value.includes('..'), 'must not contain ".."');
+  // A pattern rather than a refinement, so that the rule converts to JSON Schema and compiles (decision 104).
+  .regex(/^(?!.*\.\.)/, 'must not contain ".."');
 
-/** Whether a string satisfies {@link IdSchema}, without building an issue (for hot paths). */
+/**
+ * Whether a value satisfies {@link IdSchema}, without building an issue. zod's own parse, so that what loads the id
+ * rule (the status line, through the session options) loads no validator compiler; a hot path that checks ids
+ * compiles the schema (the pool store: decision 104).
+ */
 export function isId(value: unknown): value is string {
-  return typeof value === 'string' && ID_PATTERN.test(value) && !value.includes('..');
+  return IdSchema.safeParse(value).success;
 }

@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { BarometerError } from '../errors/barometer-error.js';
-import { BarometerValidationError, parseWith } from '../errors/validation.js';
-import { IdSchema, isId } from '../ids/id-schema.js';
+import { compileValidator } from '../errors/compiled-validator.js';
+import { BarometerValidationError, parseWith, type Result } from '../errors/validation.js';
+import { IdSchema } from '../ids/id-schema.js';
 import {
-  MAX_POOL_LIMIT,
-  MAX_RESERVATION_TTL_SECONDS,
   type ParsedReservationRequest,
-  POOL_PRIORITIES,
   type PoolConfig,
   PoolConfigSchema,
-  type PoolPriority,
   type PoolView,
   type Release,
   type ReservationDecision,
@@ -54,7 +51,7 @@ export function generateReservationId(): string {
   return `rsv_${randomUUID().replaceAll('-', '')}`;
 }
 
-function parsed<T>(result: ReturnType<typeof parseWith<T>>, context: string): T {
+function parsed<T>(result: Result<T>, context: string): T {
   if (!result.ok) throw new BarometerValidationError(result.issues, context);
   return result.value;
 }
@@ -66,11 +63,13 @@ export function parsePoolConfig(config: unknown): PoolConfig {
 const PoolIdSchema = z.strictObject({ poolId: IdSchema });
 const ReservationIdFieldSchema = z.strictObject({ reservationId: ReservationIdSchema });
 
+/** The id rule compiled (decision 104): every reservation names its pool. */
+const poolIdValidator = compileValidator(IdSchema);
+
 /** The pool id, checked by the one id rule; a bad one is a BarometerValidationError naming `poolId`. */
 export function parsePoolId(poolId: unknown): string {
-  // A good id is checked by the rule itself (the hot path: every reservation names its pool); a bad one goes
-  // through the schema, which words the error.
-  if (isId(poolId)) return poolId;
+  // A good id is checked by the rule's compiled check; a bad one goes through the schema, which words the error.
+  if (poolIdValidator.accepts(poolId)) return poolId as string;
   return parsed(parseWith(PoolIdSchema, { poolId }), 'pool id').poolId;
 }
 
@@ -78,37 +77,12 @@ export function parseReservationId(reservationId: unknown): string {
   return parsed(parseWith(ReservationIdFieldSchema, { reservationId }), 'reservation id').reservationId;
 }
 
-const PRIORITY_SET: ReadonlySet<unknown> = new Set(POOL_PRIORITIES);
-const RESERVATION_KEYS: ReadonlySet<string> = new Set(['agentId', 'tokens', 'priority', 'ttlSeconds']);
+/** Compiled from the schema (decision 104): zod's parse costs more than the rest of a memory reservation. */
+const reservationRequestValidator = compileValidator(ReservationRequestSchema);
 
-/**
- * The reservation request, checked. A well-formed request is checked by hand (the hot path: zod's parse costs more
- * than the rest of a memory reservation); anything else goes through the schema, which names each bad field.
- */
+/** The reservation request, checked, with its priority's default; a bad one names each bad field. */
 export function parseReservationRequest(request: unknown): ParsedReservationRequest {
-  if (typeof request === 'object' && request !== null && !Array.isArray(request)) {
-    const { agentId, tokens, priority = 'normal', ttlSeconds } = request as Record<string, unknown>;
-    if (
-      Object.keys(request).every((key) => RESERVATION_KEYS.has(key)) &&
-      isId(agentId) &&
-      Number.isInteger(tokens) &&
-      (tokens as number) >= 1 &&
-      (tokens as number) <= MAX_POOL_LIMIT &&
-      PRIORITY_SET.has(priority) &&
-      (ttlSeconds === undefined ||
-        (Number.isInteger(ttlSeconds) &&
-          (ttlSeconds as number) >= 1 &&
-          (ttlSeconds as number) <= MAX_RESERVATION_TTL_SECONDS))
-    ) {
-      return {
-        agentId,
-        tokens: tokens as number,
-        priority: priority as PoolPriority,
-        ...(ttlSeconds === undefined ? {} : { ttlSeconds: ttlSeconds as number }),
-      };
-    }
-  }
-  return parsed(parseWith(ReservationRequestSchema, request), 'reservation');
+  return parsed(reservationRequestValidator.parse(request), 'reservation');
 }
 
 export function parseSettleRequest(request: unknown): SettleRequest {

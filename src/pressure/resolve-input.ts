@@ -1,13 +1,7 @@
-import type { Result, ValidationIssue } from '../errors/validation.js';
-import {
-  AGENT_PROFILES,
-  type AgentProfile,
-  ENUM_PARAMETERS,
-  NUMERIC_PARAMETER_NAMES,
-  NUMERIC_PARAMETERS,
-  SYSTEM_MODES,
-  type SystemMode,
-} from './parameters.js';
+import { type CompiledValidator, compileValidator } from '../errors/compiled-validator.js';
+import type { AllowedRange, Result, ValidationIssue } from '../errors/validation.js';
+import { type AgentProfile, ENUM_PARAMETERS, NUMERIC_PARAMETERS, type SystemMode } from './parameters.js';
+import { PressureInputSchema } from './schemas.js';
 import type { PressureInput } from './types.js';
 
 /** All ten inputs present, checked, with memory derived where the seed allows it. */
@@ -24,17 +18,25 @@ export interface ResolvedPressureInput {
   agentProfile: AgentProfile;
 }
 
-/** The range as the HTTP schemas word it (src/pressure/schemas.ts), so every surface says the same. */
-function rangeText(min: number, max: number | undefined): string {
-  return max === undefined ? `≥ ${min}` : `from ${min} to ${max}`;
+/** The allowed range of a regulator parameter, for error messages. */
+export function pressureParameterRange(field: string): AllowedRange | undefined {
+  if (field in NUMERIC_PARAMETERS) {
+    const spec = NUMERIC_PARAMETERS[field as keyof typeof NUMERIC_PARAMETERS];
+    return spec.max === undefined ? { min: spec.min } : { min: spec.min, max: spec.max };
+  }
+  if (field in ENUM_PARAMETERS)
+    return { values: ENUM_PARAMETERS[field as keyof typeof ENUM_PARAMETERS].values };
+  return undefined;
 }
 
-/** Every key the regulator takes; anything else is an unknown parameter, never silently ignored. */
-export const KNOWN_KEYS: ReadonlySet<string> = new Set<string>([
-  ...NUMERIC_PARAMETER_NAMES,
-  'systemMode',
-  'agentProfile',
-]);
+/**
+ * The regulator's input as a JSON body, checked by the JSON Schema compiled from {@link PressureInputSchema}: types,
+ * ranges, enums and unknown keys, from the one schema (decision 104). It runs on every evaluation.
+ */
+export const pressureInputValidator: CompiledValidator<PressureInput> = compileValidator(
+  PressureInputSchema,
+  pressureParameterRange,
+);
 
 /**
  * The issues with one more: a plain function rather than a closure made on every evaluation (under tsx each
@@ -47,59 +49,22 @@ function withIssue(issues: ValidationIssue[] | undefined, issue: ValidationIssue
 }
 
 /**
- * Fills defaults, checks types and ranges, and derives `memoryUsedPercent` from the byte figures when it
- * is absent and either byte figure was given. Hand-written rather than zod because it runs on every
- * evaluation and must cost nanoseconds; the ranges come from the same table as the zod schemas.
+ * Checks the input against the schema, fills defaults, applies the rules between fields, and derives
+ * `memoryUsedPercent` from the byte figures when it is absent and either byte figure was given.
  */
 export function resolvePressureInput(input: PressureInput): Result<ResolvedPressureInput> {
-  let issues: ValidationIssue[] | undefined;
-  const raw = input as Record<string, unknown>;
-  for (const key in raw) {
-    if (!KNOWN_KEYS.has(key) && Object.hasOwn(raw, key))
-      issues = withIssue(issues, { field: key, value: raw[key], message: 'unknown parameter' });
-  }
-  for (const name of NUMERIC_PARAMETER_NAMES) {
-    const value = raw[name];
-    if (value === undefined) continue;
-    const spec = NUMERIC_PARAMETERS[name];
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      issues = withIssue(issues, {
-        field: name,
-        value,
-        message: `must be a number ${rangeText(spec.min, spec.max)}`,
-        allowed: { min: spec.min, ...(spec.max === undefined ? {} : { max: spec.max }) },
-      });
-    } else if (value < spec.min || (spec.max !== undefined && value > spec.max)) {
-      issues = withIssue(issues, {
-        field: name,
-        value,
-        message: `must be ${rangeText(spec.min, spec.max)}`,
-        allowed: { min: spec.min, ...(spec.max === undefined ? {} : { max: spec.max }) },
-      });
-    }
-  }
-  // Only an absent value takes the default: a null that was given is an error, never a silent default.
-  const systemMode = input.systemMode === undefined ? ENUM_PARAMETERS.systemMode.default : input.systemMode;
-  if (!SYSTEM_MODES.includes(systemMode)) {
-    issues = withIssue(issues, {
-      field: 'systemMode',
-      value: input.systemMode,
-      message: `must be one of ${SYSTEM_MODES.join(', ')}`,
-      allowed: { values: SYSTEM_MODES },
-    });
-  }
-  const agentProfile =
-    input.agentProfile === undefined ? ENUM_PARAMETERS.agentProfile.default : input.agentProfile;
-  if (!AGENT_PROFILES.includes(agentProfile)) {
-    issues = withIssue(issues, {
-      field: 'agentProfile',
-      value: input.agentProfile,
-      message: `must be one of ${AGENT_PROFILES.join(', ')}`,
-      allowed: { values: AGENT_PROFILES },
-    });
-  }
-  if (issues) return { ok: false, issues };
+  const checked = pressureInputValidator.parse(input);
+  return checked.ok ? resolveCheckedPressureInput(checked.value) : checked;
+}
 
+/**
+ * The rules no schema holds, on an input its schema accepted: defaults (only an absent value takes one), the
+ * budget and window used at most their totals, and the memory derived from the byte figures.
+ */
+export function resolveCheckedPressureInput(input: PressureInput): Result<ResolvedPressureInput> {
+  let issues: ValidationIssue[] | undefined;
+  const systemMode = input.systemMode ?? ENUM_PARAMETERS.systemMode.default;
+  const agentProfile = input.agentProfile ?? ENUM_PARAMETERS.agentProfile.default;
   const tokenBudgetTotal = input.tokenBudgetTotal ?? NUMERIC_PARAMETERS.tokenBudgetTotal.default;
   const tokenBudgetUsed = input.tokenBudgetUsed ?? NUMERIC_PARAMETERS.tokenBudgetUsed.default;
   if (tokenBudgetUsed > tokenBudgetTotal) {

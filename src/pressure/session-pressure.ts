@@ -1,4 +1,4 @@
-import { evaluateCore, terminateCauses } from './evaluate.js';
+import { evaluateCore, terminateCauses } from './evaluate-core.js';
 import type { AgentProfile, SystemMode } from './parameters.js';
 import type { PressureReport, TerminateCause } from './types.js';
 

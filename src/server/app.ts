@@ -45,7 +45,7 @@ import { registerDashboard } from './dashboard.js';
 import { buildErrorHandler, type RouteBodyRules } from './error-handler.js';
 import { EventHub } from './event-hub.js';
 import { allowedHostnames, registerHostGuard } from './host-guard.js';
-import { parseJsonBody } from './json-body.js';
+import { jsonBodyParser } from './json-body.js';
 import { keptProxySessions, keptWebhooks } from './kept-state.js';
 import { logFileDestination } from './log-file.js';
 import { mcpRoutes } from './mcp-route.js';
@@ -651,7 +651,7 @@ async function registerApi(
     await api.register(async (json) => {
       // The API speaks JSON only: a text/plain body is a 400 naming the content type, not a string to parse.
       json.removeContentTypeParser(['application/json', 'text/plain']);
-      json.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+      json.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(json));
       registerRoutes(json, routes, 'json');
     });
     await api.register(async (text) => {

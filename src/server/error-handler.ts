@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BarometerError } from '../errors/barometer-error.js';
 import { ERROR_CATALOGUE, type ErrorCode, isErrorCode } from '../errors/error-catalogue.js';
+import { BarometerValidationError } from '../errors/validation.js';
 import { codeOfStatus, FASTIFY_ERROR_CODES } from './fastify-error-codes.js';
 import { sendInvalid, sendProblem } from './problem.js';
 
@@ -72,7 +73,11 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
     const thrown = (error ?? {}) as Thrown;
     if (code === 'BR_ERR_INTERNAL') return sendInternalError(request, reply, error);
     if (error instanceof BarometerError) {
-      if (code === 'BR_ERR_INVALID_PARAM' && error.issues.length > 0) return sendInvalid(reply, error.issues);
+      if (code === 'BR_ERR_INVALID_PARAM' && error.issues.length > 0) {
+        // A request part refused by its route's validator (route-table.ts) shows the route's example.
+        const example = error instanceof BarometerValidationError ? error.example : undefined;
+        return sendInvalid(reply, error.issues, example);
+      }
       if (ERROR_CATALOGUE[code].status >= 500) {
         request.log.error({ err: error, reqId: request.id, url: request.url }, 'request failed');
       }
@@ -94,7 +99,7 @@ export function buildErrorHandler(rulesFor: (request: FastifyRequest) => RouteBo
           },
         );
       case 'BR_ERR_MALFORMED_JSON': {
-        // Fastify's messages and JSON.parse's say where the JSON breaks; none carries data of the server.
+        // Fastify's parser's message, with JSON.parse's where it breaks (json-body.ts); no data of the server.
         const message = String(thrown.message ?? 'Body is not valid JSON');
         return sendProblem(reply, code, `Malformed JSON body: ${message}`, {
           issues: [{ field: '(body)', value: null, message }],

@@ -18,10 +18,13 @@ export const FASTIFY_ERROR_CODES = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'BR_ERR_BODY_TOO_LARGE',
   /** 400: the body's length differs from its Content-Length. */
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BR_ERR_BAD_REQUEST',
-  /** 400: Fastify's JSON parser (and barometer's, json-body.ts, which keeps its codes). */
+  /** 400: Fastify's JSON parser (the API's, json-body.ts, is Fastify's own with `__proto__` keys kept). */
   FST_ERR_CTP_EMPTY_JSON_BODY: 'BR_ERR_MALFORMED_JSON',
   FST_ERR_CTP_INVALID_JSON_BODY: 'BR_ERR_MALFORMED_JSON',
-  /** 400: Fastify's schema validation (barometer validates with zod in the routes; kept for safety). */
+  /**
+   * 400: Fastify's schema validation. The route table's validators (route-table.ts) answer a BarometerValidationError
+   * of their own, which keeps its code and issues; kept for a validator that answers false.
+   */
   FST_ERR_VALIDATION: 'BR_ERR_INVALID_PARAM',
   /** 400: declared by Fastify 5, raised by none of its code today. */
   FST_ERR_ROUTE_MISSING_CONTENT: 'BR_ERR_INVALID_PARAM',

@@ -4,7 +4,7 @@ import { createBarometerMcpServer } from '../mcp/create-mcp-server.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { ArchiveStore } from '../store/archive.js';
 import { StreamableHTTPServerTransport } from '../vendor/mcp-sdk-http.js';
-import type { ApiRoute } from './route-table.js';
+import { type ApiRoute, answeredByHandler } from './route-table.js';
 
 /** A JSON-RPC error answer, the shape MCP clients read, with barometer's code in `data`. */
 function jsonRpcError(message: string, data?: Record<string, unknown>, code = -32000) {
@@ -48,6 +48,8 @@ export function mcpRoutes(options: McpRouteOptions): ApiRoute[] {
       summary:
         'Model Context Protocol over Streamable HTTP (stateless): the barometer tools, as barometer mcp serves them',
       body: McpMessageSchema,
+      // A message that is no JSON-RPC message is answered by the transport with a JSON-RPC error, not a Problem.
+      parse: { body: answeredByHandler },
       responses: {
         '200': { description: 'The JSON-RPC response (application/json)', schema: McpResponseSchema },
         '202': { description: 'A notification or response accepted', empty: true },

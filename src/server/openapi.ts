@@ -164,8 +164,8 @@ export function buildOpenApiDocument(routes: readonly ApiRoute[]): Record<string
     const path = openApiPath(route.url);
     const parameters = [
       ...(route.params ? parametersOf(route.params, 'path', components) : []),
-      ...(route.query ? parametersOf(route.query, 'query', components) : []),
-      ...(route.queryParameters ?? []),
+      // Query parameters documented by hand replace the query schema's (the pressure route's, with the seed's ranges).
+      ...(route.queryParameters ?? (route.query ? parametersOf(route.query, 'query', components) : [])),
     ];
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses) as Array<

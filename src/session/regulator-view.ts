@@ -1,4 +1,4 @@
-import { pressureLevel } from '../pressure/evaluate.js';
+import { pressureLevel } from '../pressure/evaluate-core.js';
 import { evaluateSessionPressure, type SessionPressure } from '../pressure/session-pressure.js';
 import type { SessionSignals } from './session-schemas.js';
 import { REGULATOR_SETTINGS } from './session-settings.js';

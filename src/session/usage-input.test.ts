@@ -3,9 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { parseWith } from '../errors/validation.js';
 import { ManualUsageInputSchema, parseUsageInput } from './usage-input.js';
 
-const KEYS = ['promptTokens', 'completionTokens', 'cachedReadTokens', 'cachedWriteTokens', 'reasoningTokens'];
+/** The token counts of a manual record, read from the schema (a hand list drifted: it missed cachedWrite1hTokens). */
+const KEYS = Object.keys(ManualUsageInputSchema.shape).filter((key) => key.endsWith('Tokens'));
 
 describe('parseUsageInput', () => {
+  it('reads every token count of the schema, cachedWrite1hTokens included', () => {
+    expect(KEYS).toEqual([
+      'promptTokens',
+      'completionTokens',
+      'cachedReadTokens',
+      'cachedWriteTokens',
+      'cachedWrite1hTokens',
+      'reasoningTokens',
+    ]);
+  });
+
   it('accepts and refuses the common body exactly as the schema does, with the schema’s issues', () => {
     const value = fc.oneof(
       fc.integer({ min: -5, max: 1_000_000 }),
@@ -30,6 +42,11 @@ describe('parseUsageInput', () => {
             cachedWriteTokens: input.cachedWriteTokens ?? 0,
             reasoningTokens: input.reasoningTokens ?? 0,
           });
+          // At most the cache writes, and absent when there is none (as replay prices them).
+          const oneHour = input.cachedWrite1hTokens
+            ? Math.min(input.cachedWrite1hTokens, input.cachedWriteTokens ?? 0)
+            : undefined;
+          expect((parsed.value.usage as { cachedWrite1hTokens?: number }).cachedWrite1hTokens).toBe(oneHour);
         }
       }),
       { numRuns: 2000 },
@@ -51,7 +68,7 @@ describe('parseUsageInput', () => {
       expect(bad.issues).toMatchObject([{ field: 'kvCellsUsed', value: -1, message: 'must be ≥ 0' }]);
   });
 
-  it('reads the common body of a usage post without the schema and keeps only the usage update', () => {
+  it('reads the common body of a usage post and keeps only the usage update', () => {
     expect(
       parseUsageInput(JSON.parse('{"promptTokens":120000,"completionTokens":800,"cachedReadTokens":110000}')),
     ).toEqual({

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { parseWith, type Result } from '../errors/validation.js';
+import { compileValidator, maxKeys } from '../errors/compiled-validator.js';
+import type { Result } from '../errors/validation.js';
 import { UsageWindowSchema } from '../quota/windows/usage-window.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import { UsageFormatSchema } from '../usage/usage-format.js';
@@ -16,10 +17,11 @@ const shared = {
   driftPercent: z.number().min(0).max(100).optional(),
   taskCompleted: z.boolean().optional(),
   /** The provider response's headers; the rate-limit ones override the session's quota estimate. */
-  headers: z
-    .record(z.string().max(200), z.union([z.string().max(2000), z.number()]))
-    .refine((value) => Object.keys(value).length <= 200, 'at most 200 headers')
-    .optional(),
+  headers: maxKeys(
+    z.record(z.string().max(200), z.union([z.string().max(2000), z.number()])),
+    200,
+    'at most 200 headers',
+  ).optional(),
   /** Subscription windows seen with this generation (a status line's `rate_limits`, a log's). */
   windows: z.array(UsageWindowSchema).max(16).optional(),
   /**
@@ -66,6 +68,10 @@ export const RawUsageInputSchema = z.strictObject({
 /** The body of `POST /api/v1/sessions/:id/usage`: a normalized record, or `{ format, response }`. */
 export const UsageInputSchema = z.union([ManualUsageInputSchema, RawUsageInputSchema]);
 
+/** The two shapes' validators, compiled from their schemas (decision 104): every usage post passes here. */
+const manualUsageValidator = compileValidator(ManualUsageInputSchema);
+const rawUsageValidator = compileValidator(RawUsageInputSchema);
+
 /**
  * Parses an untrusted usage body. The shape is chosen by the presence of `format`, so that errors name the
  * fields of the shape the caller meant rather than both.
@@ -73,48 +79,18 @@ export const UsageInputSchema = z.union([ManualUsageInputSchema, RawUsageInputSc
 export function parseUsageInput(raw: unknown): Result<UsageUpdate> {
   const isRaw = typeof raw === 'object' && raw !== null && 'format' in raw;
   if (isRaw) {
-    const parsed = parseWith(RawUsageInputSchema, raw);
+    const parsed = rawUsageValidator.parse(raw);
     if (!parsed.ok) return parsed;
     const { format, response, ...rest } = parsed.value;
     const usage = normalizeUsage(format, response);
     return { ok: true, value: { usage, ...definedOf(rest) } };
   }
-  const value = plainManualUsage(raw);
-  if (value !== undefined) return { ok: true, value: manualUpdate(value) };
-  const parsed = parseWith(ManualUsageInputSchema, raw ?? {});
+  const parsed = manualUsageValidator.parse(raw ?? {});
   if (!parsed.ok) return parsed;
   return { ok: true, value: manualUpdate(parsed.value) };
 }
 
 type ManualUsageInput = z.infer<typeof ManualUsageInputSchema>;
-
-/** The token counts of a manual usage record: the keys the common body holds. */
-const COUNT_KEYS = new Set([
-  'promptTokens',
-  'completionTokens',
-  'cachedReadTokens',
-  'cachedWriteTokens',
-  'cachedWrite1hTokens',
-  'reasoningTokens',
-]);
-
-/**
- * The common body, `{ promptTokens, completionTokens?, cachedReadTokens?, cachedWriteTokens?, reasoningTokens? }`
- * with whole token counts ≥ 0, checked without the schema (every usage post passes here); undefined for anything
- * else, which the schema then checks and names: the same rule, and the schema's own errors.
- */
-function plainManualUsage(raw: unknown): ManualUsageInput | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const body = raw as Record<string, unknown>;
-  if (!Number.isSafeInteger(body.promptTokens)) return undefined;
-  for (const key in body) {
-    if (!Object.hasOwn(body, key) || !COUNT_KEYS.has(key)) return undefined;
-    const count = body[key];
-    // As the schema's count: a whole number of tokens (a safe integer), at least 0.
-    if (!Number.isSafeInteger(count) || (count as number) < 0) return undefined;
-  }
-  return body as ManualUsageInput;
-}
 
 function manualUpdate(value: ManualUsageInput): UsageUpdate {
   const completionTokens = value.completionTokens ?? 0;

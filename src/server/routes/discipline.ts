@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import type { z } from 'zod';
 import { ArchiveAnswerSchema, ArchiveParamsSchema, ArchiveQuerySchema } from '../../contract/archives.js';
 import { CompactAnswerSchema, CompactRequestSchema } from '../../contract/compact.js';
 import {
@@ -67,21 +68,14 @@ function hotStateRoutes(stores: DisciplineStores): ApiRoute[] {
       scope: 'json',
       summary: 'Validate a hot state, cap it to a token budget, and check the prompt budgets',
       body: HotStateCheckSchema,
+      example: HOT_STATE_EXAMPLE,
       responses: { '200': { description: '{ capped, budgets }', schema: HotStateCheckAnswerSchema } },
       handler: async (request, reply) => {
-        const body = parseWith(HotStateCheckSchema, request.body ?? {});
-        if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
-        const state = hotStateOf(reply, body.value.hotState, HOT_STATE_EXAMPLE);
+        const body = request.body as z.output<typeof HotStateCheckSchema>;
+        const state = hotStateOf(reply, body.hotState, HOT_STATE_EXAMPLE);
         if (!state) return reply;
-        const capped = capHotState(
-          state,
-          body.value.maxTokens ?? body.value.limits?.maxHotStateTokens ?? 1000,
-        );
-        const budgets = validateBudgets(
-          state,
-          body.value.prompt,
-          body.value.limits ? { limits: body.value.limits } : {},
-        );
+        const capped = capHotState(state, body.maxTokens ?? body.limits?.maxHotStateTokens ?? 1000);
+        const budgets = validateBudgets(state, body.prompt, body.limits ? { limits: body.limits } : {});
         return { capped, budgets };
       },
     },
@@ -92,16 +86,16 @@ function hotStateRoutes(stores: DisciplineStores): ApiRoute[] {
       summary:
         'Run the budgeter on a hot state: pass, compress, reference (lists stored as artifacts) or reject',
       body: EnforceRequestSchema,
+      example: HOT_STATE_EXAMPLE,
       responses: {
         '200': { description: 'The decision', schema: BudgetDecisionSchema },
         '413': { description: 'A list to move to an artifact is too large' },
       },
       handler: async (request, reply) => {
-        const body = parseWith(EnforceRequestSchema, request.body ?? {});
-        if (!body.ok) return sendInvalid(reply, body.issues, HOT_STATE_EXAMPLE);
-        const state = hotStateOf(reply, body.value.hotState, HOT_STATE_EXAMPLE);
+        const body = request.body as z.output<typeof EnforceRequestSchema>;
+        const state = hotStateOf(reply, body.hotState, HOT_STATE_EXAMPLE);
         if (!state) return reply;
-        const { hotState: _ignored, ...options } = body.value;
+        const { hotState: _ignored, ...options } = body;
         // Reference extraction stores the moved lists before answering, so every id in the new state resolves.
         try {
           return await storeReferences(enforceBudget(state, options), stores.artifacts);
@@ -129,16 +123,11 @@ function diffRoutes(): ApiRoute[] {
       scope: 'json',
       summary: 'Check that an output is diff-only (unified diff or JSON Patch)',
       body: DiffCheckSchema,
+      example:
+        'POST /api/v1/diff/check {"output":"--- a/x\\n+++ b/x\\n@@ ...","taskType":"code-modification"}',
       responses: { '200': { description: '{ ok, kind, reasons, ... }', schema: DiffOnlyResultSchema } },
-      handler: async (request, reply) => {
-        const body = parseWith(DiffCheckSchema, request.body ?? {});
-        if (!body.ok)
-          return sendInvalid(
-            reply,
-            body.issues,
-            'POST /api/v1/diff/check {"output":"--- a/x\\n+++ b/x\\n@@ ...","taskType":"code-modification"}',
-          );
-        const { output, ...options } = body.value;
+      handler: async (request) => {
+        const { output, ...options } = request.body as z.output<typeof DiffCheckSchema>;
         return validateDiffOnly(output, options);
       },
     },
@@ -155,6 +144,7 @@ function compactRoutes(stores: DisciplineStores): ApiRoute[] {
       summary:
         'Compact an OpenAI chat history: recap and flush, or evict completed tasks; archives first, and a live session of sessionId records it',
       body: CompactRequestSchema,
+      example: COMPACT_EXAMPLE,
       responses: {
         '200': {
           description: '{ mode, evicted, before, after, archives, messages, counter, sessionRecorded }',
@@ -163,10 +153,9 @@ function compactRoutes(stores: DisciplineStores): ApiRoute[] {
         '422': { description: 'Refused: the result would not be smaller' },
       },
       handler: async (request, reply) => {
-        const body = parseWith(CompactRequestSchema, request.body ?? {});
-        if (!body.ok) return sendInvalid(reply, body.issues, COMPACT_EXAMPLE);
         try {
-          const { messages, tasks, sessionId, keepTurns, keepTokens, minGainPercent } = body.value;
+          const { messages, tasks, sessionId, keepTurns, keepTokens, minGainPercent } =
+            request.body as z.output<typeof CompactRequestSchema>;
           const result = await stores.monitor.compact({
             history: tasks ? { messages, tasks } : messages,
             ...(sessionId === undefined ? {} : { sessionId }),
@@ -221,13 +210,9 @@ function storedContentRoutes(stores: DisciplineStores): ApiRoute[] {
         '500': { description: 'The item asked for may lie in damaged bytes (BR_ERR_INTEGRITY)' },
       },
       handler: async (request, reply) => {
-        const params = parseWith(ArchiveParamsSchema, request.params);
-        if (!params.ok) return sendInvalid(reply, params.issues);
-        const query = parseWith(ArchiveQuerySchema, request.query ?? {});
-        if (!query.ok) return sendInvalid(reply, query.issues);
-        const { session, task } = params.value;
+        const { session, task } = request.params as z.output<typeof ArchiveParamsSchema>;
         try {
-          const item = query.value.item;
+          const { item } = request.query as z.output<typeof ArchiveQuerySchema>;
           if (item === undefined) {
             // Whole records, and where bytes were skipped as torn or damaged: nothing unreadable is hidden.
             const decoded = await stores.archive.inspectArchive(session, task);
@@ -263,10 +248,9 @@ function storedContentRoutes(stores: DisciplineStores): ApiRoute[] {
         '500': { description: 'The stored bytes do not match the id (BR_ERR_INTEGRITY)' },
       },
       handler: async (request, reply) => {
-        const params = parseWith(ArtifactParamsSchema, request.params);
-        if (!params.ok) return sendInvalid(reply, params.issues);
+        const { id } = request.params as z.output<typeof ArtifactParamsSchema>;
         try {
-          const content = await stores.artifacts.get(params.value.id);
+          const content = await stores.artifacts.get(id);
           return reply.type('application/octet-stream').send(content);
         } catch (error) {
           if (error instanceof ArtifactRegistryError) {

@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import {
   PoolConfigSchema,
@@ -13,10 +12,9 @@ import {
   SettlementSchema,
   SettleRequestSchema,
 } from '../../contract/pools.js';
-import { parseWith } from '../../errors/validation.js';
 import type { ReservationRefusal } from '../../pools/pool-schemas.js';
 import type { PoolStore } from '../../pools/pool-store.js';
-import { sendInvalid, sendProblem } from '../problem.js';
+import { sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 
 export const POOL_CREATE_EXAMPLE =
@@ -37,25 +35,9 @@ export interface PoolRouteObservers {
   ) => void;
 }
 
-function paramsOf<T>(schema: z.ZodType<T>, request: FastifyRequest, reply: FastifyReply): T | undefined {
-  const parsed = parseWith(schema, request.params);
-  if (parsed.ok) return parsed.value;
-  sendInvalid(reply, parsed.issues);
-  return undefined;
-}
-
-function bodyOf<T>(
-  schema: z.ZodType<T>,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  example: string,
-): T | undefined {
-  const body = request.body ?? {};
-  const parsed = parseWith(schema, body);
-  if (parsed.ok) return parsed.value;
-  sendInvalid(reply, parsed.issues, example);
-  return undefined;
-}
+/** The path's ids, as Fastify validated them with the route's params schema. */
+type PoolParams = z.output<typeof PoolParamsSchema>;
+type ReservationParams = z.output<typeof ReservationParamsSchema>;
 
 /**
  * `/api/v1/pools`: shared budgets across agents (docs/decisions/009-pools.md). Reserve before a call, settle after
@@ -70,15 +52,13 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       scope: 'json',
       summary: 'Create a shared pool: a token budget and/or per-minute limits, with ceilings per priority',
       body: PoolConfigSchema,
+      example: POOL_CREATE_EXAMPLE,
       responses: {
         '201': { description: 'The pool view', schema: PoolViewSchema },
         '409': { description: 'A pool with that id exists (BR_ERR_POOL_EXISTS)' },
       },
-      handler: async (request, reply) => {
-        const config = bodyOf(PoolConfigSchema, request, reply, POOL_CREATE_EXAMPLE);
-        if (config === undefined) return reply;
-        return reply.code(201).send(await pools.create(config));
-      },
+      handler: async (request, reply) =>
+        reply.code(201).send(await pools.create(request.body as z.output<typeof PoolConfigSchema>)),
     },
     {
       method: 'GET',
@@ -100,10 +80,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
         '200': { description: 'The pool view', schema: PoolViewSchema },
         '404': { description: 'No such pool (BR_ERR_POOL_NOT_FOUND)' },
       },
-      handler: async (request, reply) => {
-        const params = paramsOf(PoolParamsSchema, request, reply);
-        return params === undefined ? reply : pools.view(params.id);
-      },
+      handler: async (request) => pools.view((request.params as PoolParams).id),
     },
     {
       method: 'DELETE',
@@ -116,8 +93,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
         '404': { description: 'No such pool (BR_ERR_POOL_NOT_FOUND)' },
       },
       handler: async (request, reply) => {
-        const params = paramsOf(PoolParamsSchema, request, reply);
-        if (params === undefined) return reply;
+        const params = request.params as PoolParams;
         if (!(await pools.delete(params.id)))
           return sendProblem(reply, 'BR_ERR_POOL_NOT_FOUND', `No pool ${JSON.stringify(params.id)}`);
         return reply.code(204).send();
@@ -130,6 +106,7 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       summary: "Reserve tokens before a call: admitted while the pool stays under the priority's ceiling",
       params: PoolParamsSchema,
       body: ReservationRequestSchema,
+      example: RESERVE_EXAMPLE,
       responses: {
         '201': {
           description: '{ reservationId, expiresAt, … }: settle it after the call',
@@ -143,10 +120,8 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
         },
       },
       handler: async (request, reply) => {
-        const params = paramsOf(PoolParamsSchema, request, reply);
-        if (params === undefined) return reply;
-        const body = bodyOf(ReservationRequestSchema, request, reply, RESERVE_EXAMPLE);
-        if (body === undefined) return reply;
+        const params = request.params as PoolParams;
+        const body = request.body as z.output<typeof ReservationRequestSchema>;
         const decision = await pools.reserve(params.id, body);
         if (decision.ok) {
           onDecision('admitted');
@@ -172,15 +147,14 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
       summary: 'Settle a reservation with the tokens the call used (idempotent; a late settle counts once)',
       params: ReservationParamsSchema,
       body: SettleRequestSchema,
+      example: SETTLE_EXAMPLE,
       responses: {
         '200': { description: 'The settlement (alreadySettled: true on a repeat)', schema: SettlementSchema },
         '404': { description: 'No such pool or reservation' },
       },
-      handler: async (request, reply) => {
-        const params = paramsOf(ReservationParamsSchema, request, reply);
-        if (params === undefined) return reply;
-        const body = bodyOf(SettleRequestSchema, request, reply, SETTLE_EXAMPLE);
-        if (body === undefined) return reply;
+      handler: async (request) => {
+        const params = request.params as ReservationParams;
+        const body = request.body as z.output<typeof SettleRequestSchema>;
         const settlement = await pools.settle(params.id, params.rid, body);
         if (!settlement.alreadySettled) onDecision('settled');
         return settlement;
@@ -196,9 +170,8 @@ export function poolRoutes(pools: PoolStore, observers: PoolRouteObservers = {})
         '200': { description: 'The reservation state after the release', schema: ReleaseSchema },
         '404': { description: 'No such pool or reservation' },
       },
-      handler: async (request, reply) => {
-        const params = paramsOf(ReservationParamsSchema, request, reply);
-        if (params === undefined) return reply;
+      handler: async (request) => {
+        const params = request.params as ReservationParams;
         const release = await pools.release(params.id, params.rid);
         if (release.released) onDecision('released');
         return release;

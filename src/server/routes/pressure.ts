@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { evaluateResolved } from '../../pressure/evaluate.js';
 import { NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../../pressure/parameters.js';
 import { parsePressureInput } from '../../pressure/parse.js';
-import { PressureInputSchema, PressureReportSchema } from '../../pressure/schemas.js';
-import { sendInvalid } from '../problem.js';
+import type { ResolvedPressureInput } from '../../pressure/resolve-input.js';
+import { PressureInputSchema, PressureQuerySchema, PressureReportSchema } from '../../pressure/schemas.js';
 import type { ApiRoute } from '../route-table.js';
 
 const exampleQuery = [
@@ -59,14 +59,14 @@ export function pressureRoutes(
       url: '/api/v1/pressure',
       scope: 'json',
       summary: 'Evaluate context pressure (the stateless context-pressure regulator) from query parameters',
+      query: PressureQuerySchema,
       queryParameters,
+      parse: { query: (raw) => parsePressureInput(raw, 'text') },
+      example: PRESSURE_GET_EXAMPLE,
       responses,
       options: routeOptions,
-      handler: (request, reply) => {
-        const parsed = parsePressureInput(request.query, 'text');
-        if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_GET_EXAMPLE);
-        return reply.send(evaluateResolved(parsed.value, { now: context.now() }));
-      },
+      handler: (request, reply) =>
+        reply.send(evaluateResolved(request.query as ResolvedPressureInput, { now: context.now() })),
     },
     {
       method: 'POST',
@@ -74,13 +74,13 @@ export function pressureRoutes(
       scope: 'json',
       summary: 'Evaluate context pressure (the stateless context-pressure regulator) from a JSON body',
       body: PressureInputSchema,
+      // The body's compiled check and the rules between fields, run by Fastify before the handler.
+      parse: { body: (raw) => parsePressureInput(raw, 'body') },
+      example: PRESSURE_POST_EXAMPLE,
       responses,
       options: routeOptions,
-      handler: (request, reply) => {
-        const parsed = parsePressureInput(request.body, 'body');
-        if (!parsed.ok) return sendInvalid(reply, parsed.issues, PRESSURE_POST_EXAMPLE);
-        return reply.send(evaluateResolved(parsed.value, { now: context.now() }));
-      },
+      handler: (request, reply) =>
+        reply.send(evaluateResolved(request.body as ResolvedPressureInput, { now: context.now() })),
     },
   ];
 }

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { z } from 'zod';
 import { type EvictionPolicyOptions, EvictionPolicyOptionsSchema } from '../../compaction/eviction-policy.js';
 import { ReplayQuerySchema, ReplayResultSchema } from '../../contract/replay.js';
 import { parseWith, type ValidationIssue } from '../../errors/validation.js';
@@ -48,6 +49,7 @@ export function replayRoutes(bodyLimit: number, archiveDir: string): ApiRoute[] 
       summary:
         "Replay a recorded agent session log (body: the log as text); whatIf=true also replays barometer's eviction policy on it",
       query: ReplayQuerySchema,
+      example: EXAMPLE,
       textBody: 'The log file: JSON Lines, or one JSON document (OpenHands)',
       responses: {
         '200': {
@@ -58,8 +60,6 @@ export function replayRoutes(bodyLimit: number, archiveDir: string): ApiRoute[] 
       },
       options: { bodyLimit },
       handler: async (request, reply) => {
-        const query = parseWith(ReplayQuerySchema, request.query ?? {});
-        if (!query.ok) return sendInvalid(reply, query.issues, EXAMPLE);
         if (typeof request.body !== 'string' || request.body.trim() === '') {
           return sendInvalid(
             reply,
@@ -67,7 +67,11 @@ export function replayRoutes(bodyLimit: number, archiveDir: string): ApiRoute[] 
             EXAMPLE,
           );
         }
-        const { whatIf, policy: policyText, ...options } = query.value;
+        const {
+          whatIf,
+          policy: policyText,
+          ...options
+        } = request.query as z.output<typeof ReplayQuerySchema>;
         const policy = policyOf(policyText);
         if (!policy.ok) return sendInvalid(reply, policy.issues, EXAMPLE);
         if (whatIf !== 'true') {

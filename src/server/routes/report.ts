@@ -1,12 +1,11 @@
 import { join } from 'node:path';
+import type { z } from 'zod';
 import { ReportQuerySchema, ReportResultSchema } from '../../contract/report.js';
-import { parseWith } from '../../errors/validation.js';
 import type { BarometerConfig } from '../../models/barometer-config.js';
 import type { LogRoot } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
 import type { ReceiptsOf } from '../../report/proxy-receipts-of.js';
 import { DATABASE_FILE } from '../../store/state-database.js';
-import { sendInvalid } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 
 const EXAMPLE = 'GET /api/v1/report?view=daily&since=2026-01-01&agent=claude-code';
@@ -33,16 +32,15 @@ export function reportRoutes(options: ReportRouteOptions): ApiRoute[] {
       summary:
         "What the agents on this machine cost, by day, session, project or model, with barometer's what-if beside each row (the logs in the agents' default places)",
       query: ReportQuerySchema,
+      example: EXAMPLE,
       responses: {
         '200': {
           description: '{ view, since, until, timeZone, rows, total, footnotes, files }',
           schema: ReportResultSchema,
         },
       },
-      handler: async (request, reply) => {
-        const query = parseWith(ReportQuerySchema, request.query ?? {});
-        if (!query.ok) return sendInvalid(reply, query.issues, EXAMPLE);
-        const { whatIf, ...filter } = query.value;
+      handler: async (request) => {
+        const { whatIf, ...filter } = request.query as z.output<typeof ReportQuerySchema>;
         const run = running.then(() =>
           makeReport(filter, {
             roots: options.roots,

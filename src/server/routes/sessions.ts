@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
 import {
   ALL_SESSIONS_STREAM_MESSAGES,
   CompactionAnswerSchema,
@@ -18,12 +19,12 @@ import {
   UsageAnswerSchema,
   UsageInputSchema,
 } from '../../contract/sessions.js';
-import { BarometerValidationError, parseWith } from '../../errors/validation.js';
-import { isId } from '../../ids/id-schema.js';
+import { BarometerValidationError } from '../../errors/validation.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
+import type { UsageUpdate } from '../../session/session-options.js';
 import { parseUsageInput } from '../../session/usage-input.js';
 import type { EventHub } from '../event-hub.js';
-import { sendInvalid, sendProblem } from '../problem.js';
+import { sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 import { readSample, SAMPLES } from '../samples.js';
 
@@ -36,16 +37,13 @@ export const LIST_EXAMPLE =
 export const USAGE_EXAMPLE =
   'POST /api/v1/sessions/:id/usage {"promptTokens":123000,"completionTokens":800} or {"format":"anthropic","response":{...}}';
 
-/** The path's id, checked by the one id rule: an id the API cannot have is a 400 naming it, not a 404. */
-function idOf(request: FastifyRequest, reply: FastifyReply): string | undefined {
-  // The same rule without a schema parse (every usage post passes here); a bad id gets the schema's issues.
-  const id = (request.params as { id?: unknown }).id;
-  if (isId(id)) return id;
-  const parsed = parseWith(SessionIdParamsSchema, request.params);
-  if (parsed.ok) return parsed.value.id;
-  sendInvalid(reply, parsed.issues);
-  return undefined;
+/** The path's id, as Fastify validated it by the one id rule (an id the API cannot have is a 400 naming it). */
+function idOf(request: FastifyRequest): string {
+  return (request.params as SessionIdParams).id;
 }
+
+type SessionIdParams = z.output<typeof SessionIdParamsSchema>;
+type ListQuery = z.output<typeof SessionListQuerySchema>;
 
 /** The sessions API (docs/sessions-api.md): each route translates to one monitor call. */
 export function sessionRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[] {
@@ -66,24 +64,14 @@ function sessionResourceRoutes(monitor: SessionMonitor): ApiRoute[] {
       scope: 'json',
       summary: 'Create a monitored session for a model (and agent, limits, budget)',
       body: SessionOptionsSchema,
+      example: SESSION_CREATE_EXAMPLE,
       responses: {
         '201': { description: 'The session view', schema: SessionViewSchema },
         '409': { description: 'A session with that id exists' },
         '503': { description: 'The store holds its maximum of sessions (BR_ERR_SESSION_LIMIT)' },
       },
-      handler: async (request, reply) => {
-        const body = request.body ?? {};
-        if (typeof body !== 'object' || Array.isArray(body)) {
-          return sendInvalid(
-            reply,
-            [{ field: '', value: body, message: 'must be a JSON object' }],
-            SESSION_CREATE_EXAMPLE,
-          );
-        }
-        const parsed = parseWith(SessionOptionsSchema, body);
-        if (!parsed.ok) return sendInvalid(reply, parsed.issues, SESSION_CREATE_EXAMPLE);
-        return reply.code(201).send(await monitor.create(parsed.value));
-      },
+      handler: async (request, reply) =>
+        reply.code(201).send(await monitor.create(request.body as z.output<typeof SessionOptionsSchema>)),
     },
     {
       method: 'GET',
@@ -91,13 +79,13 @@ function sessionResourceRoutes(monitor: SessionMonitor): ApiRoute[] {
       scope: 'json',
       summary: `List sessions (summaries), one page at a time in id order: limit (default ${DEFAULT_SESSION_PAGE}, at most ${MAX_SESSION_PAGE}) and cursor (the nextCursor of the page before); follow nextCursor until null (a page read while sessions still load after a restart may hold fewer than limit)`,
       query: SessionListQuerySchema,
+      example: LIST_EXAMPLE,
       responses: {
         '200': { description: '{ sessions, nextCursor }', schema: SessionListSchema },
       },
-      handler: async (request, reply) => {
-        const query = parseWith(SessionListQuerySchema, request.query ?? {});
-        if (!query.ok) return sendInvalid(reply, query.issues, LIST_EXAMPLE);
-        return monitor.listPage(query.value.cursor ?? null, query.value.limit ?? DEFAULT_SESSION_PAGE);
+      handler: async (request) => {
+        const query = request.query as ListQuery;
+        return monitor.listPage(query.cursor ?? null, query.limit ?? DEFAULT_SESSION_PAGE);
       },
     },
     {
@@ -110,10 +98,7 @@ function sessionResourceRoutes(monitor: SessionMonitor): ApiRoute[] {
         '200': { description: 'The session view', schema: SessionViewSchema },
         '404': { description: 'No such session' },
       },
-      handler: async (request, reply) => {
-        const id = idOf(request, reply);
-        return id === undefined ? reply : monitor.view(id);
-      },
+      handler: async (request) => monitor.view(idOf(request)),
     },
     {
       method: 'GET',
@@ -126,10 +111,7 @@ function sessionResourceRoutes(monitor: SessionMonitor): ApiRoute[] {
         '200': { description: 'The sub-agents and the totals', schema: SubAgentsAnswerSchema },
         '404': { description: 'No such session' },
       },
-      handler: async (request, reply) => {
-        const id = idOf(request, reply);
-        return id === undefined ? reply : monitor.subAgents(id);
-      },
+      handler: async (request) => monitor.subAgents(idOf(request)),
     },
     {
       method: 'DELETE',
@@ -142,9 +124,7 @@ function sessionResourceRoutes(monitor: SessionMonitor): ApiRoute[] {
         '404': { description: 'No such session' },
       },
       handler: async (request, reply) => {
-        const id = idOf(request, reply);
-        if (id === undefined) return reply;
-        await monitor.delete(id);
+        await monitor.delete(idOf(request));
         return reply.code(204).send();
       },
     },
@@ -161,6 +141,9 @@ function sessionInputRoutes(monitor: SessionMonitor): ApiRoute[] {
       summary: "Post one generation's usage (normalized, or a raw provider response) and get the verdict",
       params: SessionIdParamsSchema,
       body: UsageInputSchema,
+      // The shape is chosen by `format`, so that the issues name the fields of the shape the caller meant.
+      parse: { body: parseUsageInput },
+      example: USAGE_EXAMPLE,
       responses: {
         '200': { description: 'What the agent needs to act (at most a few KB)', schema: UsageAnswerSchema },
         '404': { description: 'No such session' },
@@ -168,11 +151,7 @@ function sessionInputRoutes(monitor: SessionMonitor): ApiRoute[] {
       // The monitor answers within the call over a store that does (the memory store): the service's hot path
       // then pays no promise; over Redis, or for a pooled session, the answer is sent when it comes.
       handler: (request, reply) => {
-        const id = idOf(request, reply);
-        if (id === undefined) return reply;
-        const parsed = parseUsageInput(request.body);
-        if (!parsed.ok) return sendInvalid(reply, parsed.issues, USAGE_EXAMPLE);
-        const answer = monitor.postUsage(id, parsed.value);
+        const answer = monitor.postUsage(idOf(request), request.body as UsageUpdate);
         return answer instanceof Promise ? answer.then((later) => reply.send(later)) : reply.send(answer);
       },
     },
@@ -183,6 +162,7 @@ function sessionInputRoutes(monitor: SessionMonitor): ApiRoute[] {
       summary: 'Record a compaction of the session (the agent’s own, or one made elsewhere)',
       params: SessionIdParamsSchema,
       body: CompactionInputSchema,
+      example: COMPACTION_EXAMPLE,
       responses: {
         '201': {
           description: 'The compaction event and the session summary',
@@ -191,14 +171,10 @@ function sessionInputRoutes(monitor: SessionMonitor): ApiRoute[] {
         '404': { description: 'No such session' },
       },
       handler: async (request, reply) => {
-        const id = idOf(request, reply);
-        if (id === undefined) return reply;
-        const parsed = parseWith(CompactionInputSchema, request.body ?? {});
-        if (!parsed.ok) return sendInvalid(reply, parsed.issues, COMPACTION_EXAMPLE);
-        const { trigger, ...rest } = parsed.value;
+        const { trigger, ...rest } = request.body as z.output<typeof CompactionInputSchema>;
         return reply
           .code(201)
-          .send(await monitor.recordCompaction(id, { ...rest, trigger: trigger ?? 'manual' }));
+          .send(await monitor.recordCompaction(idOf(request), { ...rest, trigger: trigger ?? 'manual' }));
       },
     },
   ];
@@ -223,8 +199,7 @@ function sessionStreamRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[]
         '503': { description: 'Too many event-stream clients (BR_ERR_TOO_MANY_STREAMS)' },
       },
       handler: async (request, reply) => {
-        const id = idOf(request, reply);
-        if (id === undefined) return reply;
+        const id = idOf(request);
         if (!hub.hasRoom()) return tooManyStreams(reply, hub);
         const view = await monitor.view(id);
         hub.open(request, reply, id, `event: session\ndata: ${JSON.stringify(view)}\n\n`);
@@ -238,6 +213,7 @@ function sessionStreamRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[]
       summary:
         'Server-sent events of every session: one page of the list (limit, cursor as GET /api/v1/sessions), then the latest summary of each changed session',
       query: EventsQuerySchema,
+      example: LIST_EXAMPLE,
       responses: {
         '200': {
           description: 'text/event-stream (see docs/sessions-api.md)',
@@ -247,13 +223,9 @@ function sessionStreamRoutes(monitor: SessionMonitor, hub: EventHub): ApiRoute[]
         '503': { description: 'Too many event-stream clients (BR_ERR_TOO_MANY_STREAMS)' },
       },
       handler: async (request, reply) => {
-        const query = parseWith(EventsQuerySchema, request.query ?? {});
-        if (!query.ok) return sendInvalid(reply, query.issues, LIST_EXAMPLE);
+        const query = request.query as ListQuery;
         if (!hub.hasRoom()) return tooManyStreams(reply, hub);
-        const page = await monitor.listPage(
-          query.value.cursor ?? null,
-          query.value.limit ?? DEFAULT_SESSION_PAGE,
-        );
+        const page = await monitor.listPage(query.cursor ?? null, query.limit ?? DEFAULT_SESSION_PAGE);
         hub.open(request, reply, null, `event: sessions\ndata: ${JSON.stringify(page)}\n\n`);
         return reply;
       },

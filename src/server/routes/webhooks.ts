@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import {
   WEBHOOK_EVENTS,
   WebhookDeliveriesAnswerSchema,
@@ -6,10 +7,13 @@ import {
   WebhookRegistrationSchema,
   WebhookRequestSchema,
 } from '../../contract/webhooks.js';
-import { BarometerValidationError, parseWith } from '../../errors/validation.js';
+import { BarometerValidationError } from '../../errors/validation.js';
 import { sendInvalid, sendProblem } from '../problem.js';
 import type { ApiRoute } from '../route-table.js';
 import { deliveryAnswer, type WebhookService } from '../webhooks/webhook-service.js';
+
+/** The path's webhook id, as Fastify validated it. */
+type WebhookParams = z.output<typeof WebhookParamsSchema>;
 
 const EXAMPLE = `POST /api/v1/webhooks {"url":"https://example.com/barometer","events":["pressure_critical","compaction"]} (events: ${WEBHOOK_EVENTS.join(', ')})`;
 
@@ -24,6 +28,7 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
       scope: 'json',
       summary: 'Register a webhook; Standard Webhooks signatures; the secret is shown once',
       body: WebhookRequestSchema,
+      example: EXAMPLE,
       responses: {
         '201': {
           description: '{ id, url, events, secret, createdAt }: keep the secret, it is not shown again',
@@ -32,10 +37,8 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
         '400': { description: 'A bad field, or a target that resolves to a refused address' },
       },
       handler: async (request, reply) => {
-        const body = parseWith(WebhookRequestSchema, request.body ?? {});
-        if (!body.ok) return sendInvalid(reply, body.issues, EXAMPLE);
         try {
-          const registration = await webhooks.register(body.value);
+          const registration = await webhooks.register(request.body as z.output<typeof WebhookRequestSchema>);
           return reply.code(201).send(registration);
         } catch (error) {
           if (error instanceof BarometerValidationError) return sendInvalid(reply, error.issues, EXAMPLE);
@@ -67,9 +70,8 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
         '404': { description: 'No such webhook' },
       },
       handler: async (request, reply) => {
-        const params = parseWith(WebhookParamsSchema, request.params);
-        if (!params.ok) return sendInvalid(reply, params.issues);
-        if (!(await webhooks.delete(params.value.id))) return notFound(reply, params.value.id);
+        const { id } = request.params as WebhookParams;
+        if (!(await webhooks.delete(id))) return notFound(reply, id);
         return reply.code(204).send();
       },
     },
@@ -84,13 +86,12 @@ export function webhookRoutes(webhooks: WebhookService): ApiRoute[] {
         '404': { description: 'No such webhook' },
       },
       handler: async (request, reply) => {
-        const params = parseWith(WebhookParamsSchema, request.params);
-        if (!params.ok) return sendInvalid(reply, params.issues);
+        const { id } = request.params as WebhookParams;
         await webhooks.refresh();
-        const deliveries = webhooks.deliveries(params.value.id);
-        if (!deliveries) return notFound(reply, params.value.id);
+        const deliveries = webhooks.deliveries(id);
+        if (!deliveries) return notFound(reply, id);
         // Stored times stay epoch milliseconds; the answer shows ISO 8601, as every answer does.
-        return { webhook: webhooks.get(params.value.id), deliveries: deliveries.map(deliveryAnswer) };
+        return { webhook: webhooks.get(id), deliveries: deliveries.map(deliveryAnswer) };
       },
     },
   ];
