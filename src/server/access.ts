@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from './problem.js';
+import { sendProblem } from '../http/problem.js';
 
 /**
  * What a key may do: read (GET, event streams, archives, metrics), write (post usage, compact, reserve and settle

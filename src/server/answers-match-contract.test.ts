@@ -7,8 +7,6 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ProblemSchema } from '../contract/problem.js';
-import { readTrace } from '../usage/test-helpers/traces.js';
-import { buildApp } from './app.js';
 import {
   type ApiRoute,
   type ErrorResponse,
@@ -16,7 +14,9 @@ import {
   type JsonResponse,
   responseSchema,
   type SuccessResponse,
-} from './route-table.js';
+} from '../http/route-table.js';
+import { readTrace } from '../usage/test-helpers/traces.js';
+import { buildApp } from './app.js';
 
 /**
  * Every operation's real answers against the schema its route declares (src/contract): each request below is one

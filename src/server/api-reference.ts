@@ -28,7 +28,7 @@ import {
   openApiPath,
   responseSchema,
   type SuccessResponse,
-} from './route-table.js';
+} from '../http/route-table.js';
 
 type JsonSchema = {
   type?: string | string[];

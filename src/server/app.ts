@@ -12,16 +12,14 @@ import type { Redis } from 'ioredis';
 import type { Summarizer } from '../compaction/compact-history.js';
 import { HealthzAnswerSchema, OpenApiDocumentSchema } from '../contract/service.js';
 import { BarometerValidationError, parseWith } from '../errors/validation.js';
+import { type ApiRoute, registerRoutes } from '../http/route-table.js';
 import { MAX_ID_LENGTH } from '../ids/id-schema.js';
 import type { BarometerConfig } from '../models/barometer-config.js';
 import { poolRows } from '../pools/kept-pools.js';
 import { MemoryPoolStore } from '../pools/memory-pool-store.js';
 import type { PoolStore } from '../pools/pool-store.js';
 import { RedisPoolStore } from '../pools/redis-pool-store.js';
-import { upstreamAgent } from '../proxy/forward.js';
-import { proxyRoutes } from '../proxy/proxy-routes.js';
-import { ProxySessions } from '../proxy/proxy-sessions.js';
-import { RequestDescriber } from '../proxy/request-describer.js';
+import { type ProxyService, proxyService } from '../proxy/proxy-service.js';
 import { defaultLogRoots, type LogRoot } from '../report/discover-logs.js';
 import {
   dataDirPaths,
@@ -54,7 +52,6 @@ import { buildNotFoundHandler } from './not-found-handler.js';
 import { buildOpenApiDocument, pressureQueryParameters } from './openapi.js';
 import { type ResolvedServerOptions, type ServerOptions, ServerOptionsSchema } from './options.js';
 import { registerConcurrencyLimit, registerRateLimits } from './request-limits.js';
-import { type ApiRoute, registerRoutes } from './route-table.js';
 import { disciplineRoutes } from './routes/discipline.js';
 import { poolRoutes } from './routes/pools.js';
 import { pressureRoutes } from './routes/pressure.js';
@@ -167,11 +164,10 @@ export async function buildApp(
     metrics,
     notices,
   });
-  const proxy = settings.proxy;
+  const proxy = settings.proxy ? proxyPart(app, parts, settings.proxy, { monitor, metrics }) : undefined;
   if (proxy) {
-    const proxied = proxyParts(app, parts, proxy, { monitor, metrics });
-    shutdown.settleProxy = proxied.settle;
-    routes.push(...proxied.routes);
+    shutdown.settleProxy = proxy.settle;
+    routes.push(...proxy.routes);
   }
   routes.push(...rootRoutes(metrics, routes));
   for (const route of routes) if (route.scope === 'text') textRoutes.add(route.url);
@@ -179,15 +175,7 @@ export async function buildApp(
   registerRoutes(app, routes, 'root');
 
   await registerApi(app, settings, limiter, redis, routes);
-  if (proxy) {
-    await app.register(async (raw) => {
-      // The proxy forwards the agent's bytes: any content type, left unread as the request's stream (the proxy
-      // passes it on as it arrives, or reads it whole to write edits in, up to its own limit).
-      raw.removeAllContentTypeParsers();
-      raw.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-      registerRoutes(raw, routes, 'raw');
-    });
-  }
+  if (proxy) await app.register(proxy.plugin);
   if (settings.dashboard) await registerDashboard(app);
 
   return app;
@@ -535,46 +523,21 @@ function apiRoutes(
   ];
 }
 
-/** The proxy's sessions, upstream agent and routes, and what the shutdown awaits of them. */
-function proxyParts(
+/** The proxy (src/proxy registers its own routes), wired to the service's monitor, archive, database and metrics. */
+function proxyPart(
   app: FastifyInstance,
   { now, dataDir, database, archive }: AppParts,
-  proxy: NonNullable<ResolvedServerOptions['proxy']>,
+  options: NonNullable<ResolvedServerOptions['proxy']>,
   { monitor, metrics }: { monitor: SessionMonitor; metrics: ServiceMetrics },
-): { routes: ApiRoute[]; settle: () => Promise<void> } {
-  // The proxy never logs a request's content or headers (keys): only the stage and the error's message.
-  const log = (stage: string, error: unknown) =>
-    app.log.warn(
-      { stage, error: error instanceof Error ? error.message : String(error) },
-      'proxy: failed open',
-    );
-  const kept = keptProxySessions(database, join(dataDir.root, 'proxy'), app.log);
-  const sessions = new ProxySessions({
+): ProxyService {
+  return proxyService({
+    options,
     monitor,
     archive,
     now,
-    kept,
-    onFailure: (stage, error) => {
-      metrics.proxyFailures.inc({ stage });
-      log(stage, error);
-    },
-    onPause: (stage) => metrics.proxyPauses.inc({ stage }),
-    windowPolicy: proxy.windowPolicy,
-  });
-  metrics.watchProxy(sessions);
-  const upstream = upstreamAgent({
-    headersTimeoutSeconds: proxy.upstreamHeadersTimeoutSeconds,
-    idleTimeoutSeconds: proxy.upstreamIdleTimeoutSeconds,
-  });
-  const settle = async () => {
-    await sessions.settled();
-    await upstream.destroy();
-  };
-  const routes = proxyRoutes({
-    options: proxy,
-    upstream,
-    sessions,
-    counters: {
+    kept: keptProxySessions(database, join(dataDir.root, 'proxy'), app.log),
+    log: app.log,
+    metrics: {
       request: (route, outcome) => metrics.proxyRequests.inc({ route, outcome }),
       failure: (stage) => metrics.proxyFailures.inc({ stage }),
       upstreamFailure: (reason) => metrics.proxyUpstreamFailures.inc({ reason }),
@@ -582,17 +545,10 @@ function proxyParts(
         metrics.proxyWindowLevers.inc({ lever });
         if (heldMs > 0) metrics.proxyWindowHeldSeconds.inc(heldMs / 1000);
       },
+      pause: (stage) => metrics.proxyPauses.inc({ stage }),
+      watch: (sessions) => metrics.watchProxy(sessions),
     },
-    log,
-    describer: new RequestDescriber({
-      describe: (id, context) => monitor.describe(id, context),
-      onFailure: (error) => {
-        metrics.proxyFailures.inc({ stage: 'record' });
-        log('record', error);
-      },
-    }),
   });
-  return { routes, settle };
 }
 
 /** The root routes: liveness, the Prometheus metrics and the OpenAPI document of `routes` (built on first read). */

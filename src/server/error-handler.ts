@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { BarometerError } from '../errors/barometer-error.js';
 import { ERROR_CATALOGUE, type ErrorCode, isErrorCode } from '../errors/error-catalogue.js';
 import { BarometerValidationError } from '../errors/validation.js';
+import { sendInvalid, sendProblem } from '../http/problem.js';
 import { codeOfStatus, FASTIFY_ERROR_CODES } from './fastify-error-codes.js';
-import { sendInvalid, sendProblem } from './problem.js';
 
 /** What the error handler needs to know of the route a failed request was for. */
 export interface RouteBodyRules {

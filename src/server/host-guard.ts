@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from './problem.js';
+import { sendProblem } from '../http/problem.js';
 
 /** The hostnames every local client uses; the listen host is added to them. */
 const LOCALHOST_NAMES = ['localhost', '127.0.0.1', '[::1]'];

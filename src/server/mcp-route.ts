@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { McpErrorAnswerSchema, McpMessageSchema, McpResponseSchema } from '../contract/service.js';
+import { type ApiRoute, answeredByHandler } from '../http/route-table.js';
 import { createBarometerMcpServer } from '../mcp/create-mcp-server.js';
 import type { SessionMonitor } from '../session/session-monitor.js';
 import type { ArchiveStore } from '../store/archive.js';
 import { StreamableHTTPServerTransport } from '../vendor/mcp-sdk-http.js';
-import { type ApiRoute, answeredByHandler } from './route-table.js';
 
 /** A JSON-RPC error answer, the shape MCP clients read, with barometer's code in `data`. */
 function jsonRpcError(message: string, data?: Record<string, unknown>, code = -32000) {

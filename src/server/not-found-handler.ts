@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from './problem.js';
+import { sendProblem } from '../http/problem.js';
 
 /** A registered route as the onRoute hook saw it. */
 export interface RegisteredRoute {

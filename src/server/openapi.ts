@@ -1,7 +1,5 @@
 import * as z from 'zod';
 import { ProblemSchema } from '../contract/problem.js';
-import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
-import { BAROMETER_VERSION } from '../version.js';
 import {
   type ApiRoute,
   type ErrorResponse,
@@ -9,7 +7,9 @@ import {
   openApiPath,
   responseSchema,
   type SuccessResponse,
-} from './route-table.js';
+} from '../http/route-table.js';
+import { ENUM_PARAMETERS, NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../pressure/parameters.js';
+import { BAROMETER_VERSION } from '../version.js';
 
 export { ProblemSchema } from '../contract/problem.js';
 

@@ -2,9 +2,9 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { BarometerError } from '../errors/barometer-error.js';
+import { sendProblem } from '../http/problem.js';
 import type { ConcurrencyLimiter } from './concurrency-limiter.js';
 import type { ResolvedServerOptions } from './options.js';
-import { sendProblem } from './problem.js';
 
 /** The rate-limit budget a request draws on. */
 type LimitGroup = 'evaluation' | 'ingestion' | 'read';

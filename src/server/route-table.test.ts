@@ -7,12 +7,12 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { compileValidator } from '../errors/compiled-validator.js';
 import { parseWith } from '../errors/validation.js';
+import { type ApiRoute, openApiPath, registerRoutes } from '../http/route-table.js';
 import { IdSchema } from '../ids/id-schema.js';
 import { apiReference } from './api-reference.js';
 import { buildApp } from './app.js';
 import { buildErrorHandler } from './error-handler.js';
 import { jsonBodyParser } from './json-body.js';
-import { type ApiRoute, openApiPath, registerRoutes } from './route-table.js';
 
 async function withApp<T>(work: (app: Awaited<ReturnType<typeof buildApp>>) => Promise<T>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'barometer-routes-'));
@@ -100,7 +100,7 @@ describe('the route table', () => {
   });
 
   it('refuses to register a route whose success answer has no schema', async () => {
-    const { assertTypedResponses } = await import('./route-table.js');
+    const { assertTypedResponses } = await import('../http/route-table.js');
     const route = {
       method: 'GET' as const,
       url: '/api/v1/x',

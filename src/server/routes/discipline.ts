@@ -18,12 +18,12 @@ import { storeReferences } from '../../discipline/store-references.js';
 import { validateBudgets } from '../../discipline/validate-budgets.js';
 import { validateDiffOnly } from '../../discipline/validate-diff-only.js';
 import { BarometerValidationError, parseWith } from '../../errors/validation.js';
+import { sendInvalid, sendProblem } from '../../http/problem.js';
+import type { ApiRoute } from '../../http/route-table.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
 import { ArchiveError, type ArchiveStore } from '../../store/archive.js';
 import { apiAddresses } from '../../store/archive-address.js';
 import { type ArtifactRegistry, ArtifactRegistryError } from '../../store/artifact-registry.js';
-import { sendInvalid, sendProblem } from '../problem.js';
-import type { ApiRoute } from '../route-table.js';
 
 const HOT_STATE_EXAMPLE =
   'POST /api/v1/hot-state/check {"hotState":{"session_id":"s1","objective":"fix the build"},"maxTokens":1000}';

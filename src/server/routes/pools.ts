@@ -12,10 +12,10 @@ import {
   SettlementSchema,
   SettleRequestSchema,
 } from '../../contract/pools.js';
+import { sendProblem } from '../../http/problem.js';
+import type { ApiRoute } from '../../http/route-table.js';
 import type { ReservationRefusal } from '../../pools/pool-schemas.js';
 import type { PoolStore } from '../../pools/pool-store.js';
-import { sendProblem } from '../problem.js';
-import type { ApiRoute } from '../route-table.js';
 
 export const POOL_CREATE_EXAMPLE =
   'POST /api/v1/pools {"id":"team","tokenBudget":2000000,"tokensPerMinute":400000,"priorityCeilings":{"low":0.5}}';

@@ -1,10 +1,10 @@
 import * as z from 'zod';
+import type { ApiRoute } from '../../http/route-table.js';
 import { evaluateResolved } from '../../pressure/evaluate.js';
 import { NUMERIC_PARAMETER_NAMES, NUMERIC_PARAMETERS } from '../../pressure/parameters.js';
 import { parsePressureInput } from '../../pressure/parse.js';
 import type { ResolvedPressureInput } from '../../pressure/resolve-input.js';
 import { PressureInputSchema, PressureQuerySchema, PressureReportSchema } from '../../pressure/schemas.js';
-import type { ApiRoute } from '../route-table.js';
 
 const exampleQuery = [
   ...NUMERIC_PARAMETER_NAMES.map((name) => `${name}=${NUMERIC_PARAMETERS[name].default}`),

@@ -5,11 +5,11 @@ import type { z } from 'zod';
 import { type EvictionPolicyOptions, EvictionPolicyOptionsSchema } from '../../compaction/eviction-policy.js';
 import { ReplayQuerySchema, ReplayResultSchema } from '../../contract/replay.js';
 import { parseWith, type ValidationIssue } from '../../errors/validation.js';
+import { sendInvalid } from '../../http/problem.js';
+import type { ApiRoute } from '../../http/route-table.js';
 import { replayLogText } from '../../session/replay.js';
 import { replayWhatIf } from '../../session/what-if-replay.js';
 import { ArchiveStore, readArchiveFile } from '../../store/archive.js';
-import { sendInvalid } from '../problem.js';
-import type { ApiRoute } from '../route-table.js';
 
 const EXAMPLE =
   'POST /api/v1/replay?format=auto&whatIf=true (body: the log file, as text/plain or application/x-ndjson)';

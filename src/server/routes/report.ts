@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { ReportQuerySchema, ReportResultSchema } from '../../contract/report.js';
+import type { ApiRoute } from '../../http/route-table.js';
 import type { BarometerConfig } from '../../models/barometer-config.js';
 import type { LogRoot } from '../../report/discover-logs.js';
 import { makeReport } from '../../report/make-report.js';
 import type { ReceiptsOf } from '../../report/proxy-receipts-of.js';
 import { DATABASE_FILE } from '../../store/state-database.js';
-import type { ApiRoute } from '../route-table.js';
 
 const EXAMPLE = 'GET /api/v1/report?view=daily&since=2026-01-01&agent=claude-code';
 

@@ -20,12 +20,12 @@ import {
   UsageInputSchema,
 } from '../../contract/sessions.js';
 import { BarometerValidationError } from '../../errors/validation.js';
+import { sendProblem } from '../../http/problem.js';
+import type { ApiRoute } from '../../http/route-table.js';
 import type { SessionMonitor } from '../../session/session-monitor.js';
 import type { UsageUpdate } from '../../session/session-options.js';
 import { parseUsageInput } from '../../session/usage-input.js';
 import type { EventHub } from '../event-hub.js';
-import { sendProblem } from '../problem.js';
-import type { ApiRoute } from '../route-table.js';
 import { readSample, SAMPLES } from '../samples.js';
 
 export const SESSION_CREATE_EXAMPLE =

@@ -8,8 +8,8 @@ import {
   WebhookRequestSchema,
 } from '../../contract/webhooks.js';
 import { BarometerValidationError } from '../../errors/validation.js';
-import { sendInvalid, sendProblem } from '../problem.js';
-import type { ApiRoute } from '../route-table.js';
+import { sendInvalid, sendProblem } from '../../http/problem.js';
+import type { ApiRoute } from '../../http/route-table.js';
 import { deliveryAnswer, type WebhookService } from '../webhooks/webhook-service.js';
 
 /** The path's webhook id, as Fastify validated it. */
