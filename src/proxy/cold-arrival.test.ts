@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type RunningServer, startServer } from '../server/serve.js';
 import { type CassetteServer, startCassetteServer } from '../test-helpers/cassette-server.js';
 import { tombstones } from './test-helpers/scripted-history.js';
+import { smallSubTask } from './test-helpers/small-sub-task.js';
 
 type Json = Record<string, unknown>;
 
@@ -15,34 +16,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-// A file read of about 1,000 tokens (under minFreedTokens, 4,000: while the cache is warm its batch waits) and the
-// commit that ends its sub-task.
-const FILE = Array.from({ length: 200 }, (_, line) => `export const value${line} = ${line};`).join('\n');
-function request(turns: number): Json {
-  return {
-    model: 'claude-sonnet-4-5',
-    max_tokens: 1024,
-    messages: [
-      { role: 'user', content: 'add the constants and commit' },
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_use', id: 'read-1', name: 'Read', input: { file_path: '/repo/values.ts' } }],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read-1', content: FILE }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: 'bash-1', name: 'Bash', input: { command: 'git commit -am "values"' } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: 'bash-1', content: '[main 1a2b3c4] values' }],
-      },
-      ...Array.from({ length: turns }, (_, turn) => ({ role: 'user', content: `and now step ${turn}` })),
-    ],
-  };
-}
+// smallSubTask: a read of about 1,000 tokens (under minFreedTokens, 4,000: while the cache is warm its batch waits)
+// and the commit that ends its sub-task.
+const request = smallSubTask;
 
 /** Three requests of one session through an acting proxy, the second `pauseMs` after the first's answer. */
 async function threeRequests(pauseMs: number): Promise<Array<Json | undefined>> {

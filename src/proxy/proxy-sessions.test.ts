@@ -6,6 +6,7 @@ import { SessionMonitor } from '../session/session-monitor.js';
 import { ArchiveStore } from '../store/archive.js';
 import { createTokenCounter } from '../tokens/create-token-counter.js';
 import { ProxySessions } from './proxy-sessions.js';
+import { SMALL_FILE, smallSubTask } from './test-helpers/small-sub-task.js';
 
 const root = mkdtempSync(join(tmpdir(), 'barometer-proxy-sessions-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -45,30 +46,9 @@ describe('holdMs', () => {
 
 let coldEviction: (monitor: SessionMonitor) => Promise<ReturnType<ProxySessions['session']>>;
 // A file read (about 1,000 tokens: under minFreedTokens 4,000) and the commit that ends its sub-task.
-const fileText = Array.from({ length: 200 }, (_, line) => `export const value${line} = ${line};`).join('\n');
+const fileText = SMALL_FILE;
 describe('evict when the cache is cold (lever (d) of decision 035)', () => {
-  const body = (extra: number) => ({
-    model: 'claude-sonnet-4-5',
-    messages: [
-      { role: 'user', content: 'add the constants and commit' },
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_use', id: 'read-1', name: 'Read', input: { file_path: '/repo/values.ts' } }],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read-1', content: fileText }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: 'bash-1', name: 'Bash', input: { command: 'git commit -am "values"' } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: 'bash-1', content: '[main 1a2b3c4] values' }],
-      },
-      ...Array.from({ length: extra }, (_, turn) => ({ role: 'user', content: `and now step ${turn}` })),
-    ],
-  });
+  const body = smallSubTask;
   const answer = JSON.stringify({
     model: 'claude-sonnet-4-5-20250929',
     usage: {
@@ -120,28 +100,7 @@ describe('evict when the cache is cold (lever (d) of decision 035)', () => {
 });
 
 describe('a cold cache, seen through the records of the answers (as the proxy runs)', () => {
-  const commitBody = (turns: number) => ({
-    model: 'claude-sonnet-4-5',
-    messages: [
-      { role: 'user', content: 'add the constants and commit' },
-      {
-        role: 'assistant',
-        content: [{ type: 'tool_use', id: 'read-1', name: 'Read', input: { file_path: '/repo/values.ts' } }],
-      },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'read-1', content: fileText }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'tool_use', id: 'bash-1', name: 'Bash', input: { command: 'git commit -am "values"' } },
-        ],
-      },
-      {
-        role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: 'bash-1', content: '[main 1a2b3c4] values' }],
-      },
-      ...Array.from({ length: turns }, (_, turn) => ({ role: 'user', content: `and now step ${turn}` })),
-    ],
-  });
+  const commitBody = smallSubTask;
   const answer = JSON.stringify({
     model: 'claude-sonnet-4-5-20250929',
     usage: { input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 50 },
