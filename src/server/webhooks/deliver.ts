@@ -1,6 +1,5 @@
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { Agent, type Dispatcher, request } from 'undici';
 import { BlockedAddressError, guardedLookup, isBlockedAddress } from './address-guard.js';
 
 /** One delivery attempt's outcome, as the delivery log keeps it. */
@@ -21,12 +20,16 @@ export interface AttemptOptions {
   allowPrivate: boolean;
 }
 
+/** What a delivery reads of an answer at most: the rest is dropped with the connection. */
+const ANSWER_READ_LIMIT = 64 * 1024;
+
 /**
- * One POST of a webhook. A 2xx answer is a success; anything else (another status — redirects are not followed —
- * a network error, a timeout, a target that resolves to a refused address) is a failure to retry. The response
- * body is read and dropped (at most 64 KiB), so the socket is released.
+ * One POST of a webhook, through undici on a connection of its own (a pooled socket would skip the address check
+ * of a new lookup), closed after the attempt. A 2xx answer is a success; anything else (another status — redirects
+ * are not followed — a network error, no answer whole within the timeout, a target that resolves to a refused
+ * address) is a failure to retry. The answer's body is read and dropped (at most 64 KiB).
  */
-export function attemptDelivery(
+export async function attemptDelivery(
   options: AttemptOptions,
   now: () => number = Date.now,
 ): Promise<AttemptOutcome> {
@@ -35,60 +38,52 @@ export function attemptDelivery(
   // A literal address is connected to without a lookup: it is checked here instead.
   const literal = url.hostname.replace(/^\[|\]$/g, '');
   if (!options.allowPrivate && isIP(literal) !== 0 && isBlockedAddress(literal)) {
-    return Promise.resolve({ ok: false, status: null, error: 'refused_target', durationMs: 0 });
+    return { ok: false, status: null, error: 'refused_target', durationMs: 0 };
   }
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (outcome: Omit<AttemptOutcome, 'durationMs'>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ ...outcome, durationMs: Math.max(0, now() - started) });
-    };
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(options.body)),
-          'user-agent': 'barometer-webhooks',
-          ...options.headers,
-        },
-        lookup: guardedLookup(options.allowPrivate),
-        // One connection per attempt: a pooled socket would skip the address check of a new lookup.
-        agent: false,
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup(options.allowPrivate) }, connections: 1 });
+  const outcome = await post(url, options, dispatcher).finally(() => dispatcher.destroy());
+  return { ...outcome, durationMs: Math.max(0, now() - started) };
+}
+
+async function post(
+  url: URL,
+  options: AttemptOptions,
+  dispatcher: Dispatcher,
+): Promise<Omit<AttemptOutcome, 'durationMs'>> {
+  try {
+    const answer = await request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'barometer-webhooks',
+        ...options.headers,
       },
-      (response) => {
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > 64 * 1024) response.destroy();
-        });
-        const status = response.statusCode ?? 0;
-        const done = () =>
-          finish(
-            status >= 200 && status < 300
-              ? { ok: true, status, error: null }
-              : { ok: false, status, error: `status ${status}` },
-          );
-        response.on('end', done);
-        response.on('close', done);
-        response.on('error', done);
-      },
-    );
-    const timer = setTimeout(() => {
-      req.destroy();
-      finish({ ok: false, status: null, error: 'timeout' });
-    }, options.timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      finish({
-        ok: false,
-        status: null,
-        error: error instanceof BlockedAddressError ? 'refused_target' : (error.code ?? error.message),
-      });
+      body: options.body,
+      dispatcher,
+      // The whole attempt, the answer read included.
+      signal: AbortSignal.timeout(options.timeoutMs),
     });
-    req.end(options.body);
-  });
+    let read = 0;
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      if (read > ANSWER_READ_LIMIT) break;
+    }
+    const status = answer.statusCode;
+    return status >= 200 && status < 300
+      ? { ok: true, status, error: null }
+      : { ok: false, status, error: `status ${status}` };
+  } catch (error) {
+    return { ok: false, status: null, error: failureOf(error) };
+  }
+}
+
+/** How an attempt that got no answer failed: `timeout`, `refused_target`, or the network error's code. */
+function failureOf(error: unknown): string {
+  const cause = (error as { cause?: unknown }).cause;
+  if (error instanceof BlockedAddressError || cause instanceof BlockedAddressError) return 'refused_target';
+  const name = (error as { name?: unknown }).name;
+  if (name === 'TimeoutError' || (cause as { name?: unknown } | undefined)?.name === 'TimeoutError')
+    return 'timeout';
+  const code = (error as NodeJS.ErrnoException).code ?? (cause as NodeJS.ErrnoException | undefined)?.code;
+  return code ?? (error instanceof Error ? error.message : String(error));
 }

@@ -154,6 +154,20 @@ describe('no server-side request forgery', () => {
     expect(target.received).toHaveLength(0);
   });
 
+  it('names a network failure by its code (a refused connection)', async () => {
+    const closed = await receiver([200]);
+    const port = closed.port;
+    await new Promise((resolve) => closed.server.close(resolve));
+    const outcome = await attemptDelivery({
+      url: `http://127.0.0.1:${port}/hook`,
+      headers: {},
+      body: '{}',
+      timeoutMs: 2000,
+      allowPrivate: true,
+    });
+    expect(outcome).toMatchObject({ ok: false, status: null, error: 'ECONNREFUSED' });
+  });
+
   it('does not follow redirects, and stops an attempt at its timeout', async () => {
     const redirecting = await receiver([302], (response) =>
       response.setHeader('location', 'http://169.254.169.254/'),
