@@ -775,6 +775,7 @@ export {
   type WhatIfCorpusAggregate,
   type WhatIfCorpusRow,
   whatIfCorpusRow,
+  whatIfCorpusRows,
 } from './session/what-if-corpus.js';
 export {
   logHistoryOf,

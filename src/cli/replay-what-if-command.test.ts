@@ -1,6 +1,6 @@
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WhatIfCorpusSchema } from '../contract/replay.js';
@@ -169,6 +169,40 @@ describe('barometer replay --what-if', () => {
       await copyFile(EXCERPT, join(folder, 'nested', 'fa812bfe-compaction-excerpt.jsonl'));
       return folder;
     }
+
+    it('gives each sub-agent a row of its own under its session, counted in the aggregate and the worst row', async () => {
+      const folder = join(directory, 'corpus-sub-agents');
+      await mkdir(folder, { recursive: true });
+      // Its two sub-agents are sidechains in the session's own log.
+      await copyFile(
+        trace('claude-code/viewer-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'),
+        join(folder, 'viewer.jsonl'),
+      );
+      const json = await cli(['replay', folder, '--what-if', '--json']);
+      expect(json.code).toBe(0);
+      const corpus = WhatIfCorpusSchema.parse(JSON.parse(json.stdout));
+      const session = join(folder, 'viewer.jsonl');
+      expect(corpus.sessions.map((row) => [basename(row.file), row.parent])).toEqual([
+        ['viewer.jsonl', null],
+        ['viewer.jsonl#1', session],
+        ['viewer.jsonl#2', session],
+      ]);
+      const single = JSON.parse((await cli(['replay', session, '--what-if', '--json'])).stdout);
+      // The rows are the session's own what-if and each child's: together, the single replay's total.
+      expect(corpus.sessions.map((row) => row.calls)).toEqual([
+        single.summary.calls,
+        ...single.children.map((child: { summary: { calls: number } }) => child.summary.calls),
+      ]);
+      expect(corpus.aggregate.calls).toBe(single.summary.total.calls);
+      expect(corpus.aggregate.sessions).toBe(3);
+      expect(corpus.sessions.map((row) => row.file)).toContain(corpus.aggregate.worstFile);
+      const text = await cli(['replay', folder, '--what-if']);
+      expect(text.stdout).toMatch(/^ {2}viewer\.jsonl#1\s+claude-code/m);
+      expect(text.stdout).toMatch(/^all 3 \(2 sub-agents\)\s/m);
+      expect(text.stdout).toMatch(
+        /over 3 sessions and sub-agents \(2 sub-agents\); the worst (session|sub-agent)'s cost change: \S+ \(viewer\.jsonl(#\d)?\)/,
+      );
+    });
 
     it('prints one row a session and the aggregate, and --json the same figures (WhatIfCorpus)', async () => {
       const folder = await corpusDirectory();

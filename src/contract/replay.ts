@@ -227,7 +227,10 @@ export const ReplayResultSchema: z.ZodType<ReplayResultShape> = ReplayResultBase
 
 /** One session of `barometer replay <files or directories…> --what-if --json`: its figures, or why it has none. */
 export const WhatIfCorpusRowSchema = z.strictObject({
+  /** The log; a sub-agent's: its transcript (`<session>/subagents/<name>.jsonl`), or `<log>#<n>` inside its parent's. */
   file: z.string(),
+  /** The session a sub-agent's row belongs to (its log); null for a session's own row. */
+  parent: z.string().nullable(),
   agent: z.string().nullable(),
   calls: count,
   realPromptTokens: count,
@@ -260,8 +263,10 @@ export const WhatIfCorpusAggregateSchema = z.strictObject({
   realCostUsd: usd,
   policyCostUsd: usd,
   costSavedPercent: z.number().nullable(),
-  /** The largest rise of one session's cost under the policy, in percent (≤ 0: none costs more). */
+  /** The largest rise of one session's or sub-agent's cost under the policy, in percent (≤ 0: none costs more). */
   worstCostChangePercent: z.number().nullable(),
+  /** The row of that rise (its `file`). */
+  worstFile: z.string().nullable(),
   /** Sessions whose what-if peak went above the agent's compaction point. */
   aboveCompactionPoint: count,
   rereads: count,

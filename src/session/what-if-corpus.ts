@@ -1,11 +1,14 @@
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { BarometerError } from '../errors/barometer-error.js';
 import type { WhatIfReplayResult } from './what-if-replay.js';
 
 /** One session of `barometer replay <files or directories…> --what-if`: its figures, or why it was left out. */
 export interface WhatIfCorpusRow {
+  /** The log; a sub-agent's: its transcript (`<session>/subagents/<name>.jsonl`), or `<log>#<n>` inside its parent's. */
   file: string;
+  /** The session a sub-agent's row belongs to (its log); null for a session's own row. */
+  parent: string | null;
   /** The log's format (the agent), when it could be read. */
   agent: string | null;
   calls: number;
@@ -41,8 +44,10 @@ export interface WhatIfCorpusAggregate {
   realCostUsd: number;
   policyCostUsd: number;
   costSavedPercent: number | null;
-  /** The largest rise of a session's cost under the policy, in percent (≤ 0: none costs more). */
+  /** The largest rise of a session's or a sub-agent's cost under the policy, in percent (≤ 0: none costs more). */
   worstCostChangePercent: number | null;
+  /** The row of that rise (its `file`). */
+  worstFile: string | null;
   /** Sessions whose what-if peak reached the agent's compaction point. */
   aboveCompactionPoint: number;
   rereads: number;
@@ -52,11 +57,37 @@ export interface WhatIfCorpusAggregate {
 
 const percent = (saved: number, of: number) => (of > 0 ? Math.round((saved / of) * 1000) / 10 : 0);
 
-/** A session's row from its what-if replay. */
-export function whatIfCorpusRow(file: string, result: WhatIfReplayResult): WhatIfCorpusRow {
+/**
+ * A session's rows from its what-if replay: its own, then one for each of its sub-agents (their own contexts, their
+ * own what-ifs), so that the aggregate and the worst row count every conversation. A log that holds only its
+ * children's calls (an evaluation output's trajectories) is one row, their sum.
+ */
+export function whatIfCorpusRows(file: string, result: WhatIfReplayResult): WhatIfCorpusRow[] {
+  const own = whatIfCorpusRow(file, result, null);
+  const children = result.children ?? [];
+  if (result.summary.calls === 0 || children.length === 0) return [own];
+  const rows = [own];
+  for (const [position, child] of children.entries()) {
+    if (!child.whatIf) continue;
+    const name =
+      child.file !== undefined
+        ? join(dirname(file), basename(file, '.jsonl'), 'subagents', child.file)
+        : `${file}#${position + 1}`;
+    rows.push(whatIfCorpusRow(name, child as WhatIfReplayResult, file));
+  }
+  return rows;
+}
+
+/** One row: a session's, or a sub-agent's (`parent`: its session's log). */
+export function whatIfCorpusRow(
+  file: string,
+  result: Pick<WhatIfReplayResult, 'whatIf' | 'format' | 'summary'>,
+  parent: string | null = null,
+): WhatIfCorpusRow {
   const { whatIf } = result;
   return {
     file,
+    parent,
     agent: result.format,
     calls: result.summary.calls,
     realPromptTokens: whatIf.real.promptTokens,
@@ -82,6 +113,7 @@ export function skippedCorpusRow(file: string, error: unknown): WhatIfCorpusRow 
   if (!(error instanceof BarometerError)) throw error;
   return {
     file,
+    parent: null,
     agent: null,
     calls: 0,
     realPromptTokens: 0,
@@ -113,8 +145,16 @@ export function aggregateWhatIfRows(rows: readonly WhatIfCorpusRow[]): WhatIfCor
   const policyCostUsd = sum(priced.map((row) => row.policyCostUsd!));
   const changes = priced
     .filter((row) => row.realCostUsd! > 0)
-    .map((row) => ((row.policyCostUsd! - row.realCostUsd!) / row.realCostUsd!) * 100);
+    .map((row) => ({
+      file: row.file,
+      change: ((row.policyCostUsd! - row.realCostUsd!) / row.realCostUsd!) * 100,
+    }));
+  const worst = changes.reduce<(typeof changes)[number] | undefined>(
+    (most, next) => (most === undefined || next.change > most.change ? next : most),
+    undefined,
+  );
   return {
+    // Sessions and sub-agents alike: each row is a conversation of its own.
     sessions: kept.length,
     skipped: rows.length - kept.length,
     calls: sum(kept.map((row) => row.calls)),
@@ -124,7 +164,8 @@ export function aggregateWhatIfRows(rows: readonly WhatIfCorpusRow[]): WhatIfCor
     realCostUsd,
     policyCostUsd,
     costSavedPercent: priced.length > 0 ? percent(realCostUsd - policyCostUsd, realCostUsd) : null,
-    worstCostChangePercent: changes.length > 0 ? Math.round(Math.max(...changes) * 10) / 10 : null,
+    worstCostChangePercent: worst ? Math.round(worst.change * 10) / 10 : null,
+    worstFile: worst?.file ?? null,
     aboveCompactionPoint: kept.filter(
       (row) =>
         row.compactionPoint !== null &&

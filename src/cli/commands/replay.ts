@@ -15,7 +15,7 @@ import {
   skippedCorpusRow,
   type WhatIfCorpusAggregate,
   type WhatIfCorpusRow,
-  whatIfCorpusRow,
+  whatIfCorpusRows,
 } from '../../session/what-if-corpus.js';
 import { replayWhatIf, type WhatIfReplayResult } from '../../session/what-if-replay.js';
 import { type WindowPolicyWhatIf, windowPolicyWhatIf } from '../../session/window-policy-what-if.js';
@@ -319,7 +319,8 @@ function formatCorpus(
   const header = `${'session'.padEnd(34)} ${'agent'.padEnd(11)} ${'calls'.padStart(5)} ${'tokens real → policy'.padStart(22)} ${'cost real → policy'.padStart(27)} ${'peak real → policy'.padStart(19)} ${'compactions'.padStart(11)} ${'re-reads'.padStart(8)}  archive`;
   const lines = [header];
   for (const row of rows) {
-    const name = basename(row.file).slice(0, 34).padEnd(34);
+    // A sub-agent's row under its session's, indented.
+    const name = `${row.parent === null ? '' : '  '}${basename(row.file)}`.slice(0, 34).padEnd(34);
     if (row.skipped !== null) {
       lines.push(paint('gray', `${name} skipped: ${row.skipped.replace(/\s+/g, ' ').slice(0, 120)}`));
       continue;
@@ -335,16 +336,28 @@ function formatCorpus(
     );
   }
   const a = aggregate;
+  const subAgents = rows.filter((row) => row.parent !== null && row.skipped === null).length;
+  const conversations =
+    subAgents > 0
+      ? `sessions and sub-agents (${subAgents} sub-agent${subAgents === 1 ? '' : 's'})`
+      : 'sessions';
+  const counted = [
+    subAgents > 0 ? `${subAgents} sub-agents` : '',
+    a.skipped > 0 ? `${a.skipped} skipped` : '',
+  ]
+    .filter((part) => part !== '')
+    .join(', ');
+  const worstKind = rows.find((row) => row.file === a.worstFile)?.parent ? 'sub-agent' : 'session';
   lines.push(
     paint(
       'bold',
-      `${`all ${a.sessions} sessions${a.skipped > 0 ? ` (${a.skipped} skipped)` : ''}`.padEnd(34)} ${''.padEnd(11)} ${String(a.calls).padStart(5)} ` +
+      `${`all ${a.sessions}${subAgents === 0 ? ' sessions' : ''}${counted === '' ? '' : ` (${counted})`}`.padEnd(34)} ${''.padEnd(11)} ${String(a.calls).padStart(5)} ` +
         `${`${tokens(a.realPromptTokens)} → ${tokens(a.policyPromptTokens)} ${signed(a.savedPercent)}`.padStart(22)} ` +
         `${`${dollars(a.realCostUsd)} → ${dollars(a.policyCostUsd)} ${signed(a.costSavedPercent)}`.padStart(27)} ` +
         `${''.padStart(19)} ${''.padStart(10)} ${String(a.rereads).padStart(8)}  ${a.archiveVerified ? 'verified' : 'NOT verified'}`,
     ),
-    `barometer would have sent ${Math.abs(a.savedPercent)}% ${a.savedPercent >= 0 ? 'fewer' : 'more'} prompt tokens and cost ${a.costSavedPercent === null ? 'an unknown amount' : `${Math.abs(a.costSavedPercent)}% ${a.costSavedPercent >= 0 ? 'less' : 'more'}`} over ${a.sessions} sessions; ` +
-      `the worst session's cost change: ${a.worstCostChangePercent === null ? '—' : signed(-a.worstCostChangePercent)}; ` +
+    `barometer would have sent ${Math.abs(a.savedPercent)}% ${a.savedPercent >= 0 ? 'fewer' : 'more'} prompt tokens and cost ${a.costSavedPercent === null ? 'an unknown amount' : `${Math.abs(a.costSavedPercent)}% ${a.costSavedPercent >= 0 ? 'less' : 'more'}`} over ${a.sessions} ${conversations}; ` +
+      `the worst ${worstKind}'s cost change: ${a.worstCostChangePercent === null ? '—' : `${signed(-a.worstCostChangePercent)} (${basename(a.worstFile ?? '')})`}; ` +
       `sessions whose what-if peak reached the agent's compaction point: ${a.aboveCompactionPoint}`,
   );
   return `${lines.join('\n')}\n`;
@@ -384,8 +397,10 @@ async function replayCorpus(
     try {
       const log = await readLogText(file);
       for (const note of skippedLineNotes(file, log.skipped)) io.stderr.write(`\nreplay: ${note}\n`);
+      const subagents = await subagentFiles(file);
       const result = await replayWhatIf(log.text, {
         config,
+        ...(subagents.length > 0 ? { subagents } : {}),
         format: flags.format,
         archive: new ArchiveStore({ root, durable: false }),
         reader: { readFile: readArchiveFile },
@@ -394,7 +409,7 @@ async function replayCorpus(
         tombstoneArchiveDir: archiveDirFor(io),
         ...(flags.policyOptions ? { policy: flags.policyOptions } : {}),
       });
-      rows.push(whatIfCorpusRow(file, result));
+      rows.push(...whatIfCorpusRows(file, result));
     } catch (error) {
       rows.push(skippedCorpusRow(file, error));
     } finally {
