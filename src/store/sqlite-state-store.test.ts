@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { importSessionFolder } from './import-session-folder.js';
 import { SqliteStateStore } from './sqlite-state-store.js';
 import { StateDatabase } from './state-database.js';
@@ -215,6 +215,24 @@ describe('SqliteStateStore over a file: group commit in its writer thread', () =
     await store.close();
   });
 
+  it('folds the log into the file from its checkpointer thread, not in the commits (the file grows as writes go on)', async () => {
+    const path = join(folder, `${++files}.db`);
+    const store = open(path);
+    const size = () => statSync(path).size;
+    await store.create('a', value('a', 0));
+    const before = size();
+    // About 1,000 pages of log: far below the 10,000 pages at which a connection would checkpoint by itself.
+    const text = 'x'.repeat(4000);
+    for (let write = 1; write <= 1000; write++)
+      await store.update(
+        'a',
+        (current) => ({ ...current, count: write, log: { items: [write] }, text }) as Value,
+      );
+    // The checkpointer runs beside the commits: the pages it copied are in the file before the store closes.
+    await vi.waitFor(() => expect(size()).toBeGreaterThan(before), { timeout: 10_000 });
+    await store.close();
+  });
+
   it('rejects with BR_ERR_STORE_UNAVAILABLE naming the file when its writer thread dies, and never hangs', async () => {
     const path = join(folder, `${++files}.db`);
     const store = open(path);
@@ -222,8 +240,10 @@ describe('SqliteStateStore over a file: group commit in its writer thread', () =
     const updates = Array.from({ length: 100 }, () =>
       Promise.resolve(store.update('a', (current) => ({ ...current, count: current.count + 1 }))),
     );
+    // Watched from now on: terminate also waits for the checkpointer thread to stop, after the writes failed.
+    const outcomes = Promise.allSettled(updates);
     await store.writer?.terminate();
-    const settled = await Promise.allSettled(updates);
+    const settled = await outcomes;
     const answered = settled.filter((outcome) => outcome.status === 'fulfilled').length;
     for (const outcome of settled)
       if (outcome.status === 'rejected')

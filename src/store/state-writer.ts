@@ -1,32 +1,13 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { BarometerError } from '../errors/barometer-error.js';
 import { storeFailure } from './state-database.js';
+import { startThread } from './thread-entry.js';
 import type { WriterAnswer, WriterData, WriterMessage } from './writer-messages.js';
 
 /** A write sent and not answered yet; `done` is told undefined once it is committed, or the error. */
 interface Waiting {
   seq: number;
   done: (failure: BarometerError | undefined) => void;
-}
-
-/** Whether this module runs from its TypeScript source (tsx, vitest), so the thread must load TypeScript too. */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(`./state-writer-worker.${FROM_SOURCE ? 'ts' : 'js'}`, import.meta.url);
-
-/**
- * The thread's entry from source: the worker's TypeScript through tsx's API. Node 20 does not run a worker's
- * module through the hooks `--import tsx` registers (the thread fails on the `.ts` extension), so they are
- * registered in the thread itself. tsx is a development dependency: a build runs the compiled `.js` instead.
- */
-function sourceEntry(): string {
-  // The ES module of the API (its CommonJS twin imports a file of its own that is not in the package).
-  const api = pathToFileURL(
-    join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
-  );
-  return `import(${JSON.stringify(api.href)}).then((api) => api.tsImport(${JSON.stringify(WORKER_URL.href)}, ${JSON.stringify(import.meta.url)}))`;
 }
 
 /**
@@ -40,6 +21,12 @@ export class StateWriter {
   readonly path: string;
   readonly #data: WriterData;
   #worker: Worker | undefined;
+  /**
+   * The checkpointer thread (state-checkpointer-worker.ts), nudged after each committed batch; the process stays up
+   * while it checkpoints (a thread stopped inside a libsql call can abort the whole process).
+   */
+  #checkpointer: Worker | undefined;
+  #checkpointing = false;
   /** The writes waiting, in order, from `#head` on (the answered ones before it are cleared now and then). */
   #waiting: Array<Waiting | undefined> = [];
   #head = 0;
@@ -88,10 +75,10 @@ export class StateWriter {
       this.#closed = Promise.resolve();
       return this.#closed;
     }
-    this.#closed = new Promise((resolve) => {
+    this.#closed = new Promise<void>((resolve) => {
       worker.once('exit', () => resolve());
       this.send({ kind: 'close', seq: 0 }, () => {});
-    });
+    }).then(() => this.#stopCheckpointer());
     return this.#closed;
   }
 
@@ -107,12 +94,43 @@ export class StateWriter {
       worker.once('exit', () => resolve());
       worker.postMessage({ kind: 'crash', seq: 0 } satisfies WriterMessage);
     });
+    await this.#stopCheckpointer();
+  }
+
+  /** Stops the checkpointer between two checkpoints (it closes its connection from JavaScript), once. */
+  #stopCheckpointer(): Promise<void> {
+    const checkpointer = this.#checkpointer;
+    if (checkpointer === undefined) return Promise.resolve();
+    this.#checkpointer = undefined;
+    return new Promise((resolve) => {
+      checkpointer.once('exit', () => resolve());
+      checkpointer.ref();
+      checkpointer.postMessage('close');
+    });
+  }
+
+  /** After a committed batch: the checkpointer folds it into the file, the process kept up meanwhile. */
+  #nudge(): void {
+    let checkpointer = this.#checkpointer;
+    if (checkpointer === undefined) {
+      checkpointer = startThread(import.meta.url, 'state-checkpointer-worker', {
+        workerData: { path: this.path },
+      });
+      checkpointer.on('message', () => {
+        this.#checkpointing = false;
+        checkpointer?.unref();
+      });
+      // A checkpointer that fails is not the writes' failure: the log grows until the next one.
+      checkpointer.on('error', () => {});
+      this.#checkpointer = checkpointer;
+    }
+    if (!this.#checkpointing) checkpointer.ref();
+    this.#checkpointing = true;
+    checkpointer.postMessage('checkpoint');
   }
 
   #start(): Worker {
-    const worker = FROM_SOURCE
-      ? new Worker(sourceEntry(), { eval: true, workerData: this.#data })
-      : new Worker(WORKER_URL, { workerData: this.#data });
+    const worker = startThread(import.meta.url, 'state-writer-worker', { workerData: this.#data });
     worker.on('message', (answer: WriterAnswer) => this.#answer(answer));
     worker.on('error', (error) => this.#stop(error));
     worker.on('exit', (code) =>
@@ -134,6 +152,7 @@ export class StateWriter {
       waiting.done(failed?.has(waiting.seq) ? failure : undefined);
     }
     this.#compact();
+    if (this.#closed === undefined && this.#stopped === undefined) this.#nudge();
   }
 
   #stop(cause: unknown): void {
