@@ -171,7 +171,9 @@ export class StateWriter {
     if (this.#head === this.#waiting.length) {
       this.#waiting = [];
       this.#head = 0;
-      this.#worker?.unref();
+      // Once closing, the thread keeps the process up until it has exited (else a process with nothing else to do
+      // ends while its close is awaited: Node's code 13, an unsettled await; `npm run bench -- scale` did).
+      if (this.#closed === undefined) this.#worker?.unref();
     } else if (this.#head > 1024 && this.#head * 2 > this.#waiting.length) {
       this.#waiting = this.#waiting.slice(this.#head);
       this.#head = 0;
