@@ -1,4 +1,3 @@
-import type { KeepsOwnList } from '../store/append-only-list.js';
 import { isoTime } from './iso-time.js';
 import type { TimelineMarker, TimelinePoint } from './session-schemas.js';
 import {
@@ -138,7 +137,7 @@ function slotsFor(count: number, limits: Readonly<TimelineLimits>): number {
  * it throws rather than answer a point it no longer holds. Nothing of it is enumerable but `markers`, so that a
  * spread copy (the stores empty their lists that way) carries no column.
  */
-export class ColumnTimeline implements Timeline, KeepsOwnList {
+export class ColumnTimeline implements Timeline {
   readonly markers: readonly TimelineMarker[];
   #limits: Readonly<TimelineLimits>;
   /** Undefined until the first point: a timeline that stays empty allocates no column. */
@@ -228,32 +227,6 @@ export class ColumnTimeline implements Timeline, KeepsOwnList {
 
   toJSON(): TimelineData {
     return { points: this.points, markers: this.markers as TimelineMarker[] };
-  }
-
-  /**
-   * The points whose index comes after `last` (all of them for undefined), made one by one from the columns: the
-   * session files append them without making the 500 points of the timeline. Undefined when no kept point has the
-   * index `last`; null for the markers, which are an array.
-   */
-  itemsAfter(name: string, last: unknown): TimelinePoint[] | undefined | null {
-    if (name !== 'points') return null;
-    const columns = this.#readable();
-    if (columns === undefined) return last === undefined ? [] : undefined;
-    const oldest = this.#head - this.#length;
-    let from = oldest;
-    if (last !== undefined) {
-      from = -1;
-      for (let position = this.#head - 1; position >= oldest; position--) {
-        if (columns.indexAt(position % columns.slots) === last) {
-          from = position + 1;
-          break;
-        }
-      }
-      if (from < 0) return undefined;
-    }
-    const items: TimelinePoint[] = [];
-    for (let position = from; position < this.#head; position++) items.push(columns.pointAt(position));
-    return items;
   }
 
   #version(

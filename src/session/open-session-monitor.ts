@@ -21,7 +21,7 @@ import { DEFAULT_TIMELINE_MARKERS, DEFAULT_TIMELINE_POINTS } from './session-tim
 
 /** A session record's lists that only grow at their end, kept beside it by the stores (Redis lists, table rows). */
 export const TIMELINE_LISTS: readonly AppendOnlyList[] = [
-  { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS, key: 'index' },
+  { path: ['timeline', 'points'], limit: DEFAULT_TIMELINE_POINTS },
   { path: ['timeline', 'markers'], limit: DEFAULT_TIMELINE_MARKERS },
 ];
 

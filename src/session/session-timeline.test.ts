@@ -132,26 +132,6 @@ timelineSuite('PlainTimeline', (limits) => new PlainTimeline(undefined, limits))
 timelineSuite('ColumnTimeline', (limits) => new ColumnTimeline(limits));
 
 describe('ColumnTimeline', () => {
-  it('gives the points after any kept index, made one by one, for the session files', () => {
-    fc.assert(
-      fc.property(fc.array(stepArbitrary, { minLength: 1, maxLength: 30 }), (steps) => {
-        let timeline = new ColumnTimeline(LIMITS);
-        let at = T0;
-        steps.forEach(({ gapMs, marker: _marker, ...fields }, index) => {
-          at += gapMs;
-          timeline = timeline.record({ index, timestamp: isoTime(at), ...fields }, at, []);
-          const kept = timeline.points;
-          expect(timeline.itemsAfter('points', undefined)).toEqual(kept);
-          kept.forEach((each, position) => {
-            expect(timeline.itemsAfter('points', each.index)).toEqual(kept.slice(position + 1));
-          });
-          expect(timeline.itemsAfter('points', -1)).toBeUndefined();
-          expect(timeline.itemsAfter('markers', undefined)).toBeNull();
-        });
-      }),
-    );
-  });
-
   it('takes over a timeline read back from a file, and keeps the text of a time isoTime would not write so', () => {
     const at = T0 + 1_234;
     const read: TimelineData = {

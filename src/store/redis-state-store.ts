@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { BarometerError } from '../errors/barometer-error.js';
-import { type AppendOnlyList, atPath, withPath } from './append-only-list.js';
+import { type AppendOnlyList, type ReadBackCheck, readBack, splitLists } from './append-only-list.js';
 import type { PageOptions, StatePage, StateStore } from './state-store.js';
 
 export interface RedisStateStoreOptions<T> {
@@ -9,7 +9,7 @@ export interface RedisStateStoreOptions<T> {
   /** What is stored (`sessions`): keys are `<prefix><namespace>:…`. */
   namespace: string;
   /** Checks a value read back; a value that fails is an error naming the id and the reason. */
-  parse?: (value: unknown) => { ok: true; value: T } | { ok: false; reason: string };
+  parse?: ReadBackCheck<T>;
   /** Values kept at most; creating one more is refused (`full`). 0: no limit. @default 10000 */
   maxEntries?: number;
   /** Append-only lists kept beside the value (see {@link AppendOnlyList}). */
@@ -155,42 +155,17 @@ export class RedisStateStore<T> implements StateStore<T> {
 
   /** The value without its lists, as JSON, and the lists' items as JSON strings (ARGV form). */
   #encode(value: T): { bare: T; json: string; lists: Array<string | number> } {
-    let bare: unknown = value;
+    const { bare, items } = splitLists(value, this.#lists);
     const lists: Array<string | number> = [this.#lists.length];
-    for (const list of this.#lists) {
-      const items = atPath(value, list.path);
-      const array = Array.isArray(items) ? items.slice(-list.limit) : [];
-      lists.push(list.limit, array.length, ...array.map((item) => JSON.stringify(item)));
-      bare = withPath(bare, list.path, []);
-    }
-    return { bare: bare as T, json: JSON.stringify(bare), lists };
+    this.#lists.forEach((list, index) => {
+      const texts = items[index] as string[];
+      lists.push(list.limit, texts.length, ...texts);
+    });
+    return { bare, json: JSON.stringify(bare), lists };
   }
 
   #decode(id: string, json: string, lists: ReadonlyArray<readonly string[]> | undefined): T {
-    let value: unknown;
-    try {
-      value = JSON.parse(json);
-    } catch (error) {
-      throw new BarometerError('BR_ERR_INTEGRITY', `The stored value of ${JSON.stringify(id)} is not JSON`, {
-        cause: error,
-      });
-    }
-    this.#lists.forEach((list, index) => {
-      value = withPath(
-        value,
-        list.path,
-        (lists?.[index] ?? []).map((item) => JSON.parse(item)),
-      );
-    });
-    if (!this.#parse) return value as T;
-    const parsed = this.#parse(value);
-    if (!parsed.ok) {
-      throw new BarometerError(
-        'BR_ERR_INTEGRITY',
-        `The stored value of ${JSON.stringify(id)} does not read back: ${parsed.reason}`,
-      );
-    }
-    return parsed.value;
+    return readBack(id, json, this.#lists, (index) => lists?.[index], this.#parse);
   }
 
   async get(id: string): Promise<T | undefined> {

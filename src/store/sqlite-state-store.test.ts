@@ -124,58 +124,75 @@ describe('SqliteStateStore over a file', () => {
 });
 
 describe('SqliteStateStore over a file: group commit in its writer thread', () => {
-  it('does not acknowledge an update before its commit: reads see it meanwhile, and it answers once committed', async () => {
+  it('does not acknowledge an update before its commit; a read made meanwhile answers once it is committed, and sees it', async () => {
     const path = join(folder, `${++files}.db`);
     const store = open(path);
     await store.create('a', value('a', 0, 0, [1]));
     // Another connection holds the write lock: the writer thread's transaction waits for it (busy_timeout).
     const holder = StateDatabase.open(path);
     holder.connection.exec('BEGIN IMMEDIATE');
-    let acknowledged = false;
-    const update = Promise.resolve(
+    const settled = new Set<string>();
+    const watch = <R>(name: string, promise: Promise<R> | R) =>
+      Promise.resolve(promise).finally(() => settled.add(name));
+    const update = watch(
+      'update',
       store.update('a', (current) => ({ ...current, count: 1, touchedAt: 5, log: { items: [2] } })),
-    ).then((answer) => {
-      acknowledged = true;
-      return answer;
-    });
+    );
+    const reads = [
+      watch('get', store.get('a')),
+      watch('page', store.page(null, 10)),
+      watch('idle', store.idle?.(6, 10)),
+      watch('not idle', store.idle?.(5, 10)),
+    ] as const;
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(acknowledged).toBe(false);
+    expect([...settled]).toEqual([]);
     const elsewhere = StateDatabase.open(path);
     const committed = () =>
       (elsewhere.connection.prepare("SELECT data FROM state WHERE id = 'a'").raw().get() as [string])[0];
     expect(JSON.parse(committed()).count).toBe(0);
-    // What this process reads is what it wrote, waiting or not.
-    expect(await store.get('a')).toEqual(value('a', 1, 5, [1, 2]));
-    expect((await store.page(null, 10)).values).toEqual([value('a', 1, 5, [1, 2])]);
-    expect(await store.idle?.(6, 10)).toEqual(['a']);
-    expect(await store.idle?.(5, 10)).toEqual([]);
     holder.connection.exec('ROLLBACK');
     expect((await update)?.count).toBe(1);
     expect(JSON.parse(committed()).count).toBe(1);
+    // Each read sees the write sent before it.
+    expect(await reads[0]).toEqual(value('a', 1, 5, [1, 2]));
+    expect((await reads[1]).values).toEqual([value('a', 1, 5, [1, 2])]);
+    expect(await reads[2]).toEqual(['a']);
+    expect(await reads[3]).toEqual([]);
     elsewhere.close();
     holder.close();
     await store.close();
   });
 
-  it('sees its waiting creates and deletes in pages, in id order, and counts them', async () => {
+  it('orders creates, deletes and reads made while writes wait: each read sees the writes sent before it', async () => {
     const path = join(folder, `${++files}.db`);
     const store = open(path);
     for (const id of ['b', 'd', 'f']) await store.create(id, value(id, 0));
     const holder = StateDatabase.open(path);
     holder.connection.exec('BEGIN IMMEDIATE');
-    const writes = [store.create('a', value('a', 1)), store.create('e', value('e', 1)), store.delete('d')];
-    expect(await store.size()).toBe(4);
-    const first = await store.page(null, 2);
-    expect(first.values.map((read) => read.id)).toEqual(['a', 'b']);
-    const second = await store.page(first.next, 2);
-    expect(second.values.map((read) => read.id)).toEqual(['e', 'f']);
-    expect(second.next).toBeNull();
-    expect(await store.get('d')).toBeUndefined();
-    expect(await store.update('d', (current) => current)).toBeUndefined();
-    writes.push(store.create('d', value('d', 2)));
-    expect((await store.page(null, 10)).values.map((read) => read.id)).toEqual(['a', 'b', 'd', 'e', 'f']);
+    const writes: Array<Promise<unknown>> = [
+      store.create('a', value('a', 1)),
+      store.create('e', value('e', 1)),
+      store.delete('d'),
+    ];
+    const first = store.page(null, 2);
+    const gone = store.get('d');
+    const notUpdated = Promise.resolve(store.update('d', (current) => current));
+    writes.push(store.create('d', value('d', 2)), store.create('a', value('a', 3)));
+    const all = store.page(null, 10);
     holder.connection.exec('COMMIT');
-    expect(await Promise.all(writes)).toEqual(['created', 'created', true, 'created']);
+    expect(await Promise.all(writes)).toEqual(['created', 'created', true, 'created', 'exists']);
+    const page = await first;
+    expect(page.values.map((read) => read.id)).toEqual(['a', 'b']);
+    const second = await store.page(page.next, 2);
+    expect(second.values.map((read) => [read.id, read.count])).toEqual([
+      ['d', 2],
+      ['e', 1],
+    ]);
+    // Deleted before the read, created again after it (the read may see the later write, never the deleted value).
+    expect([undefined, 2]).toContain((await gone)?.count);
+    expect(await notUpdated).toBeUndefined();
+    expect((await all).values.map((read) => read.id)).toEqual(['a', 'b', 'd', 'e', 'f']);
+    expect(await store.size()).toBe(5);
     const reopened = open(path);
     expect((await reopened.values()).map((read) => [read.id, read.count]).sort()).toEqual([
       ['a', 1],

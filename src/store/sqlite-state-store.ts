@@ -1,5 +1,5 @@
 import { BarometerError } from '../errors/barometer-error.js';
-import { type AppendOnlyList, atPath, withPath } from './append-only-list.js';
+import { type AppendOnlyList, type ReadBackCheck, readBack, splitLists } from './append-only-list.js';
 import { StateDatabase, storeFailure } from './state-database.js';
 import type { PageOptions, StatePage, StateStore } from './state-store.js';
 import { StateWriter } from './state-writer.js';
@@ -18,7 +18,7 @@ export interface SqliteStateStoreOptions<T> {
   /** The store's table (`sessions`); its lists' items are in `<table>_items`. @default 'state' */
   table?: string;
   /** Checks a value read back; a value that fails is an error naming the id. `repaired` is told to `onProblem`. */
-  parse?: (value: unknown) => { ok: true; value: T; repaired?: string } | { ok: false; reason: string };
+  parse?: ReadBackCheck<T>;
   /** Values kept at most; creating one more is refused (`full`), never done by dropping one. @default 10000 */
   maxEntries?: number;
   /** Append-only lists kept as rows beside the value (see {@link AppendOnlyList}). */
@@ -39,20 +39,14 @@ export const DEFAULT_MAX_ENTRIES = 10_000;
 const DEFAULT_CACHE_ENTRIES = 1000;
 
 /**
- * A value as this process last wrote it, without its lists: its JSON, each list's count of items ever appended,
- * its time and indexed minute; and, while writes of it wait for their commit (`writes`), what the database does
- * not hold yet: the items appended since (`held`, per list, by position), and whether the value is not in it at
- * all (`fresh`: created, not committed). Reads take a value with writes waiting from here, not from the database.
+ * A value as this process last wrote it, without its lists: each list's count of items ever appended, the idle
+ * index's minute, and the writes of it sent and not yet answered (`writes`: while any waits, it is not forgotten).
  */
 interface Known<T> {
   value: T;
-  data: string;
   counts: number[];
-  touched: number;
   minute: number;
   writes: number;
-  fresh: boolean;
-  held: Array<Map<number, string>> | undefined;
 }
 
 /**
@@ -60,9 +54,6 @@ interface Known<T> {
  * the index only when its value's minute changes, not at every update (one page less per commit).
  */
 const MINUTE_MS = 60_000;
-
-/** Code-unit order, as the id index's. */
-const byId = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 
 /**
  * Values in the embedded database: one row per id (its JSON without its lists, the lists' counts, its time) in a
@@ -73,8 +64,9 @@ const byId = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 :
  * `values` and `page` return them whole (the last `limit` items).
  *
  * Over a file, the writes go to a writer thread ({@link StateWriter}: group commit) and `update` answers once the
- * transaction holding its write is committed; until then reads answer the value from memory. In memory
- * (`:memory:`, a database of this connection alone) each write is committed within the call, which answers at once.
+ * transaction holding its write is committed. Every read is the database's: one made while writes wait answers once
+ * the writes sent before it are committed (or failed), so that it sees them. In memory (`:memory:`, a database of
+ * this connection alone) each write is committed within the call, which answers at once.
  */
 export class SqliteStateStore<T> implements StateStore<T> {
   readonly database: StateDatabase;
@@ -86,12 +78,13 @@ export class SqliteStateStore<T> implements StateStore<T> {
   readonly #cacheEntries: number;
   readonly #owns: boolean;
   readonly #known = new Map<string, Known<T>>();
-  /** Ids deleted by a write still waiting for its commit, with the count of such writes. */
-  readonly #gone = new Map<string, { writes: number }>();
+  /** Ids deleted by a write not yet answered, with the count of such writes: the file still has their rows. */
+  readonly #deleting = new Map<string, number>();
   /** Ids whose write failed, and the `seq` of the reset sent for each (see the writer thread's `refused`). */
   readonly #resets = new Map<string, number>();
   readonly #apply: (write: TableWrite) => void;
   readonly #sql;
+  /** The count of values, the writes sent included. */
   #size: number;
   /** Set when the writer stopped: writes it had may have been committed unanswered, so the count is read again. */
   #recount = false;
@@ -118,22 +111,24 @@ export class SqliteStateStore<T> implements StateStore<T> {
         : new StateWriter({ path: this.database.path, table, limits });
     const prepare = (sql: string) => connection.prepare(sql);
     this.#sql = {
-      row: prepare(`SELECT data, counts, minute, touched FROM ${table} WHERE id = ?`).raw(),
+      row: prepare(`SELECT data, counts, minute FROM ${table} WHERE id = ?`).raw(),
       items: prepare(
         `SELECT item FROM ${table}_items WHERE id = ? AND list = ? AND seq >= ? ORDER BY seq`,
       ).pluck(),
-      itemsAt: prepare(
-        `SELECT seq, item FROM ${table}_items WHERE id = ? AND list = ? AND seq >= ? ORDER BY seq`,
-      ).raw(),
       page: prepare(`SELECT id, data, counts FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`).raw(),
       idle: prepare(
-        `SELECT id, touched FROM ${table} WHERE minute <= ? AND touched < ? ORDER BY minute, touched LIMIT ?`,
+        `SELECT id FROM ${table} WHERE minute <= ? AND touched < ? ORDER BY minute, touched LIMIT ?`,
       ).raw(),
       // raw, not pluck: libsql 0.5's `pluck().get()` answers the whole row.
       count: prepare(`SELECT count(*) FROM ${table}`).raw(),
     };
     this.#size = this.#count();
-    if (options.touchedAt) this.idle = async (before, limit) => this.#idle(before, limit);
+    if (options.touchedAt)
+      this.idle = async (before, limit) => {
+        if (this.writer?.waiting) await this.writer.drained();
+        const rows = this.#sql.idle.all(Math.floor(before / MINUTE_MS), before, limit) as Array<[string]>;
+        return rows.map((row) => row[0]);
+      };
   }
 
   get maxEntries(): number {
@@ -141,10 +136,7 @@ export class SqliteStateStore<T> implements StateStore<T> {
   }
 
   async get(id: string): Promise<T | undefined> {
-    const known = this.#known.get(id);
-    if (known !== undefined && known.writes > 0)
-      return this.#decode(id, known.data, known.counts, true, known);
-    if (known === undefined && this.#gone.has(id)) return undefined;
+    if (this.writer?.waiting) await this.writer.drained();
     const row = this.#sql.row.get(id) as [string, string] | undefined;
     return row === undefined ? undefined : this.#decode(id, row[0], row[1], true);
   }
@@ -160,42 +152,21 @@ export class SqliteStateStore<T> implements StateStore<T> {
     return values;
   }
 
-  /**
-   * A page from the id index: the rows after the cursor, in id order, and their lists unless told otherwise; the
-   * values with writes waiting from memory (deleted ones left out, created ones put in their place).
-   */
+  /** A page from the id index: the rows after the cursor, in id order, and their lists unless told otherwise. */
   async page(after: string | null, limit: number, options: PageOptions = {}): Promise<StatePage<T>> {
-    const lists = options.lists !== false;
-    const held = this.#held(after);
-    const rows = this.#sql.page.all(after ?? '', limit + 1 + held.gone.size) as Array<
-      [string, string, string]
-    >;
-    let entries: Array<[string, [string, string, string] | Known<T>]> = rows.map((row) => [row[0], row]);
-    if (held.values.size > 0 || held.gone.size > 0) {
-      // The rows read end at the last one unless the table ended: a value held past it is on a later page.
-      const last = rows.length === limit + 1 + held.gone.size ? rows[rows.length - 1]?.[0] : undefined;
-      entries = entries.filter(([id]) => !held.gone.has(id) && !held.values.has(id));
-      for (const [id, known] of held.values) if (last === undefined || id <= last) entries.push([id, known]);
-      entries.sort(byId);
-    }
-    const more = entries.length > limit;
-    if (more) entries.length = limit;
-    const values = entries.map(([id, source]) =>
-      Array.isArray(source)
-        ? this.#decode(id, source[1], source[2], lists)
-        : this.#decode(id, source.data, source.counts, lists, source),
-    );
-    const end = entries[entries.length - 1];
-    return { values, next: more && end !== undefined ? end[0] : null };
+    if (this.writer?.waiting) await this.writer.drained();
+    const rows = this.#sql.page.all(after ?? '', limit + 1) as Array<[string, string, string]>;
+    const more = rows.length > limit;
+    if (more) rows.length = limit;
+    const values = rows.map(([id, data, counts]) => this.#decode(id, data, counts, options.lists !== false));
+    return { values, next: more ? (rows[limit - 1] as [string, string, string])[0] : null };
   }
 
   async create(id: string, value: T): Promise<'created' | 'exists' | 'full'> {
-    const writer = this.writer;
-    if (writer === undefined) return this.insert(id, value);
+    if (this.writer === undefined) return this.insert(id, value);
     if (this.#exists(id)) return 'exists';
     if (this.#maxEntries > 0 && this.#size >= this.#maxEntries) return 'full';
     const { write, known } = this.#created(id, value);
-    this.#hold(known, write);
     this.#remember(id, known);
     this.#size++;
     return this.#send(id, known, write, 'created' as const);
@@ -210,7 +181,6 @@ export class SqliteStateStore<T> implements StateStore<T> {
     if (this.#maxEntries > 0 && this.#size >= this.#maxEntries) return 'full';
     const { write, known } = this.#created(id, value);
     this.#write(`create ${JSON.stringify(id)}`, write);
-    known.fresh = false;
     this.#size++;
     this.#remember(id, known);
     return 'created';
@@ -218,16 +188,17 @@ export class SqliteStateStore<T> implements StateStore<T> {
 
   /**
    * Over a file, answers once the write is committed (a promise); in memory, at once: the change runs and its
-   * result is committed within this call. Either way `change` runs now, on the value as last written.
+   * result is committed within this call. Either way `change` runs now, on the value as last written (a value
+   * with writes waiting is always known; one whose delete waits is gone).
    */
   update(id: string, change: (current: T) => T): T | undefined | Promise<T | undefined> {
-    const known = this.#known.get(id) ?? (this.#gone.has(id) ? undefined : this.#readBare(id));
+    const known = this.#known.get(id) ?? (this.#deleting.has(id) ? undefined : this.#readBare(id));
     if (known === undefined) return undefined;
     const next = change(known.value);
     const { bare, json, items } = this.#encode(next);
     const from = known.counts;
     const counts = from.map((count, index) => count + (items[index] as string[]).length);
-    const touched = this.#touched(next);
+    const touched = this.#options.touchedAt?.(next) ?? 0;
     const minute = Math.floor(touched / MINUTE_MS);
     const write: TableWrite = {
       kind: 'update',
@@ -241,11 +212,8 @@ export class SqliteStateStore<T> implements StateStore<T> {
       from,
     };
     if (this.writer === undefined) this.#write(`update ${JSON.stringify(id)}`, write);
-    else this.#hold(known, write);
     known.value = bare;
-    known.data = json;
     known.counts = counts;
-    known.touched = touched;
     known.minute = minute;
     this.#remember(id, known);
     return this.writer === undefined ? next : this.#send(id, known, write, next);
@@ -261,13 +229,13 @@ export class SqliteStateStore<T> implements StateStore<T> {
       this.#size--;
       return true;
     }
-    const gone = this.#gone.get(id) ?? { writes: 0 };
-    gone.writes++;
-    this.#gone.set(id, gone);
     this.#size--;
+    this.#deleting.set(id, (this.#deleting.get(id) ?? 0) + 1);
     return new Promise((resolve, reject) =>
       writer.send(write, (failure) => {
-        if (--gone.writes === 0 && this.#gone.get(id) === gone) this.#gone.delete(id);
+        const left = (this.#deleting.get(id) ?? 1) - 1;
+        if (left === 0) this.#deleting.delete(id);
+        else this.#deleting.set(id, left);
         if (failure === undefined) return resolve(true);
         this.#failed(id, write);
         reject(failure);
@@ -289,7 +257,7 @@ export class SqliteStateStore<T> implements StateStore<T> {
       await this.writer?.close();
     } finally {
       this.#known.clear();
-      this.#gone.clear();
+      this.#deleting.clear();
       try {
         if (this.#owns) this.database.close();
       } finally {
@@ -302,21 +270,17 @@ export class SqliteStateStore<T> implements StateStore<T> {
     return Number((this.#sql.count.get() as [number])[0]);
   }
 
-  #touched(value: T): number {
-    return this.#options.touchedAt?.(value) ?? 0;
-  }
-
-  /** Whether `id` has a value: as this process last wrote it, or in the database. */
+  /** Whether `id` has a value: as this process last wrote it, or in the database (unless its delete waits). */
   #exists(id: string): boolean {
     if (this.#known.has(id)) return true;
-    return !this.#gone.has(id) && this.#sql.row.get(id) !== undefined;
+    return !this.#deleting.has(id) && this.#sql.row.get(id) !== undefined;
   }
 
   /** The write that creates `id`, and what this process knows of it once written. */
   #created(id: string, value: T): { write: TableWrite; known: Known<T> } {
     const { bare, json, items } = this.#encode(value);
     const counts = items.map((list) => list.length);
-    const touched = this.#touched(value);
+    const touched = this.#options.touchedAt?.(value) ?? 0;
     const minute = Math.floor(touched / MINUTE_MS);
     const write: TableWrite = {
       kind: 'create',
@@ -328,17 +292,7 @@ export class SqliteStateStore<T> implements StateStore<T> {
       minute,
       items,
     };
-    const known = {
-      value: bare,
-      data: json,
-      counts,
-      touched,
-      minute,
-      writes: 0,
-      fresh: true,
-      held: undefined,
-    };
-    return { write, known };
+    return { write, known: { value: bare, counts, minute, writes: 0 } };
   }
 
   /** Runs a write on this process's connection, in a transaction of its own unless inside one. */
@@ -353,33 +307,12 @@ export class SqliteStateStore<T> implements StateStore<T> {
     }
   }
 
-  /** Counts a write of `known` as waiting, and holds the items it appends until it is committed. */
-  #hold(known: Known<T>, write: TableWrite): void {
-    known.writes++;
-    if (write.kind === 'delete') return;
-    write.items.forEach((added, index) => {
-      if (added.length === 0) return;
-      known.held ??= this.#lists.map(() => new Map<number, string>());
-      const held = known.held[index] as Map<number, string>;
-      const start = write.kind === 'update' ? (write.from[index] as number) : 0;
-      for (let k = 0; k < added.length; k++) held.set(start + k, added[k] as string);
-    });
-  }
-
   /** Sends a write of `known` to the writer thread; answers `result` once it is committed. */
   #send<R>(id: string, known: Known<T>, write: TableWrite, result: R): Promise<R> {
+    known.writes++;
     return new Promise((resolve, reject) =>
       (this.writer as StateWriter).send(write, (failure) => {
         known.writes--;
-        if (write.kind === 'create') known.fresh = false;
-        if (known.held !== undefined && write.kind !== 'delete') {
-          const held = known.held;
-          write.items.forEach((added, index) => {
-            const start = write.kind === 'update' ? (write.from[index] as number) : 0;
-            for (let k = 0; k < added.length; k++) held[index]?.delete(start + k);
-          });
-          if (known.writes === 0) known.held = undefined;
-        }
         if (failure === undefined) return resolve(result);
         this.#failed(id, write);
         reject(failure);
@@ -399,13 +332,11 @@ export class SqliteStateStore<T> implements StateStore<T> {
     if (writer.stopped !== undefined) {
       this.#recount = true;
       this.#known.delete(id);
-      this.#gone.delete(id);
       return;
     }
     const reset = this.#resets.get(id);
     if (reset !== undefined && write.seq < reset) return;
     this.#known.delete(id);
-    this.#gone.delete(id);
     const message = { kind: 'reset' as const, seq: 0, id };
     writer.send(message, () => {
       if (this.#resets.get(id) === message.seq) this.#resets.delete(id);
@@ -413,112 +344,36 @@ export class SqliteStateStore<T> implements StateStore<T> {
     this.#resets.set(id, message.seq);
   }
 
-  /** The values with writes waiting whose ids come after `after`, and the ids deleted by one. */
-  #held(after: string | null): { values: Map<string, Known<T>>; gone: Set<string> } {
-    const values = new Map<string, Known<T>>();
-    const gone = new Set<string>();
-    if (this.writer === undefined || this.writer.waiting === 0) return { values, gone };
-    for (const [id, known] of this.#known)
-      if (known.writes > 0 && (after === null || id > after)) values.set(id, known);
-    for (const id of this.#gone.keys())
-      if (!values.has(id) && !this.#known.has(id) && (after === null || id > after)) gone.add(id);
-    return { values, gone };
-  }
-
-  /** The idle ids from the index, oldest first; a value with writes waiting by its time in memory. */
-  #idle(before: number, limit: number): string[] {
-    const held = this.#held(null);
-    const rows = this.#sql.idle.all(
-      Math.floor(before / MINUTE_MS),
-      before,
-      limit + held.values.size + held.gone.size,
-    ) as Array<[string, number]>;
-    if (held.values.size === 0 && held.gone.size === 0) return rows.map((row) => row[0]);
-    const idle = rows.filter(([id]) => !held.gone.has(id) && !held.values.has(id));
-    for (const [id, known] of held.values) if (known.touched < before) idle.push([id, known.touched]);
-    idle.sort((a, b) => a[1] - b[1]);
-    return idle.slice(0, limit).map((row) => row[0]);
-  }
-
   /** The value without its lists, its list items' JSON texts (the last `limit` of each), and the bare JSON. */
   #encode(value: T): { bare: T; json: string; items: string[][] } {
-    let bare: unknown = value;
-    const items: string[][] = [];
-    for (const list of this.#lists) {
-      const array = atPath(value, list.path);
-      items.push(Array.isArray(array) ? array.slice(-list.limit).map((item) => JSON.stringify(item)) : []);
-      bare = withPath(bare, list.path, []);
-    }
-    return { bare: bare as T, json: JSON.stringify(bare), items };
+    const { bare, items } = splitLists(value, this.#lists);
+    return { bare, json: JSON.stringify(bare), items };
   }
 
   #readBare(id: string): Known<T> | undefined {
-    const row = this.#sql.row.get(id) as [string, string, number, number] | undefined;
+    const row = this.#sql.row.get(id) as [string, string, number] | undefined;
     if (row === undefined) return undefined;
     const known: Known<T> = {
       value: this.#decode(id, row[0], row[1], false),
-      data: row[0],
       counts: JSON.parse(row[1]) as number[],
       minute: row[2],
-      touched: row[3],
       writes: 0,
-      fresh: false,
-      held: undefined,
     };
     this.#remember(id, known);
     return known;
   }
 
-  /**
-   * A row read back as a value, its lists read too (or left empty), checked by `parse`; `known`: a value with
-   * writes waiting, whose items are those the database holds and those it holds itself.
-   */
-  #decode(id: string, data: string, counts: string | number[], withLists: boolean, known?: Known<T>): T {
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-      const listCounts = typeof counts === 'string' ? (JSON.parse(counts) as number[]) : counts;
-      this.#lists.forEach((list, index) => {
-        let items: unknown[] = [];
-        if (withLists) {
-          const from = Math.max(0, (listCounts[index] ?? 0) - list.limit);
-          const texts = this.#itemTexts(id, index, from, known);
-          items = texts.length === 0 ? [] : (JSON.parse(`[${texts.join(',')}]`) as unknown[]);
-        }
-        value = withPath(value, list.path, items);
-      });
-    } catch (error) {
-      throw new BarometerError('BR_ERR_INTEGRITY', `The stored value of ${JSON.stringify(id)} is not JSON`, {
-        cause: error,
-      });
-    }
-    if (!this.#options.parse) return value as T;
-    const parsed = this.#options.parse(value);
-    if (!parsed.ok) {
-      throw new BarometerError(
-        'BR_ERR_INTEGRITY',
-        `The stored value of ${JSON.stringify(id)} does not read back: ${parsed.reason}`,
-      );
-    }
-    if (parsed.repaired !== undefined)
-      this.#options.onProblem?.({ id, action: 'repair', reason: parsed.repaired });
-    return parsed.value;
-  }
-
-  /**
-   * A list's item texts from position `from` on: the database's, and those of writes still waiting (by position:
-   * a write committed but not yet answered is in both). A value not yet committed has only the latter.
-   */
-  #itemTexts(id: string, list: number, from: number, known: Known<T> | undefined): string[] {
-    const held = known?.held?.[list];
-    const fresh = known?.fresh === true;
-    if (!fresh && (held === undefined || held.size === 0))
-      return this.#sql.items.all(id, list, from) as string[];
-    const items = new Map<number, string>(
-      fresh ? [] : (this.#sql.itemsAt.all(id, list, from) as Array<[number, string]>),
+  /** A row read back as a value, its lists read too (the last `limit` items of each) or left empty, checked. */
+  #decode(id: string, data: string, counts: string, withLists: boolean): T {
+    const items = (index: number) => {
+      if (!withLists) return undefined;
+      const count = (JSON.parse(counts) as number[])[index] ?? 0;
+      const { limit } = this.#lists[index] as AppendOnlyList;
+      return this.#sql.items.all(id, index, Math.max(0, count - limit)) as string[];
+    };
+    return readBack(id, data, this.#lists, items, this.#options.parse, (reason) =>
+      this.#options.onProblem?.({ id, action: 'repair', reason }),
     );
-    for (const [seq, text] of held ?? []) if (seq >= from) items.set(seq, text);
-    return [...items].sort((a, b) => a[0] - b[0]).map((item) => item[1]);
   }
 
   /** Keeps `known` as the newest of the values known; the oldest without writes waiting is forgotten past the limit. */
@@ -527,7 +382,7 @@ export class SqliteStateStore<T> implements StateStore<T> {
     this.#known.set(id, known);
     if (this.#known.size <= this.#cacheEntries) return;
     for (const [oldest, entry] of this.#known) {
-      if (entry.writes > 0) continue;
+      if (entry.writes > 0 || entry === known) continue;
       this.#known.delete(oldest);
       return;
     }

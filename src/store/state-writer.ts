@@ -66,6 +66,12 @@ export class StateWriter {
     worker.postMessage(message);
   }
 
+  /** Resolves once every write sent before is answered (committed, or failed): reads then find them in the file. */
+  drained(): Promise<void> {
+    if (this.waiting === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push({ seq: this.#seq, done: () => resolve() }));
+  }
+
   /** Waits for every write sent, then stops the thread (it closes its connection). */
   close(): Promise<void> {
     if (this.#closed) return this.#closed;
