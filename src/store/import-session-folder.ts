@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { isId } from '../ids/id-schema.js';
-import { type AppendOnlyList, withPath } from './append-only-list.js';
+import { type AppendOnlyList, type ReadBackCheck, withPath } from './append-only-list.js';
 import { keptName } from './import-json-files.js';
 import type { SqliteStateStore, StoreProblem } from './sqlite-state-store.js';
 
@@ -9,7 +9,7 @@ export interface ImportSessionFolderOptions {
   /** The lists the folder kept in files of their own (`<id>.<path joined by dots>.jsonl`). */
   lists?: readonly AppendOnlyList[];
   /** Checks (and mends) a value read from the files, as the store's own `parse`. */
-  parse: (value: unknown) => { ok: true; value: unknown; repaired?: string } | { ok: false; reason: string };
+  parse: ReadBackCheck<unknown>;
   onProblem?: (problem: StoreProblem) => void;
 }
 
