@@ -22,7 +22,7 @@ import { percentile } from './tokens.js';
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 
 /** A Claude Code-like request of about `bytes`: reads of 25 KB, a commit (a sub-task boundary) in the middle. */
-function messagesBody(bytes: number, withCommit: boolean): string {
+function messagesBody(bytes: number, withCommit: boolean, stream = false): string {
   const messages: unknown[] = [{ role: 'user', content: 'Read the files and commit as you go.' }];
   const reads = Math.ceil(bytes / 11_500);
   for (let index = 0; index < reads; index++) {
@@ -44,8 +44,11 @@ function messagesBody(bytes: number, withCommit: boolean): string {
         ).join('\n');
     messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] });
   }
-  return JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 1024, stream: false, messages });
+  return JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 1024, stream, messages });
 }
+
+/** The fake provider streams its answer on this path: its first event at once, its last 5 ms later. */
+const STREAMED = '/v1/messages?stream=bench';
 
 export interface ProxyBenchFigures {
   requestBytes: number;
@@ -56,9 +59,13 @@ export interface ProxyBenchFigures {
   /** An edited session's requests sent as soon as the previous answer arrived (no pause: the analysis may still run). */
   backToBackP50Ms: number;
   backToBackP99Ms: number;
-  /** The direct baseline measured beside the back-to-back requests. */
-  backToBackDirectP50Ms: number;
-  backToBackDirectP99Ms: number;
+  /**
+   * From the client starting to send each back-to-back request to the end of its streamed answer, and the same for
+   * the direct baseline: the proxy's reading of a request while its answer streams shows here if it outlasts the
+   * answer (the fake provider's takes 5 ms; a model's, seconds).
+   */
+  backToBackAnsweredP50Ms: number;
+  directAnsweredP50Ms: number;
   /** How many of the back-to-back requests went upstream edited (all of them: the session has tombstones). */
   backToBackEdited: number;
   backToBackRequests: number;
@@ -111,23 +118,25 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
   });
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const body = Buffer.from(messagesBody(500_000, true));
+  // Streamed, as Claude Code and Codex ask for their answers.
+  const streamed = Buffer.from(messagesBody(500_000, true, true));
   // The edited session's requests grow by a turn each, as an agent's do: its history resent, a turn appended.
-  const open = body.subarray(0, body.length - 2);
-  const growing = () => {
+  const growing = (base: Buffer) => {
+    const open = base.subarray(0, base.length - 2);
     let turns = '';
     return (round: number) => {
       turns += `,{"role":"assistant","content":"step ${round}"},{"role":"user","content":"go on ${round}"}`;
       return Buffer.concat([open, Buffer.from(`${turns}]}`)]);
     };
   };
-  const nextTurn = growing();
-  const nextBackToBack = growing();
+  const nextTurn = growing(body);
+  const nextBackToBack = growing(streamed);
   // A session whose history has no boundary: nothing to edit, its bytes are forwarded as received.
   const plain = Buffer.from(messagesBody(500_000, false));
 
   /** Sends one request; answers the time to the provider's arrival and to the first answer byte after the first event. */
   const send = (base: string, path: string, session: string, bytes = body) =>
-    new Promise<{ arrival: number; firstByte: number }>((resolve, reject) => {
+    new Promise<{ arrival: number; firstByte: number; answered: number }>((resolve, reject) => {
       const start = now();
       const outgoing = httpRequest(`${base}${path}`, {
         method: 'POST',
@@ -144,19 +153,22 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
         answer.on('data', () => {
           if (Number.isNaN(first)) first = now();
         });
-        answer.on('end', () => resolve({ arrival: arrivedAt - start, firstByte: first - firstEventAt }));
+        answer.on('end', () =>
+          resolve({ arrival: arrivedAt - start, firstByte: first - firstEventAt, answered: now() - start }),
+        );
       });
       outgoing.on('error', reject);
       outgoing.end(bytes);
     });
 
   const direct: number[] = [];
+  const directAnswered: number[] = [];
   const passed: number[] = [];
   const edited: number[] = [];
   const firstToken: number[] = [];
   const firstTokenDirect: number[] = [];
   const backToBack: number[] = [];
-  const backToBackDirect: number[] = [];
+  const backToBackAnswered: number[] = [];
   // Warm up, and leave the edited session its edits: the commit in the history is a boundary.
   for (let index = 0; index < 20; index++) {
     await send(proxy.url, '/v1/messages', 'bench-edited', nextTurn(index));
@@ -171,24 +183,29 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
     const grown = nextTurn(20 + round);
     edited.push((await send(proxy.url, '/v1/messages', 'bench-edited', grown)).arrival);
     await sleep(15);
-    firstTokenDirect.push((await send(upstreamUrl, '/v1/messages?stream=bench', 'x')).firstByte);
-    firstToken.push((await send(proxy.url, '/v1/messages?stream=bench', 'bench-stream')).firstByte);
+    const streamedAlone = await send(upstreamUrl, STREAMED, 'x', streamed);
+    firstTokenDirect.push(streamedAlone.firstByte);
+    directAnswered.push(streamedAlone.answered);
+    firstToken.push((await send(proxy.url, STREAMED, 'bench-stream', streamed)).firstByte);
   }
   // Back to back: each request of the session leaves as soon as the previous answer came (an agent whose tool runs
   // at once); the previous request's analysis may still be running, and the request must not wait for it.
   for (let index = 0; index < 5; index++) {
-    await send(proxy.url, '/v1/messages', 'bench-b2b', nextBackToBack(index));
+    await send(proxy.url, STREAMED, 'bench-b2b', nextBackToBack(index));
     await sleep(20);
   }
-  // In runs of ten: a request directly to the provider (the baseline), then ten of the session with nothing between
-  // them (each leaves the moment the previous answer has been read), so that no baseline request gives the
-  // previous analysis time to finish.
+  // In runs of ten with nothing between them (each leaves the moment the previous answer has been read), after a
+  // pause: compared with the direct requests above, sent to an idle process (a direct request sent right after them
+  // would wait for their leftover work and flatter the figure).
   const editedBefore = await editedCount(proxy.url);
   for (let round = 0; round < rounds; round += 10) {
-    backToBackDirect.push((await send(upstreamUrl, '/v1/messages', 'x')).arrival);
+    await sleep(20);
     const bodies = Array.from({ length: 10 }, (_, index) => nextBackToBack(5 + round + index));
-    for (const next of bodies)
-      backToBack.push((await send(proxy.url, '/v1/messages', 'bench-b2b', next)).arrival);
+    for (const next of bodies) {
+      const sent = await send(proxy.url, STREAMED, 'bench-b2b', next);
+      backToBack.push(sent.arrival);
+      backToBackAnswered.push(sent.answered);
+    }
   }
   // Every back-to-back request carried the session's tombstones (else the figure would time a request left alone).
   const backToBackEdited = (await editedCount(proxy.url)) - editedBefore;
@@ -206,8 +223,8 @@ export async function benchProxy(rounds = 200): Promise<ProxyBenchFigures> {
     directP99Ms: percentile(direct, 99),
     backToBackP50Ms: percentile(backToBack, 50),
     backToBackP99Ms: percentile(backToBack, 99),
-    backToBackDirectP50Ms: percentile(backToBackDirect, 50),
-    backToBackDirectP99Ms: percentile(backToBackDirect, 99),
+    backToBackAnsweredP50Ms: percentile(backToBackAnswered, 50),
+    directAnsweredP50Ms: percentile(directAnswered, 50),
     backToBackEdited,
     backToBackRequests: backToBack.length,
     firstTokenP50Ms: percentile(firstToken, 50),

@@ -12,7 +12,7 @@ import type { AvailableUsage } from '../usage/usage-record.js';
 import { BlockDescriber, type CacheRequests, cacheRequestsOf } from './cache-request-of.js';
 import type { CarriedEdits, ProxySession } from './proxy-session.js';
 import type { WireFormat } from './session-key.js';
-import { editedBlocks } from './wire-history.js';
+import type { EditedBlock } from './wire-history.js';
 
 type Json = Record<string, unknown>;
 
@@ -69,21 +69,48 @@ export class ProxyReceipts {
   }
 
   /**
-   * Measures the receipt of an answered request: `body` is the request as the agent sent it (parsed, not yet edited:
-   * this reads it at once, before the analysis writes the session's edits into it), `text` the provider's answer.
-   * The session's edits are the ones the request went out with (none for an observed session). Null when the answer
-   * has no usage or the request cannot be modelled; never throws (a failure is reported and gives null). Called in
-   * request order: the session's modelled caches move on with each.
+   * The request in its provider's cache model terms, as the agent sent it (`body`, parsed, before the session's edits
+   * are written into it) and as it went upstream: `blocks` are the session's edits it carried (none for an observed
+   * session), `carried` where the proxy's breakpoint went. Read while the request is with the provider, so that its
+   * record does not wait for it. Null when the request cannot be modelled; never throws (a failure is reported).
+   */
+  describe(
+    format: WireFormat,
+    body: Json,
+    blocks: readonly EditedBlock[],
+    carried?: CarriedEdits,
+  ): CacheRequests | null {
+    try {
+      const edited = new Map<object, Json>();
+      const breakpoint = carried?.breakpoint ?? null;
+      const mark = carried?.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+      // The proxy's own breakpoint went out on this block (outgoing-request.ts): the sent stream holds it.
+      for (const { block, edited: copy, key } of blocks)
+        edited.set(block, key !== undefined && key === breakpoint ? { ...copy, cache_control: mark } : copy);
+      const requests = cacheRequestsOf(format, body, edited, this.#describer);
+      // Nothing edited: the request that went is the agent's (`measure` then models it once).
+      return requests && edited.size === 0
+        ? ({ ...requests, sent: requests.unedited } as CacheRequests)
+        : requests;
+    } catch (error) {
+      this.#options.onFailure(error);
+      return null;
+    }
+  }
+
+  /**
+   * The receipt of an answered request (`requests`: its {@link describe}), `text` the provider's answer. Null when the
+   * answer has no usage or the request could not be modelled; never throws (a failure is reported and gives null).
+   * Called in the order of the answers: the session's modelled caches move on with each.
    */
   measure(
     entry: ProxySession,
     format: WireFormat,
-    body: Json,
+    requests: CacheRequests | null,
     text: string,
-    carried?: CarriedEdits,
   ): ReceiptInput | null {
     try {
-      return this.#measure(entry, format, body, text, carried);
+      return requests ? this.#measure(entry, format, requests, text) : null;
     } catch (error) {
       this.#options.onFailure(error);
       return null;
@@ -101,21 +128,11 @@ export class ProxyReceipts {
   #measure(
     entry: ProxySession,
     format: WireFormat,
-    body: Json,
+    requests: CacheRequests,
     text: string,
-    carried: CarriedEdits | undefined,
   ): ReceiptInput | null {
     const usage = normalizeUsage(format, text);
     if (!usage.available) return null;
-    const edited = new Map<object, Json>();
-    const breakpoint = carried?.breakpoint ?? null;
-    const mark = carried?.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-    if (!entry.observed)
-      // The proxy's own breakpoint went out on this block (outgoing-request.ts): the sent stream holds it.
-      for (const { block, edited: copy, key } of editedBlocks(format, body, entry.edits))
-        edited.set(block, key !== undefined && key === breakpoint ? { ...copy, cache_control: mark } : copy);
-    const requests = cacheRequestsOf(format, body, edited, this.#describer);
-    if (!requests) return null;
     const empty = emptyPromptCacheState();
     // One state for both until they part: then an unedited request is modelled once.
     const streams = this.#streams.get(entry) ?? { unedited: empty, sent: empty };
@@ -123,14 +140,14 @@ export class ProxyReceipts {
     const unedited: Modelled = modelled(requests, 'unedited', streams.unedited, now);
     // Nothing edited: the sent request is the agent's, and so is its cache when both streams were alike so far.
     const sent: Modelled =
-      edited.size === 0 && streams.sent === streams.unedited
+      requests.sent === requests.unedited && streams.sent === streams.unedited
         ? unedited
         : modelled(requests, 'sent', streams.sent, now);
     if (!unedited || !sent) return null;
     this.#streams.set(entry, { unedited: unedited.state, sent: sent.state });
     return {
       provider: requests.provider,
-      model: usage.model ?? (body.model as string),
+      model: usage.model ?? requests.unedited.model,
       wouldHave: unedited.tokens,
       predicted: sent.tokens,
       reported: reportedTokens(usage),

@@ -7,7 +7,7 @@ import type { ApiRoute } from '../http/route-table.js';
 import { forward, type UpstreamAnswer, upstreamHeaders } from './forward.js';
 import { join, type Outgoing, outgoingRequest, type ProxyEndpoint, parse } from './outgoing-request.js';
 import type { ResolvedProxyOptions } from './proxy-options.js';
-import type { CarriedEdits } from './proxy-session.js';
+import type { CarriedEdits, ReadRequest } from './proxy-session.js';
 import type { PreparedRequest, ProxySession, ProxySessions, ProxyStage } from './proxy-sessions.js';
 import { relayAnswer } from './relay-answer.js';
 import type { RequestDescriber } from './request-describer.js';
@@ -100,6 +100,15 @@ async function proxy(
     abort.signal,
   );
   const { entry, source, outcome } = side;
+  // Read while the provider answers: its record then waits for nothing of this (ProxySessions.read).
+  let begin: () => void = () => {};
+  const begun = new Promise<void>((resolve) => {
+    begin = resolve;
+  });
+  const read =
+    act && entry && source
+      ? readRequest(context, endpoint.format, entry, { whole: body.whole, answered, begun }, side.carried)
+      : undefined;
   return answerAgent(context, endpoint, reply, {
     answered,
     abort: abort.signal,
@@ -110,6 +119,8 @@ async function proxy(
     overLimit: body.overLimit,
     payload,
     received: body.received,
+    read,
+    begin,
     recorded:
       entry && source
         ? {
@@ -129,6 +140,8 @@ interface UpstreamBytes {
   /** The streamed body passed the limit (the upstream hop was aborted). */
   overLimit: () => boolean;
   received: () => Buffer[] | undefined;
+  /** The request's bytes as received, once all are in (undefined: the agent's stream broke off or passed the limit). */
+  whole: Promise<Buffer[] | undefined>;
 }
 
 /**
@@ -142,8 +155,10 @@ function upstreamBytes(
   abort: AbortController,
 ): UpstreamBytes {
   const read = side.chunks;
-  if (side.upstreamBody) return { sent: side.upstreamBody, overLimit: () => false, received: () => read };
-  if (read) return { sent: read, overLimit: () => false, received: () => read };
+  const whole = Promise.resolve(read);
+  if (side.upstreamBody)
+    return { sent: side.upstreamBody, overLimit: () => false, received: () => read, whole };
+  if (read) return { sent: read, overLimit: () => false, received: () => read, whole };
   const kept: Buffer[] = [];
   let bytes = 0;
   let overLimit = false;
@@ -156,10 +171,19 @@ function upstreamBytes(
       abort.abort();
     }
   });
-  payload.once('end', () => {
-    ended = true;
+  const ends = new Promise<Buffer[] | undefined>((resolve) => {
+    payload.once('end', () => {
+      ended = true;
+      resolve(overLimit ? undefined : kept);
+    });
+    payload.once('close', () => resolve(undefined));
   });
-  return { sent: payload, overLimit: () => overLimit, received: () => (ended ? kept : undefined) };
+  return {
+    sent: payload,
+    overLimit: () => overLimit,
+    received: () => (ended ? kept : undefined),
+    whole: ends,
+  };
 }
 
 /** One request as it went upstream, for the answer side of the handler. */
@@ -177,6 +201,10 @@ interface Forwarded {
   payload: Readable;
   /** The request's bytes as received, once read whole (a streamed one: once it ended). */
   received: () => Buffer[] | undefined;
+  /** The request read for its record while it was upstream, when the proxy acts on it and it has a session. */
+  read: Promise<ReadRequest | undefined> | undefined;
+  /** Tells `read` that the answer's first bytes went on to the agent (or that none will). */
+  begin: () => void;
   /** The session the answer is recorded in, when the request has one. */
   recorded:
     | {
@@ -206,6 +234,7 @@ async function answerAgent(
   try {
     answer = await forwarded.answered;
   } catch (error) {
+    forwarded.begin();
     if (forwarded.overLimit()) {
       // The agent is still sending: the rest of its body is read and dropped, so that it reads the 413 (closing on
       // unread bytes resets the connection: issue 40's socket hang-up), and the connection closes after it.
@@ -217,19 +246,24 @@ async function answerAgent(
     return unreachable(context, reply, forwarded.url, error);
   }
   counters.request(forwarded.api, forwarded.outcome);
-  relayAnswer(reply, answer, (end) => {
-    // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
-    if (end.type === 'failed') counters.upstreamFailure(end.reason);
-    if (end.type !== 'complete' || !forwarded.recorded) return;
-    const { session, from, carried, subAgent, analyzedOnArrival } = forwarded.recorded;
-    const ready = prepareSession(context, endpoint.format, session, from, forwarded).then((prepared) => ({
-      ...prepared,
-      ...(carried ? { carried } : {}),
-      ...(subAgent === undefined ? {} : { subAgent }),
-      ...(analyzedOnArrival ? { analyzedOnArrival } : {}),
-    }));
-    void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
-  });
+  relayAnswer(
+    reply,
+    answer,
+    (end) => {
+      // A broken answer is counted, never read as if it were whole: the agent retries, and its retry is recorded.
+      if (end.type === 'failed') counters.upstreamFailure(end.reason);
+      if (end.type !== 'complete' || !forwarded.recorded) return;
+      const { session, from, carried, subAgent, analyzedOnArrival } = forwarded.recorded;
+      const ready = prepareSession(context, endpoint.format, session, from, forwarded).then((prepared) => ({
+        ...prepared,
+        ...(carried ? { carried } : {}),
+        ...(subAgent === undefined ? {} : { subAgent }),
+        ...(analyzedOnArrival ? { analyzedOnArrival } : {}),
+      }));
+      void sessions.record(session, endpoint.format, answer.statusCode, answer.headers, end.text, ready);
+    },
+    forwarded.begin,
+  );
   return reply;
 }
 
@@ -243,28 +277,67 @@ async function prepareSession(
   format: WireFormat,
   session: ProxySession,
   from: SessionSource,
-  forwarded: Pick<Forwarded, 'act' | 'received'>,
+  forwarded: Pick<Forwarded, 'act' | 'received' | 'read'>,
 ): Promise<PreparedRequest> {
   const { sessions } = context;
   try {
     // A session already known needs no model; a request not acted on reads nothing else from the body.
     if (!forwarded.act && session.ready) return { created: await session.ready };
+    const read = await forwarded.read;
     const received = forwarded.received();
-    if (!received) return { created: false };
-    await setImmediate();
-    const raw = join(received);
-    const parsed = parse(raw);
+    if (!read && !received) return { created: false };
+    if (!read) await setImmediate();
+    const raw = read?.raw ?? join(received as Buffer[]);
+    const parsed = read?.body ?? parse(raw);
     if (!parsed) return { created: false };
     const model = typeof parsed.model === 'string' && parsed.model !== '' ? parsed.model : 'unknown';
     const creating = sessions.ensure(session, model, from, parsed);
     // The session's project and first request, for people (read once the session exists).
     context.describer?.observe(session, format, parsed, creating);
     const created = await creating;
-    return forwarded.act ? { created, request: { format, raw, body: parsed } } : { created };
+    if (!forwarded.act) return { created };
+    return { created, request: read ?? { format, raw, body: parsed } };
   } catch (error) {
     context.log('analyze', error);
     context.counters.failure('analyze');
     return { created: false };
+  }
+}
+
+/**
+ * A request the proxy acts on, read while the provider answers it (ProxySessions.read): once its answer has begun,
+ * so that nothing here delays the request on its way upstream (the provider had all of it) or the answer's first
+ * bytes (relayed first); the rest of a model's streamed answer takes far longer than this reading. Never rejects:
+ * undefined when it is no JSON object or reading failed (counted); its record then reads it itself.
+ */
+async function readRequest(
+  context: ProxyRouteContext,
+  format: WireFormat,
+  session: ProxySession,
+  upstream: { whole: Promise<Buffer[] | undefined>; answered: Promise<unknown>; begun: Promise<void> },
+  carried: CarriedEdits | undefined,
+): Promise<ReadRequest | undefined> {
+  try {
+    const chunks = await upstream.whole;
+    const answered = await upstream.answered.then(
+      () => true,
+      () => false,
+    );
+    if (!chunks || !answered) return undefined;
+    await upstream.begun;
+    // Two turns: the first ends this one's check phase, the second comes after the next poll for I/O (what is ready
+    // to read or write then goes first).
+    await setImmediate();
+    await setImmediate();
+    const raw = join(chunks);
+    const body = parse(raw);
+    if (!body) return undefined;
+    await setImmediate();
+    return await context.sessions.read(session, format, raw, body, carried);
+  } catch (error) {
+    context.log('analyze', error);
+    context.counters.failure('analyze');
+    return undefined;
   }
 }
 

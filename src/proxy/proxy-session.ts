@@ -1,6 +1,7 @@
 import type { EvictionPolicyState } from '../compaction/eviction-policy.js';
 import type { WindowWaitNow } from '../quota/windows/window-levers.js';
 import type { ProxyState } from '../session/proxy-status.js';
+import type { CacheRequests } from './cache-request-of.js';
 import type { WireFormat } from './session-key.js';
 import type { EditBook } from './wire-history.js';
 import type { WireCopy } from './wire-splice.js';
@@ -120,11 +121,23 @@ export interface PreparedRequest {
   created: boolean;
   /** What the request carried of the session's edits, for the proxy's next breakpoint (ProxySessions.record). */
   carried?: CarriedEdits;
-  request?: { format: WireFormat; raw: Buffer; body: Record<string, unknown> };
+  request?: ReadRequest | { format: WireFormat; raw: Buffer; body: Record<string, unknown> };
   /** The sub-agent whose request it was (Claude Code's `x-claude-code-agent-id`): its window rises are its own. */
   subAgent?: string;
   /** The policy read the request before it went upstream (it found the cache cold), and it carried its batch. */
   analyzedOnArrival?: boolean;
+}
+
+/**
+ * A request the proxy acts on, read while it was with the provider (ProxySessions.read): `body` holds the session's
+ * edits of `version` (the ones it went out with), and `requests` is it in its cache model's terms for the receipt.
+ */
+export interface ReadRequest {
+  format: WireFormat;
+  raw: Buffer;
+  body: Record<string, unknown>;
+  version: number;
+  requests: CacheRequests | null;
 }
 
 /** What one request carried of its session's edits (Anthropic). */

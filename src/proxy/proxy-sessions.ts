@@ -14,6 +14,7 @@ import type { TokenCounter } from '../tokens/token-counter.js';
 import { normalizeUsage } from '../usage/normalize-usage.js';
 import type { HeaderBag } from '../usage/rate-limit-headers.js';
 import { cacheLifetimeMs } from '../whatif/cached-call-tokens.js';
+import type { CacheRequests } from './cache-request-of.js';
 import {
   isActing,
   type ProxyStanding,
@@ -24,15 +25,17 @@ import {
 } from './proxy-acting.js';
 import { ProxyReceipts } from './proxy-receipts.js';
 import {
+  type CarriedEdits,
   type LastAnswer,
   newProxySession,
   type PreparedRequest,
   type ProxySession,
+  type ReadRequest,
 } from './proxy-session.js';
 import { type KeptProxySessions, ProxySessionRows } from './proxy-session-rows.js';
 import { reportedBy } from './requested-output.js';
 import { type SessionSource, threadKey, type WireFormat } from './session-key.js';
-import { applyEdits, contentFingerprint, historyOf } from './wire-history.js';
+import { applyEdits, contentFingerprint, type EditedBlock, editedBlocks, historyOf } from './wire-history.js';
 import { locateEdits } from './wire-splice.js';
 
 export type { ProxyStanding } from './proxy-acting.js';
@@ -296,19 +299,58 @@ export class ProxySessions {
     );
   }
 
-  /** `last`: the answer before this request's (a pause since then longer than the cache lives finds it cold). */
-  async #analyzeRequest(
+  /**
+   * Reads a request the proxy acts on while it is with the provider (`body`: `raw` parsed, which this edits): describes
+   * it for its receipt, keeps where its edited blocks are (the next request is edited unparsed) and writes into it the
+   * session's edits it went out with. Its record then needs none of this: the session's next request waits for the
+   * answer's usage and the policy, not for reading a request again. Never throws (a failure is reported; the record
+   * then reads the request itself).
+   */
+  async read(
     entry: ProxySession,
     format: WireFormat,
     raw: Buffer,
     body: Json,
+    carried: CarriedEdits | undefined,
+  ): Promise<ReadRequest | undefined> {
+    try {
+      const version = entry.version;
+      const blocks = entry.observed ? [] : editedBlocks(format, body, entry.edits);
+      const requests = this.#receipts.describe(format, body, blocks, carried);
+      await setImmediate();
+      // New edits meanwhile: the record writes them into the request itself (version -1: none written here).
+      if (entry.version !== version) return { format, raw, body, version: -1, requests };
+      this.#copy(entry, format, raw, body, blocks);
+      for (const { block, edited } of blocks) Object.assign(block, edited);
+      return { format, raw, body, version, requests };
+    } catch (error) {
+      this.#options.onFailure('analyze', error);
+      return undefined;
+    }
+  }
+
+  /**
+   * `last`: the answer before this request's (a pause since then longer than the cache lives finds it cold). `read`:
+   * the edit version already written into `body` ({@link read}), if it was; -1 or another version: `raw` is parsed
+   * again and the session's edits written in here.
+   */
+  async #analyzeRequest(
+    entry: ProxySession,
+    format: WireFormat,
+    raw: Buffer,
+    request: Json,
     last: LastAnswer | undefined,
+    read?: number,
   ): Promise<void> {
     try {
       const version = entry.version;
-      this.#copy(entry, format, raw, body);
-      applyEdits(format, body, entry.edits);
-      await setImmediate();
+      let body = request;
+      if (read !== version) {
+        if (read !== undefined) body = JSON.parse(raw.toString('utf8')) as Json;
+        this.#copy(entry, format, raw, body);
+        applyEdits(format, body, entry.edits);
+        await setImmediate();
+      }
       await this.#analyze(entry, format, body, last);
       // A new batch: where its blocks are in this request, for the next one (`body` now holds tombstones).
       if (entry.version !== version) {
@@ -336,9 +378,9 @@ export class ProxySessions {
   }
 
   /** Keeps the request and where its edited blocks are, so that the session's next request is edited unparsed. */
-  #copy(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json): void {
+  #copy(entry: ProxySession, format: WireFormat, raw: Buffer, body: Json, blocks?: EditedBlock[]): void {
     if (entry.edits.size === 0) return;
-    const copy = locateEdits(format, raw, body, entry.edits, entry.version);
+    const copy = locateEdits(format, raw, body, entry.edits, entry.version, blocks);
     const others = entry.copies.filter((other) => other.version === entry.version && other.bytes !== raw);
     entry.copies = copy ? [copy, ...others.slice(0, 1)] : others.slice(0, 1);
   }
@@ -526,10 +568,9 @@ export class ProxySessions {
       // The provider now holds an entry at the request's proxy breakpoint: the next batch rewrites only after it.
       if (carried?.sawEnd) entry.carried = { version: carried.version, breakpoint: carried.breakpoint };
     }
-    // Before the analysis writes the edits into the body: the receipt reads the request as the agent sent it.
     const receipt =
       recorded && request && success
-        ? this.#receipts.measure(entry, request.format, request.body, text, carried)
+        ? this.#receipts.measure(entry, request.format, this.#described(entry, request, carried), text)
         : null;
     const written = this.#write(entry, async () => {
       await this.#show(entry);
@@ -537,8 +578,26 @@ export class ProxySessions {
     });
     // Only what the session records is acted on: no analysis of a request whose answer could not be recorded.
     if (recorded && request && this.acting(entry))
-      await this.#analyzeRequest(entry, request.format, request.raw, request.body, last);
+      await this.#analyzeRequest(
+        entry,
+        request.format,
+        request.raw,
+        request.body,
+        last,
+        readVersion(request),
+      );
     return { written };
+  }
+
+  /** The request in its cache model's terms: read already ({@link read}), or now, before the policy edits it. */
+  #described(
+    entry: ProxySession,
+    request: NonNullable<PreparedRequest['request']>,
+    carried: CarriedEdits | undefined,
+  ): CacheRequests | null {
+    if ('requests' in request) return request.requests;
+    const blocks = entry.observed ? [] : editedBlocks(request.format, request.body, entry.edits);
+    return this.#receipts.describe(request.format, request.body, blocks, carried);
   }
 
   /** Posts an answer to the monitor; false when that failed (the session is then paused). */
@@ -600,6 +659,11 @@ function lastAnswerOf(
       cacheWrite1hTokens: usage.cachedWrite1hTokens ?? 0,
     }),
   };
+}
+
+/** The edit version a request read while it was upstream holds (undefined: not read so). */
+function readVersion(request: NonNullable<PreparedRequest['request']>): number | undefined {
+  return 'version' in request ? request.version : undefined;
 }
 
 /** The batches evicted so far in every conversation of the session. */

@@ -18,8 +18,10 @@ class Tap extends Transform {
   readonly #chunks: Buffer[] = [];
   readonly #events: { digest: UsageEventDigest; decoder: StringDecoder } | undefined;
   #bytes = 0;
-  constructor(eventStream: boolean) {
+  #begun: (() => void) | undefined;
+  constructor(eventStream: boolean, begun: () => void) {
     super();
+    this.#begun = begun;
     this.#events = eventStream
       ? { digest: new UsageEventDigest(), decoder: new StringDecoder('utf8') }
       : undefined;
@@ -33,6 +35,8 @@ class Tap extends Transform {
         this.#bytes -= (this.#chunks.shift() as Buffer).length;
     }
     done(null, chunk);
+    this.#begun?.();
+    this.#begun = undefined;
   }
   text(): string {
     if (!this.#events) return Buffer.concat(this.#chunks).toString('utf8');
@@ -75,12 +79,14 @@ function cut(response: ServerResponse, reason: UpstreamFailure): void {
  * Sends the upstream's answer to the agent as it arrives: its status and headers at once (less the hop-by-hop
  * ones), then its body byte for byte. However the upstream's answer ends, the agent's ends the same way at once
  * (see `cut`); `onEnd` says how, after the agent's answer is over. The agent going away destroys the upstream's
- * body, which aborts its request. The reply is hijacked: Fastify sends nothing more on it.
+ * body, which aborts its request. The reply is hijacked: Fastify sends nothing more on it. `onBegun` is told once
+ * the answer's first bytes went on to the agent (or it ended without any).
  */
 export function relayAnswer(
   reply: FastifyReply,
   answer: UpstreamAnswer,
   onEnd: (end: AnswerEnd) => void,
+  onBegun: () => void = () => {},
 ): void {
   reply.hijack();
   const response = reply.raw;
@@ -94,12 +100,13 @@ export function relayAnswer(
     // A status or header Node will not write (llhttp let it through): the answer cannot reach the agent as sent.
     answer.body.destroy();
     response.destroy();
+    onBegun();
     onEnd({ type: 'failed', reason: 'malformed' });
     return;
   }
   // The agent sees the provider's status as soon as the proxy does, even if no body byte follows.
   response.flushHeaders();
-  const tap = new Tap(isEventStream(answer.headers));
+  const tap = new Tap(isEventStream(answer.headers), onBegun);
   let failure: UpstreamFailure | undefined;
   let abandoned = false;
   // Both registered before the pipeline's own listeners: the agent's going away is known before the pipeline
@@ -114,6 +121,7 @@ export function relayAnswer(
     cut(response, failure);
   });
   pipeline(answer.body, tap, response, (error) => {
+    onBegun();
     if (!error) onEnd({ type: 'complete', text: tap.text() });
     else if (failure) onEnd({ type: 'failed', reason: failure });
     else onEnd({ type: 'abandoned' });

@@ -1,5 +1,5 @@
 import type { WireFormat } from './session-key.js';
-import { type EditBook, editedBlocks } from './wire-history.js';
+import { type EditBook, type EditedBlock, editedBlocks } from './wire-history.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +30,8 @@ export interface WireCopy {
 /**
  * Locates the blocks the edits rewrite in the bytes the agent sent (parsed as `body`): each block's serialization is
  * searched for in document order. Undefined when one is not found as JSON.stringify writes it (an agent that sends
- * its JSON spaced out or escaped otherwise): its requests are then parsed and re-serialized instead.
+ * its JSON spaced out or escaped otherwise): its requests are then parsed and re-serialized instead. `found`: the
+ * request's edited blocks, when the caller has them already.
  */
 export function locateEdits(
   format: WireFormat,
@@ -38,10 +39,11 @@ export function locateEdits(
   body: Json,
   edits: EditBook,
   version: number,
+  found: readonly EditedBlock[] = editedBlocks(format, body, edits),
 ): WireCopy | undefined {
   const blocks: SplicedBlock[] = [];
   let from = 0;
-  for (const { block, edited, key } of editedBlocks(format, body, edits)) {
+  for (const { block, edited, key } of found) {
     const needle = Buffer.from(JSON.stringify(block), 'utf8');
     const start = bytes.indexOf(needle, from);
     if (start === -1) return undefined;
