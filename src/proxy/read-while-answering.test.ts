@@ -67,7 +67,7 @@ describe('a request the proxy acts on is read while its answer streams', () => {
       proxy: { anthropicUpstream: provider.url },
     });
     closing.push(() => server.close());
-    const body = { ...smallSubTask(0), stream: true };
+    const body: Record<string, unknown> = { ...smallSubTask(0), stream: true };
     const answer = fetch(`${server.url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': 'test', 'x-barometer-session': 'read' },
