@@ -204,6 +204,31 @@ describe('barometer replay --what-if', () => {
       );
     });
 
+    it('gives each trajectory of an evaluation output a row of its own, its calls counted and in the worst row', async () => {
+      const folder = join(directory, 'corpus-trajectories');
+      await mkdir(folder, { recursive: true });
+      const log = join(folder, 'output.jsonl');
+      await copyFile(trace('openhands/multi-swe-bench-output-2.jsonl'), log);
+      const single = JSON.parse((await cli(['replay', log, '--what-if', '--json'])).stdout);
+      const children = single.children as Array<{ summary: { calls: number } }>;
+      expect(children.length).toBeGreaterThan(1);
+      expect(single.summary.calls).toBe(0);
+      const json = await cli(['replay', folder, '--what-if', '--json']);
+      expect(json.code).toBe(0);
+      const corpus = WhatIfCorpusSchema.parse(JSON.parse(json.stdout));
+      // Each trajectory is a session run on its own: no row of the file's (which has no call of its own).
+      expect(corpus.sessions.map((row) => [basename(row.file), row.parent])).toEqual(
+        children.map((_, index) => [`output.jsonl#${index + 1}`, null]),
+      );
+      expect(corpus.sessions.map((row) => row.calls)).toEqual(children.map((child) => child.summary.calls));
+      expect(corpus.aggregate.calls).toBe(single.summary.total.calls);
+      expect(corpus.aggregate.calls).toBeGreaterThan(0);
+      expect(corpus.aggregate.sessions).toBe(children.length);
+      expect(corpus.sessions.map((row) => row.file)).toContain(corpus.aggregate.worstFile);
+      const text = await cli(['replay', folder, '--what-if']);
+      expect(text.stdout).toMatch(new RegExp(`^all ${children.length} sessions\\s`, 'm'));
+    });
+
     it('prints one row a session and the aggregate, and --json the same figures (WhatIfCorpus)', async () => {
       const folder = await corpusDirectory();
       const text = await cli(['replay', folder, '--what-if']);

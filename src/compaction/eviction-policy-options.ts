@@ -75,11 +75,11 @@ export const EvictionPolicyOptionsSchema = z.strictObject({
       }, 'must be a valid regular expression'),
     )
     .optional(),
-  /** Tool results of at most this many tokens stay. @default 64 */
+  /** Tool results of at most this many tokens stay. @default DEFAULT_MIN_RESULT_TOKENS (200) */
   minResultTokens: z.number().int().min(0).optional(),
-  /** Tool-call arguments of at most this many tokens stay. @default 128 */
+  /** Tool-call arguments of at most this many tokens stay. @default DEFAULT_MIN_ARGUMENT_TOKENS (200) */
   minArgumentTokens: z.number().int().min(0).optional(),
-  /** @default 4,000 */
+  /** A batch freeing fewer tokens waits for the next boundary. @default DEFAULT_MIN_FREED_TOKENS (4,000) */
   minFreedTokens: z.number().int().min(0).optional(),
   /**
    * Keep the latest text (a read's result, a write's input) of the files the open sub-task already names: they are

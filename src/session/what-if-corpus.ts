@@ -60,20 +60,21 @@ const percent = (saved: number, of: number) => (of > 0 ? Math.round((saved / of)
 /**
  * A session's rows from its what-if replay: its own, then one for each of its sub-agents (their own contexts, their
  * own what-ifs), so that the aggregate and the worst row count every conversation. A log that holds only its
- * children's calls (an evaluation output's trajectories) is one row, their sum.
+ * children's calls (an evaluation output's trajectories, each a session run on its own) gives one row a trajectory,
+ * `<log>#<n>`, and none of its own: a row of their sum would hide the worst of them and count none of their calls.
  */
 export function whatIfCorpusRows(file: string, result: WhatIfReplayResult): WhatIfCorpusRow[] {
-  const own = whatIfCorpusRow(file, result, null);
   const children = result.children ?? [];
-  if (result.summary.calls === 0 || children.length === 0) return [own];
-  const rows = [own];
+  if (children.length === 0) return [whatIfCorpusRow(file, result, null)];
+  const trajectories = result.summary.calls === 0;
+  const rows = trajectories ? [] : [whatIfCorpusRow(file, result, null)];
   for (const [position, child] of children.entries()) {
     if (!child.whatIf) continue;
     const name =
       child.file !== undefined
         ? join(dirname(file), basename(file, '.jsonl'), 'subagents', child.file)
         : `${file}#${position + 1}`;
-    rows.push(whatIfCorpusRow(name, child as WhatIfReplayResult, file));
+    rows.push(whatIfCorpusRow(name, child as WhatIfReplayResult, trajectories ? null : file));
   }
   return rows;
 }
